@@ -1,0 +1,281 @@
+//! Small geometry vocabulary shared by every layer: cells, rectangles, directions and the
+//! octile metric.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// √2, the cost of one diagonal step.
+pub const SQRT2: f64 = std::f64::consts::SQRT_2;
+
+/// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` is the top-left cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+pub struct Cell {
+    /// Column.
+    pub x: u32,
+    /// Row.
+    pub y: u32,
+}
+
+impl Cell {
+    /// The cell at column `x`, row `y`.
+    #[inline]
+    pub const fn new(x: u32, y: u32) -> Self {
+        Cell { x, y }
+    }
+
+    /// The neighbouring cell one step in `dir`, or `None` when that would leave the
+    /// non-negative quadrant. (Callers check the upper bounds against their grid.)
+    #[inline]
+    pub fn step(self, dir: Direction) -> Option<Cell> {
+        let (dx, dy) = dir.delta();
+        let x = self.x.checked_add_signed(dx)?;
+        let y = self.y.checked_add_signed(dy)?;
+        Some(Cell { x, y })
+    }
+}
+
+impl From<(u32, u32)> for Cell {
+    fn from((x, y): (u32, u32)) -> Self {
+        Cell { x, y }
+    }
+}
+
+impl From<Cell> for (u32, u32) {
+    fn from(c: Cell) -> Self {
+        (c.x, c.y)
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{}", self.x, self.y)
+    }
+}
+
+/// Octile distance: the length of the shortest 8-connected path between two cells on an
+/// obstacle-free grid, with straight steps costing 1 and diagonal steps √2.
+#[inline]
+pub fn octile(a: Cell, b: Cell) -> f64 {
+    let dx = a.x.abs_diff(b.x) as f64;
+    let dy = a.y.abs_diff(b.y) as f64;
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    hi + (SQRT2 - 1.0) * lo
+}
+
+/// An axis-aligned rectangle of cells with inclusive corners `(x1, y1)`–`(x2, y2)`.
+///
+/// Inclusive corners are what a user means by "from cell a to cell b", and they cannot
+/// describe an empty rectangle by accident.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rect {
+    /// Left column.
+    pub x1: u32,
+    /// Top row.
+    pub y1: u32,
+    /// Right column (inclusive).
+    pub x2: u32,
+    /// Bottom row (inclusive).
+    pub y2: u32,
+}
+
+impl Rect {
+    /// The rectangle with inclusive corners `(x1, y1)` and `(x2, y2)`, which may be given in
+    /// any order.
+    #[inline]
+    pub fn new(x1: u32, y1: u32, x2: u32, y2: u32) -> Self {
+        Rect { x1: x1.min(x2), y1: y1.min(y2), x2: x1.max(x2), y2: y1.max(y2) }
+    }
+
+    /// The rectangle `w` cells wide and `h` high whose top-left cell is `(x, y)`.
+    ///
+    /// `w` and `h` must be at least 1.
+    #[inline]
+    pub fn from_size(x: u32, y: u32, w: u32, h: u32) -> Self {
+        debug_assert!(w >= 1 && h >= 1);
+        Rect { x1: x, y1: y, x2: x + w - 1, y2: y + h - 1 }
+    }
+
+    /// Width in cells.
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.x2 - self.x1 + 1
+    }
+
+    /// Height in cells.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.y2 - self.y1 + 1
+    }
+
+    /// Number of cells.
+    #[inline]
+    pub fn area(&self) -> u64 {
+        self.width() as u64 * self.height() as u64
+    }
+
+    /// Whether `(x, y)` lies inside.
+    #[inline]
+    pub fn contains(&self, x: u32, y: u32) -> bool {
+        x >= self.x1 && x <= self.x2 && y >= self.y1 && y <= self.y2
+    }
+
+    /// Whether the two rectangles share at least one cell.
+    #[inline]
+    pub fn intersects(&self, o: &Rect) -> bool {
+        self.x1 <= o.x2 && o.x1 <= self.x2 && self.y1 <= o.y2 && o.y1 <= self.y2
+    }
+
+    /// The cells shared by both rectangles, if any.
+    #[inline]
+    pub fn intersection(&self, o: &Rect) -> Option<Rect> {
+        self.intersects(o).then(|| Rect {
+            x1: self.x1.max(o.x1),
+            y1: self.y1.max(o.y1),
+            x2: self.x2.min(o.x2),
+            y2: self.y2.min(o.y2),
+        })
+    }
+
+    /// Iterates over the cells row by row.
+    pub fn cells(self) -> impl Iterator<Item = Cell> {
+        (self.y1..=self.y2).flat_map(move |y| (self.x1..=self.x2).map(move |x| Cell { x, y }))
+    }
+}
+
+impl fmt::Display for Rect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({},{})-({},{})", self.x1, self.y1, self.x2, self.y2)
+    }
+}
+
+/// One of the 8 compass directions. North is up (decreasing `y`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// Up: `y - 1`.
+    N,
+    /// Up and right.
+    NE,
+    /// Right: `x + 1`.
+    E,
+    /// Down and right.
+    SE,
+    /// Down: `y + 1`.
+    S,
+    /// Down and left.
+    SW,
+    /// Left: `x - 1`.
+    W,
+    /// Up and left.
+    NW,
+}
+
+impl Direction {
+    /// All eight directions, clockwise from north.
+    pub const ALL: [Direction; 8] = [
+        Direction::N,
+        Direction::NE,
+        Direction::E,
+        Direction::SE,
+        Direction::S,
+        Direction::SW,
+        Direction::W,
+        Direction::NW,
+    ];
+
+    /// The four side (orthogonal) directions.
+    pub const SIDES: [Direction; 4] = [Direction::N, Direction::E, Direction::S, Direction::W];
+
+    /// The four diagonal directions.
+    pub const DIAGONALS: [Direction; 4] = [Direction::NE, Direction::SE, Direction::SW, Direction::NW];
+
+    /// The `(dx, dy)` of one step.
+    #[inline]
+    pub const fn delta(self) -> (i32, i32) {
+        match self {
+            Direction::N => (0, -1),
+            Direction::NE => (1, -1),
+            Direction::E => (1, 0),
+            Direction::SE => (1, 1),
+            Direction::S => (0, 1),
+            Direction::SW => (-1, 1),
+            Direction::W => (-1, 0),
+            Direction::NW => (-1, -1),
+        }
+    }
+
+    /// Whether this is a diagonal direction.
+    #[inline]
+    pub const fn is_diagonal(self) -> bool {
+        matches!(self, Direction::NE | Direction::SE | Direction::SW | Direction::NW)
+    }
+
+    /// The cost of one step: 1 straight, √2 diagonal.
+    #[inline]
+    pub const fn cost(self) -> f64 {
+        if self.is_diagonal() {
+            SQRT2
+        } else {
+            1.0
+        }
+    }
+
+    /// The opposite direction.
+    #[inline]
+    pub const fn opposite(self) -> Direction {
+        match self {
+            Direction::N => Direction::S,
+            Direction::NE => Direction::SW,
+            Direction::E => Direction::W,
+            Direction::SE => Direction::NW,
+            Direction::S => Direction::N,
+            Direction::SW => Direction::NE,
+            Direction::W => Direction::E,
+            Direction::NW => Direction::SE,
+        }
+    }
+
+    /// The direction of a single step from `a` to `b`, if they are 8-neighbours.
+    #[inline]
+    pub fn between(a: Cell, b: Cell) -> Option<Direction> {
+        let dx = b.x as i64 - a.x as i64;
+        let dy = b.y as i64 - a.y as i64;
+        Direction::ALL.into_iter().find(|d| {
+            let (ex, ey) = d.delta();
+            ex as i64 == dx && ey as i64 == dy
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octile_matches_step_counting() {
+        // 3 diagonal + 2 straight steps.
+        let d = octile(Cell::new(0, 0), Cell::new(5, 3));
+        assert!((d - (2.0 + 3.0 * SQRT2)).abs() < 1e-12);
+        assert_eq!(octile(Cell::new(4, 4), Cell::new(4, 4)), 0.0);
+    }
+
+    #[test]
+    fn directions_round_trip() {
+        for d in Direction::ALL {
+            let c = Cell::new(5, 5);
+            let n = c.step(d).unwrap();
+            assert_eq!(Direction::between(c, n), Some(d));
+            assert_eq!(n.step(d.opposite()), Some(c));
+        }
+        assert_eq!(Cell::new(0, 0).step(Direction::W), None);
+    }
+
+    #[test]
+    fn rect_geometry() {
+        let r = Rect::new(5, 7, 2, 3);
+        assert_eq!((r.x1, r.y1, r.x2, r.y2), (2, 3, 5, 7));
+        assert_eq!((r.width(), r.height(), r.area()), (4, 5, 20));
+        assert_eq!(r.cells().count(), 20);
+        assert_eq!(r.intersection(&Rect::new(4, 0, 9, 3)), Some(Rect::new(4, 3, 5, 3)));
+        assert!(r.intersection(&Rect::new(6, 0, 9, 9)).is_none());
+    }
+}

@@ -1,0 +1,1 @@
+//! Reading and writing maps, scenarios and images.
