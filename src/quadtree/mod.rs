@@ -1,1 +1,42 @@
+//! A cell-grid region quadtree with packed IDs, canonical split/merge and neighbour queries.
+//!
+//! - [`id`]: how a node's `(depth, column, row)` is packed into a `u64` and what cells it covers;
+//! - [`SplitStopper`]: the rule that decides which nodes stay leaves;
+//! - [`QuadTree`]: storage, bulk build, edits and the [`LeafChange`] feed;
+//! - queries live on [`QuadTree`] too: [`QuadTree::find`], ranges, covering nodes and
+//!   [`QuadTree::neighbours`] in the 8 directions.
 
+pub mod id;
+mod query;
+mod stopper;
+mod tree;
+
+pub use id::{NodeId, Shape, MAX_SIDE};
+pub use query::NodeRef;
+pub use stopper::SplitStopper;
+pub use tree::{LeafChange, QuadTree};
+
+/// What can go wrong when building or querying a tree.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QuadtreeError {
+    /// A coordinate is outside the grid.
+    #[error("cell ({x},{y}) is outside the {width}x{height} grid")]
+    OutOfBounds {
+        /// Column asked for.
+        x: i64,
+        /// Row asked for.
+        y: i64,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
+    /// The grid is empty or too large to index with 29-bit node coordinates.
+    #[error("a {width}x{height} grid cannot be indexed: each side must be between 1 and {max}", max = MAX_SIDE)]
+    BadSize {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+    },
+}

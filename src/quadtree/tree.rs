@@ -1,0 +1,379 @@
+//! The tree itself: storage, bulk build, edits and the change feed.
+
+use super::id::{is_unit, NodeId, Shape, MAX_SIDE};
+use super::stopper::SplitStopper;
+use super::QuadtreeError;
+use crate::geom::{Cell, Rect};
+use hashbrown::HashMap;
+use std::hash::BuildHasher;
+
+/// A node as stored: its subtree's object count, and its objects when it is a leaf.
+#[derive(Clone, Debug)]
+pub(crate) struct Node<T> {
+    pub(crate) count: u64,
+    /// `Some` exactly for leaves: only leaves hold objects.
+    pub(crate) objects: Option<Vec<(Cell, T)>>,
+}
+
+/// One entry of the change feed: a leaf that appeared or disappeared.
+///
+/// An edit that changes a leaf's objects without changing the tree's shape reports that
+/// leaf as removed and then created again, so a consumer that rebuilds what it derived
+/// from removed leaves and derives it afresh for created ones is always up to date.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LeafChange {
+    /// This leaf no longer exists in its previous form.
+    Removed {
+        /// Its ID.
+        id: NodeId,
+        /// The cells it covered.
+        rect: Rect,
+    },
+    /// This leaf exists now.
+    Created {
+        /// Its ID.
+        id: NodeId,
+        /// The cells it covers.
+        rect: Rect,
+    },
+}
+
+/// A region quadtree over a W×H cell grid, storing objects of type `T` at cells.
+///
+/// Nodes live in a hash map keyed by their packed [`NodeId`]; there are no child
+/// pointers, because a child's ID is computed from its parent's. The hasher is the type
+/// parameter `S`, [`ahash`] by default.
+///
+/// The shape is canonical: it depends only on the current objects and the
+/// [`SplitStopper`], never on the order of the edits, and every edit restructures only
+/// the nodes on the path from the root to the edited cell.
+///
+/// ```
+/// use quadpath::quadtree::{QuadTree, SplitStopper};
+/// let mut tree: QuadTree<&str> = QuadTree::new(64, 64, SplitStopper::max_objects(1))?;
+/// tree.add(3, 4, "tower")?;
+/// tree.add(60, 50, "mill")?;
+/// assert_eq!(tree.leaf_count(), 4); // the root split once
+/// assert_eq!(tree.find(3, 4)?.objects()[0].1, "tower");
+/// tree.remove(60, 50, &"mill")?;
+/// assert_eq!(tree.leaf_count(), 1); // and merged back
+/// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+/// ```
+pub struct QuadTree<T, S = ahash::RandomState> {
+    pub(crate) shape: Shape,
+    pub(crate) nodes: HashMap<u64, Node<T>, S>,
+    stopper: SplitStopper,
+    /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth.
+    depth_counts: Vec<u64>,
+    pub(crate) max_depth: u32,
+    leaf_count: usize,
+    changes: Option<Vec<LeafChange>>,
+}
+
+impl<T> QuadTree<T, ahash::RandomState> {
+    /// An empty tree over `width × height` cells with the default hasher.
+    pub fn new(width: u32, height: u32, stopper: SplitStopper) -> Result<Self, QuadtreeError> {
+        Self::with_hasher(width, height, stopper, ahash::RandomState::new())
+    }
+
+    /// A tree over `width × height` cells holding `objects`, built top-down in one pass:
+    /// each node is visited once, so a 1024×1024 map costs one partition per level instead
+    /// of a million separate adds.
+    pub fn build(
+        width: u32,
+        height: u32,
+        stopper: SplitStopper,
+        objects: impl IntoIterator<Item = (Cell, T)>,
+    ) -> Result<Self, QuadtreeError> {
+        Self::build_with_hasher(width, height, stopper, objects, ahash::RandomState::new())
+    }
+}
+
+impl<T, S: BuildHasher> QuadTree<T, S> {
+    /// An empty tree with a chosen hasher.
+    pub fn with_hasher(width: u32, height: u32, stopper: SplitStopper, hasher: S) -> Result<Self, QuadtreeError> {
+        Self::build_with_hasher(width, height, stopper, std::iter::empty(), hasher)
+    }
+
+    /// [`QuadTree::build`] with a chosen hasher.
+    pub fn build_with_hasher(
+        width: u32,
+        height: u32,
+        stopper: SplitStopper,
+        objects: impl IntoIterator<Item = (Cell, T)>,
+        hasher: S,
+    ) -> Result<Self, QuadtreeError> {
+        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(QuadtreeError::BadSize { width, height });
+        }
+        let shape = Shape::new(width, height);
+        let mut objects: Vec<(Cell, T)> = objects.into_iter().collect();
+        if let Some((c, _)) = objects.iter().find(|(c, _)| c.x >= width || c.y >= height) {
+            return Err(QuadtreeError::OutOfBounds { x: c.x as i64, y: c.y as i64, width, height });
+        }
+        let mut tree = QuadTree {
+            shape,
+            nodes: HashMap::with_hasher(hasher),
+            stopper,
+            depth_counts: vec![0; shape.max_possible_depth() as usize + 1],
+            max_depth: 0,
+            leaf_count: 0,
+            changes: None,
+        };
+        let objects = std::mem::take(&mut objects);
+        tree.grow(NodeId::ROOT, objects);
+        Ok(tree)
+    }
+
+    /// Width of the grid in cells.
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.shape.width()
+    }
+
+    /// Height of the grid in cells.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.shape.height()
+    }
+
+    /// The grid's dimensions and ID arithmetic.
+    #[inline]
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// The stopper this tree splits by.
+    pub fn stopper(&self) -> &SplitStopper {
+        &self.stopper
+    }
+
+    /// Starts recording [`LeafChange`]s; see [`QuadTree::drain_changes`]. Off by default so
+    /// that a tree nobody listens to does not accumulate a log.
+    pub fn track_changes(&mut self, on: bool) {
+        self.changes = on.then(Vec::new);
+    }
+
+    /// Takes the changes recorded since the last call, oldest first.
+    pub fn drain_changes(&mut self) -> Vec<LeafChange> {
+        self.changes.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Like [`QuadTree::drain_changes`], but appends into a buffer the caller reuses.
+    pub fn drain_changes_into(&mut self, out: &mut Vec<LeafChange>) {
+        if let Some(c) = self.changes.as_mut() {
+            out.append(c);
+        }
+    }
+
+    pub(crate) fn check(&self, x: u32, y: u32) -> Result<Cell, QuadtreeError> {
+        if x < self.width() && y < self.height() {
+            Ok(Cell::new(x, y))
+        } else {
+            Err(QuadtreeError::OutOfBounds { x: x as i64, y: y as i64, width: self.width(), height: self.height() })
+        }
+    }
+
+    /// Adds an object at cell `(x, y)`.
+    pub fn add(&mut self, x: u32, y: u32, obj: T) -> Result<(), QuadtreeError> {
+        let c = self.check(x, y)?;
+        let leaf = self.update_path(c, |n| n + 1);
+        self.nodes.get_mut(&leaf.0).unwrap().objects.as_mut().unwrap().push((c, obj));
+        self.restructure(c, leaf);
+        Ok(())
+    }
+
+    /// Removes one object equal to `obj` at `(x, y)`. Returns whether one was there.
+    pub fn remove(&mut self, x: u32, y: u32, obj: &T) -> Result<bool, QuadtreeError>
+    where
+        T: PartialEq,
+    {
+        let c = self.check(x, y)?;
+        let leaf = self.find_id(c);
+        let objects = self.nodes.get_mut(&leaf.0).unwrap().objects.as_mut().unwrap();
+        let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
+            return Ok(false);
+        };
+        objects.swap_remove(i);
+        self.update_path(c, |n| n - 1);
+        self.restructure(c, leaf);
+        Ok(true)
+    }
+
+    /// Removes every object at `(x, y)` and returns them.
+    pub fn remove_all(&mut self, x: u32, y: u32) -> Result<Vec<T>, QuadtreeError> {
+        let c = self.check(x, y)?;
+        let leaf = self.find_id(c);
+        let objects = self.nodes.get_mut(&leaf.0).unwrap().objects.as_mut().unwrap();
+        let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects).into_iter().partition(|(at, _)| *at == c);
+        *objects = kept;
+        if !taken.is_empty() {
+            let k = taken.len() as u64;
+            self.update_path(c, |n| n - k);
+            self.restructure(c, leaf);
+        }
+        Ok(taken.into_iter().map(|(_, o)| o).collect())
+    }
+
+    /// Applies `f` to the count of every node from the root down to the leaf holding `c`,
+    /// and returns that leaf.
+    fn update_path(&mut self, c: Cell, f: impl Fn(u64) -> u64) -> NodeId {
+        let mut d = 0;
+        loop {
+            let id = self.shape.cell_id(d, c.x, c.y);
+            let node = self.nodes.get_mut(&id.0).expect("every ancestor of a leaf exists");
+            node.count = f(node.count);
+            if node.objects.is_some() {
+                return id;
+            }
+            d += 1;
+        }
+    }
+
+    /// Restores the canonical shape after the counts on the root-to-`leaf` path changed.
+    ///
+    /// Only those counts changed, so only those nodes can change their split decision.
+    /// The topmost path node that now stops must be the leaf: if it is above `leaf`, its
+    /// subtree merges into it; if no path node stops, `leaf` splits. At most one of the two
+    /// happens, whether the edit was an add or a remove.
+    fn restructure(&mut self, c: Cell, leaf: NodeId) {
+        let top = (0..=leaf.depth()).map(|d| self.shape.cell_id(d, c.x, c.y)).find(|id| {
+            let n = self.nodes[&id.0].count;
+            self.stopper.stops(self.shape.rect(*id), n)
+        });
+        match top {
+            Some(id) if id != leaf => self.merge(id),
+            Some(_) => {
+                // Same shape, new contents: report the leaf as replaced.
+                let rect = self.shape.rect(leaf);
+                self.log(LeafChange::Removed { id: leaf, rect });
+                self.log(LeafChange::Created { id: leaf, rect });
+            }
+            None => {
+                let objects = self.nodes.get_mut(&leaf.0).unwrap().objects.take().unwrap();
+                self.leaf_count -= 1;
+                self.log(LeafChange::Removed { id: leaf, rect: self.shape.rect(leaf) });
+                self.split(leaf, objects);
+            }
+        }
+    }
+
+    #[inline]
+    fn log(&mut self, change: LeafChange) {
+        if let Some(c) = self.changes.as_mut() {
+            c.push(change);
+        }
+    }
+
+    /// Creates node `id` holding `objects` and everything below it that the stopper asks for.
+    fn grow(&mut self, id: NodeId, objects: Vec<(Cell, T)>) {
+        self.depth_counts[id.depth() as usize] += 1;
+        self.max_depth = self.max_depth.max(id.depth());
+        let count = objects.len() as u64;
+        let rect = self.shape.rect(id);
+        if self.stopper.stops(rect, count) {
+            self.nodes.insert(id.0, Node { count, objects: Some(objects) });
+            self.leaf_count += 1;
+            self.log(LeafChange::Created { id, rect });
+        } else {
+            self.nodes.insert(id.0, Node { count, objects: None });
+            self.split(id, objects);
+        }
+    }
+
+    /// Turns the (already stored, now internal) node `id` into the parent of new subtrees
+    /// that share out `objects`.
+    fn split(&mut self, id: NodeId, objects: Vec<(Cell, T)>) {
+        let rect = self.shape.rect(id);
+        debug_assert!(!is_unit(&rect));
+        let kids = self.shape.children(id, rect);
+        // Children come row-major; the corrected midpoints are where the last child starts.
+        let last = self.shape.rect(kids[kids.len() - 1]);
+        let split_x = (last.x1 > rect.x1).then_some(last.x1);
+        let split_y = (last.y1 > rect.y1).then_some(last.y1);
+        let columns = 1 + split_x.is_some() as usize;
+        let mut runs: [Vec<(Cell, T)>; 4] = Default::default();
+        for (c, o) in objects {
+            let col = split_x.is_some_and(|s| c.x >= s) as usize;
+            let row = split_y.is_some_and(|s| c.y >= s) as usize;
+            runs[row * columns + col].push((c, o));
+        }
+        for (&kid, run) in kids.iter().zip(runs) {
+            self.grow(kid, run);
+        }
+    }
+
+    /// Makes `id` a leaf again, taking the objects of every node below it.
+    fn merge(&mut self, id: NodeId) {
+        let mut objects = Vec::new();
+        let mut stack: Vec<NodeId> = self.shape.children(id, self.shape.rect(id)).to_vec();
+        while let Some(n) = stack.pop() {
+            let Some(node) = self.nodes.remove(&n.0) else { continue };
+            self.depth_counts[n.depth() as usize] -= 1;
+            let rect = self.shape.rect(n);
+            match node.objects {
+                Some(objs) => {
+                    objects.extend(objs);
+                    self.leaf_count -= 1;
+                    self.log(LeafChange::Removed { id: n, rect });
+                }
+                None => stack.extend_from_slice(&self.shape.children(n, rect)),
+            }
+        }
+        while self.max_depth > 0 && self.depth_counts[self.max_depth as usize] == 0 {
+            self.max_depth -= 1;
+        }
+        self.nodes.get_mut(&id.0).unwrap().objects = Some(objects);
+        self.leaf_count += 1;
+        self.log(LeafChange::Created { id, rect: self.shape.rect(id) });
+    }
+
+    /// Number of leaves.
+    #[inline]
+    pub fn leaf_count(&self) -> usize {
+        self.leaf_count
+    }
+
+    /// Number of nodes, internal and leaves.
+    #[inline]
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of objects stored.
+    #[inline]
+    pub fn object_count(&self) -> u64 {
+        self.nodes[&NodeId::ROOT.0].count
+    }
+
+    /// Depth of the deepest leaf; a tree that is only its root has depth 0.
+    #[inline]
+    pub fn depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// An estimate of the heap memory the tree holds, in bytes: the hash table's slots and
+    /// control bytes, plus the leaves' object buffers.
+    pub fn memory_bytes(&self) -> usize {
+        let slot = std::mem::size_of::<(u64, Node<T>)>() + 1;
+        let objects: usize = self
+            .nodes
+            .values()
+            .filter_map(|n| n.objects.as_ref())
+            .map(|o| o.capacity() * std::mem::size_of::<(Cell, T)>())
+            .sum();
+        std::mem::size_of::<Self>() + self.nodes.capacity() * slot + objects + self.depth_counts.len() * 8
+    }
+}
+
+impl<T: std::fmt::Debug, S> std::fmt::Debug for QuadTree<T, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuadTree")
+            .field("width", &self.shape.width())
+            .field("height", &self.shape.height())
+            .field("nodes", &self.nodes.len())
+            .field("leaves", &self.leaf_count)
+            .field("depth", &self.max_depth)
+            .finish()
+    }
+}
