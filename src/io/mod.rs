@@ -1,1 +1,68 @@
 //! Reading and writing maps, scenarios and images.
+//!
+//! # Moving AI `.map`
+//!
+//! The grid format of the Moving AI benchmarks: a header of `type octile`, `height H` and
+//! `width W` (any order), a line `map`, then `H` rows of `W` characters. `.`, `G` and `S` are
+//! free; `@`, `O`, `T` and `W` are blocked. Each cell keeps its character as its terrain byte,
+//! so [`write_map`] gives back the same characters. CRLF line ends and a missing final newline
+//! are accepted.
+//!
+//! # Moving AI `.scen`
+//!
+//! `version 1` (or `version 1.0`), then one problem per line: bucket, map, map width, map
+//! height, start x, start y, goal x, goal y, optimal length, separated by tabs (runs of spaces
+//! are accepted). Note the order: a `.map` header gives height before width, a scenario line
+//! width before height. [`resolve_map_path`] finds the map beside a scenario file
+//! (`X.map.scen` → `X.map`, `X-random-1.scen` / `X-even-1.scen` → `X.map`, else the basename
+//! of the map field).
+//!
+//! # Obstacle bitmaps
+//!
+//! Any PNG, BMP, GIF, TGA or PNM image, one cell per pixel. By default a pixel is blocked when
+//! its Rec. 709 luma is below [`BitmapOptions::threshold`] (0.5) or it is more than half
+//! transparent; [`BitmapOptions::invert`] swaps the luminance rule for white-on-black images.
+//! A [`ColorLegend`] gives exact colours a terrain code and passability;
+//! [`ColorLegend::rts_default`] is black `@` wall, blue `W` water, dark green `T` forest
+//! (blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
+//! strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+//!
+//! ```
+//! use quadpath::io::{self, BitmapOptions, ColorLegend};
+//!
+//! let grid = io::parse_map("type octile\nheight 2\nwidth 3\nmap\n.T.\n...\n", "demo.map")?;
+//! assert!(!grid.is_free(1, 0) && grid.is_free(1, 1));
+//! assert_eq!(grid.terrain(1, 0), b'T');
+//!
+//! // Through an image in legend colours and back: same cells, same terrain.
+//! let legend = ColorLegend::parse("000000=@,006400=T,ffffff=.")?;
+//! let img = image::DynamicImage::ImageRgb8(grid.to_image_with_legend(&legend));
+//! let opts = BitmapOptions { legend: Some(legend), ..Default::default() };
+//! assert_eq!(io::grid_from_image(&img, &opts)?, grid);
+//!
+//! let scen = io::parse_scen("version 1\n1\tdemo.map\t3\t2\t0\t0\t2\t0\t4\n", "demo.scen")?;
+//! scen.validate_against(&grid)?;
+//! # Ok::<(), quadpath::io::MapError>(())
+//! ```
+//!
+//! Every failure is a [`MapError`] whose message names the file and, for text, the line and
+//! column.
+
+pub mod bitmap;
+pub mod error;
+pub mod movingai;
+pub mod render;
+pub mod scen;
+
+pub use bitmap::{
+    decode_bitmap, grid_from_image, grid_from_image_named, load_grid, read_bitmap, save_bitmap,
+    BitmapOptions, ColorLegend, LegendEntry, MAX_PIXELS,
+};
+pub use error::MapError;
+pub use movingai::{
+    parse_map, read_map, save_map, terrain_passable, write_map, MAX_MAP_CELLS, MAX_SIDE,
+};
+pub use render::{render, save_png, Overlay, Palette, RenderOptions};
+pub use scen::{
+    map_path_candidates, parse_scen, read_scen, resolve_map_path, Scenario, ScenarioFile,
+};

@@ -1,0 +1,383 @@
+//! Obstacle bitmaps: images to grids and back, and the colour legend.
+
+use super::error::{display_name, MapError};
+use super::movingai::{terrain_passable, MAX_SIDE};
+use crate::grid::{Grid, TERRAIN_FREE, TERRAIN_WALL};
+use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
+use std::io::Cursor;
+use std::path::Path;
+
+/// Largest accepted number of pixels of an obstacle bitmap (2^28). Decoding such an image
+/// already takes 1 GiB of RGBA; larger ones are refused before decoding.
+pub const MAX_PIXELS: u64 = 1 << 28;
+
+/// How image pixels become cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BitmapOptions {
+    /// A pixel whose Rec. 709 luma (0.2126 R + 0.7152 G + 0.0722 B on the stored sRGB values
+    /// scaled to 0–1, no linearisation) is below this is blocked. Default 0.5.
+    pub threshold: f32,
+    /// Swap free and blocked in the luminance rule, for images drawn as white walls on black.
+    /// Transparent pixels and legend colours are not affected: they say what they are.
+    pub invert: bool,
+    /// Exact colours with a meaning of their own; other colours fall back to the luminance
+    /// rule unless the legend is strict.
+    pub legend: Option<ColorLegend>,
+}
+
+impl Default for BitmapOptions {
+    fn default() -> Self {
+        BitmapOptions {
+            threshold: 0.5,
+            invert: false,
+            legend: None,
+        }
+    }
+}
+
+/// One colour of a [`ColorLegend`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegendEntry {
+    /// The exact RGB colour.
+    pub rgb: [u8; 3],
+    /// Terrain byte given to cells of this colour (a Moving AI character by convention).
+    pub terrain: u8,
+    /// Whether such cells are free.
+    pub free: bool,
+}
+
+/// Maps exact RGB colours to terrain codes and passability.
+///
+/// Painted maps mix several kinds of obstacle (walls, water, forest); a legend keeps that
+/// distinction in the grid's terrain bytes, which survives a round trip to `.map`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ColorLegend {
+    /// The colours, first match wins when writing a grid back to an image.
+    pub entries: Vec<LegendEntry>,
+    /// When set, a colour that is not listed is an error instead of falling back to the
+    /// luminance rule.
+    pub strict: bool,
+}
+
+impl ColorLegend {
+    /// The legend used by the shipped RTS maps:
+    ///
+    /// | colour | code | meaning |
+    /// |---|---|---|
+    /// | `#000000` black | `@` | wall or building, blocked |
+    /// | `#0000ff` blue | `W` | water, blocked |
+    /// | `#006400` dark green | `T` | forest, blocked |
+    /// | `#ffffff` white | `.` | open ground, free |
+    /// | `#d2b48c` tan | `G` | road or bridge, free |
+    /// | `#9acd32` yellow-green | `S` | swamp, free |
+    ///
+    /// The free colours are light and the blocked ones dark, so an image drawn in this legend
+    /// has the same passability under the plain luminance rule.
+    pub fn rts_default() -> Self {
+        ColorLegend::parse("000000=@,0000ff=W,006400=T,ffffff=.,d2b48c=G,9acd32=S")
+            .expect("the built-in legend parses")
+    }
+
+    /// Parses a legend such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+    ///
+    /// Each comma-separated entry is `RRGGBB=C` (an optional `#` before the hex), where `C` is
+    /// one ASCII character. Moving AI characters carry their own passability (`.`, `G`, `S`
+    /// free; `@`, `O`, `T`, `W` blocked); any other character needs a `:free` or `:blocked`
+    /// suffix, which may also override the default. A colour may appear only once.
+    pub fn parse(text: &str) -> Result<Self, MapError> {
+        Self::parse_named(text, "legend")
+    }
+
+    /// [`ColorLegend::parse`], naming the legend's origin (e.g. `--legend`) in errors.
+    pub fn parse_named(text: &str, source: &str) -> Result<Self, MapError> {
+        let mut entries: Vec<LegendEntry> = Vec::new();
+        let mut column = 1;
+        for (i, raw) in text.split(',').enumerate() {
+            let entry_column = column;
+            column += raw.chars().count() + 1;
+            let err = |message: String| MapError::Legend {
+                file: source.to_string(),
+                entry: i + 1,
+                column: entry_column,
+                text: raw.to_string(),
+                message,
+            };
+            let item = raw.trim();
+            if item.is_empty() {
+                return Err(err("empty entry".into()));
+            }
+            let (colour, code) = item
+                .split_once('=')
+                .ok_or_else(|| err("expected RRGGBB=C".into()))?;
+            let hex = colour.trim().trim_start_matches('#');
+            if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(err(format!(
+                    "{:?} is not a RRGGBB hex colour",
+                    colour.trim()
+                )));
+            }
+            let v = u32::from_str_radix(hex, 16).map_err(|e| err(e.to_string()))?;
+            let rgb = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+            let code = code.trim();
+            let (ch, pass) = match code.split_once(':') {
+                Some((c, p)) => (c.trim(), Some(p.trim())),
+                None => (code, None),
+            };
+            let mut chars = ch.chars();
+            let terrain = match (chars.next(), chars.next()) {
+                (Some(c), None) if c.is_ascii() && !c.is_ascii_control() => c as u8,
+                _ => {
+                    return Err(err(format!(
+                        "terrain code {ch:?} is not one ASCII character"
+                    )))
+                }
+            };
+            let free = match pass {
+                Some("free") => true,
+                Some("blocked") => false,
+                Some(p) => return Err(err(format!("expected `free` or `blocked`, found {p:?}"))),
+                None => terrain_passable(terrain).ok_or_else(|| {
+                    err(format!(
+                        "{ch:?} is not a Moving AI character; add :free or :blocked"
+                    ))
+                })?,
+            };
+            if entries.iter().any(|e| e.rgb == rgb) {
+                return Err(err(format!("colour #{hex} is listed twice")));
+            }
+            entries.push(LegendEntry { rgb, terrain, free });
+        }
+        Ok(ColorLegend {
+            entries,
+            strict: false,
+        })
+    }
+
+    /// The entry for an exact colour.
+    pub fn lookup(&self, rgb: [u8; 3]) -> Option<&LegendEntry> {
+        self.entries.iter().find(|e| e.rgb == rgb)
+    }
+
+    /// The colour a cell is drawn in: the first entry with the same terrain and passability,
+    /// else the first with the same passability and a default code, else white or black.
+    pub fn color_for(&self, terrain: u8, free: bool) -> [u8; 3] {
+        let default_code = if free { TERRAIN_FREE } else { TERRAIN_WALL };
+        self.entries
+            .iter()
+            .find(|e| e.terrain == terrain && e.free == free)
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .find(|e| e.terrain == default_code && e.free == free)
+            })
+            .map(|e| e.rgb)
+            .unwrap_or(if free { [255; 3] } else { [0; 3] })
+    }
+}
+
+/// Reads an obstacle bitmap (PNG, BMP, GIF, TGA or PNM).
+///
+/// The format is taken from the content, or from the extension when the content does not tell
+/// (TGA). The size is checked before the pixels are decoded.
+pub fn read_bitmap(path: impl AsRef<Path>, opts: &BitmapOptions) -> Result<Grid, MapError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| MapError::io(path, e))?;
+    decode_bitmap(
+        &bytes,
+        ImageFormat::from_path(path).ok(),
+        &display_name(path),
+        opts,
+    )
+}
+
+/// Decodes an obstacle bitmap held in memory; `hint` is the format to assume when the
+/// content does not reveal it, `source` names the image in errors.
+pub fn decode_bitmap(
+    bytes: &[u8],
+    hint: Option<ImageFormat>,
+    source: &str,
+    opts: &BitmapOptions,
+) -> Result<Grid, MapError> {
+    let file = || source.to_string();
+    let reader = |bytes| -> Result<ImageReader<Cursor<&[u8]>>, MapError> {
+        let mut r = ImageReader::new(Cursor::new(bytes));
+        if let Some(f) = hint {
+            r.set_format(f);
+        }
+        let mut r = r.with_guessed_format().map_err(|e| MapError::Io {
+            file: file(),
+            source: e,
+        })?;
+        let mut limits = Limits::default();
+        limits.max_image_width = Some(MAX_SIDE as u32);
+        limits.max_image_height = Some(MAX_SIDE as u32);
+        limits.max_alloc = Some(MAX_PIXELS * 4 + (64 << 20));
+        r.limits(limits);
+        Ok(r)
+    };
+    let decode_err = |e| MapError::Decode {
+        file: file(),
+        source: e,
+    };
+    let (w, h) = reader(bytes)?.into_dimensions().map_err(decode_err)?;
+    check_size(w, h, source)?;
+    let img = reader(bytes)?.decode().map_err(decode_err)?;
+    grid_from_image_named(&img, source, opts)
+}
+
+fn check_size(w: u32, h: u32, source: &str) -> Result<(), MapError> {
+    let (w, h) = (w as u64, h as u64);
+    if w == 0 || h == 0 {
+        return Err(MapError::Empty {
+            file: source.to_string(),
+            width: w,
+            height: h,
+        });
+    }
+    if w > MAX_SIDE || h > MAX_SIDE || w * h > MAX_PIXELS {
+        return Err(MapError::TooLarge {
+            file: source.to_string(),
+            width: w,
+            height: h,
+            max_side: MAX_SIDE,
+            max_cells: MAX_PIXELS,
+        });
+    }
+    Ok(())
+}
+
+/// Turns a decoded image into a grid, one cell per pixel (see [`BitmapOptions`]).
+pub fn grid_from_image(img: &DynamicImage, opts: &BitmapOptions) -> Result<Grid, MapError> {
+    grid_from_image_named(img, "<image>", opts)
+}
+
+/// [`grid_from_image`], naming the image in errors.
+pub fn grid_from_image_named(
+    img: &DynamicImage,
+    source: &str,
+    opts: &BitmapOptions,
+) -> Result<Grid, MapError> {
+    check_size(img.width(), img.height(), source)?;
+    let rgba = img.to_rgba8();
+    let mut grid = Grid::new_free(img.width(), img.height());
+    for (x, y, p) in rgba.enumerate_pixels() {
+        let [r, g, b, a] = p.0;
+        let (free, terrain) = if a < 128 {
+            (false, TERRAIN_WALL)
+        } else if let Some(e) = opts.legend.as_ref().and_then(|l| l.lookup([r, g, b])) {
+            (e.free, e.terrain)
+        } else if opts.legend.as_ref().is_some_and(|l| l.strict) {
+            return Err(MapError::UnknownColor {
+                file: source.to_string(),
+                x,
+                y,
+                rgb: [r, g, b],
+            });
+        } else {
+            let luma = (0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32) / 255.0;
+            let free = (luma >= opts.threshold) != opts.invert;
+            (free, if free { TERRAIN_FREE } else { TERRAIN_WALL })
+        };
+        if !free || terrain != TERRAIN_FREE {
+            grid.set_cell(x, y, free, terrain);
+        }
+    }
+    Ok(grid)
+}
+
+impl Grid {
+    /// The grid as a grey image, free cells white and blocked cells black; it reads back to
+    /// the same passability with the default [`BitmapOptions`].
+    pub fn to_image(&self) -> GrayImage {
+        GrayImage::from_fn(self.width(), self.height(), |x, y| {
+            image::Luma([if self.is_free(x, y) { 255 } else { 0 }])
+        })
+    }
+
+    /// The grid as a colour image using the legend's colours (see [`ColorLegend::color_for`]);
+    /// it reads back to the same grid, terrain included, when every terrain byte of the grid is
+    /// in the legend.
+    pub fn to_image_with_legend(&self, legend: &ColorLegend) -> RgbImage {
+        RgbImage::from_fn(self.width(), self.height(), |x, y| {
+            image::Rgb(legend.color_for(self.terrain(x, y), self.is_free(x, y)))
+        })
+    }
+}
+
+/// Writes a grid as an image file (format from the extension): in legend colours when a
+/// legend is given, else black and white.
+pub fn save_bitmap(
+    grid: &Grid,
+    path: impl AsRef<Path>,
+    legend: Option<&ColorLegend>,
+) -> Result<(), MapError> {
+    let path = path.as_ref();
+    let res = match legend {
+        Some(l) => grid.to_image_with_legend(l).save(path),
+        None => grid.to_image().save(path),
+    };
+    res.map_err(|e| MapError::Encode {
+        file: display_name(path),
+        source: e,
+    })
+}
+
+/// Loads a grid from a `.map` file or, for any other extension, an obstacle bitmap.
+pub fn load_grid(path: impl AsRef<Path>, opts: &BitmapOptions) -> Result<Grid, MapError> {
+    let path = path.as_ref();
+    let is_map = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("map"));
+    if is_map {
+        super::movingai::read_map(path)
+    } else {
+        read_bitmap(path, opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legend_parse_and_errors() {
+        let l = ColorLegend::rts_default();
+        assert_eq!(
+            l.lookup([0, 0, 255]).map(|e| (e.terrain, e.free)),
+            Some((b'W', false))
+        );
+        let e = ColorLegend::parse("000000=@, 12345=.").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                MapError::Legend {
+                    entry: 2,
+                    column: 10,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(ColorLegend::parse("#ff0000=x:free").unwrap().entries[0].free);
+        assert!(ColorLegend::parse("ff0000=x").is_err());
+    }
+
+    #[test]
+    fn luminance_threshold() {
+        let img = DynamicImage::ImageRgb8(
+            RgbImage::from_raw(2, 1, vec![100, 100, 100, 200, 200, 200]).unwrap(),
+        );
+        let g = grid_from_image(&img, &BitmapOptions::default()).unwrap();
+        assert!(!g.is_free(0, 0) && g.is_free(1, 0));
+        let g = grid_from_image(
+            &img,
+            &BitmapOptions {
+                invert: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(g.is_free(0, 0) && !g.is_free(1, 0));
+    }
+}

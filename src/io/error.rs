@@ -1,0 +1,333 @@
+//! The one error type of the I/O layer.
+
+use std::path::Path;
+
+/// Everything that can go wrong while reading or writing maps, scenarios and images.
+///
+/// Every variant carries `file`, the name of the input as the user would recognise it (a path,
+/// or the source name passed to a `parse_*` function), so that the [`Display`](std::fmt::Display)
+/// text alone is enough to find the problem. Lines and columns are 1-based, columns count
+/// characters; pixels are 0-based `(x, y)` like cells.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MapError {
+    /// The file could not be opened, read or written.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A header line of a `.map` file is not `type …`, `height …`, `width …` or `map`, or a
+    /// key appears twice, or the file ends before the `map` line.
+    #[error("{file}:{line}: bad map header: {message}")]
+    Header {
+        /// The file.
+        file: String,
+        /// Line of the offending header line (or one past the end of the file).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// The header reaches `map` without one of the required keys.
+    #[error("{file}:{line}: map header has no `{key}` line")]
+    MissingHeaderKey {
+        /// The file.
+        file: String,
+        /// Line of the `map` line.
+        line: usize,
+        /// `type`, `height` or `width`.
+        key: &'static str,
+    },
+
+    /// The header's `type` is not `octile`, the only grid type this crate understands.
+    #[error("{file}:{line}: map type is `{found}`, only `octile` is supported")]
+    UnsupportedType {
+        /// The file.
+        file: String,
+        /// Line of the `type` line.
+        line: usize,
+        /// The type given.
+        found: String,
+    },
+
+    /// A map or image with no cells.
+    #[error("{file}: the map is empty ({width}×{height})")]
+    Empty {
+        /// The file.
+        file: String,
+        /// Width as given.
+        width: u64,
+        /// Height as given.
+        height: u64,
+    },
+
+    /// A map or image larger than this crate agrees to allocate.
+    #[error(
+        "{file}: {width}×{height} is too large (at most {max_side} per side and {max_cells} cells)"
+    )]
+    TooLarge {
+        /// The file.
+        file: String,
+        /// Width as given.
+        width: u64,
+        /// Height as given.
+        height: u64,
+        /// Largest accepted side.
+        max_side: u64,
+        /// Largest accepted number of cells.
+        max_cells: u64,
+    },
+
+    /// The file ends before the number of rows the header promised.
+    #[error("{file}:{line}: the header says {expected} rows but the map has only {found}")]
+    TooFewRows {
+        /// The file.
+        file: String,
+        /// Line where the first missing row should have been.
+        line: usize,
+        /// Rows promised.
+        expected: u64,
+        /// Rows found.
+        found: u64,
+    },
+
+    /// Non-empty lines follow the last row the header promised.
+    #[error("{file}:{line}: the header says {expected} rows but the map has more")]
+    TooManyRows {
+        /// The file.
+        file: String,
+        /// Line of the first surplus row.
+        line: usize,
+        /// Rows promised.
+        expected: u64,
+    },
+
+    /// A row shorter or longer than the header's width.
+    #[error("{file}:{line}:{column}: row has {found} cells, the header says width {expected}")]
+    RowLength {
+        /// The file.
+        file: String,
+        /// Line of the row.
+        line: usize,
+        /// First column that is missing (short row) or surplus (long row).
+        column: usize,
+        /// Width promised.
+        expected: u64,
+        /// Cells found.
+        found: u64,
+    },
+
+    /// A map character outside `. G S @ O T W`.
+    #[error("{file}:{line}:{column}: unknown map character {ch:?}")]
+    UnknownChar {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// Column.
+        column: usize,
+        /// The character.
+        ch: char,
+    },
+
+    /// A scenario file that does not start with `version 1` or `version 1.0`.
+    #[error("{file}:{line}: expected `version 1` or `version 1.0`, found {found:?}")]
+    ScenVersion {
+        /// The file.
+        file: String,
+        /// Line of the offending text.
+        line: usize,
+        /// What was there instead.
+        found: String,
+    },
+
+    /// A scenario line without exactly 9 fields.
+    #[error("{file}:{line}: a scenario line has 9 fields, this one has {found}")]
+    FieldCount {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// Fields found.
+        found: usize,
+    },
+
+    /// A number field (of a scenario line or a map header) that does not parse.
+    #[error("{file}:{line}: {field} is not a valid number: {value:?}")]
+    BadNumber {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// Name of the field, e.g. `start x` or `optimal length`.
+        field: &'static str,
+        /// The text found.
+        value: String,
+    },
+
+    /// A scenario start or goal outside the map.
+    #[error("{file}:{line}: {what} ({x},{y}) is outside the {width}×{height} map")]
+    PointOutside {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// `start` or `goal`.
+        what: &'static str,
+        /// Column of the point.
+        x: u32,
+        /// Row of the point.
+        y: u32,
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
+    },
+
+    /// A scenario start or goal on a blocked cell of the map it was checked against.
+    #[error("{file}:{line}: {what} ({x},{y}) is a blocked cell")]
+    PointBlocked {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// `start` or `goal`.
+        what: &'static str,
+        /// Column of the point.
+        x: u32,
+        /// Row of the point.
+        y: u32,
+    },
+
+    /// A scenario line whose map size disagrees with the map it was checked against.
+    #[error("{file}:{line}: the scenario says the map is {scen_width}×{scen_height}, it is {map_width}×{map_height}")]
+    DimensionMismatch {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// Width in the scenario.
+        scen_width: u32,
+        /// Height in the scenario.
+        scen_height: u32,
+        /// Width of the map.
+        map_width: u32,
+        /// Height of the map.
+        map_height: u32,
+    },
+
+    /// An image the decoder rejected (unknown format, corrupt data, over the decoder limits).
+    #[error("{file}: cannot decode image: {source}")]
+    Decode {
+        /// The file.
+        file: String,
+        /// The decoder's error.
+        #[source]
+        source: image::ImageError,
+    },
+
+    /// An image the encoder could not write.
+    #[error("{file}: cannot write image: {source}")]
+    Encode {
+        /// The file.
+        file: String,
+        /// The encoder's error.
+        #[source]
+        source: image::ImageError,
+    },
+
+    /// A pixel whose colour a strict legend does not list.
+    #[error("{file}: pixel ({x},{y}) has colour #{:02x}{:02x}{:02x}, which the legend does not list", rgb[0], rgb[1], rgb[2])]
+    UnknownColor {
+        /// The file.
+        file: String,
+        /// Pixel column.
+        x: u32,
+        /// Pixel row.
+        y: u32,
+        /// The colour.
+        rgb: [u8; 3],
+    },
+
+    /// A colour legend string that does not parse.
+    #[error("{file}: legend entry {entry} (column {column}) {text:?}: {message}")]
+    Legend {
+        /// Where the legend came from (e.g. `--legend`).
+        file: String,
+        /// 1-based index of the comma-separated entry.
+        entry: usize,
+        /// 1-based character column of the entry in the legend string.
+        column: usize,
+        /// The entry's text.
+        text: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl MapError {
+    /// The file or source name the error is about.
+    pub fn file(&self) -> &str {
+        use MapError::*;
+        match self {
+            Io { file, .. }
+            | Header { file, .. }
+            | MissingHeaderKey { file, .. }
+            | UnsupportedType { file, .. }
+            | Empty { file, .. }
+            | TooLarge { file, .. }
+            | TooFewRows { file, .. }
+            | TooManyRows { file, .. }
+            | RowLength { file, .. }
+            | UnknownChar { file, .. }
+            | ScenVersion { file, .. }
+            | FieldCount { file, .. }
+            | BadNumber { file, .. }
+            | PointOutside { file, .. }
+            | PointBlocked { file, .. }
+            | DimensionMismatch { file, .. }
+            | Decode { file, .. }
+            | Encode { file, .. }
+            | UnknownColor { file, .. }
+            | Legend { file, .. } => file,
+        }
+    }
+
+    /// The 1-based line the error points at, for the text formats.
+    pub fn line(&self) -> Option<usize> {
+        use MapError::*;
+        match self {
+            Header { line, .. }
+            | MissingHeaderKey { line, .. }
+            | UnsupportedType { line, .. }
+            | TooFewRows { line, .. }
+            | TooManyRows { line, .. }
+            | RowLength { line, .. }
+            | UnknownChar { line, .. }
+            | ScenVersion { line, .. }
+            | FieldCount { line, .. }
+            | BadNumber { line, .. }
+            | PointOutside { line, .. }
+            | PointBlocked { line, .. }
+            | DimensionMismatch { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        MapError::Io {
+            file: display_name(path),
+            source,
+        }
+    }
+}
+
+/// How a path is named in error messages.
+pub(crate) fn display_name(path: &Path) -> String {
+    path.display().to_string()
+}

@@ -1,0 +1,327 @@
+//! The Moving AI `.map` format: reading and writing.
+
+use super::error::{display_name, MapError};
+use crate::grid::Grid;
+use std::io::Write;
+use std::path::Path;
+
+/// Largest accepted side of a map or image. Far beyond any benchmark map (the largest Moving
+/// AI maps are a few thousand cells wide), small enough that `side * side` arithmetic on `u64`
+/// never overflows.
+pub const MAX_SIDE: u64 = (1 << 29) - 1;
+
+/// Largest accepted number of cells of a `.map` file (2^32). The text of such a map would
+/// already be 4 GiB, so anything above it is a corrupt header, not a map.
+pub const MAX_MAP_CELLS: u64 = 1 << 32;
+
+/// Whether a Moving AI map character is passable, or `None` when it is not a map character.
+///
+/// `.`, `G` (ground) and `S` (swamp) are free; `@`, `O` (out of bounds), `T` (trees) and `W`
+/// (water) are blocked. Swamp and water are passable from like terrain in the original
+/// benchmark rules, but every published scenario treats them as above.
+pub fn terrain_passable(ch: u8) -> Option<bool> {
+    match ch {
+        b'.' | b'G' | b'S' => Some(true),
+        b'@' | b'O' | b'T' | b'W' => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads a Moving AI `.map` file.
+///
+/// Invalid UTF-8 is not fatal by itself: such bytes become U+FFFD and are then reported as an
+/// unknown character at their line and column.
+pub fn read_map(path: impl AsRef<Path>) -> Result<Grid, MapError> {
+    let path = path.as_ref();
+    let bytes = std::fs::read(path).map_err(|e| MapError::io(path, e))?;
+    parse_map(&String::from_utf8_lossy(&bytes), &display_name(path))
+}
+
+/// Splits text into lines on `\n`, dropping one trailing `\r` per line, so that CRLF files and
+/// files without a final newline read the same as LF files.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+}
+
+/// Parses the text of a Moving AI `.map` file; `source` names it in errors.
+///
+/// The header keys `type`, `height` and `width` may come in any order (blank lines are
+/// skipped) before the `map` line; then come `height` rows of `width` characters. Each cell
+/// keeps its character as terrain byte. Trailing blank lines are ignored.
+///
+/// Nothing proportional to the claimed size is allocated before every row has been checked,
+/// so a lying header costs an error, not memory.
+pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
+    let file = || source.to_string();
+    let mut lines = lines(text);
+
+    let mut ty: Option<(usize, String)> = None;
+    let mut height: Option<u64> = None;
+    let mut width: Option<u64> = None;
+    // Where a missing `map` line should have been: the empty line after a final newline, or
+    // the line after the last one.
+    let mut end_line = 1;
+    let map_line = loop {
+        let Some((no, line)) = lines.next() else {
+            return Err(MapError::Header {
+                file: file(),
+                line: end_line,
+                message: "the file ends before the `map` line".into(),
+            });
+        };
+        end_line = if line.is_empty() { no } else { no + 1 };
+        let mut words = line.split_whitespace();
+        let Some(key) = words.next() else { continue };
+        let value = words.next();
+        if let Some(extra) = words.next() {
+            return Err(MapError::Header {
+                file: file(),
+                line: no,
+                message: format!("unexpected {extra:?} after `{key}`"),
+            });
+        }
+        let dup = |k: &str| MapError::Header {
+            file: file(),
+            line: no,
+            message: format!("`{k}` is given twice"),
+        };
+        let number = |field: &'static str, v: Option<&str>| -> Result<u64, MapError> {
+            let v = v.unwrap_or("");
+            v.parse::<u64>().map_err(|_| MapError::BadNumber {
+                file: file(),
+                line: no,
+                field,
+                value: v.to_string(),
+            })
+        };
+        match key {
+            "type" => {
+                if ty.is_some() {
+                    return Err(dup(key));
+                }
+                let Some(v) = value else {
+                    return Err(MapError::Header {
+                        file: file(),
+                        line: no,
+                        message: "`type` needs a value".into(),
+                    });
+                };
+                ty = Some((no, v.to_string()));
+            }
+            "height" => {
+                if height.replace(number("height", value)?).is_some() {
+                    return Err(dup(key));
+                }
+            }
+            "width" => {
+                if width.replace(number("width", value)?).is_some() {
+                    return Err(dup(key));
+                }
+            }
+            "map" if value.is_none() => break no,
+            _ => {
+                return Err(MapError::Header {
+                    file: file(),
+                    line: no,
+                    message: format!("expected `type`, `height`, `width` or `map`, found {line:?}"),
+                })
+            }
+        }
+    };
+
+    let missing = |key| MapError::MissingHeaderKey {
+        file: file(),
+        line: map_line,
+        key,
+    };
+    let (ty_line, ty) = ty.ok_or_else(|| missing("type"))?;
+    let height = height.ok_or_else(|| missing("height"))?;
+    let width = width.ok_or_else(|| missing("width"))?;
+    if ty != "octile" {
+        return Err(MapError::UnsupportedType {
+            file: file(),
+            line: ty_line,
+            found: ty,
+        });
+    }
+    if width == 0 || height == 0 {
+        return Err(MapError::Empty {
+            file: file(),
+            width,
+            height,
+        });
+    }
+    if width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_MAP_CELLS {
+        return Err(MapError::TooLarge {
+            file: file(),
+            width,
+            height,
+            max_side: MAX_SIDE,
+            max_cells: MAX_MAP_CELLS,
+        });
+    }
+
+    // First pass: check every row without allocating, so that the grid is only built for text
+    // that really holds width × height cells.
+    // Trailing blank lines (including the empty "line" after a final newline) are not rows.
+    let mut rest: Vec<(usize, &str)> = lines.collect();
+    while rest.last().is_some_and(|(_, l)| l.trim().is_empty()) {
+        rest.pop();
+    }
+    let mut rows: Vec<&str> = Vec::new();
+    for (no, line) in rest {
+        if rows.len() as u64 == height {
+            return Err(MapError::TooManyRows {
+                file: file(),
+                line: no,
+                expected: height,
+            });
+        }
+        let mut count: u64 = 0;
+        for ch in line.chars() {
+            count += 1;
+            if count > width {
+                break;
+            }
+            if !ch.is_ascii() || terrain_passable(ch as u8).is_none() {
+                return Err(MapError::UnknownChar {
+                    file: file(),
+                    line: no,
+                    column: count as usize,
+                    ch,
+                });
+            }
+        }
+        if count != width {
+            let found = line.chars().count() as u64;
+            return Err(MapError::RowLength {
+                file: file(),
+                line: no,
+                column: (found.min(width) + 1) as usize,
+                expected: width,
+                found,
+            });
+        }
+        rows.push(line);
+    }
+    if (rows.len() as u64) < height {
+        let found = rows.len() as u64;
+        return Err(MapError::TooFewRows {
+            file: file(),
+            line: map_line + rows.len() + 1,
+            expected: height,
+            found,
+        });
+    }
+
+    let mut grid = Grid::new_free(width as u32, height as u32);
+    for (y, row) in rows.iter().enumerate() {
+        for (x, ch) in row.bytes().enumerate() {
+            // Checked ASCII map characters above.
+            let free = terrain_passable(ch).unwrap_or(false);
+            grid.set_cell(x as u32, y as u32, free, ch);
+        }
+    }
+    Ok(grid)
+}
+
+/// The map character a cell is written as: its terrain byte when that is a map character
+/// agreeing with the cell's passability, otherwise `.` or `@`. Grids built from bitmaps or
+/// edited by hand may carry any terrain byte; the file must still read back as the same grid.
+fn cell_char(grid: &Grid, x: u32, y: u32) -> u8 {
+    let t = grid.terrain(x, y);
+    let free = grid.is_free(x, y);
+    match terrain_passable(t) {
+        Some(p) if p == free => t,
+        _ if free => b'.',
+        _ => b'@',
+    }
+}
+
+/// Writes a grid in the Moving AI `.map` format (LF line endings, final newline).
+pub fn write_map(grid: &Grid, mut out: impl Write) -> std::io::Result<()> {
+    write!(
+        out,
+        "type octile\nheight {}\nwidth {}\nmap\n",
+        grid.height(),
+        grid.width()
+    )?;
+    let mut row = Vec::with_capacity(grid.width() as usize + 1);
+    for y in 0..grid.height() {
+        row.clear();
+        row.extend((0..grid.width()).map(|x| cell_char(grid, x, y)));
+        row.push(b'\n');
+        out.write_all(&row)?;
+    }
+    Ok(())
+}
+
+/// Writes a grid to a `.map` file.
+pub fn save_map(grid: &Grid, path: impl AsRef<Path>) -> Result<(), MapError> {
+    let path = path.as_ref();
+    let f = std::fs::File::create(path).map_err(|e| MapError::io(path, e))?;
+    let mut w = std::io::BufWriter::new(f);
+    write_map(grid, &mut w)
+        .and_then(|_| w.flush())
+        .map_err(|e| MapError::io(path, e))
+}
+
+impl Grid {
+    /// The grid as the text of a Moving AI `.map` file (see [`write_map`]).
+    pub fn to_map_string(&self) -> String {
+        let mut v = Vec::new();
+        write_map(self, &mut v).expect("writing to a Vec cannot fail");
+        String::from_utf8(v).expect("map characters are ASCII")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_in_any_order_and_terrain_kept() {
+        let g = parse_map("width 3\n\ntype octile\nheight 2\nmap\n.GS\n@TW", "t").unwrap();
+        assert_eq!((g.width(), g.height()), (3, 2));
+        assert!(g.is_free(1, 0) && g.is_free(2, 0) && !g.is_free(1, 1));
+        assert_eq!(g.terrain(2, 1), b'W');
+        assert_eq!(
+            g.to_map_string(),
+            "type octile\nheight 2\nwidth 3\nmap\n.GS\n@TW\n"
+        );
+    }
+
+    #[test]
+    fn errors_point_at_the_right_place() {
+        let e = parse_map("type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n", "f").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                MapError::UnknownChar {
+                    line: 6,
+                    column: 2,
+                    ch: 'x',
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = parse_map("type octile\nheight 2\nwidth 3\nmap\n...\n", "f").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                MapError::TooFewRows {
+                    line: 6,
+                    expected: 2,
+                    found: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+}

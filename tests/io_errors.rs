@@ -1,0 +1,682 @@
+//! Bad input: every error names the file and points at the right place, and nothing panics.
+
+use proptest::prelude::*;
+use quadpath::io::{self, BitmapOptions, ColorLegend, MapError};
+use quadpath::Grid;
+use std::path::PathBuf;
+
+fn map_err(text: &str) -> MapError {
+    let e = io::parse_map(text, "bad.map").expect_err(text);
+    assert!(
+        e.to_string().starts_with("bad.map"),
+        "message does not name the file: {e}"
+    );
+    assert_eq!(e.file(), "bad.map");
+    e
+}
+
+fn scen_err(text: &str) -> MapError {
+    let e = io::parse_scen(text, "bad.scen").expect_err(text);
+    assert!(
+        e.to_string().starts_with("bad.scen"),
+        "message does not name the file: {e}"
+    );
+    e
+}
+
+const HEAD: &str = "type octile\nheight 3\nwidth 4\nmap\n";
+
+#[test]
+fn header_errors() {
+    let e = map_err("");
+    assert!(matches!(e, MapError::Header { line: 1, .. }), "{e:?}");
+    let e = map_err("type octile\nheight 3\nwidth 4\n");
+    assert!(matches!(e, MapError::Header { line: 4, .. }), "{e:?}");
+    let e = map_err("type octile\nheight 3\nwidth 4");
+    assert!(matches!(e, MapError::Header { line: 4, .. }), "{e:?}");
+    let e = map_err("type octile\nhieght 3\nwidth 4\nmap\n....\n");
+    assert!(matches!(e, MapError::Header { line: 2, .. }), "{e:?}");
+    assert!(e.to_string().contains("bad.map:2:"), "{e}");
+    let e = map_err("type octile\nheight 3\nheight 3\nwidth 4\nmap\n");
+    assert!(matches!(e, MapError::Header { line: 3, .. }), "{e:?}");
+    let e = map_err("type octile\nheight 3 4\nwidth 4\nmap\n");
+    assert!(matches!(e, MapError::Header { line: 2, .. }), "{e:?}");
+    let e = map_err("type octile\nwidth 4\nmap\n....\n");
+    assert!(
+        matches!(
+            e,
+            MapError::MissingHeaderKey {
+                line: 3,
+                key: "height",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err("height 1\nwidth 4\nmap\n....\n");
+    assert!(
+        matches!(e, MapError::MissingHeaderKey { key: "type", .. }),
+        "{e:?}"
+    );
+    let e = map_err("type octile\nheight three\nwidth 4\nmap\n");
+    assert!(
+        matches!(e, MapError::BadNumber { line: 2, field: "height", ref value, .. } if value == "three"),
+        "{e:?}"
+    );
+    let e = map_err("type octile\nheight -3\nwidth 4\nmap\n");
+    assert!(matches!(e, MapError::BadNumber { line: 2, .. }), "{e:?}");
+    let e = map_err("height 1\nwidth 1\ntype tile\nmap\n.\n");
+    assert!(
+        matches!(e, MapError::UnsupportedType { line: 3, ref found, .. } if found == "tile"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn size_errors() {
+    let e = map_err("type octile\nheight 0\nwidth 4\nmap\n");
+    assert!(
+        matches!(
+            e,
+            MapError::Empty {
+                width: 4,
+                height: 0,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err("type octile\nheight 3\nwidth 0\nmap\n\n\n\n");
+    assert!(matches!(e, MapError::Empty { width: 0, .. }), "{e:?}");
+    // 2^33 cells: refused from the header alone.
+    let e = map_err("type octile\nheight 131072\nwidth 65536\nmap\n....\n");
+    assert!(
+        matches!(
+            e,
+            MapError::TooLarge {
+                width: 65536,
+                height: 131072,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err("type octile\nheight 1\nwidth 99999999999999999\nmap\n....\n");
+    assert!(matches!(e, MapError::TooLarge { .. }), "{e:?}");
+    // A header under the limits that claims far more cells than the text holds fails on the
+    // rows, without allocating the claimed grid first.
+    let e = map_err("type octile\nheight 60000\nwidth 60000\nmap\n....\n");
+    assert!(
+        matches!(
+            e,
+            MapError::RowLength {
+                line: 5,
+                column: 5,
+                expected: 60000,
+                found: 4,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err("type octile\nheight 400000000\nwidth 1\nmap\n.\n.\n");
+    assert!(
+        matches!(
+            e,
+            MapError::TooFewRows {
+                line: 7,
+                found: 2,
+                expected: 400_000_000,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err("type octile\nheight 4000000000\nwidth 1\nmap\n.\n.\n");
+    assert!(
+        matches!(
+            e,
+            MapError::TooLarge {
+                height: 4_000_000_000,
+                ..
+            }
+        ),
+        "side over 2^29: {e:?}"
+    );
+}
+
+#[test]
+fn row_errors() {
+    let e = map_err(&format!("{HEAD}....\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::TooFewRows {
+                line: 7,
+                expected: 3,
+                found: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err(&format!("{HEAD}....\n....\n....\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::TooManyRows {
+                line: 8,
+                expected: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err(&format!("{HEAD}....\n...\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::RowLength {
+                line: 6,
+                column: 4,
+                expected: 4,
+                found: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("bad.map:6:4:"), "{e}");
+    let e = map_err(&format!("{HEAD}....\n....\n......\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::RowLength {
+                line: 7,
+                column: 5,
+                found: 6,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // A blank line inside the map is a short row, not the end.
+    let e = map_err(&format!("{HEAD}....\n\n....\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::RowLength {
+                line: 6,
+                column: 1,
+                found: 0,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err(&format!("{HEAD}....\n..#.\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::UnknownChar {
+                line: 6,
+                column: 3,
+                ch: '#',
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("bad.map:6:3:"), "{e}");
+    let e = map_err(&format!("{HEAD}....\n.é..\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::UnknownChar {
+                line: 6,
+                column: 2,
+                ch: 'é',
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = map_err(&format!("{HEAD}....\n.\t..\n....\n"));
+    assert!(
+        matches!(
+            e,
+            MapError::UnknownChar {
+                line: 6,
+                column: 2,
+                ch: '\t',
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // CRLF does not shift columns.
+    let e = map_err("type octile\r\nheight 1\r\nwidth 3\r\nmap\r\n.x.\r\n");
+    assert!(
+        matches!(
+            e,
+            MapError::UnknownChar {
+                line: 5,
+                column: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("quadpath-io-errors-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn file_errors_name_the_path() {
+    let dir = temp_dir("files");
+    let missing = dir.join("nowhere.map");
+    let e = io::read_map(&missing).unwrap_err();
+    assert!(matches!(e, MapError::Io { .. }), "{e:?}");
+    assert!(e.to_string().contains("nowhere.map"), "{e}");
+    let e = io::read_scen(dir.join("nowhere.scen")).unwrap_err();
+    assert!(e.to_string().contains("nowhere.scen"), "{e}");
+
+    // Invalid UTF-8 is an unknown character where it sits.
+    let p = dir.join("latin1.map");
+    std::fs::write(&p, b"type octile\nheight 1\nwidth 3\nmap\n.\xe9.\n").unwrap();
+    let e = io::read_map(&p).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MapError::UnknownChar {
+                line: 5,
+                column: 2,
+                ch: '\u{fffd}',
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("latin1.map:5:2"), "{e}");
+}
+
+#[test]
+fn scenario_errors() {
+    let e = scen_err("");
+    assert!(matches!(e, MapError::ScenVersion { line: 1, .. }), "{e:?}");
+    let e = scen_err("version 2\n");
+    assert!(matches!(e, MapError::ScenVersion { line: 1, .. }), "{e:?}");
+    let e = scen_err("0\ta.map\t4\t4\t0\t0\t1\t1\t1.4\n");
+    assert!(
+        matches!(e, MapError::ScenVersion { line: 1, .. }),
+        "missing version line: {e:?}"
+    );
+    let e = scen_err("version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\n");
+    assert!(
+        matches!(
+            e,
+            MapError::FieldCount {
+                line: 2,
+                found: 8,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = scen_err(
+        "version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\t1.4\n\n0\ta.map\t4\t4\t0\t0\t1\t1\t1.4\t9\n",
+    );
+    assert!(
+        matches!(
+            e,
+            MapError::FieldCount {
+                line: 4,
+                found: 10,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = scen_err("version 1\n0\ta.map\t4\t4\t0\tx\t1\t1\t1.4\n");
+    assert!(
+        matches!(
+            e,
+            MapError::BadNumber {
+                line: 2,
+                field: "start y",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("bad.scen:2:") && e.to_string().contains("start y"),
+        "{e}"
+    );
+    let e = scen_err("version 1\n0\ta.map\t4\t-4\t0\t0\t1\t1\t1.4\n");
+    assert!(
+        matches!(
+            e,
+            MapError::BadNumber {
+                field: "map height",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = scen_err("version 1\n0\ta.map\t4\t4\t0\t0\t1\t1\tNaN\n");
+    assert!(
+        matches!(
+            e,
+            MapError::BadNumber {
+                field: "optimal length",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = scen_err("version 1.0\n0\ta.map\t4\t4\t0\t0\t4\t1\t4\n");
+    assert!(
+        matches!(
+            e,
+            MapError::PointOutside {
+                line: 2,
+                what: "goal",
+                x: 4,
+                y: 1,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn scenario_validation_errors() {
+    let g = io::parse_map("type octile\nheight 2\nwidth 3\nmap\n..@\n...\n", "g.map").unwrap();
+    let s = io::parse_scen(
+        "version 1\n0\tg.map\t3\t2\t0\t0\t1\t1\t1.41\n0\tg.map\t3\t3\t0\t0\t1\t1\t1.41\n",
+        "v.scen",
+    )
+    .unwrap();
+    let e = s.validate_against(&g).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MapError::DimensionMismatch {
+                line: 3,
+                scen_height: 3,
+                map_height: 2,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().starts_with("v.scen:3:"), "{e}");
+    let s = io::parse_scen("version 1\n0\tg.map\t3\t2\t0\t0\t2\t0\t2\n", "v.scen").unwrap();
+    let e = s.validate_against(&g).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MapError::PointBlocked {
+                line: 2,
+                what: "goal",
+                x: 2,
+                y: 0,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+fn bitmap_err(bytes: &[u8], opts: &BitmapOptions) -> MapError {
+    let e = io::decode_bitmap(bytes, None, "bad.png", opts).unwrap_err();
+    assert!(e.to_string().starts_with("bad.png"), "{e}");
+    e
+}
+
+#[test]
+fn bitmap_errors() {
+    let opts = BitmapOptions::default();
+    let e = bitmap_err(b"this is not an image", &opts);
+    assert!(matches!(e, MapError::Decode { .. }), "{e:?}");
+    // A PNG signature with garbage after it: the decoder's message is passed on.
+    let e = bitmap_err(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDRgarbage", &opts);
+    assert!(matches!(e, MapError::Decode { .. }), "{e:?}");
+    // Headers claiming huge images are refused before any pixel is decoded.
+    let e = bitmap_err(b"P5\n30000 30000\n255\n", &opts);
+    assert!(
+        matches!(
+            e,
+            MapError::TooLarge {
+                width: 30000,
+                height: 30000,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let e = bitmap_err(b"P5\n536870000 1\n255\n", &opts);
+    assert!(matches!(e, MapError::TooLarge { .. }), "{e:?}");
+    let empty = image::DynamicImage::new_luma8(0, 0);
+    let e = io::grid_from_image(&empty, &opts).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MapError::Empty {
+                width: 0,
+                height: 0,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+
+    // Through a file: the message names it.
+    let dir = temp_dir("bitmap");
+    let p = dir.join("broken.png");
+    std::fs::write(&p, b"\x89PNG\r\n\x1a\nnope").unwrap();
+    let e = io::read_bitmap(&p, &opts).unwrap_err();
+    assert!(e.to_string().contains("broken.png"), "{e}");
+    let e = io::load_grid(dir.join("absent.bmp"), &opts).unwrap_err();
+    assert!(
+        matches!(e, MapError::Io { .. }) && e.to_string().contains("absent.bmp"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn strict_legend_names_the_pixel() {
+    let mut legend = ColorLegend::parse("000000=@,ffffff=.").unwrap();
+    legend.strict = true;
+    let img = image::RgbImage::from_fn(4, 3, |x, y| {
+        if (x, y) == (2, 1) {
+            image::Rgb([255, 0, 0])
+        } else {
+            image::Rgb([255; 3])
+        }
+    });
+    let opts = BitmapOptions {
+        legend: Some(legend),
+        ..Default::default()
+    };
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgb8(img)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let e = bitmap_err(&png, &opts);
+    assert!(
+        matches!(
+            e,
+            MapError::UnknownColor {
+                x: 2,
+                y: 1,
+                rgb: [255, 0, 0],
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("(2,1)") && e.to_string().contains("#ff0000"),
+        "{e}"
+    );
+}
+
+#[test]
+fn legend_errors() {
+    let cases: [(&str, usize, usize); 7] = [
+        ("", 1, 1),
+        ("000000=@,", 2, 10),
+        ("000000", 1, 1),
+        ("000000=@,00ff=W", 2, 10),
+        ("000000=@,0000gg=W", 2, 10),
+        ("000000=@,ffffff=.,000000=T", 3, 19),
+        ("ff0000=x", 1, 1),
+    ];
+    for (text, entry, column) in cases {
+        let e = ColorLegend::parse_named(text, "--legend").expect_err(text);
+        assert!(
+            matches!(e, MapError::Legend { entry: en, column: c, .. } if en == entry && c == column),
+            "{text:?}: {e:?}"
+        );
+        assert!(e.to_string().starts_with("--legend"), "{e}");
+    }
+    for bad in [
+        "ff0000=xy",
+        "ff0000=x:maybe",
+        "ff0000=",
+        "ff0000=\u{e9}:free",
+    ] {
+        assert!(ColorLegend::parse(bad).is_err(), "{bad:?}");
+    }
+    let l = ColorLegend::parse(" #FF0000 = x : blocked , 00ff00=G").unwrap();
+    assert_eq!(l.entries.len(), 2);
+    assert!(!l.entries[0].free && l.entries[0].terrain == b'x' && l.entries[0].rgb == [255, 0, 0]);
+}
+
+const GOOD_MAP: &str = "type octile\nheight 4\nwidth 5\nmap\n.GS@.\nOTW..\n.....\n@@.@.\n";
+const GOOD_SCEN: &str =
+    "version 1\n0\tm.map\t5\t4\t0\t0\t4\t3\t5.1\n1\tm.map\t5\t4\t4\t0\t0\t2\t4.8\n";
+
+fn good_png() -> Vec<u8> {
+    let g = io::parse_map(GOOD_MAP, "m").unwrap();
+    let mut png = Vec::new();
+    image::DynamicImage::ImageLuma8(g.to_image())
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    png
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Set(usize, u8),
+    Insert(usize, u8),
+    Delete(usize),
+}
+
+fn apply(mut bytes: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+    for e in edits {
+        let n = bytes.len();
+        match *e {
+            Edit::Set(i, b) if n > 0 => bytes[i % n] = b,
+            Edit::Insert(i, b) => bytes.insert(i % (n + 1), b),
+            Edit::Delete(i) if n > 0 => {
+                bytes.remove(i % n);
+            }
+            _ => {}
+        }
+    }
+    bytes
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    // Bytes drawn mostly from the formats' own alphabets, so that mutations stay near valid.
+    let byte = prop_oneof![
+        prop::sample::select(b".@GSOTW\n\r\t 0123456789-.".to_vec()),
+        any::<u8>()
+    ];
+    let edit = prop_oneof![
+        (any::<usize>(), byte.clone()).prop_map(|(i, b)| Edit::Set(i, b)),
+        (any::<usize>(), byte).prop_map(|(i, b)| Edit::Insert(i, b)),
+        any::<usize>().prop_map(Edit::Delete),
+    ];
+    prop::collection::vec(edit, 1..6)
+}
+
+fn check_grid(g: &Grid) {
+    assert!(g.width() > 0 && g.height() > 0);
+    let text = g.to_map_string();
+    assert_eq!(&io::parse_map(&text, "again").unwrap(), g);
+}
+
+fn all_parsers(bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    if let Ok(g) = io::parse_map(&text, "fuzz.map") {
+        check_grid(&g);
+    }
+    if let Ok(s) = io::parse_scen(&text, "fuzz.scen") {
+        for e in &s.entries {
+            assert!(e.start.x < e.width && e.goal.y < e.height);
+        }
+    }
+    let _ = ColorLegend::parse(&text);
+    for hint in [
+        None,
+        Some(image::ImageFormat::Tga),
+        Some(image::ImageFormat::Bmp),
+    ] {
+        if let Ok(g) = io::decode_bitmap(bytes, hint, "fuzz.img", &BitmapOptions::default()) {
+            assert!(g.width() > 0 && g.height() > 0);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        all_parsers(&bytes);
+    }
+
+    #[test]
+    fn mutated_map_never_panics(e in edits()) {
+        all_parsers(&apply(GOOD_MAP.as_bytes().to_vec(), &e));
+    }
+
+    #[test]
+    fn mutated_scen_never_panics(e in edits()) {
+        all_parsers(&apply(GOOD_SCEN.as_bytes().to_vec(), &e));
+    }
+
+    #[test]
+    fn mutated_png_never_panics(e in edits()) {
+        let bytes = apply(good_png(), &e);
+        let _ = io::decode_bitmap(&bytes, None, "fuzz.png", &BitmapOptions::default());
+        let _ = io::decode_bitmap(&bytes, None, "fuzz.png", &BitmapOptions { legend: Some(ColorLegend::rts_default()), ..Default::default() });
+    }
+
+    #[test]
+    fn image_headers_never_panic(w in 0u32..100_000, h in 0u32..100_000, kind in 0u8..3) {
+        let bytes = match kind {
+            0 => format!("P5\n{w} {h}\n255\n").into_bytes(),
+            1 => format!("P1\n{w} {h}\n0 1 0\n").into_bytes(),
+            _ => {
+                let mut b = b"BM".to_vec();
+                b.extend_from_slice(&[0; 12]);
+                b.extend_from_slice(&40u32.to_le_bytes());
+                b.extend_from_slice(&w.to_le_bytes());
+                b.extend_from_slice(&h.to_le_bytes());
+                b.extend_from_slice(&[1, 0, 24, 0]);
+                b
+            }
+        };
+        let _ = io::decode_bitmap(&bytes, None, "hdr", &BitmapOptions::default());
+    }
+}
