@@ -147,6 +147,11 @@ impl Grid {
         self.free.iter().map(|w| w.count_ones() as u64).sum()
     }
 
+    /// Heap bytes held: the passability bits and the terrain bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.free.capacity() * 8 + self.terrain.capacity()
+    }
+
     /// Iterates over the blocked cells, row by row.
     pub fn blocked_cells(&self) -> impl Iterator<Item = Cell> + '_ {
         self.bounds().cells().filter(|c| !self.is_free(c.x, c.y))

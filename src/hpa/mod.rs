@@ -1,0 +1,565 @@
+//! Hierarchical A\* over the quadtree's free leaves.
+//!
+//! - [`graph`]: free leaves, their gate cells and the crossings between them;
+//! - [`GatePolicy`]: which crossings become gates (all of them in exact mode);
+//! - [`SearchContext`]: A\* over gates with reusable buffers;
+//! - [`path`]: refinement into cells, smoothing and an independent validator;
+//! - components: reachability labels, updated locally after each edit.
+//!
+//! [`HpaMap`] ties them to a [`Grid`] and keeps them up to date as cells are blocked and
+//! freed.
+
+mod components;
+pub(crate) mod graph;
+pub mod path;
+mod policy;
+mod search;
+
+pub use path::{validate, Path, PathDefect};
+pub use policy::{adaptive_step, GatePolicy};
+pub use search::SearchContext;
+
+use crate::geom::{Cell, Direction, Rect};
+use crate::grid::Grid;
+use crate::quadtree::{LeafChange, NodeId, QuadTree, QuadtreeError, SplitStopper};
+use components::Components;
+use graph::{GateGraph, NONE};
+use hashbrown::HashMap;
+
+/// The speed/quality trade-off of an [`HpaMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Every crossing is a gate: paths have optimal length.
+    #[default]
+    Exact,
+    /// Sparse gates ([`GatePolicy::Adaptive`]) and string-pulling: much faster searches,
+    /// paths a few percent longer than optimal.
+    Fast,
+}
+
+/// How an [`HpaMap`] builds its gate graph and post-processes paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Which border crossings become gates.
+    pub gates: GatePolicy,
+    /// Shorten paths by string pulling after refinement.
+    pub smooth: bool,
+    /// Split free leaves larger than this many cells on a side. Smaller leaves mean more
+    /// gates but cheaper edits inside large open areas.
+    pub max_leaf_side: Option<u32>,
+}
+
+impl Config {
+    /// Optimal paths: every crossing is a gate, no smoothing needed.
+    pub fn exact() -> Self {
+        Config { gates: GatePolicy::All, smooth: false, max_leaf_side: None }
+    }
+
+    /// Fast, near-optimal paths: adaptive gates and smoothing.
+    pub fn fast() -> Self {
+        Config { gates: GatePolicy::Adaptive, smooth: true, max_leaf_side: None }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::exact()
+    }
+}
+
+impl From<Mode> for Config {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Exact => Config::exact(),
+            Mode::Fast => Config::fast(),
+        }
+    }
+}
+
+/// Which end of a query an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// The start cell.
+    Start,
+    /// The goal cell.
+    Goal,
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Endpoint::Start => "start",
+            Endpoint::Goal => "goal",
+        })
+    }
+}
+
+/// Why a path could not be found, or an edit could not be made.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PathError {
+    /// A cell is outside the map.
+    #[error("{what} {cell} is outside the {width}x{height} map")]
+    OutOfBounds {
+        /// What the cell was for: "start", "goal" or "cell".
+        what: &'static str,
+        /// The cell.
+        cell: Cell,
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
+    },
+    /// The start or the goal is on a blocked cell.
+    #[error("{endpoint} {cell} is on a blocked cell")]
+    Blocked {
+        /// Which end.
+        endpoint: Endpoint,
+        /// The cell.
+        cell: Cell,
+    },
+    /// No path joins the start and the goal.
+    #[error("no path from {start} to {goal}: they are not connected")]
+    Unreachable {
+        /// Start cell.
+        start: Cell,
+        /// Goal cell.
+        goal: Cell,
+    },
+    /// The map cannot be indexed.
+    #[error(transparent)]
+    Tree(#[from] QuadtreeError),
+}
+
+/// A grid map prepared for hierarchical A\*: a quadtree of all-free and all-blocked
+/// leaves, gates between adjacent free leaves, and reachability labels. Cells can be
+/// blocked and freed at any time; only the leaves around the change are rebuilt.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Rect};
+/// let mut map = HpaMap::new(Grid::new_free(64, 64), quadpath::Mode::Exact)?;
+/// let (a, b) = (Cell::new(2, 30), Cell::new(60, 30));
+/// assert_eq!(map.find_path(a, b)?.length, 58.0);
+/// // A wall with a gap at the bottom goes up between them: re-plan around it.
+/// map.set_rect_blocked(Rect::new(30, 0, 31, 55), true)?;
+/// let path = map.find_path(a, b)?;
+/// assert!(path.length > 58.0);
+/// assert!(path.cells.iter().all(|c| c.y > 55 || c.x < 30 || c.x > 31));
+/// # Ok::<(), quadpath::PathError>(())
+/// ```
+pub struct HpaMap {
+    grid: Grid,
+    tree: QuadTree<()>,
+    config: Config,
+    graph: GateGraph,
+    components: Components,
+    ctx: SearchContext,
+    crossing_buf: Vec<(Cell, Cell)>,
+}
+
+impl std::fmt::Debug for HpaMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HpaMap")
+            .field("grid", &self.grid)
+            .field("config", &self.config)
+            .field("free_leaves", &self.free_leaf_count())
+            .field("gates", &self.gate_count())
+            .field("components", &self.component_count())
+            .finish()
+    }
+}
+
+impl HpaMap {
+    /// Builds the tree, the gates and the components for `grid`.
+    pub fn new(grid: Grid, config: impl Into<Config>) -> Result<Self, PathError> {
+        let config = config.into();
+        let stopper = match config.max_leaf_side {
+            Some(s) => SplitStopper::uniform().with_max_leaf_side(s.max(1)),
+            None => SplitStopper::uniform(),
+        };
+        let mut tree = QuadTree::build(grid.width(), grid.height(), stopper, grid.blocked_cells().map(|c| (c, ())))?;
+        tree.track_changes(true);
+        let mut map = HpaMap {
+            graph: GateGraph::new(grid.width()),
+            grid,
+            tree,
+            config,
+            components: Components::default(),
+            ctx: SearchContext::new(),
+            crossing_buf: Vec::new(),
+        };
+        let free: Vec<(NodeId, Rect)> =
+            map.tree.leaves().filter(|l| l.object_count() == 0).map(|l| (l.id(), l.rect())).collect();
+        let slots: Vec<u32> = free.iter().map(|&(id, rect)| map.graph.add_leaf(id, rect)).collect();
+        for &a in &slots {
+            for b in map.free_neighbours(map.graph.leaf(a).id) {
+                if map.graph.leaf(a).id < map.graph.leaf(b).id {
+                    map.connect(a, b);
+                }
+            }
+        }
+        map.components.label_all(&mut map.graph);
+        Ok(map)
+    }
+
+    /// The map as it is now.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The quadtree of free and blocked leaves (one object per blocked cell).
+    pub fn tree(&self) -> &QuadTree<()> {
+        &self.tree
+    }
+
+    /// The configuration it was built with.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// Number of free leaves.
+    pub fn free_leaf_count(&self) -> usize {
+        self.graph.leaves.live()
+    }
+
+    /// Number of gate cells.
+    pub fn gate_count(&self) -> usize {
+        self.graph.gates.live()
+    }
+
+    /// Number of stored crossings between gates of adjacent leaves.
+    pub fn crossing_count(&self) -> usize {
+        self.graph.crossing_count()
+    }
+
+    /// Number of connected free regions.
+    pub fn component_count(&self) -> usize {
+        self.components.count()
+    }
+
+    /// Approximate heap bytes held by the grid, the tree and the gate graph.
+    pub fn memory_bytes(&self) -> usize {
+        self.grid.memory_bytes() + self.tree.memory_bytes() + self.graph.memory_bytes()
+    }
+
+    /// Every crossing as a pair of cells, each reported once, for rendering and tests.
+    pub fn crossings(&self) -> Vec<(Cell, Cell)> {
+        let g = &self.graph;
+        let mut out = Vec::with_capacity(g.crossing_count());
+        for gate in g.gates.items.iter().filter(|x| x.leaf != NONE) {
+            out.extend(gate.links.iter().map(|&o| g.gate(o).cell).filter(|&o| gate.cell < o).map(|o| (gate.cell, o)));
+        }
+        out
+    }
+
+    /// Whether two free cells are connected, answered from the component labels.
+    pub fn connected(&self, a: Cell, b: Cell) -> Result<bool, PathError> {
+        let la = self.free_leaf_of(a, Endpoint::Start)?;
+        let lb = self.free_leaf_of(b, Endpoint::Goal)?;
+        Ok(self.graph.leaf(la).component == self.graph.leaf(lb).component)
+    }
+
+    fn check(&self, what: &'static str, x: u32, y: u32) -> Result<Cell, PathError> {
+        let (width, height) = (self.grid.width(), self.grid.height());
+        if x < width && y < height {
+            Ok(Cell::new(x, y))
+        } else {
+            Err(PathError::OutOfBounds { what, cell: Cell::new(x, y), width, height })
+        }
+    }
+
+    fn free_leaf_of(&self, c: Cell, endpoint: Endpoint) -> Result<u32, PathError> {
+        let what = match endpoint {
+            Endpoint::Start => "start",
+            Endpoint::Goal => "goal",
+        };
+        self.check(what, c.x, c.y)?;
+        if !self.grid.is_free(c.x, c.y) {
+            return Err(PathError::Blocked { endpoint, cell: c });
+        }
+        let id = self.tree.find(c.x, c.y)?.id();
+        Ok(self.graph.leaf_slot[&id.raw()])
+    }
+
+    /// The shortest path this map's mode finds from `start` to `goal`, using the map's own
+    /// search buffers.
+    pub fn find_path(&mut self, start: Cell, goal: Cell) -> Result<Path, PathError> {
+        let mut ctx = std::mem::take(&mut self.ctx);
+        let result = self.find_path_with(&mut ctx, start, goal);
+        self.ctx = ctx;
+        result
+    }
+
+    /// [`HpaMap::find_path`] with caller-owned buffers, so that several threads can search
+    /// one shared map, each with its own [`SearchContext`].
+    pub fn find_path_with(&self, ctx: &mut SearchContext, start: Cell, goal: Cell) -> Result<Path, PathError> {
+        let sl = self.free_leaf_of(start, Endpoint::Start)?;
+        let gl = self.free_leaf_of(goal, Endpoint::Goal)?;
+        if sl == gl {
+            // One obstacle-free rectangle: the straight line is optimal.
+            return Ok(Path::from_cells(path::refine(&[start, goal])));
+        }
+        if self.graph.leaf(sl).component != self.graph.leaf(gl).component {
+            return Err(PathError::Unreachable { start, goal });
+        }
+        let (mut waypoints, _) =
+            ctx.search(&self.graph, start, sl, goal, gl).ok_or(PathError::Unreachable { start, goal })?;
+        if self.config.smooth {
+            waypoints = path::smooth(&self.grid, &waypoints);
+        }
+        Ok(Path::from_cells(path::refine(&waypoints)))
+    }
+
+    /// Blocks (`true`) or frees (`false`) one cell, updating the structure locally.
+    /// Returns whether the cell changed.
+    pub fn set_blocked(&mut self, x: u32, y: u32, blocked: bool) -> Result<bool, PathError> {
+        self.check("cell", x, y)?;
+        let changed = self.toggle(x, y, blocked)?;
+        if changed {
+            self.update(blocked);
+        }
+        Ok(changed)
+    }
+
+    /// Blocks or frees every cell of a rectangle (a building placed or torn down), then
+    /// updates the structure once. Returns how many cells changed.
+    pub fn set_rect_blocked(&mut self, rect: Rect, blocked: bool) -> Result<usize, PathError> {
+        self.check("cell", rect.x1, rect.y1)?;
+        self.check("cell", rect.x2, rect.y2)?;
+        let mut changed = 0;
+        for c in rect.cells() {
+            changed += self.toggle(c.x, c.y, blocked)? as usize;
+        }
+        if changed > 0 {
+            self.update(blocked);
+        }
+        Ok(changed)
+    }
+
+    fn toggle(&mut self, x: u32, y: u32, blocked: bool) -> Result<bool, PathError> {
+        if self.grid.is_free(x, y) != blocked {
+            return Ok(false);
+        }
+        self.grid.set_free(x, y, !blocked);
+        if blocked {
+            self.tree.add(x, y, ())?;
+        } else {
+            self.tree.remove(x, y, &())?;
+        }
+        Ok(true)
+    }
+
+    /// Rebuilds gates and labels for the leaves the tree reports as replaced. All edits
+    /// since the last update went the same way: all blocked (`blocking`) or all freed.
+    fn update(&mut self, blocking: bool) {
+        let mut removed = Vec::new();
+        let mut created: HashMap<NodeId, Rect> = HashMap::new();
+        for change in self.tree.drain_changes() {
+            match change {
+                LeafChange::Removed { id, .. } => {
+                    if created.remove(&id).is_none() {
+                        if let Some(&slot) = self.graph.leaf_slot.get(&id.raw()) {
+                            removed.push(slot);
+                        }
+                    }
+                }
+                LeafChange::Created { id, rect } => {
+                    created.insert(id, rect);
+                }
+            }
+        }
+        removed.sort_unstable();
+        removed.dedup();
+        for slot in removed {
+            self.components.forget(self.graph.leaf(slot).component);
+            self.graph.remove_leaf(slot);
+        }
+        // Free leaves that are new, and blocked ones whose free neighbours may be cut off.
+        let mut new_free = Vec::new();
+        let mut new_blocked = Vec::new();
+        for (&id, &rect) in &created {
+            if self.tree.node(id).is_some_and(|n| n.object_count() == 0) {
+                new_free.push(self.graph.add_leaf(id, rect));
+            } else {
+                new_blocked.push(id);
+            }
+        }
+        for &a in &new_free {
+            for b in self.free_neighbours(self.graph.leaf(a).id) {
+                let b_id = self.graph.leaf(b).id;
+                if !created.contains_key(&b_id) || self.graph.leaf(a).id < b_id {
+                    self.connect(a, b);
+                }
+            }
+        }
+        self.refresh_corner_crossings(&created);
+        self.components.absorb_new_leaves(&mut self.graph, &new_free);
+        if blocking {
+            let mut seeds = new_free;
+            for id in new_blocked {
+                seeds.extend(self.free_neighbours(id));
+            }
+            self.components.split_off(&mut self.graph, &seeds);
+        }
+    }
+
+    /// A diagonal crossing between two untouched leaves runs past the corner cell of the
+    /// leaf between them, so when that leaf changed, the crossing may have become legal or
+    /// illegal. Recompute the crossings of each such pair.
+    fn refresh_corner_crossings(&mut self, created: &HashMap<NodeId, Rect>) {
+        let mut pairs = Vec::new();
+        for rect in created.values() {
+            for (corner, vertical, horizontal) in [
+                ((rect.x1, rect.y1), Direction::N, Direction::W),
+                ((rect.x2, rect.y1), Direction::N, Direction::E),
+                ((rect.x1, rect.y2), Direction::S, Direction::W),
+                ((rect.x2, rect.y2), Direction::S, Direction::E),
+            ] {
+                let corner = Cell::from(corner);
+                let (Some(a), Some(b)) = (corner.step(vertical), corner.step(horizontal)) else { continue };
+                let (Some(la), Some(lb)) = (self.free_leaf_at(a), self.free_leaf_at(b)) else { continue };
+                let (ia, ib) = (self.graph.leaf(la).id, self.graph.leaf(lb).id);
+                if la != lb && !created.contains_key(&ia) && !created.contains_key(&ib) {
+                    pairs.push((la.min(lb), la.max(lb)));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        for (a, b) in pairs {
+            self.graph.unlink_leaves(a, b);
+            self.connect(a, b);
+        }
+    }
+
+    /// The slot of the free leaf holding `c`, if `c` is on the map and free.
+    fn free_leaf_at(&self, c: Cell) -> Option<u32> {
+        if !self.grid.is_free(c.x, c.y) {
+            return None;
+        }
+        let id = self.tree.find(c.x, c.y).ok()?.id();
+        self.graph.leaf_slot.get(&id.raw()).copied()
+    }
+
+    /// Slots of the free leaves next to leaf `id`, each once.
+    fn free_neighbours(&self, id: NodeId) -> Vec<u32> {
+        let mut out = Vec::new();
+        for dir in Direction::ALL {
+            self.tree.for_each_neighbour(id, dir, |n| {
+                if n.object_count() == 0 {
+                    out.push(self.graph.leaf_slot[&n.id().raw()]);
+                }
+            });
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Adds the crossings the policy keeps between free leaves `a` and `b`. The pair is
+    /// always taken in ID order, so that an incremental update picks the same crossings
+    /// as a fresh build.
+    fn connect(&mut self, a: u32, b: u32) {
+        let (a, b) = if self.graph.leaf(a).id < self.graph.leaf(b).id { (a, b) } else { (b, a) };
+        let (ra, rb) = (self.graph.leaf(a).rect, self.graph.leaf(b).rect);
+        let mut buf = std::mem::take(&mut self.crossing_buf);
+        buf.clear();
+        policy::select_crossings(&self.grid, ra, rb, self.config.gates, &mut buf);
+        for &(ca, cb) in &buf {
+            self.graph.link(ca, a, cb, b);
+        }
+        self.crossing_buf = buf;
+    }
+
+    /// Throws the structure away and builds it again from the current grid: what the
+    /// incremental updates avoid, kept for comparison.
+    pub fn rebuild(&mut self) -> Result<(), PathError> {
+        *self = HpaMap::new(self.grid.clone(), self.config)?;
+        Ok(())
+    }
+
+    /// A canonical description of the structure, equal for two maps exactly when they have
+    /// the same leaves, gates, crossings and component partition. For tests.
+    #[doc(hidden)]
+    pub fn snapshot(&self) -> Snapshot {
+        let mut leaves: Vec<(u64, Rect, bool)> =
+            self.tree.leaves().map(|l| (l.id().raw(), l.rect(), l.object_count() == 0)).collect();
+        leaves.sort_unstable_by_key(|l| l.0);
+        let mut crossings = self.crossings();
+        crossings.sort_unstable();
+        let mut gates: Vec<(Cell, u64)> = self
+            .graph
+            .gates
+            .items
+            .iter()
+            .filter(|g| g.leaf != NONE)
+            .map(|g| (g.cell, self.graph.leaf(g.leaf).id.raw()))
+            .collect();
+        gates.sort_unstable();
+        let mut by_label: HashMap<u32, Vec<u64>> = HashMap::new();
+        for (&id, &slot) in &self.graph.leaf_slot {
+            by_label.entry(self.graph.leaf(slot).component).or_default().push(id);
+        }
+        let mut components: Vec<Vec<u64>> = by_label
+            .into_values()
+            .map(|mut v| {
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        components.sort_unstable();
+        Snapshot { leaves, gates, crossings, components }
+    }
+
+    /// Checks the internal bookkeeping (slots, positions, symmetric links). For tests.
+    #[doc(hidden)]
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let g = &self.graph;
+        self.components.check_sizes(g)?;
+        for (&id, &slot) in &g.leaf_slot {
+            let leaf = g.leaf(slot);
+            if leaf.id.raw() != id {
+                return Err(format!("slot {slot} holds {} not {id}", leaf.id));
+            }
+            if leaf.component == NONE {
+                return Err(format!("leaf {} has no component", leaf.id));
+            }
+            for (pos, &gate) in leaf.gates.iter().enumerate() {
+                let gt = g.gate(gate);
+                if gt.leaf != slot || gt.pos as usize != pos || !leaf.rect.contains(gt.cell.x, gt.cell.y) {
+                    return Err(format!("gate {} misfiled in leaf {}", gt.cell, leaf.id));
+                }
+                if gt.links.is_empty() {
+                    return Err(format!("gate {} has no crossing", gt.cell));
+                }
+                for &o in &gt.links {
+                    let other = g.gate(o);
+                    if other.leaf == NONE || other.leaf == slot || !other.links.contains(&gate) {
+                        return Err(format!("crossing {} -> {} is one-sided", gt.cell, other.cell));
+                    }
+                    if g.leaf(other.leaf).component != leaf.component {
+                        return Err(format!("crossing {} -> {} joins two components", gt.cell, other.cell));
+                    }
+                    let d = Direction::between(gt.cell, other.cell);
+                    if !d.is_some_and(|d| self.grid.can_step(gt.cell, d)) {
+                        return Err(format!("crossing {} -> {} is not a legal step", gt.cell, other.cell));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// See [`HpaMap::snapshot`].
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// `(id, rect, free)` of every leaf.
+    pub leaves: Vec<(u64, Rect, bool)>,
+    /// Every gate cell with its leaf.
+    pub gates: Vec<(Cell, u64)>,
+    /// Every crossing, smaller cell first.
+    pub crossings: Vec<(Cell, Cell)>,
+    /// The partition of free leaves into components.
+    pub components: Vec<Vec<u64>>,
+}

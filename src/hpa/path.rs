@@ -1,0 +1,193 @@
+//! Cell paths: refinement of waypoints into cells, smoothing, and validation.
+
+use crate::geom::{octile, Cell, Direction};
+use crate::grid::Grid;
+use serde::Serialize;
+
+/// A path of cells from start to goal, 8-connected, without corner cuts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Path {
+    /// Every cell from the start to the goal, both included.
+    pub cells: Vec<Cell>,
+    /// The summed step costs: 1 per straight step, √2 per diagonal one.
+    pub length: f64,
+}
+
+impl Path {
+    /// The path with its length computed from its steps.
+    pub fn from_cells(cells: Vec<Cell>) -> Path {
+        let length = cells.windows(2).map(|w| octile(w[0], w[1])).sum();
+        Path { cells, length }
+    }
+
+    /// First cell.
+    pub fn start(&self) -> Cell {
+        self.cells[0]
+    }
+
+    /// Last cell.
+    pub fn goal(&self) -> Cell {
+        self.cells[self.cells.len() - 1]
+    }
+
+    /// Number of steps.
+    pub fn steps(&self) -> usize {
+        self.cells.len() - 1
+    }
+}
+
+/// Calls `f` on each cell after `a` of the straightest 8-connected line from `a` to `b`:
+/// `max(dx, dy)` steps with the `min(dx, dy)` diagonal ones spread evenly, so its cost is
+/// exactly the octile distance.
+pub fn line_cells(a: Cell, b: Cell, mut f: impl FnMut(Cell)) {
+    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
+    let n = dx.abs().max(dy.abs());
+    for i in 1..=n {
+        // Rounded `i·d/n`, symmetric about zero so the line does not drift.
+        let along = |d: i64| (2 * i * d + d.signum() * n) / (2 * n);
+        f(Cell::new((a.x as i64 + along(dx)) as u32, (a.y as i64 + along(dy)) as u32));
+    }
+}
+
+/// Whether the straight line from `a` to `b` (see [`line_cells`]) is walkable: every cell
+/// free and no diagonal step cutting a corner.
+pub fn line_is_clear(grid: &Grid, a: Cell, b: Cell) -> bool {
+    let mut prev = a;
+    let mut ok = true;
+    line_cells(a, b, |c| {
+        if ok {
+            ok = Direction::between(prev, c).is_some_and(|d| grid.can_step(prev, d));
+            prev = c;
+        }
+    });
+    ok
+}
+
+/// Joins consecutive waypoints with straight lines. Each pair must be mutually visible
+/// (inside one free leaf, or one legal step apart), which the gate search guarantees.
+pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
+    let mut cells = vec![waypoints[0]];
+    for w in waypoints.windows(2) {
+        line_cells(w[0], w[1], |c| cells.push(c));
+    }
+    cells
+}
+
+/// String pulling: from each kept waypoint, skips ahead to the farthest later waypoint
+/// that a clear straight line reaches. A straight line costs the octile distance, never
+/// more than the route it replaces, so the path only gets shorter.
+pub(crate) fn smooth(grid: &Grid, waypoints: &[Cell]) -> Vec<Cell> {
+    let mut out = vec![waypoints[0]];
+    let mut i = 0;
+    while i + 1 < waypoints.len() {
+        let mut k = i + 1;
+        while k + 1 < waypoints.len() && line_is_clear(grid, waypoints[i], waypoints[k + 1]) {
+            k += 1;
+        }
+        out.push(waypoints[k]);
+        i = k;
+    }
+    out
+}
+
+/// What is wrong with a path, as found by [`validate`].
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PathDefect {
+    /// The path has no cells.
+    #[error("the path is empty")]
+    Empty,
+    /// It does not begin at the start or end at the goal.
+    #[error("the path runs from {from} to {to}, not from {start} to {goal}")]
+    WrongEnds {
+        /// First cell.
+        from: Cell,
+        /// Last cell.
+        to: Cell,
+        /// Expected first cell.
+        start: Cell,
+        /// Expected last cell.
+        goal: Cell,
+    },
+    /// A cell is blocked or outside the map.
+    #[error("step {index} is on blocked cell {cell}")]
+    Blocked {
+        /// Position in the path.
+        index: usize,
+        /// The cell.
+        cell: Cell,
+    },
+    /// Two consecutive cells are not 8-neighbours, or a diagonal step cuts a corner.
+    #[error("step {index} from {from} to {to} is not a legal move")]
+    IllegalStep {
+        /// Position of `to` in the path.
+        index: usize,
+        /// Cell before.
+        from: Cell,
+        /// Cell after.
+        to: Cell,
+    },
+    /// The claimed length is not the sum of the step costs.
+    #[error("claimed length {claimed} but the steps add up to {actual}")]
+    WrongLength {
+        /// Claimed.
+        claimed: f64,
+        /// Summed.
+        actual: f64,
+    },
+}
+
+/// Checks that `path` is a legal route from `start` to `goal` on `grid`, under the crate's
+/// movement rules, and that its claimed length is the sum of its steps (within 1e-6).
+pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
+    let (Some(&from), Some(&to)) = (path.cells.first(), path.cells.last()) else {
+        return Err(PathDefect::Empty);
+    };
+    if from != start || to != goal {
+        return Err(PathDefect::WrongEnds { from, to, start, goal });
+    }
+    let mut actual = 0.0;
+    for (index, &cell) in path.cells.iter().enumerate() {
+        if !grid.is_free(cell.x, cell.y) {
+            return Err(PathDefect::Blocked { index, cell });
+        }
+        if index > 0 {
+            let prev = path.cells[index - 1];
+            match Direction::between(prev, cell) {
+                Some(d) if grid.can_step(prev, d) => actual += d.cost(),
+                _ => return Err(PathDefect::IllegalStep { index, from: prev, to: cell }),
+            }
+        }
+    }
+    if (actual - path.length).abs() > 1e-6 {
+        return Err(PathDefect::WrongLength { claimed: path.length, actual });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_cost_the_octile_distance() {
+        for (a, b) in [((0, 0), (7, 3)), ((9, 2), (1, 5)), ((4, 4), (4, 0)), ((3, 8), (0, 0))] {
+            let (a, b) = (Cell::from(a), Cell::from(b));
+            let mut cells = vec![a];
+            line_cells(a, b, |c| cells.push(c));
+            assert_eq!(*cells.last().unwrap(), b);
+            let p = Path::from_cells(cells);
+            assert!((p.length - octile(a, b)).abs() < 1e-9, "{a} -> {b}");
+            assert!(validate(&Grid::new_free(10, 10), a, b, &p).is_ok());
+        }
+    }
+
+    #[test]
+    fn validation_catches_corner_cuts() {
+        let mut g = Grid::new_free(3, 3);
+        g.set_free(1, 0, false);
+        let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1)]);
+        assert!(matches!(validate(&g, Cell::new(0, 0), Cell::new(1, 1), &p), Err(PathDefect::IllegalStep { .. })));
+        assert!(!line_is_clear(&g, Cell::new(0, 0), Cell::new(2, 2)));
+        assert!(line_is_clear(&g, Cell::new(0, 1), Cell::new(2, 2)));
+    }
+}

@@ -1,0 +1,113 @@
+//! Oracles shared by the integration tests. They are written independently of the library
+//! code they check: a plain Dijkstra over the grid and a step-by-step path checker.
+#![allow(dead_code)]
+
+use quadpath::{Cell, Grid, Path};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+pub const SQRT2: f64 = std::f64::consts::SQRT_2;
+
+/// Whether moving from (x,y) by (dx,dy) is legal: target free and, for diagonals, both
+/// side cells free.
+pub fn legal(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64) -> bool {
+    let free = |x: i64, y: i64| x >= 0 && y >= 0 && x < grid.width() as i64 && y < grid.height() as i64 && grid.is_free(x as u32, y as u32);
+    free(x + dx, y + dy) && (dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy)))
+}
+
+/// Exact shortest distances from `start` to every cell (Dijkstra, costs counted as
+/// (straight, diagonal) step pairs so there is no rounding). `None` where unreachable.
+pub fn distances(grid: &Grid, start: Cell) -> Vec<Option<f64>> {
+    let (w, h) = (grid.width() as usize, grid.height() as usize);
+    let mut best = vec![u64::MAX; w * h];
+    // Cost in units of 1e-9 to keep an integer heap key.
+    let unit = |d: f64| (d * 1e9).round() as u64;
+    let mut heap = BinaryHeap::new();
+    best[start.y as usize * w + start.x as usize] = 0;
+    heap.push(Reverse((0u64, start.x, start.y)));
+    while let Some(Reverse((d, x, y))) = heap.pop() {
+        if d > best[y as usize * w + x as usize] {
+            continue;
+        }
+        for dy in -1i64..=1 {
+            for dx in -1i64..=1 {
+                if (dx, dy) == (0, 0) || !legal(grid, x as i64, y as i64, dx, dy) {
+                    continue;
+                }
+                let (nx, ny) = ((x as i64 + dx) as u32, (y as i64 + dy) as u32);
+                let nd = d + if dx != 0 && dy != 0 { unit(SQRT2) } else { unit(1.0) };
+                let i = ny as usize * w + nx as usize;
+                if nd < best[i] {
+                    best[i] = nd;
+                    heap.push(Reverse((nd, nx, ny)));
+                }
+            }
+        }
+    }
+    best.into_iter().map(|d| (d != u64::MAX).then(|| d as f64 / 1e9)).collect()
+}
+
+/// Panics with a message unless `path` is a legal route from `start` to `goal` whose
+/// claimed length equals its summed step costs.
+pub fn assert_valid(grid: &Grid, start: Cell, goal: Cell, path: &Path) {
+    assert_eq!(path.cells.first(), Some(&start), "path must begin at the start");
+    assert_eq!(path.cells.last(), Some(&goal), "path must end at the goal");
+    let mut sum = 0.0;
+    for w in path.cells.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        assert!(grid.is_free(a.x, a.y), "cell {a} is blocked");
+        let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
+        assert!(dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0), "{a} -> {b} is not a step");
+        assert!(legal(grid, a.x as i64, a.y as i64, dx, dy), "{a} -> {b} is illegal (blocked or corner cut)");
+        sum += if dx != 0 && dy != 0 { SQRT2 } else { 1.0 };
+    }
+    assert!(grid.is_free(goal.x, goal.y));
+    assert!((sum - path.length).abs() < 1e-6, "claimed length {} but steps sum to {sum}", path.length);
+}
+
+/// A small deterministic generator, so failures reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Reads a Moving AI map with a parser of its own, independent of `quadpath::io`.
+pub fn read_movingai(path: &std::path::Path) -> Grid {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let (mut w, mut h) = (0, 0);
+    for line in lines.by_ref() {
+        let mut it = line.split_whitespace();
+        match (it.next(), it.next()) {
+            (Some("width"), Some(v)) => w = v.parse().unwrap(),
+            (Some("height"), Some(v)) => h = v.parse().unwrap(),
+            (Some("map"), _) => break,
+            _ => {}
+        }
+    }
+    let rows: Vec<&[u8]> = lines.take(h as usize).map(|l| l.as_bytes()).collect();
+    Grid::from_fn(w, h, |x, y| matches!(rows[y as usize][x as usize], b'.' | b'G' | b'S'))
+}
+
+/// Reads the (start, goal, optimal) triples of a scenario file.
+pub fn read_scen(path: &std::path::Path) -> Vec<(Cell, Cell, f64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let n = |i: usize| f[i].parse::<u32>().unwrap();
+            (Cell::new(n(4), n(5)), Cell::new(n(6), n(7)), f[8].parse().unwrap())
+        })
+        .collect()
+}
