@@ -19,6 +19,8 @@ pub(crate) struct Leaf {
     pub rect: Rect,
     /// Gate indices of the gates inside this leaf.
     pub gates: Vec<u32>,
+    /// Their cells, in the same order: the search scans these for every leaf it enters.
+    pub cells: Vec<Cell>,
     /// Connected-component label.
     pub component: u32,
     /// Scratch mark for traversals (see `components`).
@@ -128,7 +130,7 @@ impl GateGraph {
     }
 
     pub fn add_leaf(&mut self, id: NodeId, rect: Rect) -> u32 {
-        let slot = self.leaves.insert(Leaf { id, rect, gates: Vec::new(), component: NONE, mark: 0 });
+        let slot = self.leaves.insert(Leaf { id, rect, gates: Vec::new(), cells: Vec::new(), component: NONE, mark: 0 });
         self.leaf_slot.insert(id.raw(), slot);
         slot
     }
@@ -150,6 +152,7 @@ impl GateGraph {
         leaf.component = NONE;
         leaf.gates = gates;
         leaf.gates.clear();
+        leaf.cells.clear();
         self.leaves.release(slot);
     }
 
@@ -187,7 +190,9 @@ impl GateGraph {
         if leaf == NONE {
             return;
         }
-        let list = &mut self.leaves.items[leaf as usize].gates;
+        let leaf = &mut self.leaves.items[leaf as usize];
+        leaf.cells.swap_remove(pos as usize);
+        let list = &mut leaf.gates;
         list.swap_remove(pos as usize);
         if let Some(&moved) = list.get(pos as usize) {
             self.gates.items[moved as usize].pos = pos;
@@ -214,6 +219,7 @@ impl GateGraph {
         let pos = self.leaves.items[leaf as usize].gates.len() as u32;
         let g = self.gates.insert(Gate { cell, leaf, pos, links: Vec::new() });
         self.leaves.items[leaf as usize].gates.push(g);
+        self.leaves.items[leaf as usize].cells.push(cell);
         self.gate_at.insert(key, g);
         g
     }
@@ -237,7 +243,7 @@ impl GateGraph {
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         let leaves = self.leaves.items.capacity() * size_of::<Leaf>()
-            + self.leaves.items.iter().map(|l| l.gates.capacity() * 4).sum::<usize>();
+            + self.leaves.items.iter().map(|l| l.gates.capacity() * 4 + l.cells.capacity() * 8).sum::<usize>();
         let gates = self.gates.items.capacity() * size_of::<Gate>()
             + self.gates.items.iter().map(|g| g.links.capacity() * 4).sum::<usize>();
         let maps = (self.leaf_slot.capacity() + self.gate_at.capacity()) * (size_of::<(u64, u32)>() + 1);

@@ -11,14 +11,20 @@ use std::collections::BinaryHeap;
 /// One context serves any number of queries on any number of maps; keep one per thread.
 #[derive(Clone, Debug, Default)]
 pub struct SearchContext {
-    g: Vec<f64>,
-    parent: Vec<u32>,
-    /// Query number at which the node was last reached; older values mean "unseen".
-    seen: Vec<u32>,
-    closed: Vec<u32>,
+    nodes: Vec<NodeState>,
+    /// Stamps `2q` (reached by query `q`) and `2q + 1` (closed by it); anything older
+    /// means unseen, so nothing is cleared between queries.
     query: u32,
     open: BinaryHeap<Open>,
     expanded: usize,
+}
+
+/// Per-node search state, in one record so that a relaxation touches one cache line.
+#[derive(Clone, Copy, Debug, Default)]
+struct NodeState {
+    g: f64,
+    parent: u32,
+    stamp: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -59,17 +65,13 @@ impl SearchContext {
     }
 
     fn begin(&mut self, nodes: usize) {
-        if self.g.len() < nodes {
-            self.g.resize(nodes, 0.0);
-            self.parent.resize(nodes, NONE);
-            self.seen.resize(nodes, 0);
-            self.closed.resize(nodes, 0);
+        if self.nodes.len() < nodes {
+            self.nodes.resize(nodes, NodeState::default());
         }
-        self.query = self.query.wrapping_add(1);
-        if self.query == 0 {
-            // The stamps wrapped: clear them once every 4 billion queries.
-            self.seen.fill(0);
-            self.closed.fill(0);
+        self.query += 1;
+        if self.query >= u32::MAX / 2 {
+            // The stamps would wrap: clear them once every 2 billion queries.
+            self.nodes.fill(NodeState::default());
             self.query = 1;
         }
         self.open.clear();
@@ -78,16 +80,12 @@ impl SearchContext {
 
     #[inline]
     fn relax(&mut self, node: u32, g: f64, h: f64, parent: u32) {
-        let i = node as usize;
-        if self.seen[i] == self.query {
-            if self.closed[i] == self.query || g >= self.g[i] {
-                return;
-            }
-        } else {
-            self.seen[i] = self.query;
+        let open = self.query * 2;
+        let n = &mut self.nodes[node as usize];
+        if n.stamp >= open && (n.stamp > open || g >= n.g) {
+            return; // closed, or already reached at least as cheaply
         }
-        self.g[i] = g;
-        self.parent[i] = parent;
+        *n = NodeState { g, parent, stamp: open };
         self.open.push(Open { f: g + h, g, node });
     }
 
@@ -105,22 +103,22 @@ impl SearchContext {
         let n = graph.gates.capacity();
         let (s, t) = (n as u32, n as u32 + 1);
         self.begin(n + 2);
-        self.seen[s as usize] = self.query;
-        self.g[s as usize] = 0.0;
+        self.nodes[s as usize] = NodeState { g: 0.0, parent: NONE, stamp: self.query * 2 };
         self.open.push(Open { f: octile(start, goal), g: 0.0, node: s });
         while let Some(Open { g, node, .. }) = self.open.pop() {
-            let i = node as usize;
-            if self.closed[i] == self.query || g > self.g[i] {
+            let state = &mut self.nodes[node as usize];
+            if state.stamp != self.query * 2 || g > state.g {
                 continue; // a stale entry
             }
-            self.closed[i] = self.query;
+            state.stamp += 1;
+            let p = state.parent;
             if node == t {
                 return Some((self.unwind(graph, start, goal, t), g));
             }
             self.expanded += 1;
             if node == s {
-                for &v in &graph.leaf(start_leaf).gates {
-                    let c = graph.gate(v).cell;
+                let leaf = graph.leaf(start_leaf);
+                for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
                     self.relax(v, octile(start, c), octile(c, goal), s);
                 }
                 continue;
@@ -130,12 +128,11 @@ impl SearchContext {
             // Moving on inside the leaf pays only when the gate was entered by a crossing:
             // from a gate reached inside the leaf, its predecessor's direct octile edge is
             // never longer (triangle inequality), so those edges were already offered.
-            let p = self.parent[i];
             let entered_by_crossing = p != s && graph.gate(p).leaf != gate.leaf;
             if entered_by_crossing {
-                for &v in &graph.leaf(gate.leaf).gates {
+                let leaf = graph.leaf(gate.leaf);
+                for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
                     if v != node {
-                        let c = graph.gate(v).cell;
                         self.relax(v, g + octile(here, c), octile(c, goal), node);
                     }
                 }
@@ -153,10 +150,10 @@ impl SearchContext {
 
     fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, t: u32) -> Vec<Cell> {
         let mut out = vec![goal];
-        let mut v = self.parent[t as usize];
+        let mut v = self.nodes[t as usize].parent;
         while v != t - 1 {
             out.push(graph.gate(v).cell);
-            v = self.parent[v as usize];
+            v = self.nodes[v as usize].parent;
         }
         out.push(start);
         out.reverse();
