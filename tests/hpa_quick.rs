@@ -1,6 +1,12 @@
 mod common;
 use common::*;
-use quadpath::{Cell, Grid, HpaMap, Mode};
+use quadpath::hpa::Clustering;
+use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, Mode};
+
+/// Fast mode with clusters small enough that random small maps have many of them.
+fn tiny_clusters(side: u32) -> Config {
+    Config { clusters: Some(Clustering { side, entrances: GatePolicy::Adaptive }), ..Config::fast() }
+}
 
 #[test]
 fn random_maps_exact() {
@@ -10,6 +16,7 @@ fn random_maps_exact() {
         let density = rng.below(40);
         let grid = Grid::from_fn(w, h, |_, _| rng.below(100) >= density);
         let mut map = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+        let mut clustered = HpaMap::new(grid.clone(), tiny_clusters(2 + round % 6)).unwrap();
         map.check_consistency().unwrap();
         let free: Vec<Cell> = grid.bounds().cells().filter(|c| grid.is_free(c.x, c.y)).collect();
         if free.is_empty() { continue; }
@@ -22,6 +29,9 @@ fn random_maps_exact() {
                 (Ok(p), Some(len)) => {
                     assert_valid(&grid, s, g, &p);
                     assert!((p.length - len).abs() < 1e-6, "round {round} {w}x{h}: {s}->{g} got {} want {len}", p.length);
+                    let q = clustered.find_path(s, g).unwrap();
+                    assert_valid(&grid, s, g, &q);
+                    assert!(q.length >= len - 1e-9);
                 }
                 (Err(e), None) => assert!(matches!(e, quadpath::PathError::Unreachable { .. })),
                 (r, want) => panic!("round {round}: {s}->{g}: {r:?} vs {want:?}"),
@@ -37,7 +47,11 @@ fn random_edits_match_fresh_build() {
     for round in 0..ROUNDS {
         let (w, h) = (1 + rng.below(30) as u32, 1 + rng.below(30) as u32);
         let density = rng.below(35);
-        let mode = if round % 2 == 0 { Mode::Exact } else { Mode::Fast };
+        let mode: Config = match round % 3 {
+            0 => Mode::Exact.into(),
+            1 => Mode::Fast.into(),
+            _ => tiny_clusters(2 + round % 7),
+        };
         let mut grid = Grid::from_fn(w, h, |_, _| rng.below(100) >= density);
         let mut map = HpaMap::new(grid.clone(), mode).unwrap();
         for step in 0..25 {
@@ -54,13 +68,31 @@ fn random_edits_match_fresh_build() {
                 grid.set_free(x, y, !blocked);
             }
             if let Err(e) = map.check_consistency() {
-                let before = HpaMap::new(prev.clone(), mode).unwrap();
-                let _ = before;
                 for y in 0..h { let row: String = (0..w).map(|x| if prev.is_free(x,y) {'.'} else {'@'}).collect(); eprintln!("{row}"); }
-                panic!("round {round} step {step} {mode:?} edit ({x},{y}) blocked={blocked}: {e}");
+                panic!("round {round} step {step} {:?} edit ({x},{y}) blocked={blocked}: {e}", mode.clusters);
             }
             let fresh = HpaMap::new(grid.clone(), mode).unwrap();
-            assert_eq!(map.snapshot(), fresh.snapshot(), "round {round} step {step} ({x},{y}) blocked={blocked}");
+            assert_same_structure(&map.snapshot(), &fresh.snapshot(), &format!("round {round} step {step} ({x},{y}) blocked={blocked}"));
+            // Paths after the edit: valid, never shorter than optimal, exact when exact.
+            let free: Vec<Cell> = grid.bounds().cells().filter(|c| grid.is_free(c.x, c.y)).collect();
+            if free.len() >= 2 {
+                let s = free[rng.below(free.len() as u64) as usize];
+                let d = distances(&grid, s);
+                for _ in 0..3 {
+                    let g = free[rng.below(free.len() as u64) as usize];
+                    match (map.find_path(s, g), d[(g.y * w + g.x) as usize]) {
+                        (Ok(p), Some(best)) => {
+                            assert_valid(&grid, s, g, &p);
+                            assert!(p.length >= best - 1e-9, "shorter than optimal");
+                            if mode.clusters.is_none() {
+                                assert!((p.length - best).abs() < 1e-6, "round {round}: exact {} vs {best}", p.length);
+                            }
+                        }
+                        (Err(quadpath::PathError::Unreachable { .. }), None) => {}
+                        (r, want) => panic!("round {round} step {step}: {s}->{g}: {r:?} vs {want:?}"),
+                    }
+                }
+            }
         }
     }
 }

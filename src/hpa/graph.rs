@@ -25,6 +25,8 @@ pub(crate) struct Leaf {
     pub component: u32,
     /// Scratch mark for traversals (see `components`).
     pub mark: u64,
+    /// Slot of its cluster, when the map is clustered.
+    pub cluster: u32,
 }
 
 /// A gate: a cell of a free leaf with at least one crossing into another free leaf.
@@ -37,6 +39,10 @@ pub(crate) struct Gate {
     pub pos: u32,
     /// Gates one legal step away, in other leaves.
     pub links: Vec<u32>,
+    /// Index among its cluster's gates (valid while the cluster is up to date).
+    pub local: u32,
+    /// Index among its cluster's entrances, or `NONE`.
+    pub entrance: u32,
 }
 
 /// Slot storage that recycles freed indices, so gate and leaf indices stay dense and can
@@ -54,7 +60,7 @@ impl<T> Default for Slots<T> {
 }
 
 impl<T> Slots<T> {
-    fn insert(&mut self, item: T) -> u32 {
+    pub fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.items[i as usize] = item;
@@ -67,7 +73,7 @@ impl<T> Slots<T> {
         }
     }
 
-    fn release(&mut self, i: u32) {
+    pub fn release(&mut self, i: u32) {
         self.free.push(i);
     }
 
@@ -130,7 +136,7 @@ impl GateGraph {
     }
 
     pub fn add_leaf(&mut self, id: NodeId, rect: Rect) -> u32 {
-        let slot = self.leaves.insert(Leaf { id, rect, gates: Vec::new(), cells: Vec::new(), component: NONE, mark: 0 });
+        let slot = self.leaves.insert(Leaf { id, rect, gates: Vec::new(), cells: Vec::new(), component: NONE, mark: 0, cluster: NONE });
         self.leaf_slot.insert(id.raw(), slot);
         slot
     }
@@ -210,6 +216,19 @@ impl GateGraph {
         self.gates.release(g);
     }
 
+    /// The gate at a cell, if there is one.
+    pub fn gate_at(&self, cell: Cell) -> Option<u32> {
+        self.gate_at.get(&self.key(cell)).copied()
+    }
+
+    pub(crate) fn gate_mut(&mut self, g: u32) -> &mut Gate {
+        &mut self.gates.items[g as usize]
+    }
+
+    pub(crate) fn leaf_mut(&mut self, slot: u32) -> &mut Leaf {
+        &mut self.leaves.items[slot as usize]
+    }
+
     fn gate_for(&mut self, cell: Cell, leaf: u32) -> u32 {
         let key = self.key(cell);
         if let Some(&g) = self.gate_at.get(&key) {
@@ -217,7 +236,7 @@ impl GateGraph {
             return g;
         }
         let pos = self.leaves.items[leaf as usize].gates.len() as u32;
-        let g = self.gates.insert(Gate { cell, leaf, pos, links: Vec::new() });
+        let g = self.gates.insert(Gate { cell, leaf, pos, links: Vec::new(), local: NONE, entrance: NONE });
         self.leaves.items[leaf as usize].gates.push(g);
         self.leaves.items[leaf as usize].cells.push(cell);
         self.gate_at.insert(key, g);

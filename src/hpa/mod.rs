@@ -9,12 +9,14 @@
 //! [`HpaMap`] ties them to a [`Grid`] and keeps them up to date as cells are blocked and
 //! freed.
 
+mod clusters;
 mod components;
 pub(crate) mod graph;
 pub mod path;
 mod policy;
 mod search;
 
+pub use clusters::Clustering;
 pub use path::{validate, Path, PathDefect};
 pub use policy::{adaptive_step, GatePolicy};
 pub use search::SearchContext;
@@ -22,6 +24,7 @@ pub use search::SearchContext;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::Grid;
 use crate::quadtree::{LeafChange, NodeId, QuadTree, QuadtreeError, SplitStopper};
+use clusters::Clusters;
 use components::Components;
 use graph::{GateGraph, NONE};
 use hashbrown::HashMap;
@@ -42,6 +45,9 @@ pub enum Mode {
 pub struct Config {
     /// Which border crossings become gates.
     pub gates: GatePolicy,
+    /// Search over cluster entrances instead of every gate. `None` searches the gate graph
+    /// itself, which is optimal when `gates` is [`GatePolicy::All`].
+    pub clusters: Option<Clustering>,
     /// Shorten paths by string pulling after refinement.
     pub smooth: bool,
     /// Split free leaves larger than this many cells on a side. Smaller leaves mean more
@@ -52,12 +58,14 @@ pub struct Config {
 impl Config {
     /// Optimal paths: every crossing is a gate, no smoothing needed.
     pub fn exact() -> Self {
-        Config { gates: GatePolicy::All, smooth: false, max_leaf_side: None }
+        Config { gates: GatePolicy::All, clusters: None, smooth: false, max_leaf_side: None }
     }
 
-    /// Fast, near-optimal paths: adaptive gates and smoothing.
+    /// Fast, near-optimal paths: every crossing stays a gate, so routes inside clusters
+    /// are exact, but the search runs over cluster entrances placed by
+    /// [`GatePolicy::Adaptive`], and the result is smoothed.
     pub fn fast() -> Self {
-        Config { gates: GatePolicy::Adaptive, smooth: true, max_leaf_side: None }
+        Config { gates: GatePolicy::All, clusters: Some(Clustering::default()), smooth: true, max_leaf_side: None }
     }
 }
 
@@ -152,6 +160,7 @@ pub struct HpaMap {
     config: Config,
     graph: GateGraph,
     components: Components,
+    clusters: Option<Clusters>,
     ctx: SearchContext,
     crossing_buf: Vec<(Cell, Cell)>,
 }
@@ -184,6 +193,7 @@ impl HpaMap {
             tree,
             config,
             components: Components::default(),
+            clusters: None,
             ctx: SearchContext::new(),
             crossing_buf: Vec::new(),
         };
@@ -201,6 +211,17 @@ impl HpaMap {
             }
         }
         map.components.label_all(&mut map.graph);
+        if let Some(cfg) = config.clusters {
+            let shape = map.tree.shape();
+            let mut clusters = Clusters::new(cfg, &shape);
+            let mut all: Vec<u32> = slots.iter().map(|&leaf| clusters.attach(&mut map.graph, &shape, leaf)).collect();
+            all.sort_unstable();
+            all.dedup();
+            for c in all {
+                clusters.recompute(&mut map.graph, &shape, &map.grid, c);
+            }
+            map.clusters = Some(clusters);
+        }
         Ok(map)
     }
 
@@ -234,6 +255,16 @@ impl HpaMap {
         self.graph.crossing_count()
     }
 
+    /// Number of clusters (0 when the map is not clustered).
+    pub fn cluster_count(&self) -> usize {
+        self.clusters.as_ref().map_or(0, Clusters::count)
+    }
+
+    /// Number of cluster entrances (0 when the map is not clustered).
+    pub fn entrance_count(&self) -> usize {
+        self.clusters.as_ref().map_or(0, |c| c.live().map(|c| c.entrances.len()).sum())
+    }
+
     /// Number of connected free regions.
     pub fn component_count(&self) -> usize {
         self.components.count()
@@ -241,7 +272,10 @@ impl HpaMap {
 
     /// Approximate heap bytes held by the grid, the tree and the gate graph.
     pub fn memory_bytes(&self) -> usize {
-        self.grid.memory_bytes() + self.tree.memory_bytes() + self.graph.memory_bytes()
+        self.grid.memory_bytes()
+            + self.tree.memory_bytes()
+            + self.graph.memory_bytes()
+            + self.clusters.as_ref().map_or(0, Clusters::memory_bytes)
     }
 
     /// Every crossing as a pair of cells, each reported once, for rendering and tests.
@@ -304,8 +338,11 @@ impl HpaMap {
         if self.graph.leaf(sl).component != self.graph.leaf(gl).component {
             return Err(PathError::Unreachable { start, goal });
         }
-        let (mut waypoints, _) =
-            ctx.search(&self.graph, start, sl, goal, gl).ok_or(PathError::Unreachable { start, goal })?;
+        let found = match &self.clusters {
+            Some(clusters) => ctx.search_clustered(&self.graph, clusters, start, sl, goal, gl),
+            None => ctx.search(&self.graph, start, sl, goal, gl).map(|(w, _)| w),
+        };
+        let mut waypoints = found.ok_or(PathError::Unreachable { start, goal })?;
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, &waypoints);
         }
@@ -372,8 +409,15 @@ impl HpaMap {
         }
         removed.sort_unstable();
         removed.dedup();
+        // Clusters whose leaves or gates change, by key: slots may be recycled meanwhile.
+        let mut dirty: Vec<NodeId> = Vec::new();
         for slot in removed {
             self.components.forget(self.graph.leaf(slot).component);
+            if let Some(clusters) = &mut self.clusters {
+                if let Some(c) = clusters.detach(&self.graph, slot) {
+                    dirty.push(clusters.get(c).key);
+                }
+            }
             self.graph.remove_leaf(slot);
         }
         // Free leaves that are new, and blocked ones whose free neighbours may be cut off.
@@ -395,6 +439,31 @@ impl HpaMap {
             }
         }
         self.refresh_corner_crossings(&created);
+        if let Some(clusters) = &mut self.clusters {
+            let shape = self.tree.shape();
+            for &leaf in &new_free {
+                let c = clusters.attach(&mut self.graph, &shape, leaf);
+                dirty.push(clusters.get(c).key);
+            }
+        }
+        if self.clusters.is_some() {
+            // Gates appear and vanish only in leaves next to the replaced ones.
+            for &id in created.keys() {
+                for n in self.free_neighbours(id) {
+                    let c = self.graph.leaf(n).cluster;
+                    dirty.push(self.clusters.as_ref().unwrap().get(c).key);
+                }
+            }
+            dirty.sort_unstable();
+            dirty.dedup();
+            let shape = self.tree.shape();
+            let clusters = self.clusters.as_mut().unwrap();
+            for key in dirty {
+                if let Some(slot) = clusters.slot_of(key) {
+                    clusters.recompute(&mut self.graph, &shape, &self.grid, slot);
+                }
+            }
+        }
         self.components.absorb_new_leaves(&mut self.graph, &new_free);
         if blocking {
             let mut seeds = new_free;
@@ -510,7 +579,21 @@ impl HpaMap {
             })
             .collect();
         components.sort_unstable();
-        Snapshot { leaves, gates, crossings, components }
+        let mut clusters = Vec::new();
+        if let Some(cl) = &self.clusters {
+            for c in cl.live() {
+                let cells: Vec<Cell> = c.entrances.iter().map(|&e| self.graph.gate(e).cell).collect();
+                let n = cells.len();
+                let mut routes: Vec<(Cell, Cell, i64)> = (0..n * n)
+                    .filter(|&k| c.dist[k].is_finite())
+                    .map(|k| (cells[k / n], cells[k % n], (c.dist[k] * 1e6).round() as i64))
+                    .collect();
+                routes.sort_unstable();
+                clusters.push((c.key.raw(), routes));
+            }
+        }
+        clusters.sort_unstable();
+        Snapshot { leaves, gates, crossings, components, clusters }
     }
 
     /// Checks the internal bookkeeping (slots, positions, symmetric links). For tests.
@@ -579,4 +662,6 @@ pub struct Snapshot {
     pub crossings: Vec<(Cell, Cell)>,
     /// The partition of free leaves into components.
     pub components: Vec<Vec<u64>>,
+    /// Per cluster, the distance between every two of its entrances (in micro-cells).
+    pub clusters: Vec<(u64, Vec<(Cell, Cell, i64)>)>,
 }

@@ -29,17 +29,29 @@ pub enum GatePolicy {
 /// Short borders (the common case along walls) get a gate on every other cell; long open
 /// borders get about five.
 pub fn adaptive_step(len: u32) -> u32 {
-    (len / 4).clamp(2, 16)
+    (len / 4).clamp(8, 32)
 }
 
 impl GatePolicy {
-    fn step(self, len: u32) -> Option<u32> {
+    fn step(self, len: u32) -> u32 {
         match self {
-            GatePolicy::All => None,
-            GatePolicy::Step(n) => Some(n.max(1)),
-            GatePolicy::Adaptive => Some(adaptive_step(len)),
-            GatePolicy::Ends => Some(len.max(1)),
+            GatePolicy::All => 1,
+            GatePolicy::Step(n) => n.max(1),
+            GatePolicy::Adaptive => adaptive_step(len),
+            GatePolicy::Ends => len.max(1),
         }
+    }
+
+    /// The positions this policy picks on a run of border cells `lo..=hi`: both ends and
+    /// the points in between at the policy's step.
+    pub fn positions(self, lo: u32, hi: u32) -> impl Iterator<Item = u32> {
+        let step = self.step(hi - lo + 1);
+        let mut next = Some(lo);
+        std::iter::from_fn(move || {
+            let t = next?;
+            next = (t < hi).then(|| t.saturating_add(step).min(hi));
+            Some(t)
+        })
     }
 }
 
@@ -75,9 +87,7 @@ pub(crate) fn select_crossings(grid: &Grid, ra: Rect, rb: Rect, policy: GatePoli
     };
     if overlap.0 <= overlap.1 {
         let (lo, hi) = overlap;
-        let step = policy.step(hi - lo + 1).unwrap_or(1);
-        let mut t = lo;
-        loop {
+        for t in policy.positions(lo, hi) {
             let (a, b) = if vertical_edge {
                 let (xa, xb) = if ra.x2 < rb.x1 { (ra.x2, rb.x1) } else { (ra.x1, rb.x2) };
                 (Cell::new(xa, t), Cell::new(xb, t))
@@ -86,10 +96,6 @@ pub(crate) fn select_crossings(grid: &Grid, ra: Rect, rb: Rect, policy: GatePoli
                 (Cell::new(t, ya), Cell::new(t, yb))
             };
             out.push((a, b));
-            if t == hi {
-                break;
-            }
-            t = (t + step).min(hi);
         }
     } else {
         // Corner contact only: the single diagonal crossing, if legal.

@@ -1,5 +1,6 @@
 //! A\* over the gate graph, with buffers reused from one query to the next.
 
+use super::clusters::{Cluster, Clusters, FROM_ORIGIN};
 use super::graph::{GateGraph, NONE};
 use crate::geom::{octile, Cell};
 use std::cmp::Ordering;
@@ -17,6 +18,9 @@ pub struct SearchContext {
     query: u32,
     open: BinaryHeap<Open>,
     expanded: usize,
+    /// Per entrance of the start's (goal's) cluster: distance and the leaf gate it goes by.
+    start_ties: Vec<(f64, u32)>,
+    goal_ties: Vec<(f64, u32)>,
 }
 
 /// Per-node search state, in one record so that a relaxation touches one cache line.
@@ -158,5 +162,167 @@ impl SearchContext {
         out.push(start);
         out.reverse();
         out
+    }
+}
+
+impl SearchContext {
+    /// The clustered search: A\* over cluster entrances, with the start and the goal tied
+    /// to the entrances of their clusters. Returns waypoints that
+    /// [`super::path::refine`] can join with straight lines.
+    pub(crate) fn search_clustered(
+        &mut self,
+        graph: &GateGraph,
+        clusters: &Clusters,
+        start: Cell,
+        start_leaf: u32,
+        goal: Cell,
+        goal_leaf: u32,
+    ) -> Option<Vec<Cell>> {
+        let (ks, kg) = (graph.leaf(start_leaf).cluster, graph.leaf(goal_leaf).cluster);
+        if ks == kg {
+            // Within one cluster the gate graph itself is small, and it also finds routes
+            // that leave the cluster and come back.
+            return self.search(graph, start, start_leaf, goal, goal_leaf).map(|(w, _)| w);
+        }
+        let (cs, cg) = (clusters.get(ks), clusters.get(kg));
+        tie(graph, cs, start, start_leaf, &mut self.start_ties);
+        tie(graph, cg, goal, goal_leaf, &mut self.goal_ties);
+
+        let n = graph.gates.capacity();
+        let (s, t) = (n as u32, n as u32 + 1);
+        self.begin(n + 2);
+        self.nodes[s as usize] = NodeState { g: 0.0, parent: NONE, stamp: self.query * 2 };
+        self.open.push(Open { f: octile(start, goal), g: 0.0, node: s });
+        while let Some(Open { g, node, .. }) = self.open.pop() {
+            let state = &mut self.nodes[node as usize];
+            if state.stamp != self.query * 2 || g > state.g {
+                continue;
+            }
+            state.stamp += 1;
+            let p = state.parent;
+            if node == t {
+                return Some(self.unwind_clustered(graph, clusters, (start, ks), (goal, kg), s, t));
+            }
+            self.expanded += 1;
+            if node == s {
+                for (j, &e) in cs.entrances.iter().enumerate() {
+                    let d = self.start_ties[j].0;
+                    if d.is_finite() {
+                        self.relax(e, d, octile(graph.gate(e).cell, goal), s);
+                    }
+                }
+                continue;
+            }
+            let gate = graph.gate(node);
+            let k = graph.leaf(gate.leaf).cluster;
+            // As in the flat search, routes inside the cluster are offered only from
+            // entrances reached from outside it: shortest distances obey the triangle
+            // inequality, so offering them again from a mate never helps.
+            let entered = p != s && graph.leaf(graph.gate(p).leaf).cluster != k;
+            if entered {
+                let c = clusters.get(k);
+                let (i, n_e) = (gate.entrance as usize, c.entrances.len());
+                for (j, &e) in c.entrances.iter().enumerate() {
+                    let d = c.dist[i * n_e + j];
+                    if j != i && d.is_finite() {
+                        self.relax(e, g + d, octile(graph.gate(e).cell, goal), node);
+                    }
+                }
+                if k == kg {
+                    let d = self.goal_ties[i].0;
+                    if d.is_finite() {
+                        self.relax(t, g + d, 0.0, node);
+                    }
+                }
+            }
+            for &v in &gate.links {
+                let other = graph.gate(v);
+                if other.entrance != NONE && graph.leaf(other.leaf).cluster != k {
+                    self.relax(v, g + octile(gate.cell, other.cell), octile(other.cell, goal), node);
+                }
+            }
+        }
+        None
+    }
+
+    fn unwind_clustered(
+        &self,
+        graph: &GateGraph,
+        clusters: &Clusters,
+        (start, ks): (Cell, u32),
+        (goal, kg): (Cell, u32),
+        s: u32,
+        t: u32,
+    ) -> Vec<Cell> {
+        let mut chain = vec![t];
+        while let Some(&last) = chain.last() {
+            if last == s {
+                break;
+            }
+            chain.push(self.nodes[last as usize].parent);
+        }
+        chain.reverse();
+        let cell = |v: u32| graph.gate(v).cell;
+        let cluster_of = |v: u32| graph.leaf(graph.gate(v).leaf).cluster;
+        // The gates met following a predecessor table from local gate `v` to `stop`
+        // (excluded) or to an origin (included).
+        let walk = |pred: &[u32], c: &Cluster, mut v: u32, stop: u32| {
+            let mut out = Vec::new();
+            while v != stop && v != FROM_ORIGIN {
+                out.push(c.gates[v as usize]);
+                v = pred[v as usize];
+            }
+            out
+        };
+        fn tree(c: &Cluster, i: usize) -> &[u32] {
+            let n_g = c.gates.len();
+            &c.pred[i * n_g..(i + 1) * n_g]
+        }
+        let mut out = vec![start];
+        for w in chain.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            match (a == s, b == t) {
+                (true, true) => unreachable!("start and goal in different clusters"),
+                (true, false) => {
+                    // Start → a gate `v` of its leaf → along entrance `j`'s tree to `b`.
+                    let (c, j) = (clusters.get(ks), graph.gate(b).entrance as usize);
+                    let route = walk(tree(c, j), c, self.start_ties[j].1, NONE);
+                    out.extend(route.iter().map(|&v| cell(v)));
+                }
+                (false, true) => {
+                    let (c, k) = (clusters.get(kg), graph.gate(a).entrance as usize);
+                    let route = walk(tree(c, k), c, self.goal_ties[k].1, NONE);
+                    out.extend(route.iter().rev().skip(1).map(|&v| cell(v)));
+                }
+                (false, false) if cluster_of(a) == cluster_of(b) => {
+                    let c = clusters.get(cluster_of(a));
+                    let route = walk(tree(c, graph.gate(a).entrance as usize), c, graph.gate(b).local, graph.gate(a).local);
+                    out.extend(route.iter().rev().map(|&v| cell(v)));
+                }
+                (false, false) => out.push(cell(b)),
+            }
+        }
+        out.push(goal);
+        out
+    }
+}
+
+/// For each entrance of cluster `c`, the distance from `cell` (in leaf `leaf`) and the gate
+/// of that leaf the route leaves through: the best of "straight to a gate, then the
+/// entrance's stored route".
+fn tie(graph: &GateGraph, c: &Cluster, cell: Cell, leaf: u32, out: &mut Vec<(f64, u32)>) {
+    out.clear();
+    let (l, n_g) = (graph.leaf(leaf), c.gates.len());
+    for i in 0..c.entrances.len() {
+        let reach = &c.reach[i * n_g..(i + 1) * n_g];
+        let mut best = (f64::INFINITY, NONE);
+        for (&v, &gc) in l.gates.iter().zip(&l.cells) {
+            let local = graph.gate(v).local;
+            let d = octile(cell, gc) + reach[local as usize] as f64;
+            if d < best.0 {
+                best = (d, local);
+            }
+        }
+        out.push(best);
     }
 }

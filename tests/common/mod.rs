@@ -111,3 +111,17 @@ pub fn read_scen(path: &std::path::Path) -> Vec<(Cell, Cell, f64)> {
         })
         .collect()
 }
+
+/// Asserts two structure snapshots are equal, reporting only what differs.
+pub fn assert_same_structure(got: &quadpath::hpa::Snapshot, want: &quadpath::hpa::Snapshot, context: &str) {
+    fn diff<T: PartialEq + std::fmt::Debug>(name: &str, a: &[T], b: &[T], context: &str) {
+        let extra: Vec<&T> = a.iter().filter(|x| !b.contains(x)).take(5).collect();
+        let missing: Vec<&T> = b.iter().filter(|x| !a.contains(x)).take(5).collect();
+        assert!(extra.is_empty() && missing.is_empty() && a.len() == b.len(), "{context}: {name} differ from a fresh build\n  extra: {extra:?}\n  missing: {missing:?}");
+    }
+    diff("leaves", &got.leaves, &want.leaves, context);
+    diff("gates", &got.gates, &want.gates, context);
+    diff("crossings", &got.crossings, &want.crossings, context);
+    diff("components", &got.components, &want.components, context);
+    diff("clusters", &got.clusters, &want.clusters, context);
+}

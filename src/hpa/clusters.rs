@@ -1,0 +1,327 @@
+//! The abstract level of the fast mode: clusters of leaves, their entrances, and the
+//! shortest routes between entrances inside each cluster.
+//!
+//! On cluttered maps most free leaves are small, so the gate graph is only a few times
+//! smaller than the grid. Clusters restore the hierarchy: a cluster is the quadtree node at a
+//! fixed depth (or a larger free leaf, which is then a cluster of its own), its entrances are
+//! a few cells per free run of its border, chosen by a [`GatePolicy`], and a Dijkstra search
+//! over the exact gate graph inside the cluster gives the distance and the route between
+//! every two of its entrances. Queries search entrances only.
+
+use super::graph::{GateGraph, Slots, NONE};
+use super::policy::GatePolicy;
+use crate::geom::{octile, Cell, Direction, Rect};
+use crate::quadtree::{NodeId, Shape};
+use hashbrown::HashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// How the fast mode groups leaves into clusters and picks their entrances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clustering {
+    /// Largest cluster side in cells; the cluster depth is the shallowest quadtree depth
+    /// whose nodes are no larger. Larger clusters mean fewer entrances to search but more
+    /// work per edit.
+    pub side: u32,
+    /// Which cells of each free run along a cluster's border become entrances.
+    pub entrances: GatePolicy,
+}
+
+impl Default for Clustering {
+    fn default() -> Self {
+        Clustering { side: 64, entrances: GatePolicy::Adaptive }
+    }
+}
+
+/// Marks a source in a predecessor table: reached directly from the search's origin.
+pub(crate) const FROM_ORIGIN: u32 = u32::MAX - 1;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Cluster {
+    pub key: NodeId,
+    pub leaves: Vec<u32>,
+    /// Local index → gate.
+    pub gates: Vec<u32>,
+    /// Entrance index → gate.
+    pub entrances: Vec<u32>,
+    /// `dist[i·E + j]`: shortest distance inside the cluster from entrance `i` to `j`.
+    pub dist: Vec<f64>,
+    /// `pred[i·G + v]`: predecessor (local index) of local gate `v` on the shortest route
+    /// from entrance `i`.
+    pub pred: Vec<u32>,
+    /// `reach[i·G + v]`: distance inside the cluster from entrance `i` to local gate `v`.
+    /// A query ties its start to entrance `i` through the gates of the start's leaf with
+    /// these, instead of searching the cluster.
+    pub reach: Vec<f32>,
+}
+
+/// All clusters of a map.
+#[derive(Clone, Debug)]
+pub(crate) struct Clusters {
+    pub config: Clustering,
+    depth: u32,
+    pub items: Slots<Cluster>,
+    by_key: HashMap<u64, u32, ahash::RandomState>,
+    scratch: LocalSearch,
+}
+
+impl Clusters {
+    pub fn new(config: Clustering, shape: &Shape) -> Self {
+        let side = config.side.max(2) as u64;
+        let mut depth = 0;
+        while (shape.width().max(shape.height()) as u64).div_ceil(1 << depth) > side {
+            depth += 1;
+        }
+        Clusters { config, depth, items: Slots::default(), by_key: HashMap::default(), scratch: LocalSearch::default() }
+    }
+
+    #[inline]
+    pub fn get(&self, slot: u32) -> &Cluster {
+        &self.items.items[slot as usize]
+    }
+
+    /// The slot of the live cluster with this key.
+    pub fn slot_of(&self, key: NodeId) -> Option<u32> {
+        self.by_key.get(&key.raw()).copied()
+    }
+
+    /// The live clusters.
+    pub fn live(&self) -> impl Iterator<Item = &Cluster> + '_ {
+        self.by_key.values().map(|&slot| self.get(slot))
+    }
+
+    pub fn count(&self) -> usize {
+        self.items.live()
+    }
+
+    /// Heap bytes held, approximately.
+    pub fn memory_bytes(&self) -> usize {
+        self.live()
+            .map(|c| {
+                std::mem::size_of::<Cluster>()
+                    + 4 * (c.leaves.capacity() + c.gates.capacity() + c.entrances.capacity() + c.pred.capacity())
+                    + 8 * c.dist.capacity()
+                    + 4 * c.reach.capacity()
+            })
+            .sum::<usize>()
+            + self.by_key.capacity() * 13
+    }
+
+    /// Puts a new free leaf into its cluster and returns the cluster's slot.
+    pub fn attach(&mut self, g: &mut GateGraph, shape: &Shape, leaf: u32) -> u32 {
+        let (id, rect) = (g.leaf(leaf).id, g.leaf(leaf).rect);
+        let key = shape.cell_id(id.depth().min(self.depth), rect.x1, rect.y1);
+        let slot = *self.by_key.entry(key.raw()).or_insert_with(|| {
+            self.items.insert(Cluster {
+                key,
+                leaves: Vec::new(),
+                gates: Vec::new(),
+                entrances: Vec::new(),
+                dist: Vec::new(),
+                pred: Vec::new(),
+                reach: Vec::new(),
+            })
+        });
+        self.items.items[slot as usize].leaves.push(leaf);
+        g.leaf_mut(leaf).cluster = slot;
+        slot
+    }
+
+    /// Takes a leaf that is about to be removed out of its cluster. Returns the cluster's
+    /// slot while it still has leaves.
+    pub fn detach(&mut self, g: &GateGraph, leaf: u32) -> Option<u32> {
+        let slot = g.leaf(leaf).cluster;
+        let c = &mut self.items.items[slot as usize];
+        let pos = c.leaves.iter().position(|&l| l == leaf).expect("a leaf is in its cluster");
+        c.leaves.swap_remove(pos);
+        if !c.leaves.is_empty() {
+            return Some(slot);
+        }
+        self.by_key.remove(&c.key.raw());
+        c.gates.clear();
+        c.entrances.clear();
+        c.dist = Vec::new();
+        c.pred = Vec::new();
+        c.reach = Vec::new();
+        self.items.release(slot);
+        None
+    }
+
+    /// Recomputes a cluster's gate list, entrances, and entrance-to-entrance routes.
+    pub fn recompute(&mut self, g: &mut GateGraph, shape: &Shape, grid: &crate::grid::Grid, slot: u32) {
+        let mut c = std::mem::replace(
+            &mut self.items.items[slot as usize],
+            Cluster {
+                key: NodeId::ROOT,
+                leaves: vec![],
+                gates: vec![],
+                entrances: vec![],
+                dist: vec![],
+                pred: vec![],
+                reach: vec![],
+            },
+        );
+        c.gates.clear();
+        for &leaf in &c.leaves {
+            c.gates.extend_from_slice(&g.leaf(leaf).gates);
+        }
+        for (i, &gate) in c.gates.iter().enumerate() {
+            let gt = g.gate_mut(gate);
+            gt.local = i as u32;
+            gt.entrance = NONE;
+        }
+        c.entrances.clear();
+        let rect = shape.rect(c.key);
+        for dir in Direction::SIDES {
+            self.border_entrances(g, shape, grid, rect, dir, &mut c.entrances);
+        }
+        c.entrances.sort_unstable();
+        c.entrances.dedup();
+        for (i, &e) in c.entrances.iter().enumerate() {
+            g.gate_mut(e).entrance = i as u32;
+        }
+        let (n_e, n_g) = (c.entrances.len(), c.gates.len());
+        c.dist.clear();
+        c.dist.resize(n_e * n_e, f64::INFINITY);
+        c.pred.clear();
+        c.pred.resize(n_e * n_g, NONE);
+        c.reach.clear();
+        c.reach.resize(n_e * n_g, f32::INFINITY);
+        for i in 0..n_e {
+            let source = g.gate(c.entrances[i]).local;
+            self.scratch.run(g, &c, slot, source);
+            for j in 0..n_e {
+                c.dist[i * n_e + j] = self.scratch.dist[g.gate(c.entrances[j]).local as usize];
+            }
+            c.pred[i * n_g..(i + 1) * n_g].copy_from_slice(&self.scratch.pred[..n_g]);
+            for (r, &d) in c.reach[i * n_g..(i + 1) * n_g].iter_mut().zip(&self.scratch.dist) {
+                *r = d as f32;
+            }
+        }
+        self.items.items[slot as usize] = c;
+    }
+
+    /// Appends the entrances on one side of a cluster: along each free run of cells that
+    /// can step straight out of it, the positions the policy picks. Runs are cut at the
+    /// cluster grid's lines, so that both clusters sharing a border pick the same cells
+    /// whatever their sizes.
+    fn border_entrances(
+        &self,
+        g: &GateGraph,
+        shape: &Shape,
+        grid: &crate::grid::Grid,
+        rect: Rect,
+        dir: Direction,
+        out: &mut Vec<u32>,
+    ) {
+        let (dx, dy) = dir.delta();
+        let vertical = dx != 0;
+        let (lo, hi) = if vertical { (rect.y1, rect.y2) } else { (rect.x1, rect.x2) };
+        let inside = |t: u32| {
+            if vertical {
+                Cell::new(if dx < 0 { rect.x1 } else { rect.x2 }, t)
+            } else {
+                Cell::new(t, if dy < 0 { rect.y1 } else { rect.y2 })
+            }
+        };
+        let segment = |t: u32| {
+            let id = shape.cell_id(self.depth, if vertical { 0 } else { t }, if vertical { t } else { 0 });
+            if vertical {
+                id.iy()
+            } else {
+                id.ix()
+            }
+        };
+        let open = |t: u32| {
+            let c = inside(t);
+            let o = (c.x as i64 + dx as i64, c.y as i64 + dy as i64);
+            grid.is_free(c.x, c.y) && grid.is_free_i(o.0, o.1)
+        };
+        let mut t = lo;
+        while t <= hi {
+            if !open(t) {
+                t += 1;
+                continue;
+            }
+            let (start, seg) = (t, segment(t));
+            while t < hi && open(t + 1) && segment(t + 1) == seg {
+                t += 1;
+            }
+            for p in self.config.entrances.positions(start, t) {
+                // Both cells are free and in different leaves, so the exact gate graph
+                // has this straight crossing, and a gate at the inside cell.
+                out.push(g.gate_at(inside(p)).expect("a free border cell with a free outside neighbour is a gate"));
+            }
+            t += 1;
+        }
+    }
+}
+
+/// Dijkstra over the gate graph restricted to one cluster, with reusable buffers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocalSearch {
+    /// Distance by local gate index.
+    pub dist: Vec<f64>,
+    /// Predecessor by local gate index: a local index, `FROM_ORIGIN`, or `NONE`.
+    pub pred: Vec<u32>,
+    closed: Vec<bool>,
+    heap: BinaryHeap<(Reverse<OrdF64>, u32)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+struct OrdF64(f64);
+impl Eq for OrdF64 {}
+impl Ord for OrdF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
+impl LocalSearch {
+    /// Runs from local gate `source` over cluster `c` (slot `slot`).
+    pub fn run(&mut self, g: &GateGraph, c: &Cluster, slot: u32, source: u32) {
+        let n = c.gates.len();
+        self.dist.clear();
+        self.dist.resize(n, f64::INFINITY);
+        self.pred.clear();
+        self.pred.resize(n, NONE);
+        self.closed.clear();
+        self.closed.resize(n, false);
+        self.heap.clear();
+        self.dist[source as usize] = 0.0;
+        self.pred[source as usize] = FROM_ORIGIN;
+        self.heap.push((Reverse(OrdF64(0.0)), source));
+        while let Some((Reverse(OrdF64(d)), u)) = self.heap.pop() {
+            if self.closed[u as usize] {
+                continue;
+            }
+            self.closed[u as usize] = true;
+            let gate = g.gate(c.gates[u as usize]);
+            let p = self.pred[u as usize];
+            // Leaf-mates are offered only from gates entered by a crossing (or the source):
+            // see the flat search for why that loses nothing.
+            if p == FROM_ORIGIN || g.gate(c.gates[p as usize]).leaf != gate.leaf {
+                let leaf = g.leaf(gate.leaf);
+                for (&v, &cell) in leaf.gates.iter().zip(&leaf.cells) {
+                    self.relax(g.gate(v).local, d + octile(gate.cell, cell), u);
+                }
+            }
+            for &v in &gate.links {
+                let other = g.gate(v);
+                if g.leaf(other.leaf).cluster == slot {
+                    self.relax(other.local, d + octile(gate.cell, other.cell), u);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn relax(&mut self, v: u32, d: f64, from: u32) {
+        let i = v as usize;
+        if d < self.dist[i] && !self.closed[i] {
+            self.dist[i] = d;
+            self.pred[i] = from;
+            self.heap.push((Reverse(OrdF64(d)), v));
+        }
+    }
+}
