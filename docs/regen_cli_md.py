@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Refreshes the example outputs of docs/cli.md and the PNGs it shows.
+
+Run from the crate root after `cargo build --release`: re-runs every
+`cargo run --release -- ...` example with target/release/quadpath (in a scratch folder
+holding a link to maps/, so no stray files land in the tree), replaces the output block
+after each, and copies the rendered PNGs into docs/.
+"""
+import json, os, re, shutil, subprocess, tempfile
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+md_path = os.path.join(ROOT, 'docs', 'cli.md')
+Q = os.path.join(ROOT, 'target', 'release', 'quadpath')
+WORK = tempfile.mkdtemp(prefix='quadpath-docs-')
+os.symlink(os.path.join(ROOT, 'maps'), os.path.join(WORK, 'maps'))
+os.mkdir(os.path.join(WORK, 'docs'))
+s = open(md_path).read()
+lines = s.split('\n')
+out = []
+i = 0
+while i < len(lines):
+    l = lines[i]
+    out.append(l)
+    m = re.match(r'^cargo run --release -- (.*?)(\s+#.*)?$', l)
+    if m and lines[i + 1] == '```':
+        args = m.group(1).split()
+        r = subprocess.run([Q] + args, cwd=WORK, capture_output=True, text=True)
+        assert r.returncode == 0, (args, r.stderr)
+        # copy the closing ``` and blank line, then the output block
+        j = i + 1
+        out.append(lines[j]); j += 1
+        while lines[j].strip() == '':
+            out.append(lines[j]); j += 1
+        assert lines[j].startswith('```'), lines[j]
+        out.append(lines[j]); j += 1
+        k = j
+        while not lines[k].startswith('```'):
+            k += 1
+        out.extend(r.stdout.rstrip('\n').split('\n'))
+        i = k
+        continue
+    i += 1
+s = '\n'.join(out)
+d = json.loads(open(os.path.join(WORK, 'den_paths.jsonl')).readline())
+p = d['path']
+line = '{"id":%d,"start":[%d,%d],"goal":[%d,%d],"optimal":%s,"length":%s,"path":[%s,...,%s],"query_us":%s}' % (
+    d['id'], *d['start'], *d['goal'], json.dumps(d['optimal']), json.dumps(d['length']),
+    ','.join(json.dumps(c).replace(' ', '') for c in p[:3]), ','.join(json.dumps(c).replace(' ', '') for c in p[-2:]), json.dumps(d['query_us']))
+s = re.sub(r'\{"id":0,.*"query_us":[0-9.]+\}', lambda _: line, s)
+s = re.sub(r'with the middle of its \d+-cell path', 'with the middle of its %d-cell path' % len(p), s)
+open(md_path, 'w').write(s)
+for f in ['find_arena.png', 'rts_valley_path.png', 'render_den312d.png']:
+    shutil.copy(os.path.join(WORK, 'docs', f), os.path.join(ROOT, 'docs', f))
+shutil.rmtree(WORK)
+print('refreshed', md_path)

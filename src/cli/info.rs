@@ -1,0 +1,141 @@
+//! `quadpath info`: the map and the structure built on it.
+
+use super::output;
+use super::{build, load_map, mode_name, CliError, MapOptions, ModesArg, EXIT_OK};
+use clap::Args;
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The map: a Moving AI .map file or an obstacle bitmap (PNG, BMP, GIF, TGA, PNM)
+    #[arg(value_name = "MAP")]
+    pub map: PathBuf,
+    /// Which modes to build and describe
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: ModesArg,
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub map_opts: MapOptions,
+}
+
+#[derive(Serialize)]
+struct Info {
+    map: String,
+    width: u32,
+    height: u32,
+    cells: u64,
+    free_cells: u64,
+    free_share: f64,
+    tree: TreeInfo,
+    modes: Vec<ModeInfo>,
+}
+
+#[derive(Serialize)]
+struct TreeInfo {
+    depth: u32,
+    nodes: usize,
+    leaves: usize,
+    free_leaves: usize,
+    blocked_leaves: usize,
+    /// Cells covered by free leaves: equal to the free cells.
+    free_leaf_cells: u64,
+}
+
+#[derive(Serialize)]
+struct ModeInfo {
+    mode: &'static str,
+    gates: usize,
+    crossings: usize,
+    components: usize,
+    build_ms: f64,
+    memory_bytes: usize,
+}
+
+pub fn run(a: InfoArgs) -> Result<i32, CliError> {
+    let grid = load_map(&a.map, &a.map_opts)?;
+    let mut tree = None;
+    let mut modes = Vec::new();
+    for m in a.mode.modes() {
+        let (hpa, build_ms) = build(&grid, m, &a.map)?;
+        if tree.is_none() {
+            let t = hpa.tree();
+            let (mut free_leaves, mut free_leaf_cells) = (0, 0);
+            for l in t.leaves().filter(|l| l.object_count() == 0) {
+                free_leaves += 1;
+                free_leaf_cells += l.rect().area();
+            }
+            tree = Some(TreeInfo {
+                depth: t.depth(),
+                nodes: t.node_count(),
+                leaves: t.leaf_count(),
+                free_leaves,
+                blocked_leaves: t.leaf_count() - free_leaves,
+                free_leaf_cells,
+            });
+        }
+        modes.push(ModeInfo {
+            mode: mode_name(m),
+            gates: hpa.gate_count(),
+            crossings: hpa.crossing_count(),
+            components: hpa.component_count(),
+            build_ms: output::round(build_ms, 4),
+            memory_bytes: hpa.memory_bytes(),
+        });
+    }
+    let Some(tree) = tree else {
+        return Err(CliError::input("no mode selected"));
+    };
+    let cells = grid.width() as u64 * grid.height() as u64;
+    let info = Info {
+        map: a.map.display().to_string(),
+        width: grid.width(),
+        height: grid.height(),
+        cells,
+        free_cells: grid.free_count(),
+        free_share: output::round(grid.free_count() as f64 / cells as f64, 6),
+        tree,
+        modes,
+    };
+    let text = if a.json {
+        output::json_line(&info)?
+    } else {
+        text(&info)
+    };
+    output::emit(&text)?;
+    Ok(EXIT_OK)
+}
+
+fn text(i: &Info) -> String {
+    let mut s = String::new();
+    s += &format!("map           {}\n", i.map);
+    s += &format!(
+        "size          {}x{} = {} cells\n",
+        i.width, i.height, i.cells
+    );
+    s += &format!(
+        "free cells    {} ({:.1}%)\n",
+        i.free_cells,
+        i.free_share * 100.0
+    );
+    let t = &i.tree;
+    s += &format!(
+        "quadtree      depth {}, {} nodes, {} leaves ({} free, {} blocked)\n",
+        t.depth, t.nodes, t.leaves, t.free_leaves, t.blocked_leaves
+    );
+    s += "\nmode    gates  crossings  components      build     memory\n";
+    for m in &i.modes {
+        s += &format!(
+            "{:<6} {:>6} {:>10} {:>11} {:>10} {:>10}\n",
+            m.mode,
+            m.gates,
+            m.crossings,
+            m.components,
+            output::ms(m.build_ms),
+            output::bytes(m.memory_bytes)
+        );
+    }
+    s
+}

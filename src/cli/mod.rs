@@ -1,0 +1,423 @@
+//! The `quadpath` command-line tool: argument definitions, shared helpers and dispatch.
+//!
+//! Owned by the binary, not part of the library. Each subcommand has its own module; every
+//! failure becomes a [`CliError`], printed as one `quadpath: error: ...` line with the exit
+//! status it carries.
+
+mod bench;
+mod find;
+mod info;
+mod output;
+mod render;
+mod scen;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use quadpath::io::{self, BitmapOptions, ColorLegend, MapError};
+use quadpath::{Cell, Grid, HpaMap, Mode, PathError};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Exit status: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: a check failed (invalid path), or no path exists.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit status: bad usage or bad input.
+pub const EXIT_INPUT: i32 = 2;
+
+const AFTER_HELP: &str = "\
+Exit status:
+  0  success
+  1  a check failed (a path is invalid or shorter than optimal), or the goal is unreachable
+  2  usage or input error: missing or malformed file, unparsable or out-of-range coordinate,
+     start or goal on a blocked cell
+
+Timings are only meaningful in an optimised build: run `cargo run --release -- ...` or the
+binary in target/release.";
+
+const LONG_ABOUT: &str = "\
+Quadtree-based hierarchical A* (HPA*) for grid maps.
+
+Loads Moving AI .map files or obstacle bitmaps (PNG, BMP, GIF, TGA, PNM: dark pixels are
+walls), finds paths, checks them against Moving AI scenarios, benchmarks them against plain
+grid A*, and renders the quadtree, its gates and paths to PNG.
+
+Coordinates are written x,y: x is the column, y the row, 0,0 the top-left cell. Movement is
+8-connected, a diagonal step costs √2 and may not cut a blocked corner.
+
+Two modes: `exact` (every border crossing is a gate: optimal paths) and `fast` (fewer
+gates and string pulling: a smaller graph, paths usually within a few percent of optimal).
+
+Examples:
+  quadpath scen maps/arena.map.scen
+  quadpath find maps/arena.map 3,3 45,40 --mode fast
+  quadpath bench maps/*.scen --sample 100
+  quadpath info maps/den312d.map
+  quadpath render maps/rts_valley.png -o valley.png --legend rts --tree --path 21,46 106,50";
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "quadpath",
+    version,
+    about = "Quadtree hierarchical A* (HPA*) on grid maps: find, check, benchmark and render paths",
+    long_about = LONG_ABOUT,
+    after_help = AFTER_HELP,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Find one path on a map and print it.
+    #[command(
+        long_about = "Find one path on a map and print it: its length, the number of cells, the\n\
+build and query times, then the cells as x,y pairs.\n\nExample:\n  quadpath find maps/arena.map 3,3 45,40 --render path.png",
+        after_help = AFTER_HELP
+    )]
+    Find(find::FindArgs),
+    /// Run every query of a Moving AI scenario file and check the paths.
+    #[command(
+        long_about = "Run every query of a Moving AI .scen file, validate each path (legal steps,\n\
+free cells, no corner cuts, length = summed step costs) and compare its length with the\n\
+optimal length the file gives. Prints a summary; exits with 1 if any path is invalid or\n\
+shorter than optimal (tolerance 1e-3), or if a query is reported unreachable.\n\n\
+The map is found beside the scenario file (X.map.scen -> X.map, X-even-1.scen -> X.map,\n\
+else the basename of the map field); --map overrides.\n\nExample:\n  \
+quadpath scen maps/arena.map.scen --mode fast --paths arena_paths.jsonl",
+        after_help = AFTER_HELP
+    )]
+    Scen(scen::ScenArgs),
+    /// Time quadpath against plain grid A* on scenario queries.
+    #[command(
+        long_about = "Time quadpath against plain grid A* (the `pathfinding` crate) on the queries of\n\
+one or more scenario files. Both run in the same process, interleaved query by query, each\n\
+query timed on its own. One row per map and mode: median query times, the speed-up\n\
+(A* / quadpath), suboptimality, build time and memory. Exits with 1 if any path is invalid.\n\n\
+A* is slow on large maps: --sample N takes N queries spread evenly over each file (so\n\
+every difficulty bucket is covered), --limit N the first N.\n\n\
+Example:\n  quadpath bench maps/arena.map.scen maps/den312d-even-1.scen --sample 100",
+        after_help = AFTER_HELP
+    )]
+    Bench(bench::BenchArgs),
+    /// Describe a map and the structure built on it.
+    #[command(
+        long_about = "Describe a map and the structure built on it: size and free cells; the\n\
+quadtree's depth, nodes and leaves; gates, crossings, connected components, build time and\n\
+memory, for each mode.\n\nExample:\n  quadpath info maps/den312d.map --json",
+        after_help = AFTER_HELP
+    )]
+    Info(info::InfoArgs),
+    /// Draw a map, its quadtree, gates and a path to PNG.
+    #[command(
+        long_about = "Draw a map to PNG, optionally with the quadtree's free leaves (--tree), the\n\
+gates between them (--gates) and a path (--path). Water, forest and swamp cells of maps\n\
+with terrain (Moving AI characters, or a bitmap read with --legend) are tinted.\n\n\
+Example:\n  quadpath render maps/den312d.map -o den.png --scale 4 --tree --gates",
+        after_help = AFTER_HELP
+    )]
+    Render(render::RenderArgs),
+}
+
+/// How to read an obstacle bitmap; shared by every subcommand that loads a map. Moving AI
+/// `.map` files ignore these.
+#[derive(Args, Debug, Clone)]
+#[command(next_help_heading = "Map loading (bitmaps only)")]
+pub struct MapOptions {
+    /// A pixel darker than this luma (0 to 1) is a wall
+    #[arg(long, value_name = "F", default_value_t = 0.5, value_parser = parse_threshold)]
+    pub threshold: f32,
+    /// Light pixels are walls (for white-on-black images)
+    #[arg(long)]
+    pub invert: bool,
+    /// Colour legend: `rts`, or exact colours such as 000000=@,0000ff=W,ffffff=.
+    ///
+    /// `rts` is black wall, blue water, dark green forest (blocked) and white ground, tan
+    /// road, yellow-green swamp (free). A list gives each colour a Moving AI character;
+    /// other colours fall back to the threshold.
+    #[arg(long, value_name = "SPEC")]
+    pub legend: Option<String>,
+}
+
+fn parse_threshold(s: &str) -> Result<f32, String> {
+    match s.trim().parse::<f32>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        Ok(_) => Err("the threshold is a luma between 0 and 1".into()),
+        Err(_) => Err("expected a number between 0 and 1, e.g. 0.5".into()),
+    }
+}
+
+impl MapOptions {
+    fn bitmap_options(&self) -> Result<BitmapOptions, CliError> {
+        let legend = match self.legend.as_deref().map(str::trim) {
+            None => None,
+            Some(s) if s.eq_ignore_ascii_case("rts") => Some(ColorLegend::rts_default()),
+            Some(s) => Some(ColorLegend::parse_named(s, "--legend")?),
+        };
+        Ok(BitmapOptions {
+            threshold: self.threshold,
+            invert: self.invert,
+            legend,
+        })
+    }
+}
+
+/// `--mode` for commands that use one mode.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ModeArg {
+    /// Every crossing is a gate: optimal paths
+    #[default]
+    Exact,
+    /// Sparse gates and string pulling: faster, a few percent longer
+    Fast,
+}
+
+impl ModeArg {
+    pub fn mode(self) -> Mode {
+        match self {
+            ModeArg::Exact => Mode::Exact,
+            ModeArg::Fast => Mode::Fast,
+        }
+    }
+}
+
+/// `--mode` for commands that can compare both modes.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ModesArg {
+    /// Exact mode only
+    Exact,
+    /// Fast mode only
+    Fast,
+    /// Both modes, one after the other
+    #[default]
+    All,
+}
+
+impl ModesArg {
+    pub fn modes(self) -> Vec<Mode> {
+        match self {
+            ModesArg::Exact => vec![Mode::Exact],
+            ModesArg::Fast => vec![Mode::Fast],
+            ModesArg::All => vec![Mode::Exact, Mode::Fast],
+        }
+    }
+}
+
+/// The name of a mode on the command line and in outputs.
+pub fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Exact => "exact",
+        Mode::Fast => "fast",
+    }
+}
+
+/// A failure, with the exit status it should produce.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input: exit status 2.
+    pub fn input(message: impl Into<String>) -> Self {
+        CliError {
+            code: EXIT_INPUT,
+            message: message.into(),
+        }
+    }
+
+    /// A failed check or a missing path: exit status 1.
+    pub fn failed(message: impl Into<String>) -> Self {
+        CliError {
+            code: EXIT_FAILED,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<MapError> for CliError {
+    fn from(e: MapError) -> Self {
+        CliError::input(e.to_string())
+    }
+}
+
+/// A path error about a query on the map `map`: no path is status 1, anything else 2.
+pub fn path_error(map: &Path, e: PathError) -> CliError {
+    let msg = format!("{}: {e}", map.display());
+    match e {
+        PathError::Unreachable { .. } => CliError::failed(msg),
+        _ => CliError::input(msg),
+    }
+}
+
+/// Parses a cell written `x,y`.
+pub fn parse_cell(what: &str, text: &str) -> Result<Cell, CliError> {
+    let bad = |why: &str| {
+        CliError::input(format!(
+            "invalid {what} {text:?}: {why}; write it as x,y (column,row), e.g. 12,30"
+        ))
+    };
+    let (x, y) = text
+        .split_once(',')
+        .ok_or_else(|| bad("expected two numbers separated by a comma"))?;
+    let num = |s: &str, axis: &str| {
+        let s = s.trim();
+        s.parse::<u32>().map_err(|_| {
+            let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            if s.strip_prefix('-').is_some_and(digits) {
+                bad(&format!("{axis} cannot be negative"))
+            } else if digits(s) {
+                bad(&format!("{axis} {s} is too large"))
+            } else {
+                bad(&format!("{axis} {s:?} is not a whole number"))
+            }
+        })
+    };
+    Ok(Cell::new(num(x, "x")?, num(y, "y")?))
+}
+
+/// Checks that a query end is on the map and free; `map` names the map in the message.
+pub fn check_endpoint(grid: &Grid, map: &Path, what: &str, c: Cell) -> Result<(), CliError> {
+    if c.x >= grid.width() || c.y >= grid.height() {
+        return Err(CliError::input(format!(
+            "{}: {what} {c} is outside the {}x{} map (x must be below {}, y below {})",
+            map.display(),
+            grid.width(),
+            grid.height(),
+            grid.width(),
+            grid.height()
+        )));
+    }
+    if !grid.is_free(c.x, c.y) {
+        return Err(CliError::input(format!(
+            "{}: {what} {c} is on a blocked cell",
+            map.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Loads a `.map` file or an obstacle bitmap.
+pub fn load_map(path: &Path, opts: &MapOptions) -> Result<Grid, CliError> {
+    let bo = opts.bitmap_options()?;
+    Ok(io::load_grid(path, &bo)?)
+}
+
+/// Builds the search structure, timing it; returns the map and the build time in ms.
+pub fn build(grid: &Grid, mode: Mode, map: &Path) -> Result<(HpaMap, f64), CliError> {
+    let t = Instant::now();
+    let hpa = HpaMap::new(grid.clone(), mode).map_err(|e| path_error(map, e))?;
+    Ok((hpa, t.elapsed().as_secs_f64() * 1e3))
+}
+
+/// A loaded scenario file with its map.
+pub struct ScenSet {
+    pub scen_path: PathBuf,
+    pub scen: io::ScenarioFile,
+    pub map_path: PathBuf,
+    pub grid: Grid,
+}
+
+/// Reads a scenario file, finds its map (unless `map` is given), loads it and checks every
+/// query against it.
+pub fn load_scen(
+    scen_path: &Path,
+    map: Option<&Path>,
+    opts: &MapOptions,
+) -> Result<ScenSet, CliError> {
+    let scen = io::read_scen(scen_path)?;
+    let map_path = match map {
+        Some(m) => m.to_path_buf(),
+        None => io::resolve_map_path(scen_path).ok_or_else(|| {
+            let first = scen.entries.first().map(|s| s.map.as_str());
+            let tried: Vec<String> = io::map_path_candidates(scen_path, first)
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            CliError::input(format!(
+                "{}: cannot find the map of this scenario file (tried {}); give it with --map",
+                scen_path.display(),
+                if tried.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    tried.join(", ")
+                }
+            ))
+        })?,
+    };
+    let grid = load_map(&map_path, opts)?;
+    scen.validate_against(&grid)
+        .map_err(|e| CliError::input(format!("{e} (map {})", map_path.display())))?;
+    Ok(ScenSet {
+        scen_path: scen_path.to_path_buf(),
+        scen,
+        map_path,
+        grid,
+    })
+}
+
+/// Which queries of a file to run: the first `limit`, or `sample` spread evenly, or all.
+pub fn select_queries(total: usize, limit: Option<usize>, sample: Option<usize>) -> Vec<usize> {
+    let n = limit.map_or(total, |l| l.min(total));
+    match sample {
+        Some(s) if s < n => (0..s).map(|i| i * n / s).collect(),
+        _ => (0..n).collect(),
+    }
+}
+
+/// Parses the command line, runs it and returns the exit status. Usage errors and `--help`
+/// are handled by clap (status 2 and 0).
+pub fn main() -> i32 {
+    std::panic::set_hook(Box::new(|info| {
+        output::warn(&format!(
+            "quadpath: internal error (a bug, please report it): {info}"
+        ));
+    }));
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Find(a) => find::run(a),
+        Command::Scen(a) => scen::run(a),
+        Command::Bench(a) => bench::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Render(a) => render::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            output::warn(&format!("quadpath: error: {}", e.message));
+            e.code
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn cells_parse() {
+        assert_eq!(parse_cell("start", " 3, 4").unwrap(), Cell::new(3, 4));
+        for bad in ["3", "3;4", "a,4", "-1,2", "3,4,5", "", "99999999999,1"] {
+            let e = parse_cell("start", bad).unwrap_err();
+            assert_eq!(e.code, EXIT_INPUT, "{bad}");
+            assert!(e.message.contains("start"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn samples_are_spread_evenly() {
+        assert_eq!(select_queries(10, None, Some(5)), vec![0, 2, 4, 6, 8]);
+        assert_eq!(select_queries(10, Some(3), None), vec![0, 1, 2]);
+        assert_eq!(select_queries(3, None, Some(5)), vec![0, 1, 2]);
+        assert_eq!(select_queries(10, Some(4), Some(2)), vec![0, 2]);
+    }
+}

@@ -1,0 +1,123 @@
+//! `quadpath render`, and the drawing shared with `find --render`.
+
+use super::output;
+use super::{
+    build, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, ModeArg, EXIT_OK,
+};
+use clap::Args;
+use quadpath::io::{self, Overlay, RenderOptions};
+use quadpath::{Cell, HpaMap, Rect};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// The map: a Moving AI .map file or an obstacle bitmap (PNG, BMP, GIF, TGA, PNM)
+    #[arg(value_name = "MAP")]
+    pub map: PathBuf,
+    /// The PNG to write
+    #[arg(short, long, value_name = "OUT.png")]
+    pub output: PathBuf,
+    /// Pixels per cell (lowered for huge maps)
+    #[arg(long, value_name = "K", default_value_t = 4)]
+    pub scale: u32,
+    /// Outline the quadtree's free leaves
+    #[arg(long)]
+    pub tree: bool,
+    /// Outline the blocked leaves too (with --tree)
+    #[arg(long, requires = "tree")]
+    pub blocked_leaves: bool,
+    /// Draw the gates: a line across each crossing between adjacent free leaves
+    #[arg(long)]
+    pub gates: bool,
+    /// Find and draw a path between two cells, each written x,y
+    #[arg(long, num_args = 2, value_names = ["SX,SY", "GX,GY"], allow_hyphen_values = true)]
+    pub path: Option<Vec<String>>,
+    /// Which structure to build for --tree, --gates and --path
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: ModeArg,
+    #[command(flatten)]
+    pub map_opts: MapOptions,
+}
+
+/// What to draw besides the cells.
+pub struct View {
+    pub tree: bool,
+    pub gates: bool,
+    pub blocked_leaves: bool,
+    pub scale: u32,
+}
+
+/// Renders `hpa`'s grid with the requested overlays and saves it as PNG.
+pub fn draw(hpa: &HpaMap, path: Option<&[Cell]>, view: &View, out: &Path) -> Result<(), CliError> {
+    let leaves: Vec<(Rect, bool)> = if view.tree {
+        hpa.tree()
+            .leaves()
+            .map(|l| (l.rect(), l.object_count() == 0))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let gates = if view.gates {
+        hpa.crossings()
+    } else {
+        Vec::new()
+    };
+    let overlay = Overlay {
+        leaves: &leaves,
+        gates: &gates,
+        path: path.unwrap_or(&[]),
+    };
+    let opts = RenderOptions {
+        scale: view.scale,
+        blocked_leaves: view.blocked_leaves,
+        ..Default::default()
+    };
+    let img = io::render(hpa.grid(), &overlay, &opts);
+    io::save_png(&img, out)?;
+    Ok(())
+}
+
+pub fn run(a: RenderArgs) -> Result<i32, CliError> {
+    let ends = match &a.path {
+        Some(v) => match v.as_slice() {
+            [s, g] => Some((parse_cell("start", s)?, parse_cell("goal", g)?)),
+            _ => return Err(CliError::input("--path takes two cells: SX,SY GX,GY")),
+        },
+        None => None,
+    };
+    let grid = load_map(&a.map, &a.map_opts)?;
+    if let Some((s, g)) = ends {
+        check_endpoint(&grid, &a.map, "start", s)?;
+        check_endpoint(&grid, &a.map, "goal", g)?;
+    }
+    let (mut hpa, _) = build(&grid, a.mode.mode(), &a.map)?;
+    let path = match ends {
+        Some((s, g)) => Some(hpa.find_path(s, g).map_err(|e| path_error(&a.map, e))?),
+        None => None,
+    };
+    let view = View {
+        tree: a.tree,
+        gates: a.gates,
+        blocked_leaves: a.blocked_leaves,
+        scale: a.scale,
+    };
+    draw(
+        &hpa,
+        path.as_ref().map(|p| p.cells.as_slice()),
+        &view,
+        &a.output,
+    )?;
+    let k = io::render::effective_scale(&grid, a.scale);
+    let mut msg = format!(
+        "wrote {} ({}x{} pixels, {} per cell)",
+        a.output.display(),
+        grid.width() * k,
+        grid.height() * k,
+        k
+    );
+    if let Some(p) = &path {
+        msg += &format!("; path length {:.6}, {} cells", p.length, p.cells.len());
+    }
+    output::emit(&(msg + "\n"))?;
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,691 @@
+//! End-to-end tests of the `quadpath` binary: JSON outputs, exit codes, error messages, and
+//! an independent re-check of every path `scen --paths` writes.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SQRT2: f64 = std::f64::consts::SQRT_2;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs the binary from the crate root.
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quadpath"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs and expects success with one JSON value on stdout.
+fn run_json(args: &[&str]) -> Value {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: stderr {}", stderr(&o));
+    serde_json::from_str(stdout(&o).trim())
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&o)))
+}
+
+/// Runs and expects exit status `code` with exactly one `quadpath: error:` line on stderr
+/// that mentions `needle`.
+fn expect_error(args: &[&str], code: i32, needle: &str) {
+    let o = run(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(code), "{args:?}: stderr {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{args:?}: {err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line expected: {err}");
+    assert!(err.starts_with("quadpath: error: "), "{args:?}: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: {err:?} should mention {needle:?}"
+    );
+    assert!(o.stdout.is_empty(), "{args:?}: nothing on stdout on error");
+}
+
+fn f(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number in {v}"))
+}
+
+fn u(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} is not a count in {v}"))
+}
+
+fn cell(v: &Value) -> (i64, i64) {
+    let a = v.as_array().expect("a cell is [x, y]");
+    assert_eq!(a.len(), 2);
+    (a[0].as_i64().unwrap(), a[1].as_i64().unwrap())
+}
+
+/// A Moving AI map read independently of the library: `free[y][x]`.
+struct Map {
+    free: Vec<Vec<bool>>,
+}
+
+impl Map {
+    fn read(path: &Path) -> Map {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        let (mut w, mut h) = (0usize, 0usize);
+        for l in lines.by_ref() {
+            let mut it = l.split_whitespace();
+            match (it.next(), it.next()) {
+                (Some("width"), Some(n)) => w = n.parse().unwrap(),
+                (Some("height"), Some(n)) => h = n.parse().unwrap(),
+                (Some("map"), None) => break,
+                _ => {}
+            }
+        }
+        let free: Vec<Vec<bool>> = lines
+            .take(h)
+            .map(|l| {
+                l.trim_end()
+                    .chars()
+                    .map(|c| matches!(c, '.' | 'G' | 'S'))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(free.len(), h);
+        assert!(free.iter().all(|r| r.len() == w));
+        Map { free }
+    }
+
+    fn is_free(&self, x: i64, y: i64) -> bool {
+        y >= 0
+            && x >= 0
+            && (y as usize) < self.free.len()
+            && (x as usize) < self.free[0].len()
+            && self.free[y as usize][x as usize]
+    }
+
+    /// Checks a path step by step; returns its summed step cost.
+    fn check(
+        &self,
+        start: (i64, i64),
+        goal: (i64, i64),
+        path: &[(i64, i64)],
+    ) -> Result<f64, String> {
+        if path.first() != Some(&start) || path.last() != Some(&goal) {
+            return Err(format!(
+                "ends {:?} .. {:?}, expected {start:?} .. {goal:?}",
+                path.first(),
+                path.last()
+            ));
+        }
+        let mut len = 0.0;
+        for (i, &(x, y)) in path.iter().enumerate() {
+            if !self.is_free(x, y) {
+                return Err(format!("cell {i} ({x},{y}) is blocked or outside"));
+            }
+            if i == 0 {
+                continue;
+            }
+            let (px, py) = path[i - 1];
+            let (dx, dy) = (x - px, y - py);
+            if dx.abs() > 1 || dy.abs() > 1 || (dx, dy) == (0, 0) {
+                return Err(format!(
+                    "step {i} ({px},{py}) -> ({x},{y}) is not to a neighbour"
+                ));
+            }
+            if dx != 0 && dy != 0 {
+                if !self.is_free(px + dx, py) || !self.is_free(px, py + dy) {
+                    return Err(format!("step {i} ({px},{py}) -> ({x},{y}) cuts a corner"));
+                }
+                len += SQRT2;
+            } else {
+                len += 1.0;
+            }
+        }
+        Ok(len)
+    }
+}
+
+const SCEN_KEYS: [&str; 10] = [
+    "queries",
+    "solved",
+    "unreachable",
+    "invalid",
+    "mean_subopt",
+    "p99_subopt",
+    "max_subopt",
+    "build_ms",
+    "median_query_us",
+    "total_query_ms",
+];
+
+fn check_scen_summary(v: &Value, queries: u64) {
+    let obj = v.as_object().expect("one object");
+    let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    let mut want = SCEN_KEYS.to_vec();
+    want.sort_unstable();
+    assert_eq!(keys, want, "exactly the documented keys");
+    assert_eq!(u(v, "queries"), queries);
+    assert_eq!(u(v, "invalid"), 0);
+    assert_eq!(u(v, "unreachable"), 0);
+    assert_eq!(u(v, "solved"), queries);
+    let (mean, p99, max) = (f(v, "mean_subopt"), f(v, "p99_subopt"), f(v, "max_subopt"));
+    assert!(0.0 <= mean && mean <= p99 + 1e-12 && p99 <= max, "{v}");
+    assert!(
+        f(v, "build_ms") > 0.0 && f(v, "median_query_us") >= 0.0 && f(v, "total_query_ms") > 0.0
+    );
+}
+
+#[test]
+fn scen_exact_is_optimal_and_fast_is_valid() {
+    for (scen, n) in [
+        ("maps/arena.map.scen", 160),
+        ("maps/den312d-even-1.scen", 290),
+        ("maps/maze-32-32-2-even-1.scen", 230),
+    ] {
+        let exact = run_json(&["scen", scen, "--json"]);
+        check_scen_summary(&exact, n);
+        assert!(
+            f(&exact, "mean_subopt") <= 1e-6 && f(&exact, "max_subopt") <= 1e-6,
+            "{scen}: {exact}"
+        );
+        let fast = run_json(&["scen", scen, "--mode", "fast", "--json"]);
+        check_scen_summary(&fast, n);
+    }
+}
+
+#[test]
+fn scen_text_summary_and_limit() {
+    let o = run(&["scen", "maps/arena.map.scen", "--limit", "7"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("7 queries on maps/arena.map (49x49), exact mode"),
+        "{out}"
+    );
+    for word in [
+        "solved",
+        "unreachable",
+        "invalid",
+        "suboptimality",
+        "p99",
+        "build",
+        "median",
+    ] {
+        assert!(out.contains(word), "{word} in {out}");
+    }
+    assert!(
+        stderr(&o).is_empty(),
+        "no progress bar when stderr is not a terminal"
+    );
+    check_scen_summary(
+        &run_json(&[
+            "scen",
+            "maps/random-32-32-20-random-1.scen",
+            "--limit",
+            "5",
+            "--json",
+        ]),
+        5,
+    );
+}
+
+/// Every path of `--paths`, re-checked with the checker above against the map file itself.
+#[test]
+fn scen_paths_pass_an_independent_check() {
+    for (scen, map, mode) in [
+        ("maps/den312d-even-1.scen", "maps/den312d.map", "fast"),
+        ("maps/arena.map.scen", "maps/arena.map", "exact"),
+        ("maps/room-100-10.map.scen", "maps/room-100-10.map", "fast"),
+    ] {
+        let out = tmp(&format!(
+            "paths-{mode}-{}.jsonl",
+            Path::new(map).file_stem().unwrap().to_string_lossy()
+        ));
+        let v = run_json(&[
+            "scen",
+            scen,
+            "--mode",
+            mode,
+            "--json",
+            "--paths",
+            out.to_str().unwrap(),
+        ]);
+        let grid = Map::read(&root().join(map));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len() as u64, u(&v, "queries"));
+        let scen_lines: Vec<String> = std::fs::read_to_string(root().join(scen))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .map(String::from)
+            .collect();
+        for (i, l) in lines.iter().enumerate() {
+            assert_eq!(u(l, "id"), i as u64, "file order");
+            // The query is the one of the scenario file's line.
+            let fields: Vec<&str> = scen_lines[i].split_whitespace().collect();
+            let num = |k: usize| fields[k].parse::<i64>().unwrap();
+            let (start, goal) = (cell(&l["start"]), cell(&l["goal"]));
+            assert_eq!((start, goal), ((num(4), num(5)), (num(6), num(7))), "{l}");
+            let optimal = f(l, "optimal");
+            assert!((optimal - fields[8].parse::<f64>().unwrap()).abs() < 1e-9);
+            let path: Vec<(i64, i64)> = l["path"].as_array().unwrap().iter().map(cell).collect();
+            let length = f(l, "length");
+            let steps = grid
+                .check(start, goal, &path)
+                .unwrap_or_else(|e| panic!("{scen} {mode} query {i}: {e}"));
+            assert!(
+                (steps - length).abs() <= 1e-6,
+                "{scen} query {i}: claimed {length}, steps {steps}"
+            );
+            assert!(
+                length >= optimal - 1e-3,
+                "{scen} query {i}: {length} < optimal {optimal}"
+            );
+            if mode == "exact" {
+                assert!(
+                    length <= optimal + 1e-3,
+                    "{scen} query {i}: {length} > optimal {optimal}"
+                );
+            }
+            assert!(f(l, "query_us") >= 0.0);
+        }
+    }
+}
+
+#[test]
+fn a_path_shorter_than_optimal_fails_the_check() {
+    // The arena scenarios with a few optimal lengths inflated: the true paths are now
+    // "shorter than optimal", which must be reported, with exit status 1.
+    let text = std::fs::read_to_string(root().join("maps/arena.map.scen")).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut fields: Vec<String> = line.split('\t').map(String::from).collect();
+        if (1..=3).contains(&i) {
+            let opt: f64 = fields[8].parse().unwrap();
+            fields[8] = format!("{}", opt + 5.0);
+        }
+        out += &fields.join("\t");
+        out += "\n";
+    }
+    let scen = tmp("inflated.scen");
+    std::fs::write(&scen, out).unwrap();
+    let o = run(&[
+        "scen",
+        scen.to_str().unwrap(),
+        "--map",
+        "maps/arena.map",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(u(&v, "invalid"), 3);
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 3, "{err}");
+    assert!(
+        err.lines().all(|l| l.contains("shorter than the optimal")),
+        "{err}"
+    );
+}
+
+#[test]
+fn find_json_on_maps_and_bitmaps() {
+    let arena = Map::read(&root().join("maps/arena.map"));
+    for mode in ["exact", "fast"] {
+        let v = run_json(&[
+            "find",
+            "maps/arena.map",
+            "3,3",
+            "45,40",
+            "--mode",
+            mode,
+            "--json",
+        ]);
+        for k in ["start", "goal", "length", "path", "build_ms", "query_us"] {
+            assert!(v.get(k).is_some(), "{k} in {v}");
+        }
+        assert_eq!(cell(&v["start"]), (3, 3));
+        assert_eq!(cell(&v["goal"]), (45, 40));
+        let path: Vec<(i64, i64)> = v["path"].as_array().unwrap().iter().map(cell).collect();
+        let steps = arena.check((3, 3), (45, 40), &path).unwrap();
+        assert!((steps - f(&v, "length")).abs() < 1e-6, "{v}");
+        assert!(
+            f(&v, "length") >= 37.0 + 5.0 * SQRT2 - 1e-9,
+            "at least the octile distance"
+        );
+    }
+    // Across the river of the RTS bitmap, between the two bases.
+    let v = run_json(&[
+        "find",
+        "maps/rts_valley.png",
+        "21,46",
+        "106,50",
+        "--legend",
+        "rts",
+        "--json",
+    ]);
+    let path = v["path"].as_array().unwrap();
+    assert_eq!(cell(&path[0]), (21, 46));
+    assert_eq!(cell(path.last().unwrap()), (106, 50));
+    assert!(f(&v, "length") > 85.0);
+    // The same cell twice: a one-cell path of length 0.
+    let v = run_json(&["find", "maps/arena.map", "3,3", "3,3", "--json"]);
+    assert_eq!(f(&v, "length"), 0.0);
+    assert_eq!(v["path"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn find_text_and_render() {
+    let png = tmp("find_arena.png");
+    let o = run(&[
+        "find",
+        "maps/arena.map",
+        "3,3",
+        "45,40",
+        "--render",
+        png.to_str().unwrap(),
+        "--scale",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for word in ["length", "cells", "build", "query", "path", "3,3", "45,40"] {
+        assert!(out.contains(word), "{word} in {out}");
+    }
+    let img = image::open(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (49 * 3, 49 * 3));
+}
+
+#[test]
+fn info_json_is_consistent() {
+    for map in ["maps/den312d.map", "maps/arena.map"] {
+        let v = run_json(&["info", map, "--json"]);
+        let (w, h) = (u(&v, "width"), u(&v, "height"));
+        assert_eq!(u(&v, "cells"), w * h);
+        let free = u(&v, "free_cells");
+        assert!(free > 0 && free <= w * h);
+        assert!((f(&v, "free_share") - free as f64 / (w * h) as f64).abs() < 1e-5);
+        let t = &v["tree"];
+        assert_eq!(u(t, "free_leaves") + u(t, "blocked_leaves"), u(t, "leaves"));
+        assert!(u(t, "leaves") <= u(t, "nodes") && u(t, "depth") >= 1);
+        assert_eq!(
+            u(t, "free_leaf_cells"),
+            free,
+            "free leaves tile the free cells"
+        );
+        let modes = v["modes"].as_array().unwrap();
+        assert_eq!(modes.len(), 2);
+        let (exact, fast) = (&modes[0], &modes[1]);
+        assert_eq!(
+            (exact["mode"].as_str(), fast["mode"].as_str()),
+            (Some("exact"), Some("fast"))
+        );
+        assert_eq!(u(exact, "components"), u(fast, "components"));
+        assert!(u(exact, "components") >= 1);
+        assert!(
+            u(exact, "gates") >= u(fast, "gates") && u(exact, "crossings") >= u(fast, "crossings")
+        );
+        for m in modes {
+            assert!(u(m, "memory_bytes") > 0 && f(m, "build_ms") > 0.0);
+            assert!(
+                u(m, "crossings") * 2 >= u(m, "gates"),
+                "every gate has a crossing"
+            );
+        }
+    }
+    let v = run_json(&[
+        "info",
+        "maps/rts_valley.png",
+        "--legend",
+        "rts",
+        "--mode",
+        "fast",
+        "--json",
+    ]);
+    assert_eq!((u(&v, "width"), u(&v, "height")), (128, 96));
+    assert_eq!(v["modes"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn render_writes_a_png_of_the_right_size() {
+    let png = tmp("render_den.png");
+    let o = run(&[
+        "render",
+        "maps/den312d.map",
+        "-o",
+        png.to_str().unwrap(),
+        "--scale",
+        "2",
+        "--tree",
+        "--gates",
+        "--path",
+        "47,12",
+        "62,69",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("path length 109.07"), "{}", stdout(&o));
+    let img = image::open(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (65 * 2, 81 * 2));
+
+    let png = tmp("render_valley.png");
+    let o = run(&[
+        "render",
+        "maps/rts_valley.png",
+        "--legend",
+        "rts",
+        "-o",
+        png.to_str().unwrap(),
+        "--tree",
+        "--path",
+        "21,46",
+        "106,50",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let img = image::open(&png).unwrap();
+    assert_eq!((img.width(), img.height()), (128 * 4, 96 * 4));
+}
+
+#[test]
+fn bench_json_rows() {
+    let v = run_json(&[
+        "bench",
+        "maps/arena.map.scen",
+        "maps/maze-32-32-2-even-1.scen",
+        "--sample",
+        "12",
+        "--json",
+    ]);
+    let rows = v.as_array().expect("an array");
+    assert_eq!(rows.len(), 4, "two maps, two modes");
+    for r in rows {
+        assert_eq!(u(r, "queries"), 12);
+        assert_eq!(u(r, "invalid"), 0);
+        for k in [
+            "quadpath_median_us",
+            "astar_median_us",
+            "speedup_median",
+            "speedup_total",
+            "build_ms",
+        ] {
+            assert!(f(r, k) > 0.0, "{k} in {r}");
+        }
+        assert!(f(r, "mean_subopt") >= 0.0 && f(r, "max_subopt") >= f(r, "mean_subopt"));
+        assert!(u(r, "memory_bytes") > u(r, "astar_memory_bytes"));
+        if r["mode"] == "exact" {
+            assert!(f(r, "max_subopt") <= 1e-6, "{r}");
+        }
+    }
+    let v = run_json(&[
+        "bench",
+        "maps/arena.map.scen",
+        "--limit",
+        "5",
+        "--mode",
+        "fast",
+        "--baseline",
+        "none",
+        "--json",
+    ]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0]["astar_median_us"].is_null());
+}
+
+#[test]
+fn input_errors_exit_2_with_one_line() {
+    expect_error(
+        &["find", "maps/no-such.map", "1,1", "2,2"],
+        2,
+        "maps/no-such.map",
+    );
+    expect_error(&["scen", "maps/no-such.scen"], 2, "maps/no-such.scen");
+    expect_error(&["info", "maps/no-such.png"], 2, "maps/no-such.png");
+
+    let bad = tmp("bad.map");
+    std::fs::write(&bad, "type octile\nheight 2\nwidth 3\nmap\n...\n.Q.\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    expect_error(
+        &["find", bad, "0,0", "2,0"],
+        2,
+        ":6:2: unknown map character 'Q'",
+    );
+    expect_error(&["info", bad], 2, "bad.map");
+    let short = tmp("short.map");
+    std::fs::write(&short, "type octile\nheight 3\nwidth 3\nmap\n...\n...\n").unwrap();
+    expect_error(&["info", short.to_str().unwrap()], 2, "rows");
+
+    expect_error(
+        &["find", "maps/arena.map", "49,3", "45,40"],
+        2,
+        "start 49,3 is outside the 49x49 map",
+    );
+    expect_error(
+        &["find", "maps/arena.map", "3,3", "45,400"],
+        2,
+        "goal 45,400 is outside",
+    );
+    expect_error(
+        &["find", "maps/arena.map", "3;3", "45,40"],
+        2,
+        "invalid start \"3;3\"",
+    );
+    expect_error(
+        &["find", "maps/arena.map", "-3,3", "45,40"],
+        2,
+        "cannot be negative",
+    );
+    expect_error(
+        &["find", "maps/arena.map", "0,0", "45,40"],
+        2,
+        "start 0,0 is on a blocked cell",
+    );
+    expect_error(
+        &[
+            "render",
+            "maps/arena.map",
+            "-o",
+            tmp("x.png").to_str().unwrap(),
+            "--path",
+            "3,3",
+            "0,0",
+        ],
+        2,
+        "goal 0,0",
+    );
+    expect_error(
+        &["info", "maps/rts_valley.png", "--legend", "12345=."],
+        2,
+        "--legend",
+    );
+    expect_error(
+        &["render", "maps/arena.map", "-o", "/no/such/dir/x.png"],
+        2,
+        "/no/such/dir/x.png",
+    );
+
+    // A scenario whose map cannot be found, and one that does not fit its map.
+    let orphan = tmp("orphan.scen");
+    std::fs::write(
+        &orphan,
+        "version 1\n0\tnowhere.map\t4\t4\t0\t0\t1\t1\t1.41421356\n",
+    )
+    .unwrap();
+    expect_error(&["scen", orphan.to_str().unwrap()], 2, "--map");
+    expect_error(
+        &["scen", orphan.to_str().unwrap(), "--map", "maps/arena.map"],
+        2,
+        "49",
+    );
+}
+
+#[test]
+fn unreachable_goal_exits_1() {
+    let rooms = tmp("two_rooms.map");
+    std::fs::write(
+        &rooms,
+        "type octile\nheight 4\nwidth 7\nmap\n...@...\n...@...\n...@...\n...@...\n",
+    )
+    .unwrap();
+    let rooms = rooms.to_str().unwrap();
+    expect_error(&["find", rooms, "0,0", "6,3"], 1, "no path from 0,0 to 6,3");
+    expect_error(
+        &["find", rooms, "0,0", "6,3", "--json", "--mode", "fast"],
+        1,
+        "not connected",
+    );
+    let v = run_json(&["find", rooms, "0,0", "2,3", "--json"]);
+    assert!((f(&v, "length") - (1.0 + 2.0 * SQRT2)).abs() < 1e-9);
+    let v = run_json(&["info", rooms, "--json"]);
+    assert_eq!(u(&v["modes"][0], "components"), 2);
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_documents_exit_codes() {
+    for args in [
+        &["frobnicate"][..],
+        &["find", "maps/arena.map"],
+        &["find", "maps/arena.map", "3,3", "4,4", "--mode", "slow"],
+        &["scen"],
+        &["info", "maps/arena.map", "--threshold", "2"],
+        &["render", "maps/arena.map"],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    }
+    let o = run(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = stdout(&o);
+    assert!(
+        help.contains("Exit status") && help.contains("--release"),
+        "{help}"
+    );
+    for sub in ["find", "scen", "bench", "info", "render"] {
+        let o = run(&[sub, "--help"]);
+        assert_eq!(o.status.code(), Some(0));
+        assert!(stdout(&o).contains("Exit status"), "{sub}");
+        assert!(stdout(&o).contains("Example"), "{sub}");
+    }
+}
