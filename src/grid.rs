@@ -154,7 +154,21 @@ impl Grid {
 
     /// Iterates over the blocked cells, row by row.
     pub fn blocked_cells(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.bounds().cells().filter(|c| !self.is_free(c.x, c.y))
+        // Scan the bitset a word at a time: building a tree for a large map starts here.
+        let n = self.width as usize * self.height as usize;
+        let w = self.width as usize;
+        self.free.iter().enumerate().flat_map(move |(i, &word)| {
+            let valid = if (i + 1) * 64 <= n { u64::MAX } else { (1u64 << (n % 64)) - 1 };
+            let mut blocked = !word & valid;
+            std::iter::from_fn(move || {
+                (blocked != 0).then(|| {
+                    let bit = blocked.trailing_zeros() as usize;
+                    blocked &= blocked - 1;
+                    let k = i * 64 + bit;
+                    Cell::new((k % w) as u32, (k / w) as u32)
+                })
+            })
+        })
     }
 
     /// Whether one step from `from` in `dir` is legal: the target is free and, for a

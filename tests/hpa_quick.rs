@@ -72,6 +72,7 @@ fn random_edits_match_fresh_build() {
                 panic!("round {round} step {step} {:?} edit ({x},{y}) blocked={blocked}: {e}", mode.clusters);
             }
             let fresh = HpaMap::new(grid.clone(), mode).unwrap();
+            map.refresh();
             assert_same_structure(&map.snapshot(), &fresh.snapshot(), &format!("round {round} step {step} ({x},{y}) blocked={blocked}"));
             // Paths after the edit: valid, never shorter than optimal, exact when exact.
             let free: Vec<Cell> = grid.bounds().cells().filter(|c| grid.is_free(c.x, c.y)).collect();

@@ -60,8 +60,10 @@ pub(crate) struct Cluster {
 pub(crate) struct Clusters {
     pub config: Clustering,
     depth: u32,
-    pub items: Slots<Cluster>,
+    items: Slots<Cluster>,
     by_key: HashMap<u64, u32, ahash::RandomState>,
+    /// Keys of clusters whose routes are out of date.
+    stale: Vec<NodeId>,
     scratch: LocalSearch,
 }
 
@@ -72,12 +74,41 @@ impl Clusters {
         while (shape.width().max(shape.height()) as u64).div_ceil(1 << depth) > side {
             depth += 1;
         }
-        Clusters { config, depth, items: Slots::default(), by_key: HashMap::default(), scratch: LocalSearch::default() }
+        Clusters {
+            config,
+            depth,
+            items: Slots::default(),
+            by_key: HashMap::default(),
+            stale: Vec::new(),
+            scratch: LocalSearch::default(),
+        }
     }
 
     #[inline]
     pub fn get(&self, slot: u32) -> &Cluster {
         &self.items.items[slot as usize]
+    }
+
+    /// Records clusters whose routes must be recomputed before the next clustered search.
+    pub fn mark_stale(&mut self, keys: impl IntoIterator<Item = NodeId>) {
+        self.stale.extend(keys);
+    }
+
+    /// Whether any cluster awaits recomputation.
+    pub fn is_stale(&self) -> bool {
+        !self.stale.is_empty()
+    }
+
+    /// Recomputes every stale cluster that still exists.
+    pub fn refresh(&mut self, g: &mut GateGraph, shape: &Shape, grid: &crate::grid::Grid) {
+        let mut stale = std::mem::take(&mut self.stale);
+        stale.sort_unstable();
+        stale.dedup();
+        for key in stale {
+            if let Some(slot) = self.slot_of(key) {
+                self.recompute(g, shape, grid, slot);
+            }
+        }
     }
 
     /// The slot of the live cluster with this key.
@@ -172,9 +203,11 @@ impl Clusters {
         }
         c.entrances.clear();
         let rect = shape.rect(c.key);
+        let mut entrances = std::mem::take(&mut c.entrances);
         for dir in Direction::SIDES {
-            self.border_entrances(g, shape, grid, rect, dir, &mut c.entrances);
+            self.border_entrances(g, shape, grid, &c, rect, dir, &mut entrances);
         }
+        c.entrances = entrances;
         c.entrances.sort_unstable();
         c.entrances.dedup();
         for (i, &e) in c.entrances.iter().enumerate() {
@@ -201,29 +234,57 @@ impl Clusters {
         self.items.items[slot as usize] = c;
     }
 
-    /// Appends the entrances on one side of a cluster: along each free run of cells that
-    /// can step straight out of it, the positions the policy picks. Runs are cut at the
-    /// cluster grid's lines, so that both clusters sharing a border pick the same cells
-    /// whatever their sizes.
+    /// Appends the entrances on one side of a cluster. The crossings leaving it across
+    /// that side are grouped into runs: neighbours along the side with every border cell
+    /// between them open on both sides, and within one line of the cluster grid. On each
+    /// run the policy picks positions and the crossing nearest each is kept. Both clusters
+    /// sharing a border see the same crossings and runs, so they keep the same pairs.
     fn border_entrances(
         &self,
         g: &GateGraph,
         shape: &Shape,
         grid: &crate::grid::Grid,
+        c: &Cluster,
         rect: Rect,
         dir: Direction,
         out: &mut Vec<u32>,
     ) {
         let (dx, dy) = dir.delta();
         let vertical = dx != 0;
-        let (lo, hi) = if vertical { (rect.y1, rect.y2) } else { (rect.x1, rect.x2) };
-        let inside = |t: u32| {
-            if vertical {
-                Cell::new(if dx < 0 { rect.x1 } else { rect.x2 }, t)
-            } else {
-                Cell::new(t, if dy < 0 { rect.y1 } else { rect.y2 })
-            }
+        let along = |cell: Cell| if vertical { cell.y } else { cell.x };
+        let edge = if vertical {
+            if dx < 0 { rect.x1 } else { rect.x2 }
+        } else if dy < 0 {
+            rect.y1
+        } else {
+            rect.y2
         };
+        // (position, inside gate) of each straight crossing over this side. Diagonal ones
+        // are left out: the two clusters would see them at different positions, and a
+        // straight crossing always exists in the same run (a legal diagonal needs the cell
+        // straight across to be free, and the leaves there share a free edge).
+        let mut crossings: Vec<(u32, u32)> = Vec::new();
+        for &leaf in &c.leaves {
+            let l = g.leaf(leaf);
+            for (&gate, &cell) in l.gates.iter().zip(&l.cells) {
+                if (if vertical { cell.x } else { cell.y }) != edge {
+                    continue;
+                }
+                for &o in &g.gate(gate).links {
+                    let oc = g.gate(o).cell;
+                    let straight_across = along(oc) == along(cell)
+                        && if vertical {
+                            oc.x as i64 == cell.x as i64 + dx as i64
+                        } else {
+                            oc.y as i64 == cell.y as i64 + dy as i64
+                        };
+                    if straight_across {
+                        crossings.push((along(cell), gate));
+                    }
+                }
+            }
+        }
+        crossings.sort_unstable();
         let segment = |t: u32| {
             let id = shape.cell_id(self.depth, if vertical { 0 } else { t }, if vertical { t } else { 0 });
             if vertical {
@@ -233,26 +294,23 @@ impl Clusters {
             }
         };
         let open = |t: u32| {
-            let c = inside(t);
-            let o = (c.x as i64 + dx as i64, c.y as i64 + dy as i64);
-            grid.is_free(c.x, c.y) && grid.is_free_i(o.0, o.1)
+            let inside = if vertical { Cell::new(edge, t) } else { Cell::new(t, edge) };
+            let (ox, oy) = (inside.x as i64 + dx as i64, inside.y as i64 + dy as i64);
+            grid.is_free(inside.x, inside.y) && grid.is_free_i(ox, oy)
         };
-        let mut t = lo;
-        while t <= hi {
-            if !open(t) {
-                t += 1;
-                continue;
+        let joined = |a: u32, b: u32| segment(a) == segment(b) && (a..=b).all(open);
+        let mut i = 0;
+        while i < crossings.len() {
+            let mut j = i;
+            while j + 1 < crossings.len() && joined(crossings[j].0, crossings[j + 1].0) {
+                j += 1;
             }
-            let (start, seg) = (t, segment(t));
-            while t < hi && open(t + 1) && segment(t + 1) == seg {
-                t += 1;
+            let run = &crossings[i..=j];
+            for p in self.config.entrances.positions(run[0].0, run[run.len() - 1].0) {
+                let nearest = run.iter().min_by_key(|x| (x.0.abs_diff(p), x.0)).unwrap();
+                out.push(nearest.1);
             }
-            for p in self.config.entrances.positions(start, t) {
-                // Both cells are free and in different leaves, so the exact gate graph
-                // has this straight crossing, and a gate at the inside cell.
-                out.push(g.gate_at(inside(p)).expect("a free border cell with a free outside neighbour is a gate"));
-            }
-            t += 1;
+            i = j + 1;
         }
     }
 }

@@ -9,6 +9,9 @@ use crate::geom::{Cell, Rect};
 use crate::quadtree::NodeId;
 use hashbrown::HashMap;
 
+/// The crossings of one gate.
+pub(crate) type Links = smallvec::SmallVec<[u32; 4]>;
+
 /// Marks an empty slot or a missing link.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -37,8 +40,9 @@ pub(crate) struct Gate {
     pub leaf: u32,
     /// Position in `leaves[leaf].gates`, so that removal is O(1).
     pub pos: u32,
-    /// Gates one legal step away, in other leaves.
-    pub links: Vec<u32>,
+    /// Gates one legal step away, in other leaves. Nearly always a handful, so they live
+    /// inline: one allocation per gate was most of the build time.
+    pub links: Links,
     /// Index among its cluster's gates (valid while the cluster is up to date).
     pub local: u32,
     /// Index among its cluster's entrances, or `NONE`.
@@ -97,27 +101,29 @@ pub(crate) struct GateGraph {
     pub gates: Slots<Gate>,
     /// Leaf slot by quadtree node ID (free leaves only).
     pub leaf_slot: HashMap<u64, u32, ahash::RandomState>,
-    /// Gate by cell index `y·W + x`.
-    gate_at: HashMap<u64, u32, ahash::RandomState>,
+    /// Gate by cell index `y·W + x`, `NONE` where there is none. A dense table: it costs
+    /// 4 bytes a cell, less than a hash map once gates are a sizeable share of the cells
+    /// (as in exact mode), and it is looked up for every crossing added.
+    gate_at: Vec<u32>,
     width: u64,
     crossing_count: usize,
 }
 
 impl GateGraph {
-    pub fn new(width: u32) -> Self {
+    pub fn new(width: u32, height: u32) -> Self {
         GateGraph {
             leaves: Slots::default(),
             gates: Slots::default(),
             leaf_slot: HashMap::default(),
-            gate_at: HashMap::default(),
+            gate_at: vec![NONE; width as usize * height as usize],
             width: width as u64,
             crossing_count: 0,
         }
     }
 
     #[inline]
-    fn key(&self, c: Cell) -> u64 {
-        c.y as u64 * self.width + c.x as u64
+    fn key(&self, c: Cell) -> usize {
+        (c.y as u64 * self.width + c.x as u64) as usize
     }
 
     #[inline]
@@ -168,6 +174,7 @@ impl GateGraph {
         for g in gates {
             let links = std::mem::take(&mut self.gates.items[g as usize].links);
             let (gone, kept): (Vec<u32>, Vec<u32>) = links.into_iter().partition(|&o| self.gate(o).leaf == b);
+            let kept = Links::from_vec(kept);
             self.crossing_count -= gone.len();
             self.gates.items[g as usize].links = kept;
             for other in gone {
@@ -209,16 +216,11 @@ impl GateGraph {
     /// Frees gate `g`'s slot and cell index, leaving its leaf's list to the caller.
     fn release_gate(&mut self, g: u32) {
         let key = self.key(self.gate(g).cell);
-        self.gate_at.remove(&key);
+        self.gate_at[key] = NONE;
         let gate = &mut self.gates.items[g as usize];
         gate.leaf = NONE;
         gate.links.clear();
         self.gates.release(g);
-    }
-
-    /// The gate at a cell, if there is one.
-    pub fn gate_at(&self, cell: Cell) -> Option<u32> {
-        self.gate_at.get(&self.key(cell)).copied()
     }
 
     pub(crate) fn gate_mut(&mut self, g: u32) -> &mut Gate {
@@ -231,15 +233,16 @@ impl GateGraph {
 
     fn gate_for(&mut self, cell: Cell, leaf: u32) -> u32 {
         let key = self.key(cell);
-        if let Some(&g) = self.gate_at.get(&key) {
+        let g = self.gate_at[key];
+        if g != NONE {
             debug_assert_eq!(self.gate(g).leaf, leaf);
             return g;
         }
         let pos = self.leaves.items[leaf as usize].gates.len() as u32;
-        let g = self.gates.insert(Gate { cell, leaf, pos, links: Vec::new(), local: NONE, entrance: NONE });
+        let g = self.gates.insert(Gate { cell, leaf, pos, links: Links::new(), local: NONE, entrance: NONE });
         self.leaves.items[leaf as usize].gates.push(g);
         self.leaves.items[leaf as usize].cells.push(cell);
-        self.gate_at.insert(key, g);
+        self.gate_at[key] = g;
         g
     }
 
@@ -264,8 +267,8 @@ impl GateGraph {
         let leaves = self.leaves.items.capacity() * size_of::<Leaf>()
             + self.leaves.items.iter().map(|l| l.gates.capacity() * 4 + l.cells.capacity() * 8).sum::<usize>();
         let gates = self.gates.items.capacity() * size_of::<Gate>()
-            + self.gates.items.iter().map(|g| g.links.capacity() * 4).sum::<usize>();
-        let maps = (self.leaf_slot.capacity() + self.gate_at.capacity()) * (size_of::<(u64, u32)>() + 1);
+            + self.gates.items.iter().filter(|g| g.links.spilled()).map(|g| g.links.capacity() * 4).sum::<usize>();
+        let maps = self.leaf_slot.capacity() * (size_of::<(u64, u32)>() + 1) + self.gate_at.capacity() * 4;
         leaves + gates + maps
     }
 }

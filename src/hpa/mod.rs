@@ -61,11 +61,10 @@ impl Config {
         Config { gates: GatePolicy::All, clusters: None, smooth: false, max_leaf_side: None }
     }
 
-    /// Fast, near-optimal paths: every crossing stays a gate, so routes inside clusters
-    /// are exact, but the search runs over cluster entrances placed by
-    /// [`GatePolicy::Adaptive`], and the result is smoothed.
+    /// Fast, near-optimal paths: sparse gates ([`GatePolicy::Adaptive`]) between leaves,
+    /// a search over cluster entrances placed by the same policy, and smoothing.
     pub fn fast() -> Self {
-        Config { gates: GatePolicy::All, clusters: Some(Clustering::default()), smooth: true, max_leaf_side: None }
+        Config { gates: GatePolicy::Adaptive, clusters: Some(Clustering::default()), smooth: true, max_leaf_side: None }
     }
 }
 
@@ -188,7 +187,7 @@ impl HpaMap {
         let mut tree = QuadTree::build(grid.width(), grid.height(), stopper, grid.blocked_cells().map(|c| (c, ())))?;
         tree.track_changes(true);
         let mut map = HpaMap {
-            graph: GateGraph::new(grid.width()),
+            graph: GateGraph::new(grid.width(), grid.height()),
             grid,
             tree,
             config,
@@ -204,10 +203,8 @@ impl HpaMap {
         free.sort_unstable_by_key(|(_, r)| morton(r.x1, r.y1));
         let slots: Vec<u32> = free.iter().map(|&(id, rect)| map.graph.add_leaf(id, rect)).collect();
         for &a in &slots {
-            for b in map.free_neighbours(map.graph.leaf(a).id) {
-                if map.graph.leaf(a).id < map.graph.leaf(b).id {
-                    map.connect(a, b);
-                }
+            for b in map.later_neighbours(map.graph.leaf(a).rect) {
+                map.connect(a, b);
             }
         }
         map.components.label_all(&mut map.graph);
@@ -317,9 +314,28 @@ impl HpaMap {
         Ok(self.graph.leaf_slot[&id.raw()])
     }
 
+    /// Brings the cluster layer up to date after edits.
+    ///
+    /// Edits update the tree, the gates and the components at once, but only mark the
+    /// clusters they touch: recomputing a cluster's entrance routes costs far more than the
+    /// edit, and a burst of edits (a building placed cell by cell, a wall raised) should pay
+    /// it once. [`HpaMap::find_path`] refreshes by itself; call this to choose when the cost
+    /// is paid, for example before sharing the map with [`HpaMap::find_path_with`].
+    pub fn refresh(&mut self) {
+        if let Some(clusters) = &mut self.clusters {
+            clusters.refresh(&mut self.graph, &self.tree.shape(), &self.grid);
+        }
+    }
+
+    /// Whether edits have left clusters to recompute (see [`HpaMap::refresh`]).
+    pub fn needs_refresh(&self) -> bool {
+        self.clusters.as_ref().is_some_and(Clusters::is_stale)
+    }
+
     /// The shortest path this map's mode finds from `start` to `goal`, using the map's own
-    /// search buffers.
+    /// search buffers. Refreshes the cluster layer first if edits left it stale.
     pub fn find_path(&mut self, start: Cell, goal: Cell) -> Result<Path, PathError> {
+        self.refresh();
         let mut ctx = std::mem::take(&mut self.ctx);
         let result = self.find_path_with(&mut ctx, start, goal);
         self.ctx = ctx;
@@ -327,7 +343,8 @@ impl HpaMap {
     }
 
     /// [`HpaMap::find_path`] with caller-owned buffers, so that several threads can search
-    /// one shared map, each with its own [`SearchContext`].
+    /// one shared map, each with its own [`SearchContext`]. While clusters are stale (see
+    /// [`HpaMap::refresh`]) it searches the gate graph directly: slower, never wrong.
     pub fn find_path_with(&self, ctx: &mut SearchContext, start: Cell, goal: Cell) -> Result<Path, PathError> {
         let sl = self.free_leaf_of(start, Endpoint::Start)?;
         let gl = self.free_leaf_of(goal, Endpoint::Goal)?;
@@ -339,8 +356,8 @@ impl HpaMap {
             return Err(PathError::Unreachable { start, goal });
         }
         let found = match &self.clusters {
-            Some(clusters) => ctx.search_clustered(&self.graph, clusters, start, sl, goal, gl),
-            None => ctx.search(&self.graph, start, sl, goal, gl).map(|(w, _)| w),
+            Some(clusters) if !clusters.is_stale() => ctx.search_clustered(&self.graph, clusters, start, sl, goal, gl),
+            _ => ctx.search(&self.graph, start, sl, goal, gl).map(|(w, _)| w),
         };
         let mut waypoints = found.ok_or(PathError::Unreachable { start, goal })?;
         if self.config.smooth {
@@ -454,15 +471,7 @@ impl HpaMap {
                     dirty.push(self.clusters.as_ref().unwrap().get(c).key);
                 }
             }
-            dirty.sort_unstable();
-            dirty.dedup();
-            let shape = self.tree.shape();
-            let clusters = self.clusters.as_mut().unwrap();
-            for key in dirty {
-                if let Some(slot) = clusters.slot_of(key) {
-                    clusters.recompute(&mut self.graph, &shape, &self.grid, slot);
-                }
-            }
+            self.clusters.as_mut().unwrap().mark_stale(dirty);
         }
         self.components.absorb_new_leaves(&mut self.graph, &new_free);
         if blocking {
@@ -527,6 +536,25 @@ impl HpaMap {
         out
     }
 
+    /// The free leaves east, south, and (touching only at the corner) south-east and
+    /// south-west of the free leaf covering `r`: visiting these from every leaf meets each
+    /// adjacent pair exactly once, with half the neighbour queries of all eight directions.
+    fn later_neighbours(&self, r: Rect) -> Vec<u32> {
+        let id = self.tree.find(r.x1, r.y1).expect("a leaf's corner is on the map").id();
+        let mut out = Vec::new();
+        for dir in [Direction::E, Direction::S, Direction::SE, Direction::SW] {
+            self.tree.for_each_neighbour(id, dir, |n| {
+                let nr = n.rect();
+                // A diagonal neighbour that also runs along a side was met through that side.
+                let corner_only = !dir.is_diagonal() || (nr.x2 < r.x1 || nr.x1 > r.x2) && (nr.y2 < r.y1 || nr.y1 > r.y2);
+                if n.object_count() == 0 && corner_only {
+                    out.push(self.graph.leaf_slot[&n.id().raw()]);
+                }
+            });
+        }
+        out
+    }
+
     /// Adds the crossings the policy keeps between free leaves `a` and `b`. The pair is
     /// always taken in ID order, so that an incremental update picks the same crossings
     /// as a fresh build.
@@ -551,8 +579,12 @@ impl HpaMap {
 
     /// A canonical description of the structure, equal for two maps exactly when they have
     /// the same leaves, gates, crossings and component partition. For tests.
+    ///
+    /// # Panics
+    /// When clusters await [`HpaMap::refresh`].
     #[doc(hidden)]
     pub fn snapshot(&self) -> Snapshot {
+        assert!(!self.needs_refresh(), "refresh the map before taking a snapshot");
         let mut leaves: Vec<(u64, Rect, bool)> =
             self.tree.leaves().map(|l| (l.id().raw(), l.rect(), l.object_count() == 0)).collect();
         leaves.sort_unstable_by_key(|l| l.0);

@@ -144,7 +144,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// Calls `f` on every leaf under `from` that overlaps `r`.
     fn visit_leaves<'a>(&'a self, from: NodeId, r: &Rect, f: &mut impl FnMut(NodeRef<'a, T>)) {
-        let mut stack = vec![from];
+        // Deep enough for any tree (at most 3 siblings wait per level), so it never spills.
+        let mut stack: smallvec::SmallVec<[NodeId; 96]> = smallvec::smallvec![from];
         while let Some(id) = stack.pop() {
             let Some(n) = self.node_ref(id) else { continue };
             if !n.rect.intersects(r) {
