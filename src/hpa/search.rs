@@ -27,14 +27,21 @@ pub struct SearchContext {
 #[derive(Clone, Copy, Debug, Default)]
 struct NodeState {
     g: f64,
+    /// The predecessor, with [`CROSSED`] set when the node was reached over a crossing
+    /// (between leaves, or between clusters in the clustered search).
     parent: u32,
     stamp: u32,
 }
 
+/// Flag in [`NodeState::parent`]: reached over a crossing. Node indices stay below 2^31.
+const CROSSED: u32 = 1 << 31;
+
+/// An open-list entry: 16 bytes, so that the heap moves little memory.
 #[derive(Clone, Copy, Debug)]
 struct Open {
     f: f64,
-    g: f64,
+    /// Breaks ties of `f` (as an `f32`: it only orders equals, it never decides costs).
+    h: f32,
     node: u32,
 }
 
@@ -50,10 +57,10 @@ impl PartialOrd for Open {
     }
 }
 impl Ord for Open {
-    /// Lowest `f` first; among equals the deepest (largest `g`), which walks straight to the
-    /// goal instead of fanning out over the many equal-length octile routes.
+    /// Lowest `f` first; among equals the closest to the goal (largest `g`), which walks
+    /// straight on instead of fanning out over the many equal-length octile routes.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(self.g.total_cmp(&o.g))
+        o.f.total_cmp(&self.f).then(o.h.total_cmp(&self.h))
     }
 }
 
@@ -82,6 +89,7 @@ impl SearchContext {
         self.expanded = 0;
     }
 
+    /// Offers `node` at cost `g` from `parent` (which may carry [`CROSSED`]).
     #[inline]
     fn relax(&mut self, node: u32, g: f64, h: f64, parent: u32) {
         let open = self.query * 2;
@@ -90,7 +98,22 @@ impl SearchContext {
             return; // closed, or already reached at least as cheaply
         }
         *n = NodeState { g, parent, stamp: open };
-        self.open.push(Open { f: g + h, g, node });
+        self.open.push(Open { f: g + h, h: h as f32, node });
+    }
+
+    /// Pops the next node to expand, skipping entries of closed nodes (an entry superseded
+    /// by a cheaper one pops after it, when its node is closed). Returns the node, its
+    /// cost and its parent field.
+    #[inline]
+    fn pop(&mut self) -> Option<(u32, f64, u32)> {
+        while let Some(Open { node, .. }) = self.open.pop() {
+            let state = &mut self.nodes[node as usize];
+            if state.stamp == self.query * 2 {
+                state.stamp += 1;
+                return Some((node, state.g, state.parent));
+            }
+        }
+        None
     }
 
     /// Finds the cheapest gate route from `start` (in leaf `start_leaf`) to `goal` (in leaf
@@ -108,14 +131,8 @@ impl SearchContext {
         let (s, t) = (n as u32, n as u32 + 1);
         self.begin(n + 2);
         self.nodes[s as usize] = NodeState { g: 0.0, parent: NONE, stamp: self.query * 2 };
-        self.open.push(Open { f: octile(start, goal), g: 0.0, node: s });
-        while let Some(Open { g, node, .. }) = self.open.pop() {
-            let state = &mut self.nodes[node as usize];
-            if state.stamp != self.query * 2 || g > state.g {
-                continue; // a stale entry
-            }
-            state.stamp += 1;
-            let p = state.parent;
+        self.open.push(Open { f: octile(start, goal), h: 0.0, node: s });
+        while let Some((node, g, p)) = self.pop() {
             if node == t {
                 return Some((self.unwind(graph, start, goal, t), g));
             }
@@ -132,8 +149,7 @@ impl SearchContext {
             // Moving on inside the leaf pays only when the gate was entered by a crossing:
             // from a gate reached inside the leaf, its predecessor's direct octile edge is
             // never longer (triangle inequality), so those edges were already offered.
-            let entered_by_crossing = p != s && graph.gate(p).leaf != gate.leaf;
-            if entered_by_crossing {
+            if p & CROSSED != 0 {
                 let leaf = graph.leaf(gate.leaf);
                 for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
                     if v != node {
@@ -146,7 +162,7 @@ impl SearchContext {
             }
             for &v in &gate.links {
                 let c = graph.gate(v).cell;
-                self.relax(v, g + octile(here, c), octile(c, goal), node);
+                self.relax(v, g + octile(here, c), octile(c, goal), node | CROSSED);
             }
         }
         None
@@ -154,10 +170,10 @@ impl SearchContext {
 
     fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, t: u32) -> Vec<Cell> {
         let mut out = vec![goal];
-        let mut v = self.nodes[t as usize].parent;
+        let mut v = self.nodes[t as usize].parent & !CROSSED;
         while v != t - 1 {
             out.push(graph.gate(v).cell);
-            v = self.nodes[v as usize].parent;
+            v = self.nodes[v as usize].parent & !CROSSED;
         }
         out.push(start);
         out.reverse();
@@ -192,14 +208,8 @@ impl SearchContext {
         let (s, t) = (n as u32, n as u32 + 1);
         self.begin(n + 2);
         self.nodes[s as usize] = NodeState { g: 0.0, parent: NONE, stamp: self.query * 2 };
-        self.open.push(Open { f: octile(start, goal), g: 0.0, node: s });
-        while let Some(Open { g, node, .. }) = self.open.pop() {
-            let state = &mut self.nodes[node as usize];
-            if state.stamp != self.query * 2 || g > state.g {
-                continue;
-            }
-            state.stamp += 1;
-            let p = state.parent;
+        self.open.push(Open { f: octile(start, goal), h: 0.0, node: s });
+        while let Some((node, g, p)) = self.pop() {
             if node == t {
                 return Some(self.unwind_clustered(graph, clusters, (start, ks), (goal, kg), s, t));
             }
@@ -218,8 +228,7 @@ impl SearchContext {
             // As in the flat search, routes inside the cluster are offered only from
             // entrances reached from outside it: shortest distances obey the triangle
             // inequality, so offering them again from a mate never helps.
-            let entered = p != s && graph.leaf(graph.gate(p).leaf).cluster != k;
-            if entered {
+            if p & CROSSED != 0 {
                 let c = clusters.get(k);
                 let (i, n_e) = (gate.entrance as usize, c.entrances.len());
                 for (j, &e) in c.entrances.iter().enumerate() {
@@ -238,7 +247,7 @@ impl SearchContext {
             for &v in &gate.links {
                 let other = graph.gate(v);
                 if other.entrance != NONE && graph.leaf(other.leaf).cluster != k {
-                    self.relax(v, g + octile(gate.cell, other.cell), octile(other.cell, goal), node);
+                    self.relax(v, g + octile(gate.cell, other.cell), octile(other.cell, goal), node | CROSSED);
                 }
             }
         }
@@ -259,7 +268,7 @@ impl SearchContext {
             if last == s {
                 break;
             }
-            chain.push(self.nodes[last as usize].parent);
+            chain.push(self.nodes[last as usize].parent & !CROSSED);
         }
         chain.reverse();
         let cell = |v: u32| graph.gate(v).cell;
