@@ -20,8 +20,10 @@ use std::collections::BinaryHeap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clustering {
     /// Largest cluster side in cells; the cluster depth is the shallowest quadtree depth
-    /// whose nodes are no larger. Larger clusters mean fewer entrances to search but more
-    /// work per edit.
+    /// whose nodes are no larger, so clusters come out between half this and this. Larger
+    /// clusters mean fewer entrances to search but a costlier [`refresh`] after edits.
+    ///
+    /// [`refresh`]: super::HpaMap::refresh
     pub side: u32,
     /// Which cells of each free run along a cluster's border become entrances.
     pub entrances: GatePolicy,
@@ -29,7 +31,7 @@ pub struct Clustering {
 
 impl Default for Clustering {
     fn default() -> Self {
-        Clustering { side: 64, entrances: GatePolicy::Adaptive }
+        Clustering { side: 96, entrances: GatePolicy::Adaptive }
     }
 }
 
