@@ -55,3 +55,8 @@ pub mod quadtree;
 pub use geom::{octile, Cell, Direction, Rect};
 pub use grid::Grid;
 pub use hpa::{Config, GatePolicy, HpaMap, Mode, Path, PathError, SearchContext};
+
+/// Compiles the README's Rust examples as doctests, so that they cannot rot.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -11,7 +11,13 @@ pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 /// Whether moving from (x,y) by (dx,dy) is legal: target free and, for diagonals, both
 /// side cells free.
 pub fn legal(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64) -> bool {
-    let free = |x: i64, y: i64| x >= 0 && y >= 0 && x < grid.width() as i64 && y < grid.height() as i64 && grid.is_free(x as u32, y as u32);
+    let free = |x: i64, y: i64| {
+        x >= 0
+            && y >= 0
+            && x < grid.width() as i64
+            && y < grid.height() as i64
+            && grid.is_free(x as u32, y as u32)
+    };
     free(x + dx, y + dy) && (dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy)))
 }
 
@@ -35,7 +41,11 @@ pub fn distances(grid: &Grid, start: Cell) -> Vec<Option<f64>> {
                     continue;
                 }
                 let (nx, ny) = ((x as i64 + dx) as u32, (y as i64 + dy) as u32);
-                let nd = d + if dx != 0 && dy != 0 { unit(SQRT2) } else { unit(1.0) };
+                let nd = d + if dx != 0 && dy != 0 {
+                    unit(SQRT2)
+                } else {
+                    unit(1.0)
+                };
                 let i = ny as usize * w + nx as usize;
                 if nd < best[i] {
                     best[i] = nd;
@@ -44,25 +54,41 @@ pub fn distances(grid: &Grid, start: Cell) -> Vec<Option<f64>> {
             }
         }
     }
-    best.into_iter().map(|d| (d != u64::MAX).then(|| d as f64 / 1e9)).collect()
+    best.into_iter()
+        .map(|d| (d != u64::MAX).then(|| d as f64 / 1e9))
+        .collect()
 }
 
 /// Panics with a message unless `path` is a legal route from `start` to `goal` whose
 /// claimed length equals its summed step costs.
 pub fn assert_valid(grid: &Grid, start: Cell, goal: Cell, path: &Path) {
-    assert_eq!(path.cells.first(), Some(&start), "path must begin at the start");
+    assert_eq!(
+        path.cells.first(),
+        Some(&start),
+        "path must begin at the start"
+    );
     assert_eq!(path.cells.last(), Some(&goal), "path must end at the goal");
     let mut sum = 0.0;
     for w in path.cells.windows(2) {
         let (a, b) = (w[0], w[1]);
         assert!(grid.is_free(a.x, a.y), "cell {a} is blocked");
         let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
-        assert!(dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0), "{a} -> {b} is not a step");
-        assert!(legal(grid, a.x as i64, a.y as i64, dx, dy), "{a} -> {b} is illegal (blocked or corner cut)");
+        assert!(
+            dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0),
+            "{a} -> {b} is not a step"
+        );
+        assert!(
+            legal(grid, a.x as i64, a.y as i64, dx, dy),
+            "{a} -> {b} is illegal (blocked or corner cut)"
+        );
         sum += if dx != 0 && dy != 0 { SQRT2 } else { 1.0 };
     }
     assert!(grid.is_free(goal.x, goal.y));
-    assert!((sum - path.length).abs() < 1e-6, "claimed length {} but steps sum to {sum}", path.length);
+    assert!(
+        (sum - path.length).abs() < 1e-6,
+        "claimed length {} but steps sum to {sum}",
+        path.length
+    );
 }
 
 /// A small deterministic generator, so failures reproduce.
@@ -95,7 +121,9 @@ pub fn read_movingai(path: &std::path::Path) -> Grid {
         }
     }
     let rows: Vec<&[u8]> = lines.take(h as usize).map(|l| l.as_bytes()).collect();
-    Grid::from_fn(w, h, |x, y| matches!(rows[y as usize][x as usize], b'.' | b'G' | b'S'))
+    Grid::from_fn(w, h, |x, y| {
+        matches!(rows[y as usize][x as usize], b'.' | b'G' | b'S')
+    })
 }
 
 /// Reads the (start, goal, optimal) triples of a scenario file.
@@ -107,13 +135,21 @@ pub fn read_scen(path: &std::path::Path) -> Vec<(Cell, Cell, f64)> {
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             let n = |i: usize| f[i].parse::<u32>().unwrap();
-            (Cell::new(n(4), n(5)), Cell::new(n(6), n(7)), f[8].parse().unwrap())
+            (
+                Cell::new(n(4), n(5)),
+                Cell::new(n(6), n(7)),
+                f[8].parse().unwrap(),
+            )
         })
         .collect()
 }
 
 /// Asserts two structure snapshots are equal, reporting only what differs.
-pub fn assert_same_structure(got: &quadpath::hpa::Snapshot, want: &quadpath::hpa::Snapshot, context: &str) {
+pub fn assert_same_structure(
+    got: &quadpath::hpa::Snapshot,
+    want: &quadpath::hpa::Snapshot,
+    context: &str,
+) {
     fn diff<T: PartialEq + std::fmt::Debug>(name: &str, a: &[T], b: &[T], context: &str) {
         let extra: Vec<&T> = a.iter().filter(|x| !b.contains(x)).take(5).collect();
         let missing: Vec<&T> = b.iter().filter(|x| !a.contains(x)).take(5).collect();

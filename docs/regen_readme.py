@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Refreshes the example outputs of docs/cli.md and the PNGs it shows.
+"""Refreshes the example outputs of README.md and the PNGs it shows.
 
 Run from the crate root after `cargo build --release`: re-runs every
 `cargo run --release -- ...` example with target/release/quadpath (in a scratch folder
@@ -8,7 +8,7 @@ after each, and copies the rendered PNGs into docs/.
 """
 import json, os, re, shutil, subprocess, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-md_path = os.path.join(ROOT, 'docs', 'cli.md')
+md_path = os.path.join(ROOT, 'README.md')
 Q = os.path.join(ROOT, 'target', 'release', 'quadpath')
 WORK = tempfile.mkdtemp(prefix='quadpath-docs-')
 os.symlink(os.path.join(ROOT, 'maps'), os.path.join(WORK, 'maps'))

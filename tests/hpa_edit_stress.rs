@@ -1,3 +1,5 @@
+//! Deterministic stress runs: thousands of random edits on small maps, each followed by a
+//! comparison with a fresh build and path checks against the Dijkstra oracle.
 mod common;
 use common::*;
 use quadpath::hpa::Clustering;

@@ -1,0 +1,256 @@
+//! HPA* benchmarks.
+//!
+//! Per map (`maps/arena.map` always; den520d, brc202d, w_woundedcoast, orz900d and
+//! 64room_000 when `../shared/maps` exists):
+//! - `build/<map>`: building an exact and a fast `HpaMap`;
+//! - `query/<map>`: one query per iteration, cycling through 50 evenly spaced scenario
+//!   lines, for the exact mode, the fast mode and the flat-grid `baseline::astar`, side by
+//!   side.
+//!
+//! Edits on a 1024×1024 map (`maze512-32-9` tiled 2×2 when present, else a generated map
+//! with ~25% of its cells blocked in blobs), both modes:
+//! - `edit/toggle`: block a random free cell and free it again (one iteration = both);
+//! - `edit/building_4x4`: place a 4×4 building on free ground and remove it again;
+//! - fast mode only, `edit/toggle+refresh` and `edit/building_4x4+refresh`: the same with
+//!   `refresh()` after each edit, since fast-mode edits defer recomputing the clusters they
+//!   touch to the next query.
+//!
+//! Run: `cargo bench --bench hpa -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use quadpath::{baseline, io, Cell, Grid, HpaMap, Mode, Rect};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const QUERIES: usize = 50;
+
+/// A tiny deterministic xorshift64* generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// (name, map file, scenario file) of every benchmark map that exists here.
+fn maps() -> Vec<(String, PathBuf, PathBuf)> {
+    let mut out = vec![(
+        "arena".to_string(),
+        root().join("maps/arena.map"),
+        root().join("maps/arena.map.scen"),
+    )];
+    let shared = root().join("../shared/maps");
+    for (name, dir, scen) in [
+        ("den520d", "mapf", "den520d-even-1.scen"),
+        ("brc202d", "mapf", "brc202d-even-1.scen"),
+        ("w_woundedcoast", "mapf", "w_woundedcoast-even-1.scen"),
+        ("orz900d", "mapf", "orz900d-even-1.scen"),
+        ("64room_000", "classic", "64room_000.map.scen"),
+    ] {
+        let (map, scen) = (
+            shared.join(dir).join(format!("{name}.map")),
+            shared.join(dir).join(scen),
+        );
+        if map.is_file() && scen.is_file() {
+            out.push((name.to_string(), map, scen));
+        } else {
+            eprintln!("hpa bench: {} not found, skipped", map.display());
+        }
+    }
+    out
+}
+
+/// `QUERIES` evenly spaced scenario lines.
+fn sample_queries(scen: &Path) -> Vec<(Cell, Cell)> {
+    let entries = io::read_scen(scen).expect("scenario file").entries;
+    let k = QUERIES.min(entries.len());
+    (0..k)
+        .map(|i| &entries[i * entries.len() / k])
+        .map(|e| (e.start, e.goal))
+        .collect()
+}
+
+fn bench_maps(c: &mut Criterion) {
+    for (name, map_path, scen_path) in maps() {
+        let grid = io::read_map(&map_path).expect("map file");
+        let queries = sample_queries(&scen_path);
+        let big = grid.width() as u64 * grid.height() as u64 > 200_000;
+
+        let mut g = c.benchmark_group(format!("build/{name}"));
+        g.sample_size(10);
+        for mode in [Mode::Exact, Mode::Fast] {
+            g.bench_function(
+                BenchmarkId::from_parameter(format!("{mode:?}").to_lowercase()),
+                |b| b.iter(|| HpaMap::new(black_box(grid.clone()), mode).unwrap()),
+            );
+        }
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("query/{name}"));
+        g.sample_size(if big { 20 } else { 50 });
+        for mode in [Mode::Exact, Mode::Fast] {
+            let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+            let mut i = 0;
+            g.bench_function(
+                BenchmarkId::from_parameter(format!("{mode:?}").to_lowercase()),
+                |b| {
+                    b.iter(|| {
+                        let (s, t) = queries[i % queries.len()];
+                        i += 1;
+                        map.find_path(s, t).unwrap()
+                    })
+                },
+            );
+        }
+        let mut i = 0;
+        g.bench_function(BenchmarkId::from_parameter("astar"), |b| {
+            b.iter(|| {
+                let (s, t) = queries[i % queries.len()];
+                i += 1;
+                baseline::astar(&grid, s, t).unwrap()
+            })
+        });
+        g.finish();
+    }
+}
+
+/// Parses a Moving AI `.map` into a grid, or `None` when it is missing.
+fn load(path: &Path) -> Option<Grid> {
+    path.is_file().then(|| io::read_map(path).ok()).flatten()
+}
+
+/// The 1024×1024 edit map.
+fn edit_map() -> (String, Grid) {
+    const SIDE: u32 = 1024;
+    if std::env::var("QUADPATH_BENCH_MAP").as_deref() != Ok("generated") {
+        if let Some(m) = load(&root().join("../shared/maps/classic/maze512-32-9.map")) {
+            let (w, h) = (m.width(), m.height());
+            return (
+                "maze512-32-9 2x2".into(),
+                Grid::from_fn(SIDE, SIDE, |x, y| m.is_free(x % w, y % h)),
+            );
+        }
+    }
+    // ~25% blocked in blobs: discs of random radius at random centres.
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut grid = Grid::new_free(SIDE, SIDE);
+    let target = (SIDE as u64 * SIDE as u64) / 4;
+    let mut blocked = 0;
+    while blocked < target {
+        let (cx, cy, r) = (
+            rng.below(SIDE as usize) as i64,
+            rng.below(SIDE as usize) as i64,
+            2 + rng.below(12) as i64,
+        );
+        for y in (cy - r).max(0)..=(cy + r).min(SIDE as i64 - 1) {
+            for x in (cx - r).max(0)..=(cx + r).min(SIDE as i64 - 1) {
+                if (x - cx).pow(2) + (y - cy).pow(2) <= r * r && grid.is_free(x as u32, y as u32) {
+                    grid.set_free(x as u32, y as u32, false);
+                    blocked += 1;
+                }
+            }
+        }
+    }
+    ("generated 25% blobs".into(), grid)
+}
+
+fn bench_edits(c: &mut Criterion) {
+    let (name, grid) = edit_map();
+    eprintln!("hpa bench: edit map is {name}");
+    let free: Vec<Cell> = grid
+        .bounds()
+        .cells()
+        .filter(|c| grid.is_free(c.x, c.y))
+        .collect();
+    let mut rng = Rng(42);
+    let cells: Vec<Cell> = (0..4096).map(|_| free[rng.below(free.len())]).collect();
+    // Sites where a 4×4 building fits on free ground.
+    let mut sites = Vec::new();
+    while sites.len() < 1024 {
+        let c = free[rng.below(free.len())];
+        if c.x + 3 < grid.width() && c.y + 3 < grid.height() {
+            let r = Rect::new(c.x, c.y, c.x + 3, c.y + 3);
+            if r.cells().all(|c| grid.is_free(c.x, c.y)) {
+                sites.push(r);
+            }
+        }
+    }
+    for mode in [Mode::Exact, Mode::Fast] {
+        let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+        let mode_name = format!("{mode:?}").to_lowercase();
+        let mut g = c.benchmark_group("edit/toggle");
+        let mut i = 0;
+        g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
+            b.iter(|| {
+                let c = cells[i % cells.len()];
+                i += 1;
+                map.set_blocked(c.x, c.y, true).unwrap();
+                map.set_blocked(c.x, c.y, false).unwrap()
+            })
+        });
+        g.finish();
+        let mut g = c.benchmark_group("edit/building_4x4");
+        let mut i = 0;
+        g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
+            b.iter(|| {
+                let r = sites[i % sites.len()];
+                i += 1;
+                map.set_rect_blocked(r, true).unwrap();
+                map.set_rect_blocked(r, false).unwrap()
+            })
+        });
+        g.finish();
+        if mode == Mode::Fast {
+            // Fast-mode edits only mark the clusters they touch; the next query (or
+            // `refresh()`) recomputes them. This is the cost a unit planning right after
+            // each edit pays.
+            let mut g = c.benchmark_group("edit/toggle+refresh");
+            let mut i = 0;
+            g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
+                b.iter(|| {
+                    let c = cells[i % cells.len()];
+                    i += 1;
+                    map.set_blocked(c.x, c.y, true).unwrap();
+                    map.refresh();
+                    map.set_blocked(c.x, c.y, false).unwrap();
+                    map.refresh();
+                })
+            });
+            g.finish();
+            let mut g = c.benchmark_group("edit/building_4x4+refresh");
+            let mut i = 0;
+            g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
+                b.iter(|| {
+                    let r = sites[i % sites.len()];
+                    i += 1;
+                    map.set_rect_blocked(r, true).unwrap();
+                    map.refresh();
+                    map.set_rect_blocked(r, false).unwrap();
+                    map.refresh();
+                })
+            });
+            g.finish();
+        }
+        map.refresh();
+        assert_eq!(map.grid(), &grid, "every edit was undone");
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    targets = bench_maps, bench_edits
+}
+criterion_main!(benches);
