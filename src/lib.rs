@@ -45,6 +45,8 @@
 //! single legal steps from one leaf into the next; with every such crossing as a gate pair,
 //! the gate graph holds an optimal path, diagonal crossings along sides included.
 
+#![warn(missing_docs)]
+
 pub mod baseline;
 pub mod geom;
 pub mod grid;

@@ -10,7 +10,7 @@
 
 use super::graph::{GateGraph, Slots, NONE};
 use super::policy::GatePolicy;
-use crate::geom::{octile, Cell, Direction, Rect};
+use crate::geom::{octile, Cell, Direction};
 use crate::quadtree::{NodeId, Shape};
 use hashbrown::HashMap;
 use std::cmp::Reverse;
@@ -204,10 +204,9 @@ impl Clusters {
             gt.entrance = NONE;
         }
         c.entrances.clear();
-        let rect = shape.rect(c.key);
         let mut entrances = std::mem::take(&mut c.entrances);
         for dir in Direction::SIDES {
-            self.border_entrances(g, shape, grid, &c, rect, dir, &mut entrances);
+            self.border_entrances(g, shape, grid, &c, dir, &mut entrances);
         }
         c.entrances = entrances;
         c.entrances.sort_unstable();
@@ -247,10 +246,10 @@ impl Clusters {
         shape: &Shape,
         grid: &crate::grid::Grid,
         c: &Cluster,
-        rect: Rect,
         dir: Direction,
         out: &mut Vec<u32>,
     ) {
+        let rect = shape.rect(c.key);
         let (dx, dy) = dir.delta();
         let vertical = dx != 0;
         let along = |cell: Cell| if vertical { cell.y } else { cell.x };
@@ -328,9 +327,14 @@ pub(crate) struct LocalSearch {
     heap: BinaryHeap<(Reverse<OrdF64>, u32)>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct OrdF64(f64);
 impl Eq for OrdF64 {}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
 impl Ord for OrdF64 {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&o.0)

@@ -456,22 +456,20 @@ impl HpaMap {
             }
         }
         self.refresh_corner_crossings(&created);
-        if let Some(clusters) = &mut self.clusters {
+        if let Some(mut clusters) = self.clusters.take() {
             let shape = self.tree.shape();
             for &leaf in &new_free {
                 let c = clusters.attach(&mut self.graph, &shape, leaf);
                 dirty.push(clusters.get(c).key);
             }
-        }
-        if self.clusters.is_some() {
             // Gates appear and vanish only in leaves next to the replaced ones.
             for &id in created.keys() {
                 for n in self.free_neighbours(id) {
-                    let c = self.graph.leaf(n).cluster;
-                    dirty.push(self.clusters.as_ref().unwrap().get(c).key);
+                    dirty.push(clusters.get(self.graph.leaf(n).cluster).key);
                 }
             }
-            self.clusters.as_mut().unwrap().mark_stale(dirty);
+            clusters.mark_stale(dirty);
+            self.clusters = Some(clusters);
         }
         self.components.absorb_new_leaves(&mut self.graph, &new_free);
         if blocking {
@@ -682,6 +680,10 @@ fn morton(x: u32, y: u32) -> u64 {
     spread(x) | (spread(y) << 1)
 }
 
+/// Two entrances of a cluster and the distance between them, in millionths of a cell.
+#[doc(hidden)]
+pub type EntranceRoute = (Cell, Cell, i64);
+
 /// See [`HpaMap::snapshot`].
 #[doc(hidden)]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -694,6 +696,6 @@ pub struct Snapshot {
     pub crossings: Vec<(Cell, Cell)>,
     /// The partition of free leaves into components.
     pub components: Vec<Vec<u64>>,
-    /// Per cluster, the distance between every two of its entrances (in micro-cells).
-    pub clusters: Vec<(u64, Vec<(Cell, Cell, i64)>)>,
+    /// Per cluster, the distance between every two of its entrances.
+    pub clusters: Vec<(u64, Vec<EntranceRoute>)>,
 }

@@ -86,7 +86,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub(crate) fn find_id(&self, c: Cell) -> NodeId {
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
-            let mid = (lo + hi + 1) / 2;
+            let mid = (lo + hi).div_ceil(2);
             let id = self.shape.cell_id(mid, c.x, c.y);
             match self.nodes.get(&id.0) {
                 Some(n) if n.objects.is_some() => return id,
@@ -132,7 +132,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         };
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
-            let mid = (lo + hi + 1) / 2;
+            let mid = (lo + hi).div_ceil(2);
             if covers(mid).is_some() {
                 lo = mid;
             } else {
