@@ -70,20 +70,23 @@ pub(crate) struct Clusters {
 }
 
 impl Clusters {
-    pub fn new(config: Clustering, shape: &Shape) -> Self {
+    /// The clusters of a map of this shape, or `None` when the map spans fewer than 4×4 of
+    /// them: then the search over gates is as fast, and there is nothing to recompute on
+    /// edits.
+    pub fn new(config: Clustering, shape: &Shape) -> Option<Self> {
         let side = config.side.max(2) as u64;
         let mut depth = 0;
         while (shape.width().max(shape.height()) as u64).div_ceil(1 << depth) > side {
             depth += 1;
         }
-        Clusters {
+        (depth >= 2).then(|| Clusters {
             config,
             depth,
             items: Slots::default(),
             by_key: HashMap::default(),
             stale: Vec::new(),
             scratch: LocalSearch::default(),
-        }
+        })
     }
 
     #[inline]

@@ -46,7 +46,8 @@ pub struct Config {
     /// Which border crossings become gates.
     pub gates: GatePolicy,
     /// Search over cluster entrances instead of every gate. `None` searches the gate graph
-    /// itself, which is optimal when `gates` is [`GatePolicy::All`].
+    /// itself, which is optimal when `gates` is [`GatePolicy::All`]. Maps smaller than 4×4
+    /// clusters are not clustered: there the gate search is as fast.
     pub clusters: Option<Clustering>,
     /// Shorten paths by string pulling after refinement.
     pub smooth: bool,
@@ -208,9 +209,8 @@ impl HpaMap {
             }
         }
         map.components.label_all(&mut map.graph);
-        if let Some(cfg) = config.clusters {
-            let shape = map.tree.shape();
-            let mut clusters = Clusters::new(cfg, &shape);
+        let shape = map.tree.shape();
+        if let Some(mut clusters) = config.clusters.and_then(|cfg| Clusters::new(cfg, &shape)) {
             let mut all: Vec<u32> = slots.iter().map(|&leaf| clusters.attach(&mut map.graph, &shape, leaf)).collect();
             all.sort_unstable();
             all.dedup();
