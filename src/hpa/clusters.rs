@@ -35,6 +35,9 @@ impl Default for Clustering {
     }
 }
 
+/// The smallest cluster side worth clustering for, in cells.
+pub const MIN_CLUSTER_SIDE: u64 = 32;
+
 /// Marks a source in a predecessor table: reached directly from the search's origin.
 pub(crate) const FROM_ORIGIN: u32 = u32::MAX - 1;
 
@@ -70,16 +73,19 @@ pub(crate) struct Clusters {
 }
 
 impl Clusters {
-    /// The clusters of a map of this shape, or `None` when the map spans fewer than 4×4 of
-    /// them: then the search over gates is as fast, and there is nothing to recompute on
-    /// edits.
+    /// The clusters of a map of this shape, or `None` for a map too small to gain from
+    /// them. Clusters are made smaller than `config.side` where needed so that the map
+    /// spans at least 4×4 of them (with fewer, most queries stay in one cluster), but never
+    /// smaller than [`MIN_CLUSTER_SIDE`]: below that the search over gates is as fast, and
+    /// edits would pay for refreshes that buy nothing.
     pub fn new(config: Clustering, shape: &Shape) -> Option<Self> {
+        let longest = shape.width().max(shape.height()) as u64;
         let side = config.side.max(2) as u64;
-        let mut depth = 0;
-        while (shape.width().max(shape.height()) as u64).div_ceil(1 << depth) > side {
+        let mut depth = 2;
+        while longest.div_ceil(1 << depth) > side {
             depth += 1;
         }
-        (depth >= 2).then(|| Clusters {
+        (longest.div_ceil(1 << depth) >= MIN_CLUSTER_SIDE).then(|| Clusters {
             config,
             depth,
             items: Slots::default(),

@@ -46,8 +46,9 @@ pub struct Config {
     /// Which border crossings become gates.
     pub gates: GatePolicy,
     /// Search over cluster entrances instead of every gate. `None` searches the gate graph
-    /// itself, which is optimal when `gates` is [`GatePolicy::All`]. Maps smaller than 4×4
-    /// clusters are not clustered: there the gate search is as fast.
+    /// itself, which is optimal when `gates` is [`GatePolicy::All`]. Clusters shrink so
+    /// that a map spans at least 4×4 of them, and maps too small for 32-cell clusters are
+    /// not clustered at all: there the gate search is as fast.
     pub clusters: Option<Clustering>,
     /// Shorten paths by string pulling after refinement.
     pub smooth: bool,
