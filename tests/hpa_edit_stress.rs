@@ -7,7 +7,7 @@ use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, Mode};
 
 /// Fast mode with clusters small enough that random small maps have many of them.
 fn tiny_clusters(side: u32) -> Config {
-    Config { clusters: Some(Clustering { side, entrances: GatePolicy::Adaptive }), ..Config::fast() }
+    Config { clusters: Some(Clustering { side, min_side: 1, entrances: GatePolicy::Adaptive }), ..Config::fast() }
 }
 
 #[test]
@@ -46,6 +46,7 @@ fn random_maps_exact() {
 fn random_edits_match_fresh_build() {
     const ROUNDS: u32 = 150;
     let mut rng = Rng(777);
+    let mut clustered_rounds = 0;
     for round in 0..ROUNDS {
         let (w, h) = (1 + rng.below(30) as u32, 1 + rng.below(30) as u32);
         let density = rng.below(35);
@@ -56,6 +57,7 @@ fn random_edits_match_fresh_build() {
         };
         let mut grid = Grid::from_fn(w, h, |_, _| rng.below(100) >= density);
         let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+        clustered_rounds += (map.cluster_count() > 0) as u32;
         for step in 0..25 {
             let (x, y) = (rng.below(w as u64) as u32, rng.below(h as u64) as u32);
             let blocked = rng.below(2) == 0;
@@ -98,4 +100,6 @@ fn random_edits_match_fresh_build() {
             }
         }
     }
+    // The tiny-cluster rounds must really exercise the clustered search.
+    assert!(clustered_rounds >= ROUNDS / 4, "only {clustered_rounds} rounds were clustered");
 }

@@ -24,6 +24,7 @@ fn tiny_clusters(side: u32) -> Config {
     Config {
         clusters: Some(Clustering {
             side,
+            min_side: 1,
             entrances: GatePolicy::Adaptive,
         }),
         ..Config::fast()

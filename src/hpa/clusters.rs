@@ -25,18 +25,20 @@ pub struct Clustering {
     ///
     /// [`refresh`]: super::HpaMap::refresh
     pub side: u32,
+    /// Smallest cluster side in cells. Clusters shrink below `side` so that a map spans at
+    /// least 4×4 of them (with fewer, most queries stay inside one cluster), but not below
+    /// this: a map too small for clusters of this side is not clustered at all, since the
+    /// gate search is as fast there and edits would pay for refreshes that buy nothing.
+    pub min_side: u32,
     /// Which cells of each free run along a cluster's border become entrances.
     pub entrances: GatePolicy,
 }
 
 impl Default for Clustering {
     fn default() -> Self {
-        Clustering { side: 96, entrances: GatePolicy::Adaptive }
+        Clustering { side: 96, min_side: 32, entrances: GatePolicy::Adaptive }
     }
 }
-
-/// The smallest cluster side worth clustering for, in cells.
-pub const MIN_CLUSTER_SIDE: u64 = 32;
 
 /// Marks a source in a predecessor table: reached directly from the search's origin.
 pub(crate) const FROM_ORIGIN: u32 = u32::MAX - 1;
@@ -74,10 +76,7 @@ pub(crate) struct Clusters {
 
 impl Clusters {
     /// The clusters of a map of this shape, or `None` for a map too small to gain from
-    /// them. Clusters are made smaller than `config.side` where needed so that the map
-    /// spans at least 4×4 of them (with fewer, most queries stay in one cluster), but never
-    /// smaller than [`MIN_CLUSTER_SIDE`]: below that the search over gates is as fast, and
-    /// edits would pay for refreshes that buy nothing.
+    /// them (see [`Clustering::min_side`]).
     pub fn new(config: Clustering, shape: &Shape) -> Option<Self> {
         let longest = shape.width().max(shape.height()) as u64;
         let side = config.side.max(2) as u64;
@@ -85,7 +84,7 @@ impl Clusters {
         while longest.div_ceil(1 << depth) > side {
             depth += 1;
         }
-        (longest.div_ceil(1 << depth) >= MIN_CLUSTER_SIDE).then(|| Clusters {
+        (longest.div_ceil(1 << depth) >= config.min_side as u64).then(|| Clusters {
             config,
             depth,
             items: Slots::default(),

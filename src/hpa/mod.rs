@@ -46,9 +46,8 @@ pub struct Config {
     /// Which border crossings become gates.
     pub gates: GatePolicy,
     /// Search over cluster entrances instead of every gate. `None` searches the gate graph
-    /// itself, which is optimal when `gates` is [`GatePolicy::All`]. Clusters shrink so
-    /// that a map spans at least 4×4 of them, and maps too small for 32-cell clusters are
-    /// not clustered at all: there the gate search is as fast.
+    /// itself, which is optimal when `gates` is [`GatePolicy::All`]. Small maps are not
+    /// clustered (see [`Clustering::min_side`]).
     pub clusters: Option<Clustering>,
     /// Shorten paths by string pulling after refinement.
     pub smooth: bool,
