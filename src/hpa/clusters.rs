@@ -36,7 +36,7 @@ pub struct Clustering {
 
 impl Default for Clustering {
     fn default() -> Self {
-        Clustering { side: 96, min_side: 32, entrances: GatePolicy::Adaptive }
+        Clustering { side: 96, min_side: 24, entrances: GatePolicy::Adaptive }
     }
 }
 
