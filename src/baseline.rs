@@ -21,10 +21,13 @@ pub fn astar(grid: &Grid, start: Cell, goal: Cell) -> Option<Path> {
     let (cells, _) = pathfinding::prelude::astar(
         &start,
         |&c| {
-            Direction::ALL.into_iter().filter(move |&d| grid.can_step(c, d)).map(move |d| {
-                let n = c.step(d).expect("a legal step stays on the grid");
-                (n, if d.is_diagonal() { DIAGONAL } else { STRAIGHT })
-            })
+            Direction::ALL
+                .into_iter()
+                .filter(move |&d| grid.can_step(c, d))
+                .map(move |d| {
+                    let n = c.step(d).expect("a legal step stays on the grid");
+                    (n, if d.is_diagonal() { DIAGONAL } else { STRAIGHT })
+                })
         },
         |&c| (octile(c, goal) * SCALE) as u64,
         |&c| c == goal,

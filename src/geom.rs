@@ -8,7 +8,9 @@ use std::fmt;
 pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` is the top-left cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
 pub struct Cell {
     /// Column.
     pub x: u32,
@@ -83,7 +85,12 @@ impl Rect {
     /// any order.
     #[inline]
     pub fn new(x1: u32, y1: u32, x2: u32, y2: u32) -> Self {
-        Rect { x1: x1.min(x2), y1: y1.min(y2), x2: x1.max(x2), y2: y1.max(y2) }
+        Rect {
+            x1: x1.min(x2),
+            y1: y1.min(y2),
+            x2: x1.max(x2),
+            y2: y1.max(y2),
+        }
     }
 
     /// The rectangle `w` cells wide and `h` high whose top-left cell is `(x, y)`.
@@ -92,7 +99,12 @@ impl Rect {
     #[inline]
     pub fn from_size(x: u32, y: u32, w: u32, h: u32) -> Self {
         debug_assert!(w >= 1 && h >= 1);
-        Rect { x1: x, y1: y, x2: x + w - 1, y2: y + h - 1 }
+        Rect {
+            x1: x,
+            y1: y,
+            x2: x + w - 1,
+            y2: y + h - 1,
+        }
     }
 
     /// Width in cells.
@@ -186,7 +198,8 @@ impl Direction {
     pub const SIDES: [Direction; 4] = [Direction::N, Direction::E, Direction::S, Direction::W];
 
     /// The four diagonal directions.
-    pub const DIAGONALS: [Direction; 4] = [Direction::NE, Direction::SE, Direction::SW, Direction::NW];
+    pub const DIAGONALS: [Direction; 4] =
+        [Direction::NE, Direction::SE, Direction::SW, Direction::NW];
 
     /// The `(dx, dy)` of one step.
     #[inline]
@@ -206,7 +219,10 @@ impl Direction {
     /// Whether this is a diagonal direction.
     #[inline]
     pub const fn is_diagonal(self) -> bool {
-        matches!(self, Direction::NE | Direction::SE | Direction::SW | Direction::NW)
+        matches!(
+            self,
+            Direction::NE | Direction::SE | Direction::SW | Direction::NW
+        )
     }
 
     /// The cost of one step: 1 straight, √2 diagonal.
@@ -275,7 +291,10 @@ mod tests {
         assert_eq!((r.x1, r.y1, r.x2, r.y2), (2, 3, 5, 7));
         assert_eq!((r.width(), r.height(), r.area()), (4, 5, 20));
         assert_eq!(r.cells().count(), 20);
-        assert_eq!(r.intersection(&Rect::new(4, 0, 9, 3)), Some(Rect::new(4, 3, 5, 3)));
+        assert_eq!(
+            r.intersection(&Rect::new(4, 0, 9, 3)),
+            Some(Rect::new(4, 3, 5, 3))
+        );
         assert!(r.intersection(&Rect::new(6, 0, 9, 9)).is_none());
     }
 }

@@ -44,7 +44,12 @@ impl Grid {
         if n % 64 != 0 {
             *free.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
         }
-        Grid { width, height, free, terrain: vec![TERRAIN_FREE; n] }
+        Grid {
+            width,
+            height,
+            free,
+            terrain: vec![TERRAIN_FREE; n],
+        }
     }
 
     /// Builds a grid from a predicate telling whether each cell is free.
@@ -113,7 +118,10 @@ impl Grid {
     /// When the cell is outside the grid.
     #[inline]
     pub fn terrain(&self, x: u32, y: u32) -> u8 {
-        assert!(x < self.width && y < self.height, "cell ({x},{y}) is outside the grid");
+        assert!(
+            x < self.width && y < self.height,
+            "cell ({x},{y}) is outside the grid"
+        );
         self.terrain[self.index(x, y)]
     }
 
@@ -132,7 +140,10 @@ impl Grid {
     /// # Panics
     /// When the cell is outside the grid.
     pub fn set_cell(&mut self, x: u32, y: u32, free: bool, terrain: u8) {
-        assert!(x < self.width && y < self.height, "cell ({x},{y}) is outside the grid");
+        assert!(
+            x < self.width && y < self.height,
+            "cell ({x},{y}) is outside the grid"
+        );
         let i = self.index(x, y);
         if free {
             self.free[i / 64] |= 1 << (i % 64);
@@ -158,7 +169,11 @@ impl Grid {
         let n = self.width as usize * self.height as usize;
         let w = self.width as usize;
         self.free.iter().enumerate().flat_map(move |(i, &word)| {
-            let valid = if (i + 1) * 64 <= n { u64::MAX } else { (1u64 << (n % 64)) - 1 };
+            let valid = if (i + 1) * 64 <= n {
+                u64::MAX
+            } else {
+                (1u64 << (n % 64)) - 1
+            };
             let mut blocked = !word & valid;
             std::iter::from_fn(move || {
                 (blocked != 0).then(|| {
@@ -181,16 +196,24 @@ impl Grid {
         if !self.is_free_i(x + dx as i64, y + dy as i64) {
             return false;
         }
-        !dir.is_diagonal()
-            || (self.is_free_i(x + dx as i64, y) && self.is_free_i(x, y + dy as i64))
+        !dir.is_diagonal() || (self.is_free_i(x + dx as i64, y) && self.is_free_i(x, y + dy as i64))
     }
 
     /// The legal single steps out of a free cell, with their costs.
     pub fn successors(&self, from: Cell) -> impl Iterator<Item = (Cell, f64)> + '_ {
-        Direction::ALL.into_iter().filter(move |&d| self.can_step(from, d)).map(move |d| {
-            let (dx, dy) = d.delta();
-            (Cell::new((from.x as i64 + dx as i64) as u32, (from.y as i64 + dy as i64) as u32), d.cost())
-        })
+        Direction::ALL
+            .into_iter()
+            .filter(move |&d| self.can_step(from, d))
+            .map(move |d| {
+                let (dx, dy) = d.delta();
+                (
+                    Cell::new(
+                        (from.x as i64 + dx as i64) as u32,
+                        (from.y as i64 + dy as i64) as u32,
+                    ),
+                    d.cost(),
+                )
+            })
     }
 
     /// Octile distance between two cells (see [`crate::geom::octile`]).
@@ -213,7 +236,10 @@ mod tests {
         assert_eq!(g.terrain(12, 6), b'T');
         assert!(!g.is_free(13, 0), "outside counts as blocked");
         assert_eq!(g.free_count(), 90);
-        assert_eq!(g.blocked_cells().collect::<Vec<_>>(), vec![Cell::new(12, 6)]);
+        assert_eq!(
+            g.blocked_cells().collect::<Vec<_>>(),
+            vec![Cell::new(12, 6)]
+        );
     }
 
     #[test]
@@ -221,8 +247,14 @@ mod tests {
         // .@
         // ..
         let g = Grid::from_fn(2, 2, |x, y| !(x == 1 && y == 0));
-        assert!(!g.can_step(Cell::new(0, 1), Direction::NE), "target blocked");
-        assert!(!g.can_step(Cell::new(0, 0), Direction::SE), "corner (1,0) blocked");
+        assert!(
+            !g.can_step(Cell::new(0, 1), Direction::NE),
+            "target blocked"
+        );
+        assert!(
+            !g.can_step(Cell::new(0, 0), Direction::SE),
+            "corner (1,0) blocked"
+        );
         assert!(g.can_step(Cell::new(0, 0), Direction::S));
         assert!(!g.can_step(Cell::new(0, 0), Direction::W), "outside");
         assert_eq!(g.successors(Cell::new(0, 1)).count(), 2);

@@ -7,7 +7,14 @@ use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, Mode};
 
 /// Fast mode with clusters small enough that random small maps have many of them.
 fn tiny_clusters(side: u32) -> Config {
-    Config { clusters: Some(Clustering { side, min_side: 1, entrances: GatePolicy::Adaptive }), ..Config::fast() }
+    Config {
+        clusters: Some(Clustering {
+            side,
+            min_side: 1,
+            entrances: GatePolicy::Adaptive,
+        }),
+        ..Config::fast()
+    }
 }
 
 #[test]
@@ -20,8 +27,14 @@ fn random_maps_exact() {
         let mut map = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
         let mut clustered = HpaMap::new(grid.clone(), tiny_clusters(2 + round % 6)).unwrap();
         map.check_consistency().unwrap();
-        let free: Vec<Cell> = grid.bounds().cells().filter(|c| grid.is_free(c.x, c.y)).collect();
-        if free.is_empty() { continue; }
+        let free: Vec<Cell> = grid
+            .bounds()
+            .cells()
+            .filter(|c| grid.is_free(c.x, c.y))
+            .collect();
+        if free.is_empty() {
+            continue;
+        }
         for _ in 0..10 {
             let s = free[rng.below(free.len() as u64) as usize];
             let d = distances(&grid, s);
@@ -30,7 +43,11 @@ fn random_maps_exact() {
             match (map.find_path(s, g), want) {
                 (Ok(p), Some(len)) => {
                     assert_valid(&grid, s, g, &p);
-                    assert!((p.length - len).abs() < 1e-6, "round {round} {w}x{h}: {s}->{g} got {} want {len}", p.length);
+                    assert!(
+                        (p.length - len).abs() < 1e-6,
+                        "round {round} {w}x{h}: {s}->{g} got {} want {len}",
+                        p.length
+                    );
                     let q = clustered.find_path(s, g).unwrap();
                     assert_valid(&grid, s, g, &q);
                     assert!(q.length >= len - 1e-9);
@@ -63,23 +80,44 @@ fn random_edits_match_fresh_build() {
             let blocked = rng.below(2) == 0;
             let prev = grid.clone();
             if rng.below(4) == 0 {
-                let (x2, y2) = ((x + rng.below(4) as u32).min(w - 1), (y + rng.below(4) as u32).min(h - 1));
+                let (x2, y2) = (
+                    (x + rng.below(4) as u32).min(w - 1),
+                    (y + rng.below(4) as u32).min(h - 1),
+                );
                 let r = quadpath::Rect::new(x, y, x2, y2);
                 map.set_rect_blocked(r, blocked).unwrap();
-                for c in r.cells() { grid.set_free(c.x, c.y, !blocked); }
+                for c in r.cells() {
+                    grid.set_free(c.x, c.y, !blocked);
+                }
             } else {
                 map.set_blocked(x, y, blocked).unwrap();
                 grid.set_free(x, y, !blocked);
             }
             if let Err(e) = map.check_consistency() {
-                for y in 0..h { let row: String = (0..w).map(|x| if prev.is_free(x,y) {'.'} else {'@'}).collect(); eprintln!("{row}"); }
-                panic!("round {round} step {step} {:?} edit ({x},{y}) blocked={blocked}: {e}", mode.clusters);
+                for y in 0..h {
+                    let row: String = (0..w)
+                        .map(|x| if prev.is_free(x, y) { '.' } else { '@' })
+                        .collect();
+                    eprintln!("{row}");
+                }
+                panic!(
+                    "round {round} step {step} {:?} edit ({x},{y}) blocked={blocked}: {e}",
+                    mode.clusters
+                );
             }
             let fresh = HpaMap::new(grid.clone(), mode).unwrap();
             map.refresh();
-            assert_same_structure(&map.snapshot(), &fresh.snapshot(), &format!("round {round} step {step} ({x},{y}) blocked={blocked}"));
+            assert_same_structure(
+                &map.snapshot(),
+                &fresh.snapshot(),
+                &format!("round {round} step {step} ({x},{y}) blocked={blocked}"),
+            );
             // Paths after the edit: valid, never shorter than optimal, exact when exact.
-            let free: Vec<Cell> = grid.bounds().cells().filter(|c| grid.is_free(c.x, c.y)).collect();
+            let free: Vec<Cell> = grid
+                .bounds()
+                .cells()
+                .filter(|c| grid.is_free(c.x, c.y))
+                .collect();
             if free.len() >= 2 {
                 let s = free[rng.below(free.len() as u64) as usize];
                 let d = distances(&grid, s);
@@ -90,16 +128,25 @@ fn random_edits_match_fresh_build() {
                             assert_valid(&grid, s, g, &p);
                             assert!(p.length >= best - 1e-9, "shorter than optimal");
                             if mode.clusters.is_none() {
-                                assert!((p.length - best).abs() < 1e-6, "round {round}: exact {} vs {best}", p.length);
+                                assert!(
+                                    (p.length - best).abs() < 1e-6,
+                                    "round {round}: exact {} vs {best}",
+                                    p.length
+                                );
                             }
                         }
                         (Err(quadpath::PathError::Unreachable { .. }), None) => {}
-                        (r, want) => panic!("round {round} step {step}: {s}->{g}: {r:?} vs {want:?}"),
+                        (r, want) => {
+                            panic!("round {round} step {step}: {s}->{g}: {r:?} vs {want:?}")
+                        }
                     }
                 }
             }
         }
     }
     // The tiny-cluster rounds must really exercise the clustered search.
-    assert!(clustered_rounds >= ROUNDS / 4, "only {clustered_rounds} rounds were clustered");
+    assert!(
+        clustered_rounds >= ROUNDS / 4,
+        "only {clustered_rounds} rounds were clustered"
+    );
 }

@@ -50,7 +50,9 @@ impl Subopt {
     fn p99(&self) -> f64 {
         let mut v = self.all.clone();
         v.sort_by(f64::total_cmp);
-        v.get((v.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0.0)
+        v.get((v.len() * 99).div_ceil(100).saturating_sub(1))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     fn mean(&self) -> f64 {
@@ -180,11 +182,19 @@ fn fast_mode_p99_suboptimality() {
         .filter_map(|f| {
             let sub = local(f);
             let (s, g, got, opt) = sub.worst.unwrap();
-            println!("{f}: p99 {:.3}%, max {:.3}% ({s} -> {g}: {got:.4} vs {opt:.4})", 100.0 * sub.p99(), 100.0 * sub.max);
+            println!(
+                "{f}: p99 {:.3}%, max {:.3}% ({s} -> {g}: {got:.4} vs {opt:.4})",
+                100.0 * sub.p99(),
+                100.0 * sub.max
+            );
             (sub.p99() > 0.08).then(|| format!("{f}: p99 {:.3}%", 100.0 * sub.p99()))
         })
         .collect();
-    assert!(over.is_empty(), "fast mode p99 suboptimality above 8%:\n  {}", over.join("\n  "));
+    assert!(
+        over.is_empty(),
+        "fast mode p99 suboptimality above 8%:\n  {}",
+        over.join("\n  ")
+    );
 }
 
 /// `k` evenly spaced items of `v` (all of them when there are fewer).

@@ -36,7 +36,11 @@ pub struct Clustering {
 
 impl Default for Clustering {
     fn default() -> Self {
-        Clustering { side: 96, min_side: 24, entrances: GatePolicy::Adaptive }
+        Clustering {
+            side: 96,
+            min_side: 24,
+            entrances: GatePolicy::Adaptive,
+        }
     }
 }
 
@@ -140,7 +144,10 @@ impl Clusters {
         self.live()
             .map(|c| {
                 std::mem::size_of::<Cluster>()
-                    + 4 * (c.leaves.capacity() + c.gates.capacity() + c.entrances.capacity() + c.pred.capacity())
+                    + 4 * (c.leaves.capacity()
+                        + c.gates.capacity()
+                        + c.entrances.capacity()
+                        + c.pred.capacity())
                     + 8 * c.dist.capacity()
                     + 4 * c.reach.capacity()
             })
@@ -173,7 +180,11 @@ impl Clusters {
     pub fn detach(&mut self, g: &GateGraph, leaf: u32) -> Option<u32> {
         let slot = g.leaf(leaf).cluster;
         let c = &mut self.items.items[slot as usize];
-        let pos = c.leaves.iter().position(|&l| l == leaf).expect("a leaf is in its cluster");
+        let pos = c
+            .leaves
+            .iter()
+            .position(|&l| l == leaf)
+            .expect("a leaf is in its cluster");
         c.leaves.swap_remove(pos);
         if !c.leaves.is_empty() {
             return Some(slot);
@@ -189,7 +200,13 @@ impl Clusters {
     }
 
     /// Recomputes a cluster's gate list, entrances, and entrance-to-entrance routes.
-    pub fn recompute(&mut self, g: &mut GateGraph, shape: &Shape, grid: &crate::grid::Grid, slot: u32) {
+    pub fn recompute(
+        &mut self,
+        g: &mut GateGraph,
+        shape: &Shape,
+        grid: &crate::grid::Grid,
+        slot: u32,
+    ) {
         let mut c = std::mem::replace(
             &mut self.items.items[slot as usize],
             Cluster {
@@ -236,7 +253,10 @@ impl Clusters {
                 c.dist[i * n_e + j] = self.scratch.dist[g.gate(c.entrances[j]).local as usize];
             }
             c.pred[i * n_g..(i + 1) * n_g].copy_from_slice(&self.scratch.pred[..n_g]);
-            for (r, &d) in c.reach[i * n_g..(i + 1) * n_g].iter_mut().zip(&self.scratch.dist) {
+            for (r, &d) in c.reach[i * n_g..(i + 1) * n_g]
+                .iter_mut()
+                .zip(&self.scratch.dist)
+            {
                 *r = d as f32;
             }
         }
@@ -262,7 +282,11 @@ impl Clusters {
         let vertical = dx != 0;
         let along = |cell: Cell| if vertical { cell.y } else { cell.x };
         let edge = if vertical {
-            if dx < 0 { rect.x1 } else { rect.x2 }
+            if dx < 0 {
+                rect.x1
+            } else {
+                rect.x2
+            }
         } else if dy < 0 {
             rect.y1
         } else {
@@ -295,7 +319,11 @@ impl Clusters {
         }
         crossings.sort_unstable();
         let segment = |t: u32| {
-            let id = shape.cell_id(self.depth, if vertical { 0 } else { t }, if vertical { t } else { 0 });
+            let id = shape.cell_id(
+                self.depth,
+                if vertical { 0 } else { t },
+                if vertical { t } else { 0 },
+            );
             if vertical {
                 id.iy()
             } else {
@@ -303,7 +331,11 @@ impl Clusters {
             }
         };
         let open = |t: u32| {
-            let inside = if vertical { Cell::new(edge, t) } else { Cell::new(t, edge) };
+            let inside = if vertical {
+                Cell::new(edge, t)
+            } else {
+                Cell::new(t, edge)
+            };
             let (ox, oy) = (inside.x as i64 + dx as i64, inside.y as i64 + dy as i64);
             grid.is_free(inside.x, inside.y) && grid.is_free_i(ox, oy)
         };
@@ -315,7 +347,11 @@ impl Clusters {
                 j += 1;
             }
             let run = &crossings[i..=j];
-            for p in self.config.entrances.positions(run[0].0, run[run.len() - 1].0) {
+            for p in self
+                .config
+                .entrances
+                .positions(run[0].0, run[run.len() - 1].0)
+            {
                 let nearest = run.iter().min_by_key(|x| (x.0.abs_diff(p), x.0)).unwrap();
                 out.push(nearest.1);
             }

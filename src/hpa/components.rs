@@ -87,7 +87,10 @@ impl Components {
         g.leaves.items[start as usize].component = to;
         let mut n = 1;
         while let Some(s) = stack.pop() {
-            let next: Vec<u32> = g.linked_leaves(s).filter(|&o| g.leaf(o).component == from).collect();
+            let next: Vec<u32> = g
+                .linked_leaves(s)
+                .filter(|&o| g.leaf(o).component == from)
+                .collect();
             for o in next {
                 if g.leaf(o).component == from {
                     g.leaves.items[o as usize].component = to;
@@ -109,8 +112,14 @@ impl Components {
     /// join, so every neighbour with a foreign label floods its own piece.
     pub fn absorb_new_leaves(&mut self, g: &mut GateGraph, created: &[u32]) {
         for &slot in created {
-            let neighbours: Vec<u32> = g.linked_leaves(slot).filter(|&o| g.leaf(o).component != NONE).collect();
-            let Some(keep) = neighbours.iter().map(|&o| g.leaf(o).component).max_by_key(|&l| self.sizes[l as usize])
+            let neighbours: Vec<u32> = g
+                .linked_leaves(slot)
+                .filter(|&o| g.leaf(o).component != NONE)
+                .collect();
+            let Some(keep) = neighbours
+                .iter()
+                .map(|&o| g.leaf(o).component)
+                .max_by_key(|&l| self.sizes[l as usize])
             else {
                 let label = self.fresh();
                 g.leaves.items[slot as usize].component = label;
@@ -131,7 +140,8 @@ impl Components {
     /// After cells were blocked: finds the pieces that broke off the components of `seeds`
     /// (free leaves next to the change) and gives each a label of its own.
     pub fn split_off(&mut self, g: &mut GateGraph, seeds: &[u32]) {
-        let mut by_label: Vec<(u32, u32)> = seeds.iter().map(|&s| (g.leaf(s).component, s)).collect();
+        let mut by_label: Vec<(u32, u32)> =
+            seeds.iter().map(|&s| (g.leaf(s).component, s)).collect();
         by_label.sort_unstable();
         by_label.dedup();
         for run in by_label.chunk_by(|a, b| a.0 == b.0) {
@@ -168,7 +178,11 @@ impl Components {
             }
             let i = searches.len();
             g.leaves.items[seed as usize].mark = tag(i);
-            searches.push(Search { queue: VecDeque::from([seed]), members: vec![seed], parent: i });
+            searches.push(Search {
+                queue: VecDeque::from([seed]),
+                members: vec![seed],
+                parent: i,
+            });
             active += 1;
         }
         let mut turn = 0;
@@ -193,7 +207,10 @@ impl Components {
                 if other != turn {
                     // Two searches met: they are in one piece. Keep `turn` as the root.
                     searches[other].parent = turn;
-                    let (q, m) = (std::mem::take(&mut searches[other].queue), std::mem::take(&mut searches[other].members));
+                    let (q, m) = (
+                        std::mem::take(&mut searches[other].queue),
+                        std::mem::take(&mut searches[other].members),
+                    );
                     searches[turn].queue.extend(q);
                     searches[turn].members.extend(m);
                     active -= 1;

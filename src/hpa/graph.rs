@@ -59,7 +59,10 @@ pub(crate) struct Slots<T> {
 
 impl<T> Default for Slots<T> {
     fn default() -> Self {
-        Slots { items: Vec::new(), free: Vec::new() }
+        Slots {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
     }
 }
 
@@ -142,7 +145,15 @@ impl GateGraph {
     }
 
     pub fn add_leaf(&mut self, id: NodeId, rect: Rect) -> u32 {
-        let slot = self.leaves.insert(Leaf { id, rect, gates: Vec::new(), cells: Vec::new(), component: NONE, mark: 0, cluster: NONE });
+        let slot = self.leaves.insert(Leaf {
+            id,
+            rect,
+            gates: Vec::new(),
+            cells: Vec::new(),
+            component: NONE,
+            mark: 0,
+            cluster: NONE,
+        });
         self.leaf_slot.insert(id.raw(), slot);
         slot
     }
@@ -173,7 +184,8 @@ impl GateGraph {
         let gates = self.leaves.items[a as usize].gates.clone();
         for g in gates {
             let links = std::mem::take(&mut self.gates.items[g as usize].links);
-            let (gone, kept): (Vec<u32>, Vec<u32>) = links.into_iter().partition(|&o| self.gate(o).leaf == b);
+            let (gone, kept): (Vec<u32>, Vec<u32>) =
+                links.into_iter().partition(|&o| self.gate(o).leaf == b);
             let kept = Links::from_vec(kept);
             self.crossing_count -= gone.len();
             self.gates.items[g as usize].links = kept;
@@ -239,7 +251,14 @@ impl GateGraph {
             return g;
         }
         let pos = self.leaves.items[leaf as usize].gates.len() as u32;
-        let g = self.gates.insert(Gate { cell, leaf, pos, links: Links::new(), local: NONE, entrance: NONE });
+        let g = self.gates.insert(Gate {
+            cell,
+            leaf,
+            pos,
+            links: Links::new(),
+            local: NONE,
+            entrance: NONE,
+        });
         self.leaves.items[leaf as usize].gates.push(g);
         self.leaves.items[leaf as usize].cells.push(cell);
         self.gate_at[key] = g;
@@ -250,7 +269,10 @@ impl GateGraph {
     pub fn link(&mut self, a: Cell, la: u32, b: Cell, lb: u32) {
         let ga = self.gate_for(a, la);
         let gb = self.gate_for(b, lb);
-        debug_assert!(!self.gate(ga).links.contains(&gb), "crossing {a} -> {b} added twice");
+        debug_assert!(
+            !self.gate(ga).links.contains(&gb),
+            "crossing {a} -> {b} added twice"
+        );
         self.gates.items[ga as usize].links.push(gb);
         self.gates.items[gb as usize].links.push(ga);
         self.crossing_count += 1;
@@ -258,17 +280,32 @@ impl GateGraph {
 
     /// The slots of the leaves this leaf has crossings into (with repeats).
     pub fn linked_leaves(&self, slot: u32) -> impl Iterator<Item = u32> + '_ {
-        self.leaf(slot).gates.iter().flat_map(move |&g| self.gate(g).links.iter().map(move |&o| self.gate(o).leaf))
+        self.leaf(slot)
+            .gates
+            .iter()
+            .flat_map(move |&g| self.gate(g).links.iter().map(move |&o| self.gate(o).leaf))
     }
 
     /// Heap bytes held, approximately.
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         let leaves = self.leaves.items.capacity() * size_of::<Leaf>()
-            + self.leaves.items.iter().map(|l| l.gates.capacity() * 4 + l.cells.capacity() * 8).sum::<usize>();
+            + self
+                .leaves
+                .items
+                .iter()
+                .map(|l| l.gates.capacity() * 4 + l.cells.capacity() * 8)
+                .sum::<usize>();
         let gates = self.gates.items.capacity() * size_of::<Gate>()
-            + self.gates.items.iter().filter(|g| g.links.spilled()).map(|g| g.links.capacity() * 4).sum::<usize>();
-        let maps = self.leaf_slot.capacity() * (size_of::<(u64, u32)>() + 1) + self.gate_at.capacity() * 4;
+            + self
+                .gates
+                .items
+                .iter()
+                .filter(|g| g.links.spilled())
+                .map(|g| g.links.capacity() * 4)
+                .sum::<usize>();
+        let maps =
+            self.leaf_slot.capacity() * (size_of::<(u64, u32)>() + 1) + self.gate_at.capacity() * 4;
         leaves + gates + maps
     }
 }

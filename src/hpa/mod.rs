@@ -59,13 +59,23 @@ pub struct Config {
 impl Config {
     /// Optimal paths: every crossing is a gate, no smoothing needed.
     pub fn exact() -> Self {
-        Config { gates: GatePolicy::All, clusters: None, smooth: false, max_leaf_side: None }
+        Config {
+            gates: GatePolicy::All,
+            clusters: None,
+            smooth: false,
+            max_leaf_side: None,
+        }
     }
 
     /// Fast, near-optimal paths: sparse gates ([`GatePolicy::Adaptive`]) between leaves,
     /// a search over cluster entrances placed by the same policy, and smoothing.
     pub fn fast() -> Self {
-        Config { gates: GatePolicy::Adaptive, clusters: Some(Clustering::default()), smooth: true, max_leaf_side: None }
+        Config {
+            gates: GatePolicy::Adaptive,
+            clusters: Some(Clustering::default()),
+            smooth: true,
+            max_leaf_side: None,
+        }
     }
 }
 
@@ -185,7 +195,12 @@ impl HpaMap {
             Some(s) => SplitStopper::uniform().with_max_leaf_side(s.max(1)),
             None => SplitStopper::uniform(),
         };
-        let mut tree = QuadTree::build(grid.width(), grid.height(), stopper, grid.blocked_cells().map(|c| (c, ())))?;
+        let mut tree = QuadTree::build(
+            grid.width(),
+            grid.height(),
+            stopper,
+            grid.blocked_cells().map(|c| (c, ())),
+        )?;
         tree.track_changes(true);
         let mut map = HpaMap {
             graph: GateGraph::new(grid.width(), grid.height()),
@@ -197,12 +212,19 @@ impl HpaMap {
             ctx: SearchContext::new(),
             crossing_buf: Vec::new(),
         };
-        let mut free: Vec<(NodeId, Rect)> =
-            map.tree.leaves().filter(|l| l.object_count() == 0).map(|l| (l.id(), l.rect())).collect();
+        let mut free: Vec<(NodeId, Rect)> = map
+            .tree
+            .leaves()
+            .filter(|l| l.object_count() == 0)
+            .map(|l| (l.id(), l.rect()))
+            .collect();
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
         free.sort_unstable_by_key(|(_, r)| morton(r.x1, r.y1));
-        let slots: Vec<u32> = free.iter().map(|&(id, rect)| map.graph.add_leaf(id, rect)).collect();
+        let slots: Vec<u32> = free
+            .iter()
+            .map(|&(id, rect)| map.graph.add_leaf(id, rect))
+            .collect();
         for &a in &slots {
             for b in map.later_neighbours(map.graph.leaf(a).rect) {
                 map.connect(a, b);
@@ -211,7 +233,10 @@ impl HpaMap {
         map.components.label_all(&mut map.graph);
         let shape = map.tree.shape();
         if let Some(mut clusters) = config.clusters.and_then(|cfg| Clusters::new(cfg, &shape)) {
-            let mut all: Vec<u32> = slots.iter().map(|&leaf| clusters.attach(&mut map.graph, &shape, leaf)).collect();
+            let mut all: Vec<u32> = slots
+                .iter()
+                .map(|&leaf| clusters.attach(&mut map.graph, &shape, leaf))
+                .collect();
             all.sort_unstable();
             all.dedup();
             for c in all {
@@ -259,7 +284,9 @@ impl HpaMap {
 
     /// Number of cluster entrances (0 when the map is not clustered).
     pub fn entrance_count(&self) -> usize {
-        self.clusters.as_ref().map_or(0, |c| c.live().map(|c| c.entrances.len()).sum())
+        self.clusters
+            .as_ref()
+            .map_or(0, |c| c.live().map(|c| c.entrances.len()).sum())
     }
 
     /// Number of connected free regions.
@@ -280,7 +307,13 @@ impl HpaMap {
         let g = &self.graph;
         let mut out = Vec::with_capacity(g.crossing_count());
         for gate in g.gates.items.iter().filter(|x| x.leaf != NONE) {
-            out.extend(gate.links.iter().map(|&o| g.gate(o).cell).filter(|&o| gate.cell < o).map(|o| (gate.cell, o)));
+            out.extend(
+                gate.links
+                    .iter()
+                    .map(|&o| g.gate(o).cell)
+                    .filter(|&o| gate.cell < o)
+                    .map(|o| (gate.cell, o)),
+            );
         }
         out
     }
@@ -297,7 +330,12 @@ impl HpaMap {
         if x < width && y < height {
             Ok(Cell::new(x, y))
         } else {
-            Err(PathError::OutOfBounds { what, cell: Cell::new(x, y), width, height })
+            Err(PathError::OutOfBounds {
+                what,
+                cell: Cell::new(x, y),
+                width,
+                height,
+            })
         }
     }
 
@@ -345,7 +383,12 @@ impl HpaMap {
     /// [`HpaMap::find_path`] with caller-owned buffers, so that several threads can search
     /// one shared map, each with its own [`SearchContext`]. While clusters are stale (see
     /// [`HpaMap::refresh`]) it searches the gate graph directly: slower, never wrong.
-    pub fn find_path_with(&self, ctx: &mut SearchContext, start: Cell, goal: Cell) -> Result<Path, PathError> {
+    pub fn find_path_with(
+        &self,
+        ctx: &mut SearchContext,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<Path, PathError> {
         let sl = self.free_leaf_of(start, Endpoint::Start)?;
         let gl = self.free_leaf_of(goal, Endpoint::Goal)?;
         if sl == gl {
@@ -356,7 +399,9 @@ impl HpaMap {
             return Err(PathError::Unreachable { start, goal });
         }
         let found = match &self.clusters {
-            Some(clusters) if !clusters.is_stale() => ctx.search_clustered(&self.graph, clusters, start, sl, goal, gl),
+            Some(clusters) if !clusters.is_stale() => {
+                ctx.search_clustered(&self.graph, clusters, start, sl, goal, gl)
+            }
             _ => ctx.search(&self.graph, start, sl, goal, gl).map(|(w, _)| w),
         };
         let mut waypoints = found.ok_or(PathError::Unreachable { start, goal })?;
@@ -471,7 +516,8 @@ impl HpaMap {
             clusters.mark_stale(dirty);
             self.clusters = Some(clusters);
         }
-        self.components.absorb_new_leaves(&mut self.graph, &new_free);
+        self.components
+            .absorb_new_leaves(&mut self.graph, &new_free);
         if blocking {
             let mut seeds = new_free;
             for id in new_blocked {
@@ -494,8 +540,12 @@ impl HpaMap {
                 ((rect.x2, rect.y2), Direction::S, Direction::E),
             ] {
                 let corner = Cell::from(corner);
-                let (Some(a), Some(b)) = (corner.step(vertical), corner.step(horizontal)) else { continue };
-                let (Some(la), Some(lb)) = (self.free_leaf_at(a), self.free_leaf_at(b)) else { continue };
+                let (Some(a), Some(b)) = (corner.step(vertical), corner.step(horizontal)) else {
+                    continue;
+                };
+                let (Some(la), Some(lb)) = (self.free_leaf_at(a), self.free_leaf_at(b)) else {
+                    continue;
+                };
                 let (ia, ib) = (self.graph.leaf(la).id, self.graph.leaf(lb).id);
                 if la != lb && !created.contains_key(&ia) && !created.contains_key(&ib) {
                     pairs.push((la.min(lb), la.max(lb)));
@@ -538,13 +588,18 @@ impl HpaMap {
     /// south-west of the free leaf covering `r`: visiting these from every leaf meets each
     /// adjacent pair exactly once, with half the neighbour queries of all eight directions.
     fn later_neighbours(&self, r: Rect) -> Vec<u32> {
-        let id = self.tree.find(r.x1, r.y1).expect("a leaf's corner is on the map").id();
+        let id = self
+            .tree
+            .find(r.x1, r.y1)
+            .expect("a leaf's corner is on the map")
+            .id();
         let mut out = Vec::new();
         for dir in [Direction::E, Direction::S, Direction::SE, Direction::SW] {
             self.tree.for_each_neighbour(id, dir, |n| {
                 let nr = n.rect();
                 // A diagonal neighbour that also runs along a side was met through that side.
-                let corner_only = !dir.is_diagonal() || (nr.x2 < r.x1 || nr.x1 > r.x2) && (nr.y2 < r.y1 || nr.y1 > r.y2);
+                let corner_only = !dir.is_diagonal()
+                    || (nr.x2 < r.x1 || nr.x1 > r.x2) && (nr.y2 < r.y1 || nr.y1 > r.y2);
                 if n.object_count() == 0 && corner_only {
                     out.push(self.graph.leaf_slot[&n.id().raw()]);
                 }
@@ -557,7 +612,11 @@ impl HpaMap {
     /// always taken in ID order, so that an incremental update picks the same crossings
     /// as a fresh build.
     fn connect(&mut self, a: u32, b: u32) {
-        let (a, b) = if self.graph.leaf(a).id < self.graph.leaf(b).id { (a, b) } else { (b, a) };
+        let (a, b) = if self.graph.leaf(a).id < self.graph.leaf(b).id {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let (ra, rb) = (self.graph.leaf(a).rect, self.graph.leaf(b).rect);
         let mut buf = std::mem::take(&mut self.crossing_buf);
         buf.clear();
@@ -582,9 +641,15 @@ impl HpaMap {
     /// When clusters await [`HpaMap::refresh`].
     #[doc(hidden)]
     pub fn snapshot(&self) -> Snapshot {
-        assert!(!self.needs_refresh(), "refresh the map before taking a snapshot");
-        let mut leaves: Vec<(u64, Rect, bool)> =
-            self.tree.leaves().map(|l| (l.id().raw(), l.rect(), l.object_count() == 0)).collect();
+        assert!(
+            !self.needs_refresh(),
+            "refresh the map before taking a snapshot"
+        );
+        let mut leaves: Vec<(u64, Rect, bool)> = self
+            .tree
+            .leaves()
+            .map(|l| (l.id().raw(), l.rect(), l.object_count() == 0))
+            .collect();
         leaves.sort_unstable_by_key(|l| l.0);
         let mut crossings = self.crossings();
         crossings.sort_unstable();
@@ -599,7 +664,10 @@ impl HpaMap {
         gates.sort_unstable();
         let mut by_label: HashMap<u32, Vec<u64>> = HashMap::new();
         for (&id, &slot) in &self.graph.leaf_slot {
-            by_label.entry(self.graph.leaf(slot).component).or_default().push(id);
+            by_label
+                .entry(self.graph.leaf(slot).component)
+                .or_default()
+                .push(id);
         }
         let mut components: Vec<Vec<u64>> = by_label
             .into_values()
@@ -612,7 +680,11 @@ impl HpaMap {
         let mut clusters = Vec::new();
         if let Some(cl) = &self.clusters {
             for c in cl.live() {
-                let cells: Vec<Cell> = c.entrances.iter().map(|&e| self.graph.gate(e).cell).collect();
+                let cells: Vec<Cell> = c
+                    .entrances
+                    .iter()
+                    .map(|&e| self.graph.gate(e).cell)
+                    .collect();
                 let n = cells.len();
                 let mut routes: Vec<(Cell, Cell, i64)> = (0..n * n)
                     .filter(|&k| c.dist[k].is_finite())
@@ -623,7 +695,13 @@ impl HpaMap {
             }
         }
         clusters.sort_unstable();
-        Snapshot { leaves, gates, crossings, components, clusters }
+        Snapshot {
+            leaves,
+            gates,
+            crossings,
+            components,
+            clusters,
+        }
     }
 
     /// Checks the internal bookkeeping (slots, positions, symmetric links). For tests.
@@ -641,7 +719,10 @@ impl HpaMap {
             }
             for (pos, &gate) in leaf.gates.iter().enumerate() {
                 let gt = g.gate(gate);
-                if gt.leaf != slot || gt.pos as usize != pos || !leaf.rect.contains(gt.cell.x, gt.cell.y) {
+                if gt.leaf != slot
+                    || gt.pos as usize != pos
+                    || !leaf.rect.contains(gt.cell.x, gt.cell.y)
+                {
                     return Err(format!("gate {} misfiled in leaf {}", gt.cell, leaf.id));
                 }
                 if gt.links.is_empty() {
@@ -650,14 +731,23 @@ impl HpaMap {
                 for &o in &gt.links {
                     let other = g.gate(o);
                     if other.leaf == NONE || other.leaf == slot || !other.links.contains(&gate) {
-                        return Err(format!("crossing {} -> {} is one-sided", gt.cell, other.cell));
+                        return Err(format!(
+                            "crossing {} -> {} is one-sided",
+                            gt.cell, other.cell
+                        ));
                     }
                     if g.leaf(other.leaf).component != leaf.component {
-                        return Err(format!("crossing {} -> {} joins two components", gt.cell, other.cell));
+                        return Err(format!(
+                            "crossing {} -> {} joins two components",
+                            gt.cell, other.cell
+                        ));
                     }
                     let d = Direction::between(gt.cell, other.cell);
                     if !d.is_some_and(|d| self.grid.can_step(gt.cell, d)) {
-                        return Err(format!("crossing {} -> {} is not a legal step", gt.cell, other.cell));
+                        return Err(format!(
+                            "crossing {} -> {} is not a legal step",
+                            gt.cell, other.cell
+                        ));
                     }
                 }
             }

@@ -45,7 +45,10 @@ pub fn line_cells(a: Cell, b: Cell, mut f: impl FnMut(Cell)) {
     for i in 1..=n {
         // Rounded `i·d/n`, symmetric about zero so the line does not drift.
         let along = |d: i64| (2 * i * d + d.signum() * n) / (2 * n);
-        f(Cell::new((a.x as i64 + along(dx)) as u32, (a.y as i64 + along(dy)) as u32));
+        f(Cell::new(
+            (a.x as i64 + along(dx)) as u32,
+            (a.y as i64 + along(dy)) as u32,
+        ));
     }
 }
 
@@ -143,7 +146,12 @@ pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(),
         return Err(PathDefect::Empty);
     };
     if from != start || to != goal {
-        return Err(PathDefect::WrongEnds { from, to, start, goal });
+        return Err(PathDefect::WrongEnds {
+            from,
+            to,
+            start,
+            goal,
+        });
     }
     let mut actual = 0.0;
     for (index, &cell) in path.cells.iter().enumerate() {
@@ -154,12 +162,21 @@ pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(),
             let prev = path.cells[index - 1];
             match Direction::between(prev, cell) {
                 Some(d) if grid.can_step(prev, d) => actual += d.cost(),
-                _ => return Err(PathDefect::IllegalStep { index, from: prev, to: cell }),
+                _ => {
+                    return Err(PathDefect::IllegalStep {
+                        index,
+                        from: prev,
+                        to: cell,
+                    })
+                }
             }
         }
     }
     if (actual - path.length).abs() > 1e-6 {
-        return Err(PathDefect::WrongLength { claimed: path.length, actual });
+        return Err(PathDefect::WrongLength {
+            claimed: path.length,
+            actual,
+        });
     }
     Ok(())
 }
@@ -170,7 +187,12 @@ mod tests {
 
     #[test]
     fn lines_cost_the_octile_distance() {
-        for (a, b) in [((0, 0), (7, 3)), ((9, 2), (1, 5)), ((4, 4), (4, 0)), ((3, 8), (0, 0))] {
+        for (a, b) in [
+            ((0, 0), (7, 3)),
+            ((9, 2), (1, 5)),
+            ((4, 4), (4, 0)),
+            ((3, 8), (0, 0)),
+        ] {
             let (a, b) = (Cell::from(a), Cell::from(b));
             let mut cells = vec![a];
             line_cells(a, b, |c| cells.push(c));
@@ -186,7 +208,10 @@ mod tests {
         let mut g = Grid::new_free(3, 3);
         g.set_free(1, 0, false);
         let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1)]);
-        assert!(matches!(validate(&g, Cell::new(0, 0), Cell::new(1, 1), &p), Err(PathDefect::IllegalStep { .. })));
+        assert!(matches!(
+            validate(&g, Cell::new(0, 0), Cell::new(1, 1), &p),
+            Err(PathDefect::IllegalStep { .. })
+        ));
         assert!(!line_is_clear(&g, Cell::new(0, 0), Cell::new(2, 2)));
         assert!(line_is_clear(&g, Cell::new(0, 1), Cell::new(2, 2)));
     }

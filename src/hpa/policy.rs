@@ -57,7 +57,13 @@ impl GatePolicy {
 
 /// Appends to `out` the crossings `(a, b)`, `a` in leaf `ra` and `b` in leaf `rb`, that
 /// `policy` keeps. Both leaves must be free and must not overlap.
-pub(crate) fn select_crossings(grid: &Grid, ra: Rect, rb: Rect, policy: GatePolicy, out: &mut Vec<(Cell, Cell)>) {
+pub(crate) fn select_crossings(
+    grid: &Grid,
+    ra: Rect,
+    rb: Rect,
+    policy: GatePolicy,
+    out: &mut Vec<(Cell, Cell)>,
+) {
     // Only cells of `ra` within one step of `rb` can cross into it: a strip one cell wide
     // along the shared edge, or a single corner cell.
     let reach = Rect {
@@ -66,7 +72,9 @@ pub(crate) fn select_crossings(grid: &Grid, ra: Rect, rb: Rect, policy: GatePoli
         x2: rb.x2.saturating_add(1),
         y2: rb.y2.saturating_add(1),
     };
-    let Some(strip) = ra.intersection(&reach) else { return };
+    let Some(strip) = ra.intersection(&reach) else {
+        return;
+    };
     let start = out.len();
     if policy == GatePolicy::All {
         for a in strip.cells() {
@@ -89,10 +97,18 @@ pub(crate) fn select_crossings(grid: &Grid, ra: Rect, rb: Rect, policy: GatePoli
         let (lo, hi) = overlap;
         for t in policy.positions(lo, hi) {
             let (a, b) = if vertical_edge {
-                let (xa, xb) = if ra.x2 < rb.x1 { (ra.x2, rb.x1) } else { (ra.x1, rb.x2) };
+                let (xa, xb) = if ra.x2 < rb.x1 {
+                    (ra.x2, rb.x1)
+                } else {
+                    (ra.x1, rb.x2)
+                };
                 (Cell::new(xa, t), Cell::new(xb, t))
             } else {
-                let (ya, yb) = if ra.y2 < rb.y1 { (ra.y2, rb.y1) } else { (ra.y1, rb.y2) };
+                let (ya, yb) = if ra.y2 < rb.y1 {
+                    (ra.y2, rb.y1)
+                } else {
+                    (ra.y1, rb.y2)
+                };
                 (Cell::new(t, ya), Cell::new(t, yb))
             };
             out.push((a, b));
@@ -103,10 +119,18 @@ pub(crate) fn select_crossings(grid: &Grid, ra: Rect, rb: Rect, policy: GatePoli
             push_steps_into(grid, a, rb, Direction::DIAGONALS, out);
         }
     }
-    debug_assert!(out[start..].iter().all(|&(a, b)| ra.contains(a.x, a.y) && rb.contains(b.x, b.y)));
+    debug_assert!(out[start..]
+        .iter()
+        .all(|&(a, b)| ra.contains(a.x, a.y) && rb.contains(b.x, b.y)));
 }
 
-fn push_steps_into(grid: &Grid, a: Cell, rb: Rect, dirs: impl IntoIterator<Item = Direction>, out: &mut Vec<(Cell, Cell)>) {
+fn push_steps_into(
+    grid: &Grid,
+    a: Cell,
+    rb: Rect,
+    dirs: impl IntoIterator<Item = Direction>,
+    out: &mut Vec<(Cell, Cell)>,
+) {
     for dir in dirs {
         if let Some(b) = a.step(dir) {
             if rb.contains(b.x, b.y) && grid.can_step(a, dir) {
@@ -125,7 +149,13 @@ mod tests {
         // Two 3x3 free leaves side by side: 3 straight + 2 + 2 diagonal crossings.
         let g = Grid::new_free(6, 3);
         let mut out = vec![];
-        select_crossings(&g, Rect::new(0, 0, 2, 2), Rect::new(3, 0, 5, 2), GatePolicy::All, &mut out);
+        select_crossings(
+            &g,
+            Rect::new(0, 0, 2, 2),
+            Rect::new(3, 0, 5, 2),
+            GatePolicy::All,
+            &mut out,
+        );
         assert_eq!(out.len(), 7);
         assert!(out.contains(&(Cell::new(2, 0), Cell::new(3, 1))));
     }
@@ -137,9 +167,21 @@ mod tests {
         let mut g = Grid::new_free(2, 3);
         g.set_free(1, 0, false);
         let mut out = vec![];
-        select_crossings(&g, Rect::new(0, 0, 0, 1), Rect::new(1, 1, 1, 2), GatePolicy::All, &mut out);
+        select_crossings(
+            &g,
+            Rect::new(0, 0, 0, 1),
+            Rect::new(1, 1, 1, 2),
+            GatePolicy::All,
+            &mut out,
+        );
         // (0,1)->(1,1) straight, (0,1)->(1,2) diagonal (corners (1,1),(0,2) free).
-        assert_eq!(out, vec![(Cell::new(0, 1), Cell::new(1, 1)), (Cell::new(0, 1), Cell::new(1, 2))]);
+        assert_eq!(
+            out,
+            vec![
+                (Cell::new(0, 1), Cell::new(1, 1)),
+                (Cell::new(0, 1), Cell::new(1, 2))
+            ]
+        );
     }
 
     #[test]
@@ -148,7 +190,13 @@ mod tests {
         let (a, b) = (Rect::new(0, 0, 0, 19), Rect::new(1, 0, 1, 19));
         let mut out = vec![];
         select_crossings(&g, a, b, GatePolicy::Ends, &mut out);
-        assert_eq!(out, vec![(Cell::new(0, 0), Cell::new(1, 0)), (Cell::new(0, 19), Cell::new(1, 19))]);
+        assert_eq!(
+            out,
+            vec![
+                (Cell::new(0, 0), Cell::new(1, 0)),
+                (Cell::new(0, 19), Cell::new(1, 19))
+            ]
+        );
         out.clear();
         select_crossings(&g, a, b, GatePolicy::Step(8), &mut out);
         let ys: Vec<u32> = out.iter().map(|(c, _)| c.y).collect();

@@ -97,8 +97,16 @@ impl SearchContext {
         if n.stamp >= open && (n.stamp > open || g >= n.g) {
             return; // closed, or already reached at least as cheaply
         }
-        *n = NodeState { g, parent, stamp: open };
-        self.open.push(Open { f: g + h, h: h as f32, node });
+        *n = NodeState {
+            g,
+            parent,
+            stamp: open,
+        };
+        self.open.push(Open {
+            f: g + h,
+            h: h as f32,
+            node,
+        });
     }
 
     /// Pops the next node to expand, skipping entries of closed nodes (an entry superseded
@@ -130,8 +138,16 @@ impl SearchContext {
         let n = graph.gates.capacity();
         let (s, t) = (n as u32, n as u32 + 1);
         self.begin(n + 2);
-        self.nodes[s as usize] = NodeState { g: 0.0, parent: NONE, stamp: self.query * 2 };
-        self.open.push(Open { f: octile(start, goal), h: 0.0, node: s });
+        self.nodes[s as usize] = NodeState {
+            g: 0.0,
+            parent: NONE,
+            stamp: self.query * 2,
+        };
+        self.open.push(Open {
+            f: octile(start, goal),
+            h: 0.0,
+            node: s,
+        });
         while let Some((node, g, p)) = self.pop() {
             if node == t {
                 return Some((self.unwind(graph, start, goal, t), g));
@@ -194,11 +210,16 @@ impl SearchContext {
         goal: Cell,
         goal_leaf: u32,
     ) -> Option<Vec<Cell>> {
-        let (ks, kg) = (graph.leaf(start_leaf).cluster, graph.leaf(goal_leaf).cluster);
+        let (ks, kg) = (
+            graph.leaf(start_leaf).cluster,
+            graph.leaf(goal_leaf).cluster,
+        );
         if ks == kg {
             // Within one cluster the gate graph itself is small, and it also finds routes
             // that leave the cluster and come back.
-            return self.search(graph, start, start_leaf, goal, goal_leaf).map(|(w, _)| w);
+            return self
+                .search(graph, start, start_leaf, goal, goal_leaf)
+                .map(|(w, _)| w);
         }
         let (cs, cg) = (clusters.get(ks), clusters.get(kg));
         tie(graph, cs, start, start_leaf, &mut self.start_ties);
@@ -207,8 +228,16 @@ impl SearchContext {
         let n = graph.gates.capacity();
         let (s, t) = (n as u32, n as u32 + 1);
         self.begin(n + 2);
-        self.nodes[s as usize] = NodeState { g: 0.0, parent: NONE, stamp: self.query * 2 };
-        self.open.push(Open { f: octile(start, goal), h: 0.0, node: s });
+        self.nodes[s as usize] = NodeState {
+            g: 0.0,
+            parent: NONE,
+            stamp: self.query * 2,
+        };
+        self.open.push(Open {
+            f: octile(start, goal),
+            h: 0.0,
+            node: s,
+        });
         while let Some((node, g, p)) = self.pop() {
             if node == t {
                 return Some(self.unwind_clustered(graph, clusters, (start, ks), (goal, kg), s, t));
@@ -247,7 +276,12 @@ impl SearchContext {
             for &v in &gate.links {
                 let other = graph.gate(v);
                 if other.entrance != NONE && graph.leaf(other.leaf).cluster != k {
-                    self.relax(v, g + octile(gate.cell, other.cell), octile(other.cell, goal), node | CROSSED);
+                    self.relax(
+                        v,
+                        g + octile(gate.cell, other.cell),
+                        octile(other.cell, goal),
+                        node | CROSSED,
+                    );
                 }
             }
         }
@@ -305,7 +339,12 @@ impl SearchContext {
                 }
                 (false, false) if cluster_of(a) == cluster_of(b) => {
                     let c = clusters.get(cluster_of(a));
-                    let route = walk(tree(c, graph.gate(a).entrance as usize), c, graph.gate(b).local, graph.gate(a).local);
+                    let route = walk(
+                        tree(c, graph.gate(a).entrance as usize),
+                        c,
+                        graph.gate(b).local,
+                        graph.gate(a).local,
+                    );
                     out.extend(route.iter().rev().map(|&v| cell(v)));
                 }
                 (false, false) => out.push(cell(b)),

@@ -113,7 +113,11 @@ impl Shape {
     /// The ID at depth `d` of the node that contains (or would contain) cell `(x, y)`.
     #[inline]
     pub fn cell_id(&self, d: u32, x: u32, y: u32) -> NodeId {
-        NodeId::pack(d, Self::axis_index(x, d, self.width), Self::axis_index(y, d, self.height))
+        NodeId::pack(
+            d,
+            Self::axis_index(x, d, self.width),
+            Self::axis_index(y, d, self.height),
+        )
     }
 
     /// The cells a node covers.
@@ -134,12 +138,21 @@ impl Shape {
     #[inline]
     pub fn children(&self, id: NodeId, rect: Rect) -> ChildIds {
         let d = id.depth() + 1;
-        let mut out = ChildIds { ids: [NodeId::ROOT; 4], len: 0 };
+        let mut out = ChildIds {
+            ids: [NodeId::ROOT; 4],
+            len: 0,
+        };
         if rect.x1 == rect.x2 && rect.y1 == rect.y2 {
             return out;
         }
-        let xs = [Self::axis_index(rect.x1, d, self.width), Self::axis_index(rect.x2, d, self.width)];
-        let ys = [Self::axis_index(rect.y1, d, self.height), Self::axis_index(rect.y2, d, self.height)];
+        let xs = [
+            Self::axis_index(rect.x1, d, self.width),
+            Self::axis_index(rect.x2, d, self.width),
+        ];
+        let ys = [
+            Self::axis_index(rect.y1, d, self.height),
+            Self::axis_index(rect.y2, d, self.height),
+        ];
         let nx = if xs[0] == xs[1] { 1 } else { 2 };
         let ny = if ys[0] == ys[1] { 1 } else { 2 };
         for &iy in &ys[..ny] {
@@ -194,7 +207,10 @@ mod tests {
     fn packing_round_trips() {
         let id = NodeId::pack(29, MAX_SIDE, 12345);
         assert_eq!((id.depth(), id.ix(), id.iy()), (29, MAX_SIDE, 12345));
-        assert_eq!(id.parent(), Some(NodeId::pack(28, MAX_SIDE >> 1, 12345 >> 1)));
+        assert_eq!(
+            id.parent(),
+            Some(NodeId::pack(28, MAX_SIDE >> 1, 12345 >> 1))
+        );
         assert_eq!(NodeId::ROOT.parent(), None);
     }
 

@@ -62,7 +62,11 @@ impl<'a, T> NodeRef<'a, T> {
 impl<T, S: BuildHasher> QuadTree<T, S> {
     #[inline]
     fn node_ref(&self, id: NodeId) -> Option<NodeRef<'_, T>> {
-        self.nodes.get(&id.0).map(|node| NodeRef { id, rect: self.shape.rect(id), node })
+        self.nodes.get(&id.0).map(|node| NodeRef {
+            id,
+            rect: self.shape.rect(id),
+            node,
+        })
     }
 
     /// The node with this ID, if the tree has it.
@@ -120,7 +124,13 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// The deepest node that contains the whole rectangle (clipped to the grid), found by
     /// binary search over depth: a node at depth `d` covers it exactly when both corners
     /// map to the same ID at `d` and that node exists.
-    pub fn smallest_node_covering(&self, x1: u32, y1: u32, x2: u32, y2: u32) -> Option<NodeRef<'_, T>> {
+    pub fn smallest_node_covering(
+        &self,
+        x1: u32,
+        y1: u32,
+        x2: u32,
+        y2: u32,
+    ) -> Option<NodeRef<'_, T>> {
         let r = self.clip(Rect::new(x1, y1, x2, y2))?;
         self.node_ref(self.covering_id(&r))
     }
@@ -173,7 +183,12 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let mut out = Vec::new();
         if let Some(r) = self.clip(Rect::new(x1, y1, x2, y2)) {
             self.visit_leaves(self.covering_id(&r), &r, &mut |n| {
-                out.extend(n.objects().iter().filter(|(c, _)| r.contains(c.x, c.y)).map(|(c, o)| (*c, o)));
+                out.extend(
+                    n.objects()
+                        .iter()
+                        .filter(|(c, _)| r.contains(c.x, c.y))
+                        .map(|(c, o)| (*c, o)),
+                );
             });
         }
         out
@@ -189,13 +204,22 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     /// [`QuadTree::neighbours`] without the allocation.
-    pub fn for_each_neighbour<'a>(&'a self, id: NodeId, dir: Direction, mut f: impl FnMut(NodeRef<'a, T>)) {
+    pub fn for_each_neighbour<'a>(
+        &'a self,
+        id: NodeId,
+        dir: Direction,
+        mut f: impl FnMut(NodeRef<'a, T>),
+    ) {
         if !self.node_ref(id).is_some_and(|n| n.is_leaf()) {
             return;
         }
-        let Some(strip) = outside_strip(&self.shape, self.shape.rect(id), dir) else { return };
+        let Some(strip) = outside_strip(&self.shape, self.shape.rect(id), dir) else {
+            return;
+        };
         if dir.is_diagonal() {
-            f(self.node_ref(self.find_id(Cell::new(strip.x1, strip.y1))).unwrap());
+            f(self
+                .node_ref(self.find_id(Cell::new(strip.x1, strip.y1)))
+                .unwrap());
         } else {
             // The smallest node covering the strip holds every leaf touching it; descend
             // only into children that overlap the strip, whatever their number.
@@ -207,7 +231,11 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_, T>> + '_ {
         self.nodes.iter().map(|(&k, node)| {
             let id = NodeId(k);
-            NodeRef { id, rect: self.shape.rect(id), node }
+            NodeRef {
+                id,
+                rect: self.shape.rect(id),
+                node,
+            }
         })
     }
 

@@ -28,13 +28,17 @@ pub struct SplitStopper {
 impl SplitStopper {
     /// A stopper from `stop(w, h, n)`.
     pub fn by_size(stop: impl Fn(u32, u32, u64) -> bool + Send + Sync + 'static) -> Self {
-        SplitStopper { stop: Box::new(move |r: Rect, n| stop(r.width(), r.height(), n)) }
+        SplitStopper {
+            stop: Box::new(move |r: Rect, n| stop(r.width(), r.height(), n)),
+        }
     }
 
     /// A stopper from `stop(x1, y1, x2, y2, n)`, with inclusive corners, for rules that
     /// depend on where the node is.
     pub fn by_rect(stop: impl Fn(u32, u32, u32, u32, u64) -> bool + Send + Sync + 'static) -> Self {
-        SplitStopper { stop: Box::new(move |r: Rect, n| stop(r.x1, r.y1, r.x2, r.y2, n)) }
+        SplitStopper {
+            stop: Box::new(move |r: Rect, n| stop(r.x1, r.y1, r.x2, r.y2, n)),
+        }
     }
 
     /// Leaves hold at most `k` objects: collision-style buckets.
@@ -52,7 +56,9 @@ impl SplitStopper {
     pub fn with_max_leaf_side(self, side: u32) -> Self {
         let inner = self.stop;
         SplitStopper {
-            stop: Box::new(move |r: Rect, n| r.width() <= side && r.height() <= side && inner(r, n)),
+            stop: Box::new(move |r: Rect, n| {
+                r.width() <= side && r.height() <= side && inner(r, n)
+            }),
         }
     }
 

@@ -91,7 +91,12 @@ impl<T> QuadTree<T, ahash::RandomState> {
 
 impl<T, S: BuildHasher> QuadTree<T, S> {
     /// An empty tree with a chosen hasher.
-    pub fn with_hasher(width: u32, height: u32, stopper: SplitStopper, hasher: S) -> Result<Self, QuadtreeError> {
+    pub fn with_hasher(
+        width: u32,
+        height: u32,
+        stopper: SplitStopper,
+        hasher: S,
+    ) -> Result<Self, QuadtreeError> {
         Self::build_with_hasher(width, height, stopper, std::iter::empty(), hasher)
     }
 
@@ -109,7 +114,12 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let shape = Shape::new(width, height);
         let mut objects: Vec<(Cell, T)> = objects.into_iter().collect();
         if let Some((c, _)) = objects.iter().find(|(c, _)| c.x >= width || c.y >= height) {
-            return Err(QuadtreeError::OutOfBounds { x: c.x as i64, y: c.y as i64, width, height });
+            return Err(QuadtreeError::OutOfBounds {
+                x: c.x as i64,
+                y: c.y as i64,
+                width,
+                height,
+            });
         }
         let mut tree = QuadTree {
             shape,
@@ -156,7 +166,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// Takes the changes recorded since the last call, oldest first.
     pub fn drain_changes(&mut self) -> Vec<LeafChange> {
-        self.changes.as_mut().map(std::mem::take).unwrap_or_default()
+        self.changes
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Like [`QuadTree::drain_changes`], but appends into a buffer the caller reuses.
@@ -170,7 +183,12 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         if x < self.width() && y < self.height() {
             Ok(Cell::new(x, y))
         } else {
-            Err(QuadtreeError::OutOfBounds { x: x as i64, y: y as i64, width: self.width(), height: self.height() })
+            Err(QuadtreeError::OutOfBounds {
+                x: x as i64,
+                y: y as i64,
+                width: self.width(),
+                height: self.height(),
+            })
         }
     }
 
@@ -178,7 +196,13 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn add(&mut self, x: u32, y: u32, obj: T) -> Result<(), QuadtreeError> {
         let c = self.check(x, y)?;
         let leaf = self.update_path(c, |n| n + 1);
-        self.nodes.get_mut(&leaf.0).unwrap().objects.as_mut().unwrap().push((c, obj));
+        self.nodes
+            .get_mut(&leaf.0)
+            .unwrap()
+            .objects
+            .as_mut()
+            .unwrap()
+            .push((c, obj));
         self.restructure(c, leaf);
         Ok(())
     }
@@ -190,7 +214,13 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     {
         let c = self.check(x, y)?;
         let leaf = self.find_id(c);
-        let objects = self.nodes.get_mut(&leaf.0).unwrap().objects.as_mut().unwrap();
+        let objects = self
+            .nodes
+            .get_mut(&leaf.0)
+            .unwrap()
+            .objects
+            .as_mut()
+            .unwrap();
         let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
             return Ok(false);
         };
@@ -204,8 +234,16 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn remove_all(&mut self, x: u32, y: u32) -> Result<Vec<T>, QuadtreeError> {
         let c = self.check(x, y)?;
         let leaf = self.find_id(c);
-        let objects = self.nodes.get_mut(&leaf.0).unwrap().objects.as_mut().unwrap();
-        let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects).into_iter().partition(|(at, _)| *at == c);
+        let objects = self
+            .nodes
+            .get_mut(&leaf.0)
+            .unwrap()
+            .objects
+            .as_mut()
+            .unwrap();
+        let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects)
+            .into_iter()
+            .partition(|(at, _)| *at == c);
         *objects = kept;
         if !taken.is_empty() {
             let k = taken.len() as u64;
@@ -221,7 +259,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let mut d = 0;
         loop {
             let id = self.shape.cell_id(d, c.x, c.y);
-            let node = self.nodes.get_mut(&id.0).expect("every ancestor of a leaf exists");
+            let node = self
+                .nodes
+                .get_mut(&id.0)
+                .expect("every ancestor of a leaf exists");
             node.count = f(node.count);
             if node.objects.is_some() {
                 return id;
@@ -237,10 +278,12 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// subtree merges into it; if no path node stops, `leaf` splits. At most one of the two
     /// happens, whether the edit was an add or a remove.
     fn restructure(&mut self, c: Cell, leaf: NodeId) {
-        let top = (0..=leaf.depth()).map(|d| self.shape.cell_id(d, c.x, c.y)).find(|id| {
-            let n = self.nodes[&id.0].count;
-            self.stopper.stops(self.shape.rect(*id), n)
-        });
+        let top = (0..=leaf.depth())
+            .map(|d| self.shape.cell_id(d, c.x, c.y))
+            .find(|id| {
+                let n = self.nodes[&id.0].count;
+                self.stopper.stops(self.shape.rect(*id), n)
+            });
         match top {
             Some(id) if id != leaf => self.merge(id),
             Some(_) => {
@@ -252,7 +295,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             None => {
                 let objects = self.nodes.get_mut(&leaf.0).unwrap().objects.take().unwrap();
                 self.leaf_count -= 1;
-                self.log(LeafChange::Removed { id: leaf, rect: self.shape.rect(leaf) });
+                self.log(LeafChange::Removed {
+                    id: leaf,
+                    rect: self.shape.rect(leaf),
+                });
                 self.split(leaf, objects);
             }
         }
@@ -272,11 +318,23 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let count = objects.len() as u64;
         let rect = self.shape.rect(id);
         if self.stopper.stops(rect, count) {
-            self.nodes.insert(id.0, Node { count, objects: Some(objects) });
+            self.nodes.insert(
+                id.0,
+                Node {
+                    count,
+                    objects: Some(objects),
+                },
+            );
             self.leaf_count += 1;
             self.log(LeafChange::Created { id, rect });
         } else {
-            self.nodes.insert(id.0, Node { count, objects: None });
+            self.nodes.insert(
+                id.0,
+                Node {
+                    count,
+                    objects: None,
+                },
+            );
             self.split(id, objects);
         }
     }
@@ -308,7 +366,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let mut objects = Vec::new();
         let mut stack: Vec<NodeId> = self.shape.children(id, self.shape.rect(id)).to_vec();
         while let Some(n) = stack.pop() {
-            let Some(node) = self.nodes.remove(&n.0) else { continue };
+            let Some(node) = self.nodes.remove(&n.0) else {
+                continue;
+            };
             self.depth_counts[n.depth() as usize] -= 1;
             let rect = self.shape.rect(n);
             match node.objects {
@@ -325,7 +385,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
         self.nodes.get_mut(&id.0).unwrap().objects = Some(objects);
         self.leaf_count += 1;
-        self.log(LeafChange::Created { id, rect: self.shape.rect(id) });
+        self.log(LeafChange::Created {
+            id,
+            rect: self.shape.rect(id),
+        });
     }
 
     /// Number of leaves.
@@ -362,7 +425,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             .filter_map(|n| n.objects.as_ref())
             .map(|o| o.capacity() * std::mem::size_of::<(Cell, T)>())
             .sum();
-        std::mem::size_of::<Self>() + self.nodes.capacity() * slot + objects + self.depth_counts.len() * 8
+        std::mem::size_of::<Self>()
+            + self.nodes.capacity() * slot
+            + objects
+            + self.depth_counts.len() * 8
     }
 }
 
