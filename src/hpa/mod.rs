@@ -103,12 +103,19 @@ pub enum Endpoint {
     Goal,
 }
 
-impl std::fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+impl Endpoint {
+    /// "start" or "goal".
+    pub fn as_str(self) -> &'static str {
+        match self {
             Endpoint::Start => "start",
             Endpoint::Goal => "goal",
-        })
+        }
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -294,7 +301,7 @@ impl HpaMap {
         self.components.count()
     }
 
-    /// Approximate heap bytes held by the grid, the tree and the gate graph.
+    /// Approximate heap bytes held by the grid, the tree, the gate graph and the clusters.
     pub fn memory_bytes(&self) -> usize {
         self.grid.memory_bytes()
             + self.tree.memory_bytes()
@@ -340,11 +347,7 @@ impl HpaMap {
     }
 
     fn free_leaf_of(&self, c: Cell, endpoint: Endpoint) -> Result<u32, PathError> {
-        let what = match endpoint {
-            Endpoint::Start => "start",
-            Endpoint::Goal => "goal",
-        };
-        self.check(what, c.x, c.y)?;
+        self.check(endpoint.as_str(), c.x, c.y)?;
         if !self.grid.is_free(c.x, c.y) {
             return Err(PathError::Blocked { endpoint, cell: c });
         }

@@ -75,7 +75,26 @@ impl SearchContext {
         self.expanded
     }
 
-    fn begin(&mut self, nodes: usize) {
+    /// Prepares a search over `graph`'s gates and opens it at `start`. Returns the indices
+    /// of the two virtual nodes, the start and the goal, which follow the gates.
+    fn begin(&mut self, graph: &GateGraph, start: Cell, goal: Cell) -> (u32, u32) {
+        let n = graph.gates.capacity();
+        self.reset(n + 2);
+        let (s, t) = (n as u32, n as u32 + 1);
+        self.nodes[s as usize] = NodeState {
+            g: 0.0,
+            parent: NONE,
+            stamp: self.query * 2,
+        };
+        self.open.push(Open {
+            f: octile(start, goal),
+            h: 0.0,
+            node: s,
+        });
+        (s, t)
+    }
+
+    fn reset(&mut self, nodes: usize) {
         if self.nodes.len() < nodes {
             self.nodes.resize(nodes, NodeState::default());
         }
@@ -135,19 +154,7 @@ impl SearchContext {
         goal: Cell,
         goal_leaf: u32,
     ) -> Option<(Vec<Cell>, f64)> {
-        let n = graph.gates.capacity();
-        let (s, t) = (n as u32, n as u32 + 1);
-        self.begin(n + 2);
-        self.nodes[s as usize] = NodeState {
-            g: 0.0,
-            parent: NONE,
-            stamp: self.query * 2,
-        };
-        self.open.push(Open {
-            f: octile(start, goal),
-            h: 0.0,
-            node: s,
-        });
+        let (s, t) = self.begin(graph, start, goal);
         while let Some((node, g, p)) = self.pop() {
             if node == t {
                 return Some((self.unwind(graph, start, goal, t), g));
@@ -225,19 +232,7 @@ impl SearchContext {
         tie(graph, cs, start, start_leaf, &mut self.start_ties);
         tie(graph, cg, goal, goal_leaf, &mut self.goal_ties);
 
-        let n = graph.gates.capacity();
-        let (s, t) = (n as u32, n as u32 + 1);
-        self.begin(n + 2);
-        self.nodes[s as usize] = NodeState {
-            g: 0.0,
-            parent: NONE,
-            stamp: self.query * 2,
-        };
-        self.open.push(Open {
-            f: octile(start, goal),
-            h: 0.0,
-            node: s,
-        });
+        let (s, t) = self.begin(graph, start, goal);
         while let Some((node, g, p)) = self.pop() {
             if node == t {
                 return Some(self.unwind_clustered(graph, clusters, (start, ks), (goal, kg), s, t));

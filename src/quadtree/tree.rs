@@ -196,13 +196,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn add(&mut self, x: u32, y: u32, obj: T) -> Result<(), QuadtreeError> {
         let c = self.check(x, y)?;
         let leaf = self.update_path(c, |n| n + 1);
-        self.nodes
-            .get_mut(&leaf.0)
-            .unwrap()
-            .objects
-            .as_mut()
-            .unwrap()
-            .push((c, obj));
+        self.leaf_objects_mut(leaf).push((c, obj));
         self.restructure(c, leaf);
         Ok(())
     }
@@ -214,13 +208,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     {
         let c = self.check(x, y)?;
         let leaf = self.find_id(c);
-        let objects = self
-            .nodes
-            .get_mut(&leaf.0)
-            .unwrap()
-            .objects
-            .as_mut()
-            .unwrap();
+        let objects = self.leaf_objects_mut(leaf);
         let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
             return Ok(false);
         };
@@ -234,13 +222,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn remove_all(&mut self, x: u32, y: u32) -> Result<Vec<T>, QuadtreeError> {
         let c = self.check(x, y)?;
         let leaf = self.find_id(c);
-        let objects = self
-            .nodes
-            .get_mut(&leaf.0)
-            .unwrap()
-            .objects
-            .as_mut()
-            .unwrap();
+        let objects = self.leaf_objects_mut(leaf);
         let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects)
             .into_iter()
             .partition(|(at, _)| *at == c);
@@ -251,6 +233,13 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             self.restructure(c, leaf);
         }
         Ok(taken.into_iter().map(|(_, o)| o).collect())
+    }
+
+    fn leaf_objects_mut(&mut self, leaf: NodeId) -> &mut Vec<(Cell, T)> {
+        self.nodes
+            .get_mut(&leaf.0)
+            .and_then(|n| n.objects.as_mut())
+            .expect("a leaf of this tree")
     }
 
     /// Applies `f` to the count of every node from the root down to the leaf holding `c`,
