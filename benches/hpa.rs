@@ -17,28 +17,15 @@
 //!
 //! Run: `cargo bench --bench hpa -- --warm-up-time 1 --measurement-time 3`
 
+mod common;
+
+use common::Rng;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use quadpath::{baseline, io, Cell, Grid, HpaMap, Mode, Rect};
+use quadpath::{baseline, io, Cell, HpaMap, Mode, Rect};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const QUERIES: usize = 50;
-
-/// A tiny deterministic xorshift64* generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -126,48 +113,8 @@ fn bench_maps(c: &mut Criterion) {
     }
 }
 
-/// Parses a Moving AI `.map` into a grid, or `None` when it is missing.
-fn load(path: &Path) -> Option<Grid> {
-    path.is_file().then(|| io::read_map(path).ok()).flatten()
-}
-
-/// The 1024×1024 edit map.
-fn edit_map() -> (String, Grid) {
-    const SIDE: u32 = 1024;
-    if std::env::var("QUADPATH_BENCH_MAP").as_deref() != Ok("generated") {
-        if let Some(m) = load(&root().join("../shared/maps/classic/maze512-32-9.map")) {
-            let (w, h) = (m.width(), m.height());
-            return (
-                "maze512-32-9 2x2".into(),
-                Grid::from_fn(SIDE, SIDE, |x, y| m.is_free(x % w, y % h)),
-            );
-        }
-    }
-    // ~25% blocked in blobs: discs of random radius at random centres.
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut grid = Grid::new_free(SIDE, SIDE);
-    let target = (SIDE as u64 * SIDE as u64) / 4;
-    let mut blocked = 0;
-    while blocked < target {
-        let (cx, cy, r) = (
-            rng.below(SIDE as usize) as i64,
-            rng.below(SIDE as usize) as i64,
-            2 + rng.below(12) as i64,
-        );
-        for y in (cy - r).max(0)..=(cy + r).min(SIDE as i64 - 1) {
-            for x in (cx - r).max(0)..=(cx + r).min(SIDE as i64 - 1) {
-                if (x - cx).pow(2) + (y - cy).pow(2) <= r * r && grid.is_free(x as u32, y as u32) {
-                    grid.set_free(x as u32, y as u32, false);
-                    blocked += 1;
-                }
-            }
-        }
-    }
-    ("generated 25% blobs".into(), grid)
-}
-
 fn bench_edits(c: &mut Criterion) {
-    let (name, grid) = edit_map();
+    let (name, grid) = common::map_1024();
     eprintln!("hpa bench: edit map is {name}");
     let free: Vec<Cell> = grid
         .bounds()

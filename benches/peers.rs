@@ -23,6 +23,8 @@
 //! Maps that are missing are skipped with a note. `PEERS_DEBUG=1` prints suspicious peer paths
 //! (invalid without a corner cut, or over 3× the optimum) to stderr.
 
+mod common;
+use common::Rng;
 use grid_pathfinding::PathingGrid;
 use grid_util::grid::{BoolGrid, ValueGrid};
 use grid_util::point::Point;
@@ -217,22 +219,6 @@ fn locate(dir: &FsPath, name: &str) -> Option<(PathBuf, Option<PathBuf>)> {
 
 // ---------------------------------------------------------------------------------------
 // Small helpers
-
-/// A deterministic xorshift64* generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-}
 
 fn quantile(v: &[f64], q: f64) -> f64 {
     if v.is_empty() {
@@ -843,11 +829,11 @@ fn hasher_bench(name: &str, grid: &Grid) -> HasherRow {
     let objects = || cells.iter().map(|&c| (c, ()));
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let queries: Vec<Cell> = (0..20_000)
-        .map(|_| Cell::new(rng.below(w), rng.below(h)))
+        .map(|_| Cell::new(rng.below(w as usize) as u32, rng.below(h as usize) as u32))
         .collect();
     let mut free = Vec::new();
     while free.len() < 4000 {
-        let c = Cell::new(rng.below(w), rng.below(h));
+        let c = Cell::new(rng.below(w as usize) as u32, rng.below(h as usize) as u32);
         if grid.is_free(c.x, c.y) {
             free.push(c);
         }
@@ -1047,7 +1033,7 @@ fn far_pair(grid: &Grid) -> Option<(Cell, Cell, f64)> {
     let mut tries = 0;
     while free.len() < 64 && tries < 1_000_000 {
         tries += 1;
-        let c = Cell::new(rng.below(w), rng.below(h));
+        let c = Cell::new(rng.below(w as usize) as u32, rng.below(h as usize) as u32);
         if grid.is_free(c.x, c.y) {
             free.push(c);
         }
@@ -1076,8 +1062,8 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
     while rects.len() < edits && tries < 1_000_000 {
         tries += 1;
         let r = Rect::from_size(
-            rng.below(w - BUILDING + 1),
-            rng.below(h - BUILDING + 1),
+            rng.below((w - BUILDING + 1) as usize) as u32,
+            rng.below((h - BUILDING + 1) as usize) as u32,
             BUILDING,
             BUILDING,
         );

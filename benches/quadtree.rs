@@ -9,98 +9,20 @@
 //! Run: `cargo bench --bench quadtree -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+mod common;
+
+use common::{map_1024, Rng, SIDE};
 use quadpath::quadtree::{QuadTree, SplitStopper};
 use quadpath::Cell;
 use std::hash::BuildHasher;
-use std::path::Path;
-
-const SIDE: u32 = 1024;
-
-/// A tiny deterministic xorshift64* generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-}
-
-/// Parses a Moving AI `.map`: header lines up to `map`, then rows; `.`, `G`, `S` are free.
-fn load_movingai(path: &Path) -> Option<(u32, u32, Vec<bool>)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let mut lines = text.lines();
-    let (mut w, mut h) = (0, 0);
-    for line in lines.by_ref() {
-        let mut it = line.split_whitespace();
-        match (it.next(), it.next()) {
-            (Some("width"), Some(v)) => w = v.parse().ok()?,
-            (Some("height"), Some(v)) => h = v.parse().ok()?,
-            (Some("map"), None) => break,
-            _ => {}
-        }
-    }
-    let mut blocked = Vec::with_capacity((w * h) as usize);
-    for line in lines.take(h as usize) {
-        let row = line.as_bytes();
-        if row.len() < w as usize {
-            return None;
-        }
-        blocked.extend(
-            row[..w as usize]
-                .iter()
-                .map(|b| !matches!(b, b'.' | b'G' | b'S')),
-        );
-    }
-    (w > 0 && blocked.len() == (w * h) as usize).then_some((w, h, blocked))
-}
-
-/// The 1024×1024 blocked-cell map and a note saying where it came from.
-fn map() -> (Vec<bool>, &'static str) {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/maps/classic/maze512-32-9.map");
-    let forced = std::env::var("QUADPATH_BENCH_MAP").is_ok_and(|v| v == "generated");
-    if let Some((w, h, src)) = load_movingai(&path).filter(|_| !forced) {
-        let blocked = (0..SIDE)
-            .flat_map(|y| (0..SIDE).map(move |x| (x, y)))
-            .map(|(x, y)| src[((y % h) * w + x % w) as usize])
-            .collect();
-        return (blocked, "maze512-32-9 tiled 2x2");
-    }
-    // Generated: square blobs of random size until ~25% of the cells are blocked.
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut blocked = vec![false; (SIDE * SIDE) as usize];
-    let mut count = 0;
-    while count < (SIDE * SIDE) / 4 {
-        let (cx, cy, r) = (rng.below(SIDE), rng.below(SIDE), 1 + rng.below(24));
-        for y in cy.saturating_sub(r)..(cy + r).min(SIDE) {
-            for x in cx.saturating_sub(r)..(cx + r).min(SIDE) {
-                let b = &mut blocked[(y * SIDE + x) as usize];
-                count += !*b as u32;
-                *b = true;
-            }
-        }
-    }
-    (blocked, "generated blobs, ~25% blocked")
-}
-
-fn blocked_cells(blocked: &[bool]) -> Vec<Cell> {
-    (0..SIDE * SIDE)
-        .filter(|&i| blocked[i as usize])
-        .map(|i| Cell::new(i % SIDE, i / SIDE))
-        .collect()
-}
 
 fn random_cells(rng: &mut Rng, n: usize, keep: impl Fn(Cell) -> bool) -> Vec<Cell> {
     let mut v = Vec::with_capacity(n);
     while v.len() < n {
-        let c = Cell::new(rng.below(SIDE), rng.below(SIDE));
+        let c = Cell::new(
+            rng.below(SIDE as usize) as u32,
+            rng.below(SIDE as usize) as u32,
+        );
         if keep(c) {
             v.push(c);
         }
@@ -132,8 +54,8 @@ fn bench_find<S: BuildHasher>(
 }
 
 fn benches(c: &mut Criterion) {
-    let (blocked, source) = map();
-    let cells = blocked_cells(&blocked);
+    let (source, grid) = map_1024();
+    let cells: Vec<Cell> = grid.blocked_cells().collect();
     let objects = || cells.iter().map(|&c| (c, ()));
     let tree = QuadTree::build(SIDE, SIDE, SplitStopper::uniform(), objects()).unwrap();
     let fx = QuadTree::build_with_hasher(
@@ -176,7 +98,7 @@ fn benches(c: &mut Criterion) {
 
     // A single-cell edit: block a random free cell and free it again (two edits per
     // iteration; the tree is back to its original shape after each).
-    let free = random_cells(&mut rng, 1 << 12, |c| !blocked[(c.y * SIDE + c.x) as usize]);
+    let free = random_cells(&mut rng, 1 << 12, |c| grid.is_free(c.x, c.y));
     let mut tree = tree;
     let mut fx = fx;
     let mask = free.len() - 1;

@@ -2,20 +2,7 @@
 //! comparison with a fresh build and path checks against the Dijkstra oracle.
 mod common;
 use common::*;
-use quadpath::hpa::Clustering;
-use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, Mode};
-
-/// Fast mode with clusters small enough that random small maps have many of them.
-fn tiny_clusters(side: u32) -> Config {
-    Config {
-        clusters: Some(Clustering {
-            side,
-            min_side: 1,
-            entrances: GatePolicy::Adaptive,
-        }),
-        ..Config::fast()
-    }
-}
+use quadpath::{Cell, Config, Grid, HpaMap, Mode};
 
 #[test]
 fn random_maps_exact() {

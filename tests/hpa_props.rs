@@ -16,20 +16,7 @@ mod common;
 use common::Rng;
 use common::*;
 use proptest::prelude::*;
-use quadpath::hpa::Clustering;
 use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, PathError, Rect, SearchContext};
-
-/// Fast mode with clusters small enough that random small maps have many of them.
-fn tiny_clusters(side: u32) -> Config {
-    Config {
-        clusters: Some(Clustering {
-            side,
-            min_side: 1,
-            entrances: GatePolicy::Adaptive,
-        }),
-        ..Config::fast()
-    }
-}
 
 /// A random grid: sides 1..40, obstacle density 0–60%.
 fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {

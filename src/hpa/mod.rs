@@ -485,18 +485,23 @@ impl HpaMap {
             }
             self.graph.remove_leaf(slot);
         }
-        // Free leaves that are new, and blocked ones whose free neighbours may be cut off.
+        // Each new leaf with its slot (when free) and its free neighbours, which the gates,
+        // the clusters and the components all need.
         let mut new_free = Vec::new();
-        let mut new_blocked = Vec::new();
+        let mut around: Vec<(NodeId, Option<u32>, Vec<u32>)> = Vec::with_capacity(created.len());
         for (&id, &rect) in &created {
-            if self.tree.node(id).is_some_and(|n| n.object_count() == 0) {
-                new_free.push(self.graph.add_leaf(id, rect));
-            } else {
-                new_blocked.push(id);
-            }
+            let free = self.tree.node(id).is_some_and(|n| n.object_count() == 0);
+            let slot = free.then(|| self.graph.add_leaf(id, rect));
+            new_free.extend(slot);
+            around.push((id, slot, Vec::new()));
         }
-        for &a in &new_free {
-            for b in self.free_neighbours(self.graph.leaf(a).id) {
+        // Only once every new free leaf has a slot: they may neighbour each other.
+        for (id, _, neighbours) in &mut around {
+            *neighbours = self.free_neighbours(*id);
+        }
+        for (_, slot, neighbours) in &around {
+            let Some(a) = *slot else { continue };
+            for &b in neighbours {
                 let b_id = self.graph.leaf(b).id;
                 if !created.contains_key(&b_id) || self.graph.leaf(a).id < b_id {
                     self.connect(a, b);
@@ -511,10 +516,12 @@ impl HpaMap {
                 dirty.push(clusters.get(c).key);
             }
             // Gates appear and vanish only in leaves next to the replaced ones.
-            for &id in created.keys() {
-                for n in self.free_neighbours(id) {
-                    dirty.push(clusters.get(self.graph.leaf(n).cluster).key);
-                }
+            for (_, _, neighbours) in &around {
+                dirty.extend(
+                    neighbours
+                        .iter()
+                        .map(|&n| clusters.get(self.graph.leaf(n).cluster).key),
+                );
             }
             clusters.mark_stale(dirty);
             self.clusters = Some(clusters);
@@ -522,9 +529,10 @@ impl HpaMap {
         self.components
             .absorb_new_leaves(&mut self.graph, &new_free);
         if blocking {
+            // Free leaves next to the change: new ones, and those around new blocked leaves.
             let mut seeds = new_free;
-            for id in new_blocked {
-                seeds.extend(self.free_neighbours(id));
+            for (_, _, neighbours) in around.iter().filter(|(_, slot, _)| slot.is_none()) {
+                seeds.extend_from_slice(neighbours);
             }
             self.components.split_off(&mut self.graph, &seeds);
         }

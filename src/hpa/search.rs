@@ -355,13 +355,22 @@ impl SearchContext {
 /// entrance's stored route".
 fn tie(graph: &GateGraph, c: &Cluster, cell: Cell, leaf: u32, out: &mut Vec<(f64, u32)>) {
     out.clear();
-    let (l, n_g) = (graph.leaf(leaf), c.gates.len());
-    for i in 0..c.entrances.len() {
-        let reach = &c.reach[i * n_g..(i + 1) * n_g];
+    let l = graph.leaf(leaf);
+    // Each way out of the leaf once: its local index and the straight distance to it.
+    let exits: smallvec::SmallVec<[(u32, f64); 32]> = l
+        .gates
+        .iter()
+        .zip(&l.cells)
+        .map(|(&v, &gc)| (graph.gate(v).local, octile(cell, gc)))
+        .collect();
+    for reach in c
+        .reach
+        .chunks_exact(c.gates.len().max(1))
+        .take(c.entrances.len())
+    {
         let mut best = (f64::INFINITY, NONE);
-        for (&v, &gc) in l.gates.iter().zip(&l.cells) {
-            let local = graph.gate(v).local;
-            let d = octile(cell, gc) + reach[local as usize] as f64;
+        for &(local, d) in &exits {
+            let d = d + reach[local as usize] as f64;
             if d < best.0 {
                 best = (d, local);
             }

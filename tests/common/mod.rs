@@ -161,3 +161,16 @@ pub fn assert_same_structure(
     diff("components", &got.components, &want.components, context);
     diff("clusters", &got.clusters, &want.clusters, context);
 }
+
+/// Fast mode with clusters small enough (and no minimum size) that random small maps have
+/// many of them, so that the clustered search is exercised.
+pub fn tiny_clusters(side: u32) -> quadpath::Config {
+    quadpath::Config {
+        clusters: Some(quadpath::hpa::Clustering {
+            side,
+            min_side: 1,
+            entrances: quadpath::GatePolicy::Adaptive,
+        }),
+        ..quadpath::Config::fast()
+    }
+}

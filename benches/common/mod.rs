@@ -1,0 +1,63 @@
+//! What the benchmarks share: a seeded generator and the 1024×1024 test map.
+#![allow(dead_code)] // each bench uses its own part of this module
+
+use quadpath::{io, Grid};
+use std::path::Path;
+
+/// A tiny deterministic xorshift64* generator, so that runs are repeatable.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A value in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Side of the edit and quadtree benchmark map.
+pub const SIDE: u32 = 1024;
+
+/// The 1024×1024 benchmark map and its name: maze512-32-9 tiled 2×2 when `../shared/maps`
+/// has it (and `QUADPATH_BENCH_MAP` is not `generated`), else ~25% of the cells blocked in
+/// random discs.
+pub fn map_1024() -> (String, Grid) {
+    let maze =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/maps/classic/maze512-32-9.map");
+    if std::env::var("QUADPATH_BENCH_MAP").as_deref() != Ok("generated") {
+        if let Ok(m) = io::read_map(&maze) {
+            let (w, h) = (m.width(), m.height());
+            return (
+                "maze512-32-9 2x2".into(),
+                Grid::from_fn(SIDE, SIDE, |x, y| m.is_free(x % w, y % h)),
+            );
+        }
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut grid = Grid::new_free(SIDE, SIDE);
+    let target = (SIDE as u64 * SIDE as u64) / 4;
+    let mut blocked = 0;
+    while blocked < target {
+        let side = SIDE as usize;
+        let (cx, cy, r) = (
+            rng.below(side) as i64,
+            rng.below(side) as i64,
+            2 + rng.below(12) as i64,
+        );
+        for y in (cy - r).max(0)..=(cy + r).min(SIDE as i64 - 1) {
+            for x in (cx - r).max(0)..=(cx + r).min(SIDE as i64 - 1) {
+                if (x - cx).pow(2) + (y - cy).pow(2) <= r * r && grid.is_free(x as u32, y as u32) {
+                    grid.set_free(x as u32, y as u32, false);
+                    blocked += 1;
+                }
+            }
+        }
+    }
+    ("generated 25% blobs".into(), grid)
+}
