@@ -165,6 +165,15 @@ impl Grid {
 
     /// Iterates over the blocked cells, row by row.
     pub fn blocked_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.cells_where(false)
+    }
+
+    /// Iterates over the free cells, row by row.
+    pub fn free_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.cells_where(true)
+    }
+
+    fn cells_where(&self, free: bool) -> impl Iterator<Item = Cell> + '_ {
         // Scan the bitset a word at a time: building a tree for a large map starts here.
         let n = self.width as usize * self.height as usize;
         let w = self.width as usize;
@@ -174,11 +183,11 @@ impl Grid {
             } else {
                 (1u64 << (n % 64)) - 1
             };
-            let mut blocked = !word & valid;
+            let mut bits = if free { word } else { !word } & valid;
             std::iter::from_fn(move || {
-                (blocked != 0).then(|| {
-                    let bit = blocked.trailing_zeros() as usize;
-                    blocked &= blocked - 1;
+                (bits != 0).then(|| {
+                    let bit = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
                     let k = i * 64 + bit;
                     Cell::new((k % w) as u32, (k / w) as u32)
                 })

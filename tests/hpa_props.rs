@@ -64,8 +64,18 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
 fn config_strategy() -> impl Strategy<Value = Config> {
     prop_oneof![
         Just(Config::exact()),
+        // Without landmarks the search leans on the octile bound alone.
+        Just(Config {
+            landmarks: 0,
+            ..Config::exact()
+        }),
         Just(Config::fast()),
         (2u32..8).prop_map(tiny_clusters),
+        // Landmarks also bound the clustered search, which must then stay valid too.
+        (2u32..8).prop_map(|side| Config {
+            landmarks: 3,
+            ..tiny_clusters(side)
+        }),
     ]
 }
 

@@ -2,9 +2,8 @@
 
 use super::clusters::{Cluster, Clusters, FROM_ORIGIN};
 use super::graph::{GateGraph, NONE};
+use super::landmarks::{GoalRow, Landmarks};
 use crate::geom::{octile, Cell};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.
@@ -16,7 +15,7 @@ pub struct SearchContext {
     /// Stamps `2q` (reached by query `q`) and `2q + 1` (closed by it); anything older
     /// means unseen, so nothing is cleared between queries.
     query: u32,
-    open: BinaryHeap<Open>,
+    open: OpenList,
     expanded: usize,
     /// Per entrance of the start's (goal's) cluster: distance and the leaf gate it goes by.
     start_ties: Vec<(f64, u32)>,
@@ -36,31 +35,112 @@ struct NodeState {
 /// Flag in [`NodeState::parent`]: reached over a crossing. Node indices stay below 2^31.
 const CROSSED: u32 = 1 << 31;
 
-/// An open-list entry: 16 bytes, so that the heap moves little memory.
+/// The two ends of a query and the free leaves they lie in.
 #[derive(Clone, Copy, Debug)]
-struct Open {
-    f: f64,
-    /// Breaks ties of `f` (as an `f32`: it only orders equals, it never decides costs).
-    h: f32,
-    node: u32,
+pub(crate) struct Ends {
+    pub start: Cell,
+    pub start_leaf: u32,
+    pub goal: Cell,
+    pub goal_leaf: u32,
 }
 
-impl PartialEq for Open {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
+/// Lower bounds on the remaining distance to one query's goal: the octile distance, raised
+/// by the landmarks' differential bounds when the map keeps them. Both are consistent, so
+/// their maximum is too, and A\* can close nodes for good.
+struct Bound<'a> {
+    goal: Cell,
+    landmarks: Option<(&'a Landmarks, GoalRow)>,
+}
+
+impl<'a> Bound<'a> {
+    fn new(goal: Cell, landmarks: Option<&'a Landmarks>) -> Self {
+        Bound {
+            goal,
+            landmarks: landmarks
+                .filter(|l| l.count() > 0)
+                .map(|l| (l, l.goal_row(goal))),
+        }
+    }
+
+    #[inline]
+    fn to_goal(&self, c: Cell) -> f64 {
+        let o = octile(c, self.goal);
+        match &self.landmarks {
+            Some((l, row)) => o.max(l.bound(row, c)),
+            None => o,
+        }
     }
 }
-impl Eq for Open {}
-impl PartialOrd for Open {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+
+/// The open list: a radix heap over `f`.
+///
+/// With a consistent heuristic the `f` of popped nodes never decreases, which is all a
+/// radix heap needs: a push costs one comparison of bit patterns, and a pop only sorts out
+/// the few entries that share the lowest bucket, where a binary heap moves entries through
+/// `log n` levels of a large array on every push and pop. Keys are `f` in fixed point
+/// (2^-32 of a cell, so that rounding never reorders distinct lengths that matter); entries
+/// with equal keys come out last in, first out, which walks straight along the many
+/// equal-length octile routes instead of fanning out over them.
+#[derive(Clone, Debug)]
+struct OpenList {
+    /// The last key popped; every stored key is at least this.
+    last: u64,
+    /// Bucket `b > 0` holds keys whose highest bit differing from `last` is bit `b - 1`;
+    /// bucket 0 holds keys equal to `last`.
+    buckets: [Vec<(u64, u32)>; 65],
+}
+
+impl Default for OpenList {
+    fn default() -> Self {
+        OpenList {
+            last: 0,
+            buckets: std::array::from_fn(|_| Vec::new()),
+        }
     }
 }
-impl Ord for Open {
-    /// Lowest `f` first; among equals the closest to the goal (largest `g`), which walks
-    /// straight on instead of fanning out over the many equal-length octile routes.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.f.total_cmp(&self.f).then(o.h.total_cmp(&self.h))
+
+impl OpenList {
+    const SCALE: f64 = (1u64 << 32) as f64;
+
+    #[inline]
+    fn bucket(key: u64, last: u64) -> usize {
+        (u64::BITS - (key ^ last).leading_zeros()) as usize
+    }
+
+    fn clear(&mut self) {
+        self.last = 0;
+        for b in &mut self.buckets {
+            b.clear();
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, f: f64, node: u32) {
+        // Rounding can put a child a hair below its parent's `f`: it is popped next anyway.
+        let key = ((f * Self::SCALE) as u64).max(self.last);
+        self.buckets[Self::bucket(key, self.last)].push((key, node));
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<u32> {
+        if self.buckets[0].is_empty() {
+            let b = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty())?;
+            let moved = std::mem::take(&mut self.buckets[b]);
+            self.last = moved
+                .iter()
+                .map(|e| e.0)
+                .min()
+                .expect("bucket is not empty");
+            // Every entry lands in a lower bucket: they all share bits above `b - 1` with
+            // the new `last`, and the minimum itself lands in bucket 0.
+            for &(key, node) in &moved {
+                self.buckets[Self::bucket(key, self.last)].push((key, node));
+            }
+            let mut moved = moved;
+            moved.clear();
+            self.buckets[b] = moved;
+        }
+        self.buckets[0].pop().map(|e| e.1)
     }
 }
 
@@ -86,11 +166,7 @@ impl SearchContext {
             parent: NONE,
             stamp: self.query * 2,
         };
-        self.open.push(Open {
-            f: octile(start, goal),
-            h: 0.0,
-            node: s,
-        });
+        self.open.push(octile(start, goal), s);
         (s, t)
     }
 
@@ -108,9 +184,10 @@ impl SearchContext {
         self.expanded = 0;
     }
 
-    /// Offers `node` at cost `g` from `parent` (which may carry [`CROSSED`]).
+    /// Offers `node` at cost `g` from `parent` (which may carry [`CROSSED`]); `h` bounds
+    /// its distance to the goal and is evaluated only if the offer is taken.
     #[inline]
-    fn relax(&mut self, node: u32, g: f64, h: f64, parent: u32) {
+    fn relax(&mut self, node: u32, g: f64, parent: u32, h: impl FnOnce() -> f64) {
         let open = self.query * 2;
         let n = &mut self.nodes[node as usize];
         if n.stamp >= open && (n.stamp > open || g >= n.g) {
@@ -121,11 +198,8 @@ impl SearchContext {
             parent,
             stamp: open,
         };
-        self.open.push(Open {
-            f: g + h,
-            h: h as f32,
-            node,
-        });
+        let h = h();
+        self.open.push(g + h, node);
     }
 
     /// Pops the next node to expand, skipping entries of closed nodes (an entry superseded
@@ -133,7 +207,7 @@ impl SearchContext {
     /// cost and its parent field.
     #[inline]
     fn pop(&mut self) -> Option<(u32, f64, u32)> {
-        while let Some(Open { node, .. }) = self.open.pop() {
+        while let Some(node) = self.open.pop() {
             let state = &mut self.nodes[node as usize];
             if state.stamp == self.query * 2 {
                 state.stamp += 1;
@@ -149,11 +223,16 @@ impl SearchContext {
     pub(crate) fn search(
         &mut self,
         graph: &GateGraph,
-        start: Cell,
-        start_leaf: u32,
-        goal: Cell,
-        goal_leaf: u32,
+        ends: Ends,
+        landmarks: Option<&Landmarks>,
     ) -> Option<(Vec<Cell>, f64)> {
+        let Ends {
+            start,
+            start_leaf,
+            goal,
+            goal_leaf,
+        } = ends;
+        let bound = Bound::new(goal, landmarks);
         let (s, t) = self.begin(graph, start, goal);
         while let Some((node, g, p)) = self.pop() {
             if node == t {
@@ -163,7 +242,7 @@ impl SearchContext {
             if node == s {
                 let leaf = graph.leaf(start_leaf);
                 for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
-                    self.relax(v, octile(start, c), octile(c, goal), s);
+                    self.relax(v, octile(start, c), s, || bound.to_goal(c));
                 }
                 continue;
             }
@@ -176,16 +255,16 @@ impl SearchContext {
                 let leaf = graph.leaf(gate.leaf);
                 for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
                     if v != node {
-                        self.relax(v, g + octile(here, c), octile(c, goal), node);
+                        self.relax(v, g + octile(here, c), node, || bound.to_goal(c));
                     }
                 }
                 if gate.leaf == goal_leaf {
-                    self.relax(t, g + octile(here, goal), 0.0, node);
+                    self.relax(t, g + octile(here, goal), node, || 0.0);
                 }
             }
             for &v in &gate.links {
                 let c = graph.gate(v).cell;
-                self.relax(v, g + octile(here, c), octile(c, goal), node | CROSSED);
+                self.relax(v, g + octile(here, c), node | CROSSED, || bound.to_goal(c));
             }
         }
         None
@@ -212,26 +291,24 @@ impl SearchContext {
         &mut self,
         graph: &GateGraph,
         clusters: &Clusters,
-        start: Cell,
-        start_leaf: u32,
-        goal: Cell,
-        goal_leaf: u32,
+        ends: Ends,
+        landmarks: Option<&Landmarks>,
     ) -> Option<Vec<Cell>> {
+        let (start, goal) = (ends.start, ends.goal);
         let (ks, kg) = (
-            graph.leaf(start_leaf).cluster,
-            graph.leaf(goal_leaf).cluster,
+            graph.leaf(ends.start_leaf).cluster,
+            graph.leaf(ends.goal_leaf).cluster,
         );
         if ks == kg {
             // Within one cluster the gate graph itself is small, and it also finds routes
             // that leave the cluster and come back.
-            return self
-                .search(graph, start, start_leaf, goal, goal_leaf)
-                .map(|(w, _)| w);
+            return self.search(graph, ends, landmarks).map(|(w, _)| w);
         }
         let (cs, cg) = (clusters.get(ks), clusters.get(kg));
-        tie(graph, cs, start, start_leaf, &mut self.start_ties);
-        tie(graph, cg, goal, goal_leaf, &mut self.goal_ties);
+        tie(graph, cs, start, ends.start_leaf, &mut self.start_ties);
+        tie(graph, cg, goal, ends.goal_leaf, &mut self.goal_ties);
 
+        let bound = Bound::new(goal, landmarks);
         let (s, t) = self.begin(graph, start, goal);
         while let Some((node, g, p)) = self.pop() {
             if node == t {
@@ -242,7 +319,7 @@ impl SearchContext {
                 for (j, &e) in cs.entrances.iter().enumerate() {
                     let d = self.start_ties[j].0;
                     if d.is_finite() {
-                        self.relax(e, d, octile(graph.gate(e).cell, goal), s);
+                        self.relax(e, d, s, || bound.to_goal(graph.gate(e).cell));
                     }
                 }
                 continue;
@@ -258,25 +335,22 @@ impl SearchContext {
                 for (j, &e) in c.entrances.iter().enumerate() {
                     let d = c.dist[i * n_e + j];
                     if j != i && d.is_finite() {
-                        self.relax(e, g + d, octile(graph.gate(e).cell, goal), node);
+                        self.relax(e, g + d, node, || bound.to_goal(graph.gate(e).cell));
                     }
                 }
                 if k == kg {
                     let d = self.goal_ties[i].0;
                     if d.is_finite() {
-                        self.relax(t, g + d, 0.0, node);
+                        self.relax(t, g + d, node, || 0.0);
                     }
                 }
             }
             for &v in &gate.links {
                 let other = graph.gate(v);
                 if other.entrance != NONE && graph.leaf(other.leaf).cluster != k {
-                    self.relax(
-                        v,
-                        g + octile(gate.cell, other.cell),
-                        octile(other.cell, goal),
-                        node | CROSSED,
-                    );
+                    self.relax(v, g + octile(gate.cell, other.cell), node | CROSSED, || {
+                        bound.to_goal(other.cell)
+                    });
                 }
             }
         }
@@ -376,5 +450,65 @@ fn tie(graph: &GateGraph, c: &Cluster, cell: Cell, leaf: u32, out: &mut Vec<(f64
             }
         }
         out.push(best);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OpenList;
+
+    /// Pops come out in key order while pushes never go below the last pop, as in A\*
+    /// with a consistent heuristic; checked against sorting.
+    #[test]
+    fn open_list_pops_in_order() {
+        let mut rng = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut open = OpenList::default();
+        let mut model: Vec<(f64, u32)> = Vec::new();
+        let mut last = 0.0f64;
+        for step in 0..20_000u32 {
+            if next() % 3 != 0 || model.is_empty() {
+                // A child costs at least its parent: from the last key up to 200 more.
+                let f = last + (next() % 200_000) as f64 / 1000.0;
+                open.push(f, step);
+                model.push((f, step));
+            } else {
+                let node = open.pop().expect("the model is not empty");
+                let min = model.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+                let i = model
+                    .iter()
+                    .position(|e| e.1 == node)
+                    .expect("popped a pushed node");
+                // Keys are fixed point at 2^-32: closer values count as equal.
+                assert!(
+                    model[i].0 <= min + 1e-9,
+                    "step {step}: popped {} before {min}",
+                    model[i].0
+                );
+                last = model.swap_remove(i).0;
+            }
+        }
+        while let Some(node) = open.pop() {
+            let i = model.iter().position(|e| e.1 == node).unwrap();
+            assert!(model[i].0 >= last - 1e-9, "{} after {last}", model[i].0);
+            last = model.swap_remove(i).0;
+        }
+        assert!(model.is_empty());
+    }
+
+    #[test]
+    fn equal_keys_come_out_last_in_first_out() {
+        let mut open = OpenList::default();
+        for node in 0..5 {
+            open.push(7.5, node);
+        }
+        open.push(9.0, 99);
+        let order: Vec<u32> = std::iter::from_fn(|| open.pop()).collect();
+        assert_eq!(order, vec![4, 3, 2, 1, 0, 99]);
     }
 }

@@ -1,0 +1,581 @@
+//! Differential heuristics: exact grid distances from a few landmark cells, which bound the
+//! distance between any two cells from below far better than the octile distance does
+//! behind walls.
+//!
+//! For a landmark `L`, `|D(L, goal) − D(L, n)| ≤ d(n, goal)` by the triangle inequality.
+//! What the search needs is weaker and survives edits: the table `D` only has to be
+//! *1-Lipschitz*, `|D(u) − D(v)| ≤ cost(u, v)` for every legal step, for the bound to be
+//! admissible and consistent (sum the inequality along any path). So:
+//!
+//! - **blocking** cells only removes steps, and the old table stays valid as it is (it just
+//!   underestimates more);
+//! - **freeing** cells adds steps around them, and a Dijkstra-style pass that only lowers
+//!   values, seeded with the cells around the change, restores the property. It touches only
+//!   cells whose value drops: little after a building comes down where the table was built
+//!   around it, a region when a new passage opens a real shortcut.
+//!
+//! Distances are stored as integers in units of 1/29 cell, with a diagonal step of 41 units:
+//! 41/29 is just below √2, so the stored steps never exceed the true ones and every bound
+//! holds exactly, without floating-point doubt.
+
+use crate::geom::{Cell, Direction};
+use crate::grid::Grid;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Units per straight step.
+const STRAIGHT: u32 = 29;
+/// Units per diagonal step: 41/29 = 1.41379… ≤ √2.
+const DIAGONAL: u32 = 41;
+/// The value of cells that no landmark distance has reached (another component, or walls).
+const UNREACHED: u32 = u32::MAX;
+/// The most landmarks a map may have.
+pub const MAX_LANDMARKS: usize = 16;
+
+/// Cells per side of a storage block.
+const BLOCK: u32 = 8;
+/// Marks a block with no storage: all its cells have been walls since the build.
+const NO_BLOCK: u32 = u32::MAX;
+
+/// Landmark cells and their distance table. The table is kept in 8×8 blocks, allocated
+/// only where some cell is free, so a map that is mostly rock or void pays for its open
+/// part only; a block's `64·k` values are contiguous, which keeps nearby cells in the same
+/// cache lines.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Landmarks {
+    k: usize,
+    cells: Vec<Cell>,
+    /// Blocks per row.
+    stride: u32,
+    /// Storage index of each block, or [`NO_BLOCK`].
+    blocks: Vec<u32>,
+    /// `dist[(block · 64 + cell in block) · k + l]`.
+    dist: Vec<u32>,
+    scratch: Vec<Reverse<(u32, Cell)>>,
+}
+
+/// The goal's row of the table, ready to bound distances to it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GoalRow {
+    row: [u32; MAX_LANDMARKS],
+    /// All ones for landmarks that reach the goal, zero for the others.
+    mask: [u32; MAX_LANDMARKS],
+}
+
+impl Landmarks {
+    /// Places `k` landmarks (at most [`MAX_LANDMARKS`]) on `grid` by farthest-point
+    /// selection in its largest connected region, and fills in their distances.
+    pub fn build(grid: &Grid, k: usize) -> Self {
+        let k = k.min(MAX_LANDMARKS);
+        let (w, h) = (grid.width(), grid.height());
+        let n = w as usize * h as usize;
+        let stride = w.div_ceil(BLOCK);
+        let mut lm = Landmarks {
+            k,
+            stride,
+            blocks: vec![NO_BLOCK; stride as usize * h.div_ceil(BLOCK) as usize],
+            ..Landmarks::default()
+        };
+        let steps = Steps::new(grid);
+        let Some(seed) = largest_region_cell(grid, &steps) else {
+            lm.k = 0;
+            return lm;
+        };
+        for c in grid.free_cells() {
+            lm.block_of(c);
+        }
+        let mut queue = Dial::default();
+        let mut column = vec![UNREACHED; n];
+        // The farthest cell from an arbitrary seed is a good first landmark; each next one
+        // is the cell farthest from all landmarks so far.
+        let mut nearest = vec![UNREACHED; n];
+        queue.run(&steps, seed, &mut column);
+        let mut next = farthest(&column);
+        for l in 0..k {
+            let cell = Cell::new(next as u32 % w, next as u32 / w);
+            lm.cells.push(cell);
+            column.fill(UNREACHED);
+            queue.run(&steps, cell, &mut column);
+            for c in grid.free_cells() {
+                let d = column[c.y as usize * w as usize + c.x as usize];
+                let i = lm.index(c).expect("free cells have storage");
+                lm.dist[i + l] = d;
+            }
+            for (m, &d) in nearest.iter_mut().zip(&column) {
+                *m = (*m).min(d);
+            }
+            next = farthest(&nearest);
+        }
+        lm
+    }
+
+    /// The storage index of `c`'s first value, allocating its block if needed.
+    fn block_of(&mut self, c: Cell) -> usize {
+        let b = &mut self.blocks[(c.y / BLOCK * self.stride + c.x / BLOCK) as usize];
+        if *b == NO_BLOCK {
+            *b = (self.dist.len() / (64 * self.k.max(1))) as u32;
+            self.dist.resize(self.dist.len() + 64 * self.k, UNREACHED);
+        }
+        (*b as usize * 64 + ((c.y % BLOCK) * BLOCK + c.x % BLOCK) as usize) * self.k
+    }
+
+    /// The storage index of `c`'s first value, if its block has storage.
+    #[inline]
+    fn index(&self, c: Cell) -> Option<usize> {
+        let b = self.blocks[(c.y / BLOCK * self.stride + c.x / BLOCK) as usize];
+        (b != NO_BLOCK)
+            .then(|| (b as usize * 64 + ((c.y % BLOCK) * BLOCK + c.x % BLOCK) as usize) * self.k)
+    }
+
+    /// Number of landmarks.
+    pub fn count(&self) -> usize {
+        self.k
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        (self.dist.capacity() + self.blocks.capacity()) * 4 + self.cells.capacity() * 8
+    }
+
+    /// `c`'s distances, all [`UNREACHED`] for a cell without storage.
+    #[inline]
+    fn row(&self, c: Cell) -> &[u32] {
+        const NONE: [u32; MAX_LANDMARKS] = [UNREACHED; MAX_LANDMARKS];
+        match self.index(c) {
+            Some(i) => &self.dist[i..i + self.k],
+            None => &NONE[..self.k],
+        }
+    }
+
+    /// Prepares lower bounds on the distance to `goal`.
+    pub fn goal_row(&self, goal: Cell) -> GoalRow {
+        let mut g = GoalRow {
+            row: [0; MAX_LANDMARKS],
+            mask: [0; MAX_LANDMARKS],
+        };
+        if self.k > 0 {
+            for (l, &d) in self.row(goal).iter().enumerate() {
+                if d != UNREACHED {
+                    g.row[l] = d;
+                    g.mask[l] = u32::MAX;
+                }
+            }
+        }
+        g
+    }
+
+    /// A lower bound on the distance from `c` to the goal of `goal`, in cells.
+    #[inline]
+    pub fn bound(&self, goal: &GoalRow, c: Cell) -> f64 {
+        let Some(i) = self.index(c) else {
+            return 0.0;
+        };
+        let mut best = 0u32;
+        for ((&d, &g), &m) in self.dist[i..i + self.k]
+            .iter()
+            .zip(&goal.row)
+            .zip(&goal.mask)
+        {
+            // A cell of the goal's region always has a value where the goal has one; the
+            // masks keep the bound honest even if it did not.
+            let m = m & ((d != UNREACHED) as u32).wrapping_neg();
+            best = best.max(d.abs_diff(g) & m);
+        }
+        best as f64 * (1.0 / STRAIGHT as f64)
+    }
+
+    /// Restores the Lipschitz property after `freed` cells became free (they already are
+    /// in `grid`): lowers values outwards from the cells around each freed one.
+    pub fn on_freed(&mut self, grid: &Grid, freed: &[Cell]) {
+        if self.k == 0 || freed.is_empty() {
+            return;
+        }
+        let mut seeds: Vec<Cell> = Vec::new();
+        for &c in freed {
+            self.block_of(c);
+            for dy in -1..=1i64 {
+                for dx in -1..=1i64 {
+                    let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
+                    if grid.is_free_i(x, y) {
+                        seeds.push(Cell::new(x as u32, y as u32));
+                    }
+                }
+            }
+        }
+        seeds.sort_unstable_by_key(|c| (c.y, c.x));
+        seeds.dedup();
+        let mut heap = BinaryHeap::from(std::mem::take(&mut self.scratch));
+        for l in 0..self.k {
+            heap.clear();
+            for &s in &seeds {
+                let i = self.index(s).expect("free cells have storage");
+                heap.push(Reverse((self.dist[i + l], s)));
+            }
+            while let Some(Reverse((d, c))) = heap.pop() {
+                let i = self.index(c).expect("free cells have storage");
+                if d == UNREACHED || d != self.dist[i + l] {
+                    continue;
+                }
+                for dir in Direction::ALL {
+                    if !grid.can_step(c, dir) {
+                        continue;
+                    }
+                    let n = c.step(dir).expect("a legal step stays on the grid");
+                    let nd = d + if dir.is_diagonal() {
+                        DIAGONAL
+                    } else {
+                        STRAIGHT
+                    };
+                    let i = self.index(n).expect("free cells have storage");
+                    let slot = &mut self.dist[i + l];
+                    if nd < *slot {
+                        *slot = nd;
+                        heap.push(Reverse((nd, n)));
+                    }
+                }
+            }
+        }
+        self.scratch = heap.into_vec();
+    }
+
+    /// Checks the Lipschitz property over every legal step of `grid`. For tests.
+    pub fn check(&self, grid: &Grid) -> Result<(), String> {
+        if self.k == 0 {
+            return Ok(());
+        }
+        for y in 0..grid.height() {
+            for x in 0..grid.width() {
+                let c = Cell::new(x, y);
+                if !grid.is_free(x, y) {
+                    continue;
+                }
+                for dir in Direction::ALL {
+                    if !grid.can_step(c, dir) {
+                        continue;
+                    }
+                    let n = c.step(dir).expect("a legal step stays on the grid");
+                    let w = if dir.is_diagonal() {
+                        DIAGONAL
+                    } else {
+                        STRAIGHT
+                    };
+                    for (l, (&a, &b)) in self.row(c).iter().zip(self.row(n)).enumerate() {
+                        let ok = if a == UNREACHED || b == UNREACHED {
+                            a == b
+                        } else {
+                            a.abs_diff(b) <= w
+                        };
+                        if !ok {
+                            return Err(format!(
+                                "landmark {l} at {}: {c} has {a}, its neighbour {n} has {b}",
+                                self.cells[l]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The index of the largest value below [`UNREACHED`] (`0` if there is none). A landmark
+/// already chosen is at distance 0 from the set, so it is never picked again unless the
+/// region has no other cell.
+fn farthest(values: &[u32]) -> usize {
+    let mut best = (0, 0usize);
+    for (i, &d) in values.iter().enumerate() {
+        if d != UNREACHED && d >= best.0 {
+            best = (d, i);
+        }
+    }
+    best.1
+}
+
+/// The legal steps out of every cell, one bit per [`Direction::ALL`] entry (none for a
+/// wall): the build runs a dozen searches over the whole grid, and this turns each step
+/// test into one bit test without bounds checks.
+struct Steps {
+    width: usize,
+    masks: Vec<u8>,
+    /// Index offset of a step in each direction.
+    offsets: [isize; 8],
+}
+
+impl Steps {
+    fn new(grid: &Grid) -> Self {
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+        let mut masks = vec![0u8; w * h];
+        for c in grid.free_cells() {
+            let free = |dx: i64, dy: i64| grid.is_free_i(c.x as i64 + dx, c.y as i64 + dy);
+            let (n, e, s, west) = (free(0, -1), free(1, 0), free(0, 1), free(-1, 0));
+            let legal = [
+                n,
+                n && e && free(1, -1),
+                e,
+                s && e && free(1, 1),
+                s,
+                s && west && free(-1, 1),
+                west,
+                n && west && free(-1, -1),
+            ];
+            masks[c.y as usize * w + c.x as usize] =
+                legal.iter().rev().fold(0, |m, &b| (m << 1) | b as u8);
+        }
+        let offsets = Direction::ALL.map(|d| {
+            let (dx, dy) = d.delta();
+            dy as isize * w as isize + dx as isize
+        });
+        Steps {
+            width: w,
+            masks,
+            offsets,
+        }
+    }
+
+    /// The cells one legal step from cell index `i`, with the step's cost in table units.
+    #[inline]
+    fn from(&self, i: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let mut m = self.masks[i];
+        std::iter::from_fn(move || {
+            (m != 0).then(|| {
+                let d = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let w = if d % 2 == 1 { DIAGONAL } else { STRAIGHT };
+                (i.wrapping_add_signed(self.offsets[d]), w)
+            })
+        })
+    }
+
+    fn cell(&self, i: usize) -> Cell {
+        Cell::new((i % self.width) as u32, (i / self.width) as u32)
+    }
+}
+
+/// A cell of the largest 8-connected free region, or `None` if nothing is free.
+fn largest_region_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
+    let mut seen = vec![false; steps.masks.len()];
+    let mut stack = Vec::new();
+    let mut best: Option<(usize, usize)> = None;
+    for c in grid.free_cells() {
+        let i = c.y as usize * steps.width + c.x as usize;
+        if seen[i] {
+            continue;
+        }
+        let mut size = 0;
+        seen[i] = true;
+        stack.push(i);
+        while let Some(u) = stack.pop() {
+            size += 1;
+            for (v, _) in steps.from(u) {
+                if !seen[v] {
+                    seen[v] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        if best.map_or(true, |(s, _)| size > s) {
+            best = Some((size, i));
+        }
+    }
+    best.map(|(_, i)| steps.cell(i))
+}
+
+/// Dijkstra over the grid with a bucket queue: step costs are the small integers
+/// [`STRAIGHT`] and [`DIAGONAL`], so a ring of `DIAGONAL + 1` buckets orders everything.
+#[derive(Clone, Debug, Default)]
+struct Dial {
+    buckets: Vec<Vec<u32>>,
+}
+
+impl Dial {
+    /// Fills `dist` (all [`UNREACHED`] on entry) with distances from `source`.
+    fn run(&mut self, steps: &Steps, source: Cell, dist: &mut [u32]) {
+        let ring = DIAGONAL as usize + 1;
+        if self.buckets.len() != ring {
+            self.buckets = vec![Vec::new(); ring];
+        }
+        let s = source.y as usize * steps.width + source.x as usize;
+        dist[s] = 0;
+        self.buckets[0].push(s as u32);
+        let mut pending = 1usize;
+        let mut d = 0u32;
+        while pending > 0 {
+            let mut bucket = std::mem::take(&mut self.buckets[d as usize % ring]);
+            // Steps cost at least 1, so nothing lands in the bucket being drained.
+            for &i in &bucket {
+                pending -= 1;
+                if dist[i as usize] != d {
+                    continue; // reached more cheaply since
+                }
+                for (j, w) in steps.from(i as usize) {
+                    let nd = d + w;
+                    if nd < dist[j] {
+                        dist[j] = nd;
+                        self.buckets[nd as usize % ring].push(j as u32);
+                        pending += 1;
+                    }
+                }
+            }
+            bucket.clear();
+            self.buckets[d as usize % ring] = bucket;
+            d += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A maze-like test grid: walls on every third column with gaps that move down.
+    fn combs(w: u32, h: u32) -> Grid {
+        Grid::from_fn(w, h, |x, y| x % 3 != 2 || y % 7 == (x / 3) % 7)
+    }
+
+    /// Plain Dijkstra with the table's integer step costs, by the book.
+    fn oracle(grid: &Grid, from: Cell) -> Vec<u32> {
+        let w = grid.width() as usize;
+        let mut dist = vec![UNREACHED; w * grid.height() as usize];
+        let mut heap = BinaryHeap::new();
+        dist[from.y as usize * w + from.x as usize] = 0;
+        heap.push(Reverse((0u32, from)));
+        while let Some(Reverse((d, c))) = heap.pop() {
+            if d > dist[c.y as usize * w + c.x as usize] {
+                continue;
+            }
+            for dir in Direction::ALL {
+                if grid.can_step(c, dir) {
+                    let n = c.step(dir).unwrap();
+                    let nd = d + if dir.is_diagonal() {
+                        DIAGONAL
+                    } else {
+                        STRAIGHT
+                    };
+                    let slot = &mut dist[n.y as usize * w + n.x as usize];
+                    if nd < *slot {
+                        *slot = nd;
+                        heap.push(Reverse((nd, n)));
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    /// Shortest path lengths in cells (Bellman–Ford sweeps until nothing changes).
+    fn true_distances(grid: &Grid, from: Cell) -> Vec<f64> {
+        let w = grid.width() as usize;
+        let mut dist = vec![f64::INFINITY; w * grid.height() as usize];
+        dist[from.y as usize * w + from.x as usize] = 0.0;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for c in grid.free_cells() {
+                for (n, cost) in grid.successors(c) {
+                    let nd = dist[c.y as usize * w + c.x as usize] + cost;
+                    let slot = &mut dist[n.y as usize * w + n.x as usize];
+                    if nd < *slot - 1e-12 {
+                        *slot = nd;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        dist
+    }
+
+    #[test]
+    fn table_holds_exact_distances_from_each_landmark() {
+        let grid = combs(37, 29);
+        let lm = Landmarks::build(&grid, 5);
+        assert_eq!(lm.count(), 5);
+        for (l, &cell) in lm.cells.iter().enumerate() {
+            let want = oracle(&grid, cell);
+            for c in grid.free_cells() {
+                let got = lm.row(c)[l];
+                assert_eq!(
+                    got,
+                    want[(c.y * grid.width() + c.x) as usize],
+                    "landmark {cell} at {c}"
+                );
+            }
+        }
+        lm.check(&grid).unwrap();
+    }
+
+    #[test]
+    fn landmarks_are_spread_out() {
+        // On an open square, farthest-point selection takes the four corners first.
+        let grid = Grid::new_free(10, 10);
+        let lm = Landmarks::build(&grid, 4);
+        let mut cells = lm.cells.clone();
+        cells.sort_unstable();
+        let corners = [(0, 0), (0, 9), (9, 0), (9, 9)].map(|(x, y)| Cell::new(x, y));
+        assert_eq!(cells, corners);
+    }
+
+    #[test]
+    fn bounds_never_exceed_true_distances() {
+        let grid = combs(30, 30);
+        let lm = Landmarks::build(&grid, 6);
+        let free: Vec<Cell> = grid.free_cells().collect();
+        for &goal in free.iter().step_by(17) {
+            let row = lm.goal_row(goal);
+            let truth = true_distances(&grid, goal);
+            for &c in &free {
+                let d = truth[(c.y * grid.width() + c.x) as usize];
+                assert!(lm.bound(&row, c) <= d + 1e-9, "{c} -> {goal}");
+            }
+        }
+    }
+
+    #[test]
+    fn freeing_without_repair_is_caught_and_repair_fixes_it() {
+        // A wall across the map with one gap at the bottom: opening a hole at the top
+        // shortens many routes, so the stale table is no longer 1-Lipschitz there.
+        let mut grid = Grid::from_fn(21, 21, |x, y| x != 10 || y == 20);
+        let mut lm = Landmarks::build(&grid, 3);
+        lm.check(&grid).unwrap();
+        grid.set_free(10, 0, true);
+        assert!(
+            lm.check(&grid).is_err(),
+            "the checker must see the stale table"
+        );
+        lm.on_freed(&grid, &[Cell::new(10, 0)]);
+        lm.check(&grid).unwrap();
+        // Blocking needs no repair at all.
+        grid.set_free(10, 20, false);
+        grid.set_free(3, 3, false);
+        lm.check(&grid).unwrap();
+    }
+
+    #[test]
+    fn cells_freed_in_walled_off_blocks_get_storage() {
+        // The right half is solid rock at build time, so its blocks have no storage.
+        let mut grid = Grid::from_fn(32, 16, |x, _| x < 8);
+        let mut lm = Landmarks::build(&grid, 2);
+        let before = lm.memory_bytes();
+        let carved: Vec<Cell> = (8..30).map(|x| Cell::new(x, 5)).collect();
+        for c in &carved {
+            grid.set_free(c.x, c.y, true);
+        }
+        lm.on_freed(&grid, &carved);
+        lm.check(&grid).unwrap();
+        assert!(lm.memory_bytes() > before);
+        for l in 0..2 {
+            let want = oracle(&grid, lm.cells[l]);
+            for c in &carved {
+                assert_eq!(lm.row(*c)[l], want[(c.y * 32 + c.x) as usize]);
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_free_means_no_landmarks() {
+        let grid = Grid::from_fn(9, 9, |_, _| false);
+        let lm = Landmarks::build(&grid, 8);
+        assert_eq!(lm.count(), 0);
+        lm.check(&grid).unwrap();
+    }
+}
