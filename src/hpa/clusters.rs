@@ -9,12 +9,11 @@
 //! every two of its entrances. Queries search entrances only.
 
 use super::graph::{GateGraph, Slots, NONE};
+use super::open::OpenList;
 use super::policy::GatePolicy;
 use crate::geom::{octile, Cell, Direction};
 use crate::quadtree::{NodeId, Shape};
 use hashbrown::HashMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// How the fast mode groups leaves into clusters and picks their entrances.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,9 +245,10 @@ impl Clusters {
         c.pred.resize(n_e * n_g, NONE);
         c.reach.clear();
         c.reach.resize(n_e * n_g, f32::INFINITY);
+        self.scratch.prepare(g, &c, slot);
         for i in 0..n_e {
             let source = g.gate(c.entrances[i]).local;
-            self.scratch.run(g, &c, slot, source);
+            self.scratch.run(source);
             for j in 0..n_e {
                 c.dist[i * n_e + j] = self.scratch.dist[g.gate(c.entrances[j]).local as usize];
             }
@@ -361,6 +361,10 @@ impl Clusters {
 }
 
 /// Dijkstra over the gate graph restricted to one cluster, with reusable buffers.
+///
+/// A cluster runs one search per entrance over the same few hundred gates, so
+/// [`LocalSearch::prepare`] first copies the cluster's part of the graph into flat arrays by
+/// local index: the searches then never touch the graph's slabs.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LocalSearch {
     /// Distance by local gate index.
@@ -368,57 +372,78 @@ pub(crate) struct LocalSearch {
     /// Predecessor by local gate index: a local index, `FROM_ORIGIN`, or `NONE`.
     pub pred: Vec<u32>,
     closed: Vec<bool>,
-    heap: BinaryHeap<(Reverse<OrdF64>, u32)>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct OrdF64(f64);
-impl Eq for OrdF64 {}
-impl PartialOrd for OrdF64 {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for OrdF64 {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
-    }
+    open: OpenList,
+    /// Per local gate: its cell, and the local range of its leaf's gates (a cluster lists
+    /// each leaf's gates together).
+    cells: Vec<Cell>,
+    mates: Vec<(u32, u32)>,
+    /// Crossings that stay in the cluster, by local index: `links[link_start[u]..][..]`.
+    link_start: Vec<u32>,
+    links: Vec<u32>,
 }
 
 impl LocalSearch {
-    /// Runs from local gate `source` over cluster `c` (slot `slot`).
-    pub fn run(&mut self, g: &GateGraph, c: &Cluster, slot: u32, source: u32) {
-        let n = c.gates.len();
+    /// Copies cluster `c` (slot `slot`) out of the graph; its gates' `local` fields must be
+    /// set, and its gate list must hold each leaf's gates in one run.
+    pub fn prepare(&mut self, g: &GateGraph, c: &Cluster, slot: u32) {
+        self.cells.clear();
+        self.mates.clear();
+        self.link_start.clear();
+        self.links.clear();
+        let mut at = 0u32;
+        for &leaf in &c.leaves {
+            let l = g.leaf(leaf);
+            let span = (at, at + l.gates.len() as u32);
+            at = span.1;
+            for (&v, &cell) in l.gates.iter().zip(&l.cells) {
+                self.cells.push(cell);
+                self.mates.push(span);
+                self.link_start.push(self.links.len() as u32);
+                for &o in &g.gate(v).links {
+                    let other = g.gate(o);
+                    if g.leaf(other.leaf).cluster == slot {
+                        self.links.push(other.local);
+                    }
+                }
+            }
+        }
+        self.link_start.push(self.links.len() as u32);
+    }
+
+    /// Runs from local gate `source` over the cluster last [`prepare`](Self::prepare)d.
+    pub fn run(&mut self, source: u32) {
+        let n = self.cells.len();
         self.dist.clear();
         self.dist.resize(n, f64::INFINITY);
         self.pred.clear();
         self.pred.resize(n, NONE);
         self.closed.clear();
         self.closed.resize(n, false);
-        self.heap.clear();
+        self.open.clear();
         self.dist[source as usize] = 0.0;
         self.pred[source as usize] = FROM_ORIGIN;
-        self.heap.push((Reverse(OrdF64(0.0)), source));
-        while let Some((Reverse(OrdF64(d)), u)) = self.heap.pop() {
-            if self.closed[u as usize] {
+        self.open.push(0.0, source);
+        while let Some(u) = self.open.pop() {
+            let ui = u as usize;
+            if self.closed[ui] {
                 continue;
             }
-            self.closed[u as usize] = true;
-            let gate = g.gate(c.gates[u as usize]);
-            let p = self.pred[u as usize];
+            self.closed[ui] = true;
+            let (d, here, span, p) = (self.dist[ui], self.cells[ui], self.mates[ui], self.pred[ui]);
             // Leaf-mates are offered only from gates entered by a crossing (or the source):
             // see the flat search for why that loses nothing.
-            if p == FROM_ORIGIN || g.gate(c.gates[p as usize]).leaf != gate.leaf {
-                let leaf = g.leaf(gate.leaf);
-                for (&v, &cell) in leaf.gates.iter().zip(&leaf.cells) {
-                    self.relax(g.gate(v).local, d + octile(gate.cell, cell), u);
+            if p == FROM_ORIGIN || !(span.0..span.1).contains(&p) {
+                for v in span.0..span.1 {
+                    self.relax(v, d + octile(here, self.cells[v as usize]), u);
                 }
             }
-            for &v in &gate.links {
-                let other = g.gate(v);
-                if g.leaf(other.leaf).cluster == slot {
-                    self.relax(other.local, d + octile(gate.cell, other.cell), u);
-                }
+            let (a, b) = (
+                self.link_start[ui] as usize,
+                self.link_start[ui + 1] as usize,
+            );
+            for k in a..b {
+                let v = self.links[k];
+                self.relax(v, d + octile(here, self.cells[v as usize]), u);
             }
         }
     }
@@ -429,7 +454,7 @@ impl LocalSearch {
         if d < self.dist[i] && !self.closed[i] {
             self.dist[i] = d;
             self.pred[i] = from;
-            self.heap.push((Reverse(OrdF64(d)), v));
+            self.open.push(d, v);
         }
     }
 }

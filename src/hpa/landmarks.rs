@@ -45,6 +45,8 @@ const NO_BLOCK: u32 = u32::MAX;
 pub(crate) struct Landmarks {
     k: usize,
     cells: Vec<Cell>,
+    /// Map width in cells.
+    width: u32,
     /// Blocks per row.
     stride: u32,
     /// Storage index of each block, or [`NO_BLOCK`].
@@ -72,12 +74,15 @@ impl Landmarks {
         let stride = w.div_ceil(BLOCK);
         let mut lm = Landmarks {
             k,
+            width: w,
             stride,
             blocks: vec![NO_BLOCK; stride as usize * h.div_ceil(BLOCK) as usize],
             ..Landmarks::default()
         };
         let steps = Steps::new(grid);
-        let Some(seed) = largest_region_cell(grid, &steps) else {
+        // The cell of the largest region farthest (in steps) from where its flood began is
+        // a good first landmark; each next one is the cell farthest from all so far.
+        let Some(first) = largest_region_far_cell(grid, &steps) else {
             lm.k = 0;
             return lm;
         };
@@ -86,27 +91,42 @@ impl Landmarks {
         }
         let mut queue = Dial::default();
         let mut column = vec![UNREACHED; n];
-        // The farthest cell from an arbitrary seed is a good first landmark; each next one
-        // is the cell farthest from all landmarks so far.
         let mut nearest = vec![UNREACHED; n];
-        queue.run(&steps, seed, &mut column);
-        let mut next = farthest(&column);
+        let mut next = first.y as usize * w as usize + first.x as usize;
         for l in 0..k {
-            let cell = Cell::new(next as u32 % w, next as u32 / w);
+            let cell = steps.cell(next);
             lm.cells.push(cell);
             column.fill(UNREACHED);
             queue.run(&steps, cell, &mut column);
-            for c in grid.free_cells() {
-                let d = column[c.y as usize * w as usize + c.x as usize];
-                let i = lm.index(c).expect("free cells have storage");
-                lm.dist[i + l] = d;
-            }
+            lm.store_column(l, &column);
             for (m, &d) in nearest.iter_mut().zip(&column) {
                 *m = (*m).min(d);
             }
             next = farthest(&nearest);
         }
         lm
+    }
+
+    /// Copies one landmark's distances, indexed by cell, into the block storage.
+    fn store_column(&mut self, l: usize, column: &[u32]) {
+        let (side, w) = (BLOCK as usize, self.width as usize);
+        let h = column.len() / w;
+        for (bi, &b) in self.blocks.iter().enumerate() {
+            if b == NO_BLOCK {
+                continue;
+            }
+            let (x0, y0) = (
+                bi % self.stride as usize * side,
+                bi / self.stride as usize * side,
+            );
+            let base = b as usize * 64;
+            for dy in 0..side.min(h - y0) {
+                let row = &column[(y0 + dy) * w + x0..][..side.min(w - x0)];
+                for (dx, &d) in row.iter().enumerate() {
+                    self.dist[(base + dy * side + dx) * self.k + l] = d;
+                }
+            }
+        }
     }
 
     /// The storage index of `c`'s first value, allocating its block if needed.
@@ -352,30 +372,32 @@ impl Steps {
     }
 }
 
-/// A cell of the largest 8-connected free region, or `None` if nothing is free.
-fn largest_region_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
+/// The cell of the largest 8-connected free region that its breadth-first flood reached
+/// last, or `None` if nothing is free.
+fn largest_region_far_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
     let mut seen = vec![false; steps.masks.len()];
-    let mut stack = Vec::new();
+    let mut queue = std::collections::VecDeque::new();
     let mut best: Option<(usize, usize)> = None;
     for c in grid.free_cells() {
         let i = c.y as usize * steps.width + c.x as usize;
         if seen[i] {
             continue;
         }
-        let mut size = 0;
+        let (mut size, mut last) = (0, i);
         seen[i] = true;
-        stack.push(i);
-        while let Some(u) = stack.pop() {
+        queue.push_back(i);
+        while let Some(u) = queue.pop_front() {
             size += 1;
+            last = u;
             for (v, _) in steps.from(u) {
                 if !seen[v] {
                     seen[v] = true;
-                    stack.push(v);
+                    queue.push_back(v);
                 }
             }
         }
         if best.map_or(true, |(s, _)| size > s) {
-            best = Some((size, i));
+            best = Some((size, last));
         }
     }
     best.map(|(_, i)| steps.cell(i))

@@ -13,6 +13,7 @@ mod clusters;
 mod components;
 pub(crate) mod graph;
 mod landmarks;
+mod open;
 pub mod path;
 mod policy;
 mod search;
