@@ -12,7 +12,9 @@
 //! - **freeing** cells adds steps around them, and a Dijkstra-style pass that only lowers
 //!   values, seeded with the cells around the change, restores the property. It touches only
 //!   cells whose value drops: little after a building comes down where the table was built
-//!   around it, a region when a new passage opens a real shortcut.
+//!   around it, a region when a new passage opens a real shortcut. So that no edit stalls
+//!   on that, the repair has a budget; a landmark whose repair runs over it is set aside
+//!   (the bound simply ignores it) until [`Landmarks::refresh`] recomputes its column.
 //!
 //! Distances are stored as integers in units of 1/29 cell, with a diagonal step of 41 units:
 //! 41/29 is just below √2, so the stored steps never exceed the true ones and every bound
@@ -31,6 +33,9 @@ const DIAGONAL: u32 = 41;
 const UNREACHED: u32 = u32::MAX;
 /// The most landmarks a map may have.
 pub const MAX_LANDMARKS: usize = 16;
+/// Cells one edit's repair may settle, over all landmarks, before the landmarks still
+/// unrepaired are set aside: about 100 µs of work.
+const REPAIR_BUDGET: usize = 1024;
 
 /// Cells per side of a storage block.
 const BLOCK: u32 = 8;
@@ -45,6 +50,9 @@ const NO_BLOCK: u32 = u32::MAX;
 pub(crate) struct Landmarks {
     k: usize,
     cells: Vec<Cell>,
+    /// Landmarks whose column is out of date and must not be used until recomputed.
+    stale: Vec<bool>,
+    steps: Steps,
     /// Map width in cells.
     width: u32,
     /// Blocks per row.
@@ -93,11 +101,13 @@ impl Landmarks {
         let mut column = vec![UNREACHED; n];
         let mut nearest = vec![UNREACHED; n];
         let mut next = first.y as usize * w as usize + first.x as usize;
+        lm.stale = vec![false; k];
+        lm.steps = steps;
         for l in 0..k {
-            let cell = steps.cell(next);
+            let cell = lm.steps.cell(next);
             lm.cells.push(cell);
             column.fill(UNREACHED);
-            queue.run(&steps, cell, &mut column);
+            queue.run(&lm.steps, cell, &mut column);
             lm.store_column(l, &column);
             for (m, &d) in nearest.iter_mut().zip(&column) {
                 *m = (*m).min(d);
@@ -105,6 +115,16 @@ impl Landmarks {
             next = farthest(&nearest);
         }
         lm
+    }
+
+    /// Keeps the step masks in line after `blocked` cells became walls. The distances need
+    /// nothing: losing steps keeps them 1-Lipschitz.
+    pub fn on_blocked(&mut self, grid: &Grid, blocked: &[Cell]) {
+        if self.k > 0 {
+            for &c in blocked {
+                self.steps.update(grid, c);
+            }
+        }
     }
 
     /// Copies one landmark's distances, indexed by cell, into the block storage.
@@ -154,7 +174,9 @@ impl Landmarks {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        (self.dist.capacity() + self.blocks.capacity()) * 4 + self.cells.capacity() * 8
+        (self.dist.capacity() + self.blocks.capacity()) * 4
+            + self.cells.capacity() * 8
+            + self.steps.masks.capacity()
     }
 
     /// `c`'s distances, all [`UNREACHED`] for a cell without storage.
@@ -175,7 +197,7 @@ impl Landmarks {
         };
         if self.k > 0 {
             for (l, &d) in self.row(goal).iter().enumerate() {
-                if d != UNREACHED {
+                if d != UNREACHED && !self.stale[l] {
                     g.row[l] = d;
                     g.mask[l] = u32::MAX;
                 }
@@ -213,6 +235,7 @@ impl Landmarks {
         let mut seeds: Vec<Cell> = Vec::new();
         for &c in freed {
             self.block_of(c);
+            self.steps.update(grid, c);
             for dy in -1..=1i64 {
                 for dx in -1..=1i64 {
                     let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
@@ -225,7 +248,11 @@ impl Landmarks {
         seeds.sort_unstable_by_key(|c| (c.y, c.x));
         seeds.dedup();
         let mut heap = BinaryHeap::from(std::mem::take(&mut self.scratch));
+        let mut budget = REPAIR_BUDGET;
         for l in 0..self.k {
+            if self.stale[l] {
+                continue;
+            }
             heap.clear();
             for &s in &seeds {
                 let i = self.index(s).expect("free cells have storage");
@@ -236,16 +263,15 @@ impl Landmarks {
                 if d == UNREACHED || d != self.dist[i + l] {
                     continue;
                 }
-                for dir in Direction::ALL {
-                    if !grid.can_step(c, dir) {
-                        continue;
-                    }
-                    let n = c.step(dir).expect("a legal step stays on the grid");
-                    let nd = d + if dir.is_diagonal() {
-                        DIAGONAL
-                    } else {
-                        STRAIGHT
-                    };
+                if budget == 0 {
+                    self.stale[l] = true;
+                    break;
+                }
+                budget -= 1;
+                let ci = c.y as usize * self.steps.width + c.x as usize;
+                for (j, w) in self.steps.from(ci) {
+                    let n = self.steps.cell(j);
+                    let nd = d + w;
                     let i = self.index(n).expect("free cells have storage");
                     let slot = &mut self.dist[i + l];
                     if nd < *slot {
@@ -255,7 +281,38 @@ impl Landmarks {
                 }
             }
         }
+        heap.clear();
         self.scratch = heap.into_vec();
+    }
+
+    /// Whether some landmark is set aside until [`Landmarks::refresh`].
+    pub fn is_stale(&self) -> bool {
+        self.stale.contains(&true)
+    }
+
+    /// Recomputes the columns of landmarks set aside by a repair over budget.
+    pub fn refresh(&mut self, grid: &Grid) {
+        if !self.is_stale() {
+            return;
+        }
+        let mut queue = Dial::default();
+        let mut column = vec![UNREACHED; self.steps.masks.len()];
+        for l in 0..self.k {
+            if self.stale[l] {
+                column.fill(UNREACHED);
+                if !grid.is_free(self.cells[l].x, self.cells[l].y) {
+                    // Built over since: move to the nearest free cell, if one is near.
+                    if let Some(c) = nearest_free(grid, self.cells[l], 16) {
+                        self.cells[l] = c;
+                    }
+                }
+                // From a cell that is still blocked nothing is reached: the column comes
+                // out empty and the landmark unused, which is safe.
+                queue.run(&self.steps, self.cells[l], &mut column);
+                self.store_column(l, &column);
+                self.stale[l] = false;
+            }
+        }
     }
 
     /// Checks the Lipschitz property over every legal step of `grid`. For tests.
@@ -280,11 +337,12 @@ impl Landmarks {
                         STRAIGHT
                     };
                     for (l, (&a, &b)) in self.row(c).iter().zip(self.row(n)).enumerate() {
-                        let ok = if a == UNREACHED || b == UNREACHED {
-                            a == b
-                        } else {
-                            a.abs_diff(b) <= w
-                        };
+                        let ok = self.stale[l]
+                            || if a == UNREACHED || b == UNREACHED {
+                                a == b
+                            } else {
+                                a.abs_diff(b) <= w
+                            };
                         if !ok {
                             return Err(format!(
                                 "landmark {l} at {}: {c} has {a}, its neighbour {n} has {b}",
@@ -314,7 +372,9 @@ fn farthest(values: &[u32]) -> usize {
 
 /// The legal steps out of every cell, one bit per [`Direction::ALL`] entry (none for a
 /// wall): the build runs a dozen searches over the whole grid, and this turns each step
-/// test into one bit test without bounds checks.
+/// test into one bit test without bounds checks. Kept up to date through edits, it also
+/// serves the repairs and recomputations after them.
+#[derive(Clone, Debug, Default)]
 struct Steps {
     width: usize,
     masks: Vec<u8>,
@@ -327,20 +387,7 @@ impl Steps {
         let (w, h) = (grid.width() as usize, grid.height() as usize);
         let mut masks = vec![0u8; w * h];
         for c in grid.free_cells() {
-            let free = |dx: i64, dy: i64| grid.is_free_i(c.x as i64 + dx, c.y as i64 + dy);
-            let (n, e, s, west) = (free(0, -1), free(1, 0), free(0, 1), free(-1, 0));
-            let legal = [
-                n,
-                n && e && free(1, -1),
-                e,
-                s && e && free(1, 1),
-                s,
-                s && west && free(-1, 1),
-                west,
-                n && west && free(-1, -1),
-            ];
-            masks[c.y as usize * w + c.x as usize] =
-                legal.iter().rev().fold(0, |m, &b| (m << 1) | b as u8);
+            masks[c.y as usize * w + c.x as usize] = Self::mask(grid, c);
         }
         let offsets = Direction::ALL.map(|d| {
             let (dx, dy) = d.delta();
@@ -350,6 +397,39 @@ impl Steps {
             width: w,
             masks,
             offsets,
+        }
+    }
+
+    /// The legal steps out of `c` (none if it is a wall).
+    fn mask(grid: &Grid, c: Cell) -> u8 {
+        let free = |dx: i64, dy: i64| grid.is_free_i(c.x as i64 + dx, c.y as i64 + dy);
+        if !free(0, 0) {
+            return 0;
+        }
+        let (n, e, s, west) = (free(0, -1), free(1, 0), free(0, 1), free(-1, 0));
+        let legal = [
+            n,
+            n && e && free(1, -1),
+            e,
+            s && e && free(1, 1),
+            s,
+            s && west && free(-1, 1),
+            west,
+            n && west && free(-1, -1),
+        ];
+        legal.iter().rev().fold(0, |m, &b| (m << 1) | b as u8)
+    }
+
+    /// Refreshes the masks an edit of `c` can change: its own and its neighbours'.
+    fn update(&mut self, grid: &Grid, c: Cell) {
+        for dy in -1..=1i64 {
+            for dx in -1..=1i64 {
+                let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
+                if grid.in_bounds(x, y) {
+                    let n = Cell::new(x as u32, y as u32);
+                    self.masks[y as usize * self.width + x as usize] = Self::mask(grid, n);
+                }
+            }
         }
     }
 
@@ -370,6 +450,24 @@ impl Steps {
     fn cell(&self, i: usize) -> Cell {
         Cell::new((i % self.width) as u32, (i / self.width) as u32)
     }
+}
+
+/// The free cell nearest `c` within `radius` (in rings of growing Chebyshev distance).
+fn nearest_free(grid: &Grid, c: Cell, radius: i64) -> Option<Cell> {
+    let (x, y) = (c.x as i64, c.y as i64);
+    (1..=radius).find_map(|r| {
+        (-r..=r)
+            .flat_map(|d| {
+                [
+                    (x + d, y - r),
+                    (x + d, y + r),
+                    (x - r, y + d),
+                    (x + r, y + d),
+                ]
+            })
+            .find(|&(cx, cy)| grid.is_free_i(cx, cy))
+            .map(|(cx, cy)| Cell::new(cx as u32, cy as u32))
+    })
 }
 
 /// The cell of the largest 8-connected free region that its breadth-first flood reached
@@ -591,6 +689,50 @@ mod tests {
                 assert_eq!(lm.row(*c)[l], want[(c.y * 32 + c.x) as usize]);
             }
         }
+    }
+
+    #[test]
+    fn repair_over_budget_sets_landmarks_aside_until_refresh() {
+        // A wall down the middle of a 120×120 field with its gap at the bottom; knocking
+        // a hole at the top shortens the routes to a whole half of the map.
+        let mut grid = Grid::from_fn(120, 120, |x, y| x != 60 || y == 119);
+        let mut lm = Landmarks::build(&grid, 4);
+        grid.set_free(60, 0, true);
+        lm.on_freed(&grid, &[Cell::new(60, 0)]);
+        assert!(lm.is_stale(), "the repair should have run over its budget");
+        // What is left in use is still a valid bound.
+        lm.check(&grid).unwrap();
+        let goal = Cell::new(70, 2);
+        let truth = true_distances(&grid, goal);
+        let row = lm.goal_row(goal);
+        for c in grid.free_cells().step_by(7) {
+            assert!(lm.bound(&row, c) <= truth[(c.y * 120 + c.x) as usize] + 1e-9);
+        }
+        lm.refresh(&grid);
+        assert!(!lm.is_stale());
+        lm.check(&grid).unwrap();
+        // Every column, repaired or recomputed, now holds exact distances again.
+        for (l, &cell) in lm.cells.iter().enumerate() {
+            let want = oracle(&grid, cell);
+            for c in grid.free_cells().step_by(5) {
+                assert_eq!(lm.row(c)[l], want[(c.y * 120 + c.x) as usize]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_landmark_built_over_moves_to_a_free_cell_on_refresh() {
+        let mut grid = Grid::new_free(30, 30);
+        let mut lm = Landmarks::build(&grid, 2);
+        let old = lm.cells[0];
+        grid.set_free(old.x, old.y, false);
+        lm.stale[0] = true;
+        lm.refresh(&grid);
+        let new = lm.cells[0];
+        assert!(grid.is_free(new.x, new.y));
+        assert_eq!(old.x.abs_diff(new.x).max(old.y.abs_diff(new.y)), 1);
+        lm.check(&grid).unwrap();
+        assert_eq!(lm.row(new)[0], 0);
     }
 
     #[test]

@@ -375,22 +375,28 @@ impl HpaMap {
         Ok(self.graph.leaf_slot[&id.raw()])
     }
 
-    /// Brings the cluster layer up to date after edits.
+    /// Brings the cluster layer and the landmarks up to date after edits.
     ///
     /// Edits update the tree, the gates and the components at once, but only mark the
     /// clusters they touch: recomputing a cluster's entrance routes costs far more than the
     /// edit, and a burst of edits (a building placed cell by cell, a wall raised) should pay
-    /// it once. [`HpaMap::find_path`] refreshes by itself; call this to choose when the cost
-    /// is paid, for example before sharing the map with [`HpaMap::find_path_with`].
+    /// it once. Likewise, an edit that opens a real shortcut (a wall knocked through)
+    /// changes the landmark distances over a whole region; past a fixed budget the edit sets
+    /// those landmarks aside and this recomputes them (one grid search each).
+    /// [`HpaMap::find_path`] refreshes by itself; call this to choose when the cost is
+    /// paid, for example before sharing the map with [`HpaMap::find_path_with`], which
+    /// meanwhile stays correct: it searches the gate graph and ignores set-aside landmarks.
     pub fn refresh(&mut self) {
         if let Some(clusters) = &mut self.clusters {
             clusters.refresh(&mut self.graph, &self.tree.shape(), &self.grid);
         }
+        self.landmarks.refresh(&self.grid);
     }
 
-    /// Whether edits have left clusters to recompute (see [`HpaMap::refresh`]).
+    /// Whether edits have left clusters or landmarks to recompute (see
+    /// [`HpaMap::refresh`]).
     pub fn needs_refresh(&self) -> bool {
-        self.clusters.as_ref().is_some_and(Clusters::is_stale)
+        self.clusters.as_ref().is_some_and(Clusters::is_stale) || self.landmarks.is_stale()
     }
 
     /// The shortest path this map's mode finds from `start` to `goal`, using the map's own
@@ -448,9 +454,7 @@ impl HpaMap {
         let changed = self.toggle(x, y, blocked)?;
         if changed {
             self.update(blocked);
-            if !blocked {
-                self.landmarks.on_freed(&self.grid, &[Cell::new(x, y)]);
-            }
+            self.update_landmarks(blocked, &[Cell::new(x, y)]);
         }
         Ok(changed)
     }
@@ -468,11 +472,17 @@ impl HpaMap {
         }
         if !changed.is_empty() {
             self.update(blocked);
-            if !blocked {
-                self.landmarks.on_freed(&self.grid, &changed);
-            }
+            self.update_landmarks(blocked, &changed);
         }
         Ok(changed.len())
+    }
+
+    fn update_landmarks(&mut self, blocked: bool, cells: &[Cell]) {
+        if blocked {
+            self.landmarks.on_blocked(&self.grid, cells);
+        } else {
+            self.landmarks.on_freed(&self.grid, cells);
+        }
     }
 
     fn toggle(&mut self, x: u32, y: u32, blocked: bool) -> Result<bool, PathError> {
