@@ -7,8 +7,9 @@
 //!   lines, for the exact mode, the fast mode and the flat-grid `baseline::astar`, side by
 //!   side.
 //!
-//! Edits on a 1024×1024 map (`maze512-32-9` tiled 2×2 when present, else a generated map
-//! with ~25% of its cells blocked in blobs), both modes:
+//! On a 1024×1024 map (`maze512-32-9` tiled 2×2 when present, else a generated map with
+//! ~25% of its cells blocked in blobs), both modes:
+//! - `build/1024x1024`: building the whole structure (the 300 ms target);
 //! - `edit/toggle`: block a random free cell and free it again (one iteration = both);
 //! - `edit/building_4x4`: place a 4×4 building on free ground and remove it again;
 //! - fast mode only, `edit/toggle+refresh` and `edit/building_4x4+refresh`: the same with
@@ -21,7 +22,7 @@ mod common;
 
 use common::Rng;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
-use quadpath::{baseline, io, Cell, HpaMap, Mode, Rect};
+use quadpath::{baseline, io, Cell, Grid, HpaMap, Mode, Rect};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -69,21 +70,26 @@ fn sample_queries(scen: &Path) -> Vec<(Cell, Cell)> {
         .collect()
 }
 
+/// `build/{name}`: the whole structure in both modes, from a grid to a map ready to search.
+fn bench_builds(c: &mut Criterion, name: &str, grid: &Grid) {
+    let mut g = c.benchmark_group(format!("build/{name}"));
+    g.sample_size(10);
+    for mode in [Mode::Exact, Mode::Fast] {
+        g.bench_function(
+            BenchmarkId::from_parameter(format!("{mode:?}").to_lowercase()),
+            |b| b.iter(|| HpaMap::new(black_box(grid.clone()), mode).unwrap()),
+        );
+    }
+    g.finish();
+}
+
 fn bench_maps(c: &mut Criterion) {
     for (name, map_path, scen_path) in maps() {
         let grid = io::read_map(&map_path).expect("map file");
         let queries = sample_queries(&scen_path);
         let big = grid.width() as u64 * grid.height() as u64 > 200_000;
 
-        let mut g = c.benchmark_group(format!("build/{name}"));
-        g.sample_size(10);
-        for mode in [Mode::Exact, Mode::Fast] {
-            g.bench_function(
-                BenchmarkId::from_parameter(format!("{mode:?}").to_lowercase()),
-                |b| b.iter(|| HpaMap::new(black_box(grid.clone()), mode).unwrap()),
-            );
-        }
-        g.finish();
+        bench_builds(c, &name, &grid);
 
         let mut g = c.benchmark_group(format!("query/{name}"));
         g.sample_size(if big { 20 } else { 50 });
@@ -116,6 +122,8 @@ fn bench_maps(c: &mut Criterion) {
 fn bench_edits(c: &mut Criterion) {
     let (name, grid) = common::map_1024();
     eprintln!("hpa bench: edit map is {name}");
+    // The 1024×1024 build target: the whole structure, from a grid to a map ready to search.
+    bench_builds(c, "1024x1024", &grid);
     let free: Vec<Cell> = grid
         .bounds()
         .cells()

@@ -444,6 +444,10 @@ fn info_json_is_consistent() {
         );
         assert_eq!(u(exact, "components"), u(fast, "components"));
         assert!(u(exact, "components") >= 1);
+        // Exact mode searches with landmarks and no clusters (these maps are too small
+        // for fast mode's clusters as well).
+        assert_eq!((u(exact, "landmarks"), u(exact, "clusters")), (8, 0));
+        assert_eq!(u(fast, "landmarks"), 0);
         assert!(
             u(exact, "gates") >= u(fast, "gates") && u(exact, "crossings") >= u(fast, "crossings")
         );

@@ -258,7 +258,8 @@ fn table(rows: &[Row]) -> String {
         s += "\n";
     }
     s += "quadpath and A*: median time per query; speed-up: A* / quadpath, of the medians and of the\n\
-totals; subopt: mean of length / optimal - 1; memory: quadpath's grid, tree and gate graph;\n\
-A* grid: the bitmap plain A* searches (its open and closed sets come on top)\n";
+totals; subopt: mean of length / optimal - 1; memory: quadpath's grid, tree, gate graph,\n\
+clusters and landmarks; A* grid: the bitmap plain A* searches (its open and closed sets\n\
+come on top)\n";
     s
 }

@@ -50,6 +50,8 @@ struct ModeInfo {
     gates: usize,
     crossings: usize,
     components: usize,
+    clusters: usize,
+    landmarks: usize,
     build_ms: f64,
     memory_bytes: usize,
 }
@@ -81,6 +83,8 @@ pub fn run(a: InfoArgs) -> Result<i32, CliError> {
             gates: hpa.gate_count(),
             crossings: hpa.crossing_count(),
             components: hpa.component_count(),
+            clusters: hpa.cluster_count(),
+            landmarks: hpa.landmark_count(),
             build_ms: output::round(build_ms, 4),
             memory_bytes: hpa.memory_bytes(),
         });
@@ -125,14 +129,16 @@ fn text(i: &Info) -> String {
         "quadtree      depth {}, {} nodes, {} leaves ({} free, {} blocked)\n",
         t.depth, t.nodes, t.leaves, t.free_leaves, t.blocked_leaves
     );
-    s += "\nmode    gates  crossings  components      build     memory\n";
+    s += "\nmode    gates  crossings  components  clusters  landmarks      build     memory\n";
     for m in &i.modes {
         s += &format!(
-            "{:<6} {:>6} {:>10} {:>11} {:>10} {:>10}\n",
+            "{:<6} {:>6} {:>10} {:>11} {:>9} {:>10} {:>10} {:>10}\n",
             m.mode,
             m.gates,
             m.crossings,
             m.components,
+            m.clusters,
+            m.landmarks,
             output::ms(m.build_ms),
             output::bytes(m.memory_bytes)
         );

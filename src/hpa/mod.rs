@@ -1,8 +1,10 @@
 //! Hierarchical A\* over the quadtree's free leaves.
 //!
-//! - [`graph`]: free leaves, their gate cells and the crossings between them;
+//! - `graph`: free leaves, their gate cells and the crossings between them;
 //! - [`GatePolicy`]: which crossings become gates (all of them in exact mode);
-//! - [`SearchContext`]: A\* over gates with reusable buffers;
+//! - [`SearchContext`]: A\* over gates with reusable buffers and a radix-heap open list;
+//! - landmarks: differential bounds that steer exact searches away from dead ends, kept
+//!   valid through edits;
 //! - [`path`]: refinement into cells, smoothing and an independent validator;
 //! - components: reachability labels, updated locally after each edit.
 //!
@@ -34,7 +36,8 @@ use hashbrown::HashMap;
 /// The speed/quality trade-off of an [`HpaMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Mode {
-    /// Every crossing is a gate: paths have optimal length.
+    /// Every crossing is a gate, and landmark bounds guide the search: paths have optimal
+    /// length.
     #[default]
     Exact,
     /// Sparse gates ([`GatePolicy::Adaptive`]) and string-pulling: much faster searches,
@@ -63,7 +66,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// Optimal paths: every crossing is a gate, no smoothing needed.
+    /// Optimal paths: every crossing is a gate, no smoothing needed, and 8 landmarks.
     pub fn exact() -> Self {
         Config {
             gates: GatePolicy::All,
