@@ -124,11 +124,7 @@ fn bench_edits(c: &mut Criterion) {
     eprintln!("hpa bench: edit map is {name}");
     // The 1024×1024 build target: the whole structure, from a grid to a map ready to search.
     bench_builds(c, "1024x1024", &grid);
-    let free: Vec<Cell> = grid
-        .bounds()
-        .cells()
-        .filter(|c| grid.is_free(c.x, c.y))
-        .collect();
+    let free: Vec<Cell> = grid.free_cells().collect();
     let mut rng = Rng(42);
     let cells: Vec<Cell> = (0..4096).map(|_| free[rng.below(free.len())]).collect();
     // Sites where a 4×4 building fits on free ground.
@@ -145,62 +141,60 @@ fn bench_edits(c: &mut Criterion) {
     for mode in [Mode::Exact, Mode::Fast] {
         let mut map = HpaMap::new(grid.clone(), mode).unwrap();
         let mode_name = format!("{mode:?}").to_lowercase();
-        let mut g = c.benchmark_group("edit/toggle");
-        let mut i = 0;
-        g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
-            b.iter(|| {
-                let c = cells[i % cells.len()];
-                i += 1;
-                map.set_blocked(c.x, c.y, true).unwrap();
-                map.set_blocked(c.x, c.y, false).unwrap()
-            })
-        });
-        g.finish();
-        let mut g = c.benchmark_group("edit/building_4x4");
-        let mut i = 0;
-        g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
-            b.iter(|| {
-                let r = sites[i % sites.len()];
-                i += 1;
-                map.set_rect_blocked(r, true).unwrap();
-                map.set_rect_blocked(r, false).unwrap()
-            })
-        });
-        g.finish();
+        let toggle = |map: &mut HpaMap, i: usize, blocked: bool| {
+            let c = cells[i % cells.len()];
+            map.set_blocked(c.x, c.y, blocked).unwrap();
+        };
+        let building = |map: &mut HpaMap, i: usize, blocked: bool| {
+            map.set_rect_blocked(sites[i % sites.len()], blocked)
+                .unwrap();
+        };
+        bench_edit_pairs(c, "edit/toggle", &mode_name, &mut map, toggle, false);
+        bench_edit_pairs(
+            c,
+            "edit/building_4x4",
+            &mode_name,
+            &mut map,
+            building,
+            false,
+        );
         if mode == Mode::Fast {
             // Fast-mode edits only mark the clusters they touch; the next query (or
             // `refresh()`) recomputes them. This is the cost a unit planning right after
             // each edit pays.
-            let mut g = c.benchmark_group("edit/toggle+refresh");
-            let mut i = 0;
-            g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
-                b.iter(|| {
-                    let c = cells[i % cells.len()];
-                    i += 1;
-                    map.set_blocked(c.x, c.y, true).unwrap();
-                    map.refresh();
-                    map.set_blocked(c.x, c.y, false).unwrap();
-                    map.refresh();
-                })
-            });
-            g.finish();
-            let mut g = c.benchmark_group("edit/building_4x4+refresh");
-            let mut i = 0;
-            g.bench_function(BenchmarkId::from_parameter(&mode_name), |b| {
-                b.iter(|| {
-                    let r = sites[i % sites.len()];
-                    i += 1;
-                    map.set_rect_blocked(r, true).unwrap();
-                    map.refresh();
-                    map.set_rect_blocked(r, false).unwrap();
-                    map.refresh();
-                })
-            });
-            g.finish();
+            bench_edit_pairs(c, "edit/toggle+refresh", &mode_name, &mut map, toggle, true);
+            let group = "edit/building_4x4+refresh";
+            bench_edit_pairs(c, group, &mode_name, &mut map, building, true);
         }
         map.refresh();
         assert_eq!(map.grid(), &grid, "every edit was undone");
     }
+}
+
+/// One iteration = the `i`-th edit made (`blocked`) and undone, each followed by
+/// `refresh()` when `refresh` is set.
+fn bench_edit_pairs(
+    c: &mut Criterion,
+    group: &str,
+    mode_name: &str,
+    map: &mut HpaMap,
+    edit: impl Fn(&mut HpaMap, usize, bool),
+    refresh: bool,
+) {
+    let mut g = c.benchmark_group(group);
+    let mut i = 0;
+    g.bench_function(BenchmarkId::from_parameter(mode_name), |b| {
+        b.iter(|| {
+            for blocked in [true, false] {
+                edit(map, i, blocked);
+                if refresh {
+                    map.refresh();
+                }
+            }
+            i += 1;
+        })
+    });
+    g.finish();
 }
 
 criterion_group! {

@@ -252,6 +252,25 @@ mod tests {
     }
 
     #[test]
+    fn free_and_blocked_cells_split_the_grid_in_row_order() {
+        // 67 cells wide, so rows straddle the 64-bit words of the bitset.
+        let g = Grid::from_fn(67, 5, |x, y| (x * 31 + y * 17) % 7 != 0);
+        let all: Vec<Cell> = g.bounds().cells().collect();
+        let free: Vec<Cell> = all
+            .iter()
+            .copied()
+            .filter(|c| g.is_free(c.x, c.y))
+            .collect();
+        let blocked: Vec<Cell> = all
+            .iter()
+            .copied()
+            .filter(|c| !g.is_free(c.x, c.y))
+            .collect();
+        assert_eq!(g.free_cells().collect::<Vec<_>>(), free);
+        assert_eq!(g.blocked_cells().collect::<Vec<_>>(), blocked);
+    }
+
+    #[test]
     fn no_corner_cutting() {
         // .@
         // ..

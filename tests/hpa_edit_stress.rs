@@ -14,11 +14,7 @@ fn random_maps_exact() {
         let mut map = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
         let mut clustered = HpaMap::new(grid.clone(), tiny_clusters(2 + round % 6)).unwrap();
         map.check_consistency().unwrap();
-        let free: Vec<Cell> = grid
-            .bounds()
-            .cells()
-            .filter(|c| grid.is_free(c.x, c.y))
-            .collect();
+        let free: Vec<Cell> = grid.free_cells().collect();
         if free.is_empty() {
             continue;
         }
@@ -100,11 +96,7 @@ fn random_edits_match_fresh_build() {
                 &format!("round {round} step {step} ({x},{y}) blocked={blocked}"),
             );
             // Paths after the edit: valid, never shorter than optimal, exact when exact.
-            let free: Vec<Cell> = grid
-                .bounds()
-                .cells()
-                .filter(|c| grid.is_free(c.x, c.y))
-                .collect();
+            let free: Vec<Cell> = grid.free_cells().collect();
             if free.len() >= 2 {
                 let s = free[rng.below(free.len() as u64) as usize];
                 let d = distances(&grid, s);

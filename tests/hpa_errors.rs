@@ -270,7 +270,7 @@ fn start_equals_goal() {
     let grid = Grid::from_fn(30, 20, |x, y| (x * 7 + y * 3) % 5 != 0);
     for mode in MODES {
         let mut map = HpaMap::new(grid.clone(), mode).unwrap();
-        for c in grid.bounds().cells().filter(|c| grid.is_free(c.x, c.y)) {
+        for c in grid.free_cells() {
             let p = map.find_path(c, c).unwrap();
             assert_eq!(p.cells, vec![c], "{mode:?} {c}");
             assert_eq!(p.length, 0.0);

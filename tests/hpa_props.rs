@@ -134,11 +134,7 @@ fn check_queries(
     let exact = map.config().clusters.is_none()
         && !map.config().smooth
         && map.config().gates == GatePolicy::All;
-    let free: Vec<Cell> = grid
-        .bounds()
-        .cells()
-        .filter(|c| grid.is_free(c.x, c.y))
-        .collect();
+    let free: Vec<Cell> = grid.free_cells().collect();
     if free.is_empty() {
         return;
     }
@@ -214,11 +210,7 @@ fn edits_case(grid: Grid, cfg: Config, edits: Vec<Edit>, seed: u64) {
         if map.needs_refresh() {
             let mut sc = SearchContext::new();
             let mut rng2 = Rng(seed.rotate_left(step as u32) | 1);
-            let free: Vec<Cell> = grid
-                .bounds()
-                .cells()
-                .filter(|c| grid.is_free(c.x, c.y))
-                .collect();
+            let free: Vec<Cell> = grid.free_cells().collect();
             if !free.is_empty() {
                 let s = free[rng2.below(free.len() as u64) as usize];
                 let g = free[rng2.below(free.len() as u64) as usize];
