@@ -94,7 +94,7 @@ fn bench_maps(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("query/{name}"));
         g.sample_size(if big { 20 } else { 50 });
         for mode in [Mode::Exact, Mode::Fast] {
-            let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+            let map = HpaMap::new(grid.clone(), mode).unwrap();
             let mut i = 0;
             g.bench_function(
                 BenchmarkId::from_parameter(format!("{mode:?}").to_lowercase()),
@@ -143,7 +143,7 @@ fn bench_edits(c: &mut Criterion) {
         let mode_name = format!("{mode:?}").to_lowercase();
         let toggle = |map: &mut HpaMap, i: usize, blocked: bool| {
             let c = cells[i % cells.len()];
-            map.set_blocked(c.x, c.y, blocked).unwrap();
+            map.set_blocked(Cell::new(c.x, c.y), blocked).unwrap();
         };
         let building = |map: &mut HpaMap, i: usize, blocked: bool| {
             map.set_rect_blocked(sites[i % sites.len()], blocked)

@@ -30,7 +30,7 @@ use grid_util::grid::{BoolGrid, ValueGrid};
 use grid_util::point::Point;
 use hierarchical_pathfinding::prelude::{MooreNeighborhood, PathCache, PathCacheConfig};
 use quadpath::baseline;
-use quadpath::hpa::validate;
+use quadpath::validate;
 use quadpath::io::{read_map, read_scen};
 use quadpath::quadtree::{QuadTree, SplitStopper};
 use quadpath::{Cell, Direction, Grid, HpaMap, Mode, Path, Rect};
@@ -487,7 +487,7 @@ struct Judged {
     length: f64,
     /// Diagonal steps with a blocked orthogonal neighbour.
     corner_cuts: usize,
-    /// Passes `quadpath::hpa::validate` and is not shorter than the optimum.
+    /// Passes `quadpath::validate` and is not shorter than the optimum.
     valid: bool,
 }
 
@@ -786,7 +786,7 @@ fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]
     out.push_str(
         "### Paths invalid under our rules\n\nInvalid paths / queries, then in brackets the paths with at least \
          one corner-cutting diagonal step and the total number of such steps. quadpath and A*: a path is valid \
-         when `quadpath::hpa::validate` accepts it and it is not shorter than the optimum − 1e-3. \
+         when `quadpath::validate` accepts it and it is not shorter than the optimum − 1e-3. \
          A query with no path counts as invalid (there were none: every scenario query is solvable).\n\n",
     );
     table(

@@ -12,7 +12,7 @@
 //! Run with `cargo run --release --example rts_building [MAP.png]`.
 
 use quadpath::io::{self, BitmapOptions, ColorLegend};
-use quadpath::{Cell, HpaMap, Mode, Path, PathError, Rect};
+use quadpath::{Cell, EditError, HpaMap, Mode, Path, QueryError, Rect};
 use std::time::{Duration, Instant};
 
 /// A unit in the west base and a target in the east base (interiors from
@@ -46,7 +46,7 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
-fn plan(map: &mut HpaMap, what: &str) -> Result<Path, PathError> {
+fn plan(map: &HpaMap, what: &str) -> Result<Path, QueryError> {
     let t = Instant::now();
     let r = map.find_path(WEST, EAST);
     let took = t.elapsed();
@@ -68,8 +68,8 @@ fn plan(map: &mut HpaMap, what: &str) -> Result<Path, PathError> {
 
 /// Blocks or frees `rect`, then refreshes the cluster layer, timing both: the edit itself
 /// updates the tree, the gates and the reachability at once; the clusters it touched are
-/// recomputed by `refresh()` (which the next `find_path` would otherwise do by itself).
-fn edit(map: &mut HpaMap, rect: Rect, blocked: bool, what: &str) -> Result<(), PathError> {
+/// recomputed by `refresh()` (until then, queries cross them over their gates).
+fn edit(map: &mut HpaMap, rect: Rect, blocked: bool, what: &str) -> Result<(), EditError> {
     let t = Instant::now();
     let n = map.set_rect_blocked(rect, blocked)?;
     let edit = t.elapsed();
@@ -108,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         map.entrance_count()
     );
     println!("route {WEST} -> {EAST}:");
-    let first = plan(&mut map, "initial route")?;
+    let first = plan(&map, "initial route")?;
 
     // 1. A 4×4 building on the route, right outside the west base's east gate (the gate
     //    is 4 cells wide, rows 47–50): the route has to leave by the north gate instead.
@@ -118,7 +118,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "the route leaves by the east gate"
     );
     edit(&mut map, building, true, "building placed on the route at")?;
-    let around = plan(&mut map, "around the building")?;
+    let around = plan(&map, "around the building")?;
     assert!(around.cells.iter().all(|c| !building.contains(c.x, c.y)));
     println!("  detour: +{:.2} cells", around.length - first.length);
 
@@ -130,7 +130,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             true,
             &format!("bridge at row {by} destroyed"),
         )?;
-        plan(&mut map, "over another bridge")?;
+        plan(&map, "over another bridge")?;
     }
 
     // 3. Destroy every bridge: the bases are cut off.
@@ -142,8 +142,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "all bridges destroyed: connected = {}",
         map.connected(WEST, EAST)?
     );
-    match plan(&mut map, "no bridge left") {
-        Err(PathError::Unreachable { .. }) => {}
+    match plan(&map, "no bridge left") {
+        Err(QueryError::Unreachable { .. }) => {}
         other => return Err(format!("expected Unreachable, got {other:?}").into()),
     }
 
@@ -154,7 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("bridges rebuilt");
     edit(&mut map, building, false, "building torn down")?;
-    let back = plan(&mut map, "after rebuilding")?;
+    let back = plan(&map, "after rebuilding")?;
     println!(
         "lengths: initial {:.2}, with building {:.2}, restored {:.2}",
         first.length, around.length, back.length

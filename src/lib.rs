@@ -12,6 +12,7 @@
 //! let grid = Grid::from_fn(64, 48, |x, y| !(x == 32 && y < 40));
 //! let mut map = HpaMap::new(grid, Mode::Exact)?;
 //!
+//! // Queries take `&self`: share the map with as many threads as you like.
 //! let path = map.find_path(Cell::new(4, 4), Cell::new(60, 4))?;
 //! assert_eq!(path.cells.first(), Some(&Cell::new(4, 4)));
 //! println!("{} cells, length {:.2}", path.cells.len(), path.length);
@@ -20,9 +21,9 @@
 //! map.set_rect_blocked(Rect::new(30, 40, 35, 47), true)?;
 //! assert!(matches!(
 //!     map.find_path(Cell::new(4, 4), Cell::new(60, 4)),
-//!     Err(quadpath::PathError::Unreachable { .. })
+//!     Err(quadpath::QueryError::Unreachable { .. })
 //! ));
-//! # Ok::<(), quadpath::PathError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! ## Layers
@@ -48,15 +49,26 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
-pub mod geom;
-pub mod grid;
-pub mod hpa;
+mod geom;
+mod grid;
+mod hpa;
 pub mod io;
 pub mod quadtree;
 
 pub use geom::{octile, Cell, Direction, Rect};
-pub use grid::Grid;
-pub use hpa::{Config, GatePolicy, HpaMap, Mode, Path, PathError, SearchContext};
+pub use grid::{Grid, TERRAIN_FREE, TERRAIN_WALL};
+pub use hpa::{
+    validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
+    HpaMap, Mode, Path, PathDefect, QueryError, RefreshReport, SearchContext,
+};
+
+/// Hooks for tests of this crate and of code built on it: a canonical [`testing::Snapshot`]
+/// of an [`HpaMap`] (taken by `HpaMap::snapshot`) to compare an edited map with a fresh
+/// build, and `HpaMap::check_consistency`. Enabled by the `testing` feature.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    pub use crate::hpa::{EntranceRoute, Snapshot};
+}
 
 /// Compiles the README's Rust examples as doctests, so that they cannot rot.
 #[doc = include_str!("../README.md")]

@@ -11,8 +11,8 @@ fn random_maps_exact() {
         let (w, h) = (1 + rng.below(40) as u32, 1 + rng.below(40) as u32);
         let density = rng.below(40);
         let grid = Grid::from_fn(w, h, |_, _| rng.below(100) >= density);
-        let mut map = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
-        let mut clustered = HpaMap::new(grid.clone(), tiny_clusters(2 + round % 6)).unwrap();
+        let map = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+        let clustered = HpaMap::new(grid.clone(), tiny_clusters(2 + round % 6)).unwrap();
         map.check_consistency().unwrap();
         let free: Vec<Cell> = grid.free_cells().collect();
         if free.is_empty() {
@@ -35,7 +35,7 @@ fn random_maps_exact() {
                     assert_valid(&grid, s, g, &q);
                     assert!(q.length >= len - 1e-9);
                 }
-                (Err(e), None) => assert!(matches!(e, quadpath::PathError::Unreachable { .. })),
+                (Err(e), None) => assert!(matches!(e, quadpath::QueryError::Unreachable { .. })),
                 (r, want) => panic!("round {round}: {s}->{g}: {r:?} vs {want:?}"),
             }
         }
@@ -73,7 +73,7 @@ fn random_edits_match_fresh_build() {
                     grid.set_free(c.x, c.y, !blocked);
                 }
             } else {
-                map.set_blocked(x, y, blocked).unwrap();
+                map.set_blocked(Cell::new(x, y), blocked).unwrap();
                 grid.set_free(x, y, !blocked);
             }
             if let Err(e) = map.check_consistency() {
@@ -114,7 +114,7 @@ fn random_edits_match_fresh_build() {
                                 );
                             }
                         }
-                        (Err(quadpath::PathError::Unreachable { .. }), None) => {}
+                        (Err(quadpath::QueryError::Unreachable { .. }), None) => {}
                         (r, want) => {
                             panic!("round {round} step {step}: {s}->{g}: {r:?} vs {want:?}")
                         }

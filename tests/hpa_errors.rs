@@ -3,9 +3,9 @@
 
 mod common;
 use common::*;
-use quadpath::hpa::Endpoint;
+use quadpath::Endpoint;
 use quadpath::quadtree::{QuadTree, QuadtreeError, SplitStopper, MAX_SIDE};
-use quadpath::{Cell, Grid, HpaMap, Mode, PathError, Rect};
+use quadpath::{BuildError, Cell, EditError, Grid, HpaMap, Mode, QueryError, Rect};
 
 const MODES: [Mode; 2] = [Mode::Exact, Mode::Fast];
 
@@ -17,7 +17,7 @@ fn two_rooms() -> Grid {
 #[test]
 fn endpoints_out_of_bounds() {
     for mode in MODES {
-        let mut map = HpaMap::new(Grid::new_free(8, 5), mode).unwrap();
+        let map = HpaMap::new(Grid::new_free(8, 5), mode).unwrap();
         let inside = Cell::new(1, 1);
         for bad in [
             Cell::new(8, 0),
@@ -26,8 +26,8 @@ fn endpoints_out_of_bounds() {
             Cell::new(u32::MAX, u32::MAX),
         ] {
             match map.find_path(bad, inside) {
-                Err(PathError::OutOfBounds {
-                    what: "start",
+                Err(QueryError::OutOfBounds {
+                    endpoint: Endpoint::Start,
                     cell,
                     width: 8,
                     height: 5,
@@ -35,8 +35,8 @@ fn endpoints_out_of_bounds() {
                 r => panic!("{mode:?}: start {bad}: {r:?}"),
             }
             match map.find_path(inside, bad) {
-                Err(PathError::OutOfBounds {
-                    what: "goal",
+                Err(QueryError::OutOfBounds {
+                    endpoint: Endpoint::Goal,
                     cell,
                     width: 8,
                     height: 5,
@@ -45,11 +45,11 @@ fn endpoints_out_of_bounds() {
             }
             assert!(matches!(
                 map.connected(bad, inside),
-                Err(PathError::OutOfBounds { .. })
+                Err(QueryError::OutOfBounds { .. })
             ));
             assert!(matches!(
                 map.connected(inside, bad),
-                Err(PathError::OutOfBounds { .. })
+                Err(QueryError::OutOfBounds { .. })
             ));
         }
         // The error messages name the cell and the map size.
@@ -69,14 +69,14 @@ fn endpoints_on_blocked_cells() {
         let (wall, free) = (Cell::new(10, 3), Cell::new(2, 2));
         assert_eq!(
             map.find_path(wall, free),
-            Err(PathError::Blocked {
+            Err(QueryError::Blocked {
                 endpoint: Endpoint::Start,
                 cell: wall
             })
         );
         assert_eq!(
             map.find_path(free, wall),
-            Err(PathError::Blocked {
+            Err(QueryError::Blocked {
                 endpoint: Endpoint::Goal,
                 cell: wall
             })
@@ -84,27 +84,27 @@ fn endpoints_on_blocked_cells() {
         // Both bad: the start is reported first.
         assert_eq!(
             map.find_path(wall, wall),
-            Err(PathError::Blocked {
+            Err(QueryError::Blocked {
                 endpoint: Endpoint::Start,
                 cell: wall
             })
         );
         assert!(matches!(
             map.connected(wall, free),
-            Err(PathError::Blocked { .. })
+            Err(QueryError::Blocked { .. })
         ));
         let msg = map.find_path(free, wall).unwrap_err().to_string();
         assert!(msg.contains("goal") && msg.contains("10,3"), "{msg}");
         // A cell blocked by an edit counts too, and freeing it again makes it usable.
-        map.set_blocked(2, 2, true).unwrap();
+        map.set_blocked(Cell::new(2, 2), true).unwrap();
         assert_eq!(
             map.find_path(free, Cell::new(5, 5)),
-            Err(PathError::Blocked {
+            Err(QueryError::Blocked {
                 endpoint: Endpoint::Start,
                 cell: free
             })
         );
-        map.set_blocked(2, 2, false).unwrap();
+        map.set_blocked(Cell::new(2, 2), false).unwrap();
         assert!(map.find_path(free, Cell::new(5, 5)).is_ok());
     }
 }
@@ -117,16 +117,16 @@ fn unreachable_between_two_rooms() {
         let (a, b) = (Cell::new(1, 1), Cell::new(18, 8));
         assert_eq!(
             map.find_path(a, b),
-            Err(PathError::Unreachable { start: a, goal: b })
+            Err(QueryError::Unreachable { start: a, goal: b })
         );
         assert_eq!(
             map.find_path(b, a),
-            Err(PathError::Unreachable { start: b, goal: a })
+            Err(QueryError::Unreachable { start: b, goal: a })
         );
         assert_eq!(map.connected(a, b), Ok(false));
         assert_eq!(map.connected(a, Cell::new(9, 9)), Ok(true));
         // Open a door: now connected, with the oracle's length.
-        map.set_blocked(10, 9, false).unwrap();
+        map.set_blocked(Cell::new(10, 9), false).unwrap();
         assert_eq!(map.connected(a, b), Ok(true));
         let p = map.find_path(a, b).unwrap();
         let mut open = grid.clone();
@@ -138,10 +138,10 @@ fn unreachable_between_two_rooms() {
             assert!((p.length - best).abs() < 1e-6);
         }
         // Close it again: unreachable again.
-        map.set_blocked(10, 9, true).unwrap();
+        map.set_blocked(Cell::new(10, 9), true).unwrap();
         assert_eq!(
             map.find_path(a, b),
-            Err(PathError::Unreachable { start: a, goal: b })
+            Err(QueryError::Unreachable { start: a, goal: b })
         );
         assert_eq!(map.connected(a, b), Ok(false));
         map.check_consistency().unwrap();
@@ -156,11 +156,11 @@ fn diagonal_gap_is_unreachable() {
     // @..
     let grid = Grid::from_fn(3, 3, |x, y| !matches!((x, y), (2, 0) | (1, 1) | (0, 2)));
     for mode in MODES {
-        let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+        let map = HpaMap::new(grid.clone(), mode).unwrap();
         let (a, b) = (Cell::new(0, 0), Cell::new(2, 2));
         assert_eq!(
             map.find_path(a, b),
-            Err(PathError::Unreachable { start: a, goal: b })
+            Err(QueryError::Unreachable { start: a, goal: b })
         );
         assert_eq!(map.connected(a, b), Ok(false));
     }
@@ -174,14 +174,13 @@ fn edits_out_of_bounds() {
         let before = map.snapshot();
         for (x, y) in [(20, 0), (0, 10), (u32::MAX, 3)] {
             for blocked in [true, false] {
-                match map.set_blocked(x, y, blocked) {
-                    Err(PathError::OutOfBounds {
-                        what: "cell",
-                        cell,
+                match map.set_blocked(Cell::new(x, y), blocked) {
+                    Err(EditError::OutOfBounds {
+                        rect,
                         width: 20,
                         height: 10,
                     }) => {
-                        assert_eq!(cell, Cell::new(x, y))
+                        assert_eq!(rect, Rect::new(x, y, x, y))
                     }
                     r => panic!("{mode:?}: set_blocked({x},{y}): {r:?}"),
                 }
@@ -199,7 +198,7 @@ fn edits_out_of_bounds() {
                 assert!(
                     matches!(
                         map.set_rect_blocked(r, blocked),
-                        Err(PathError::OutOfBounds { .. })
+                        Err(EditError::OutOfBounds { .. })
                     ),
                     "{mode:?}: {r:?} blocked={blocked}"
                 );
@@ -218,9 +217,9 @@ fn edits_out_of_bounds() {
 fn edits_report_what_changed() {
     for mode in MODES {
         let mut map = HpaMap::new(two_rooms(), mode).unwrap();
-        assert_eq!(map.set_blocked(10, 0, true), Ok(false), "already blocked");
-        assert_eq!(map.set_blocked(3, 3, false), Ok(false), "already free");
-        assert_eq!(map.set_blocked(3, 3, true), Ok(true));
+        assert_eq!(map.set_blocked(Cell::new(10, 0), true), Ok(false), "already blocked");
+        assert_eq!(map.set_blocked(Cell::new(3, 3), false), Ok(false), "already free");
+        assert_eq!(map.set_blocked(Cell::new(3, 3), true), Ok(true));
         // A building over the wall: only its free cells change.
         assert_eq!(map.set_rect_blocked(Rect::new(9, 0, 11, 1), true), Ok(4));
         assert_eq!(map.set_rect_blocked(Rect::new(9, 0, 11, 1), true), Ok(0));
@@ -240,26 +239,26 @@ fn one_by_one_map() {
         assert_eq!(map.connected(c, c), Ok(true));
         assert!(matches!(
             map.find_path(c, Cell::new(1, 0)),
-            Err(PathError::OutOfBounds { .. })
+            Err(QueryError::OutOfBounds { .. })
         ));
-        assert_eq!(map.set_blocked(0, 0, true), Ok(true));
+        assert_eq!(map.set_blocked(Cell::new(0, 0), true), Ok(true));
         map.check_consistency().unwrap();
         assert_eq!(map.component_count(), 0);
         assert_eq!(
             map.find_path(c, c),
-            Err(PathError::Blocked {
+            Err(QueryError::Blocked {
                 endpoint: Endpoint::Start,
                 cell: c
             })
         );
-        assert_eq!(map.set_blocked(0, 0, false), Ok(true));
+        assert_eq!(map.set_blocked(Cell::new(0, 0), false), Ok(true));
         assert_eq!(map.find_path(c, c).unwrap().cells, vec![c]);
         map.check_consistency().unwrap();
         // A 1×1 wall.
-        let mut wall = HpaMap::new(Grid::from_fn(1, 1, |_, _| false), mode).unwrap();
+        let wall = HpaMap::new(Grid::from_fn(1, 1, |_, _| false), mode).unwrap();
         assert!(matches!(
             wall.find_path(c, c),
-            Err(PathError::Blocked { .. })
+            Err(QueryError::Blocked { .. })
         ));
         wall.check_consistency().unwrap();
     }
@@ -269,7 +268,7 @@ fn one_by_one_map() {
 fn start_equals_goal() {
     let grid = Grid::from_fn(30, 20, |x, y| (x * 7 + y * 3) % 5 != 0);
     for mode in MODES {
-        let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+        let map = HpaMap::new(grid.clone(), mode).unwrap();
         for c in grid.free_cells() {
             let p = map.find_path(c, c).unwrap();
             assert_eq!(p.cells, vec![c], "{mode:?} {c}");
@@ -282,7 +281,7 @@ fn start_equals_goal() {
 /// Sides above the quadtree's 29-bit limit (`quadtree::MAX_SIDE`) cannot be indexed. A
 /// `Grid` that large would need gigabytes (and `Grid::new_free` panics on an empty side), so
 /// the limit is tested where it is enforced, in `QuadTree::new`/`QuadTree::build`, which
-/// `HpaMap::new` calls first: its error reaches the caller as `PathError::Tree(BadSize)`.
+/// `HpaMap::new` calls first: its error reaches the caller as `BuildError::MapTooLarge`.
 #[test]
 fn too_large_for_the_quadtree() {
     for (w, h) in [
@@ -299,12 +298,11 @@ fn too_large_for_the_quadtree() {
         }
     }
     assert!(QuadTree::<()>::new(MAX_SIDE, 1, SplitStopper::uniform()).is_ok());
-    let e: PathError = QuadtreeError::BadSize {
+    let e = BuildError::MapTooLarge {
         width: MAX_SIDE + 1,
         height: 1,
-    }
-    .into();
-    assert!(matches!(e, PathError::Tree(QuadtreeError::BadSize { .. })));
+        max: MAX_SIDE,
+    };
     assert!(e.to_string().contains(&MAX_SIDE.to_string()), "{e}");
 }
 
@@ -334,7 +332,7 @@ fn thin_maps() {
             .unwrap();
             assert_eq!(
                 map.find_path(a, b),
-                Err(PathError::Unreachable { start: a, goal: b })
+                Err(QueryError::Unreachable { start: a, goal: b })
             );
             assert_eq!(map.connected(a, b), Ok(false));
             map.check_consistency().unwrap();
@@ -358,10 +356,10 @@ fn connected_follows_edits() {
         assert_eq!(map.component_count(), 2);
         assert!(matches!(
             map.find_path(a, b),
-            Err(PathError::Unreachable { .. })
+            Err(QueryError::Unreachable { .. })
         ));
         // Knock one out.
-        map.set_blocked(12, 14, false).unwrap();
+        map.set_blocked(Cell::new(12, 14), false).unwrap();
         assert_eq!(map.connected(a, b), Ok(true));
         assert_eq!(map.component_count(), 1);
         map.check_consistency().unwrap();

@@ -16,7 +16,7 @@ mod common;
 use common::Rng;
 use common::*;
 use proptest::prelude::*;
-use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, PathError, Rect, SearchContext};
+use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, QueryError, Rect, SearchContext};
 
 /// A random grid: sides 1..40, obstacle density 0–60%.
 fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
@@ -65,17 +65,11 @@ fn config_strategy() -> impl Strategy<Value = Config> {
     prop_oneof![
         Just(Config::exact()),
         // Without landmarks the search leans on the octile bound alone.
-        Just(Config {
-            landmarks: 0,
-            ..Config::exact()
-        }),
+        Just(Config::exact().with_landmarks(0)),
         Just(Config::fast()),
         (2u32..8).prop_map(tiny_clusters),
         // Landmarks also bound the clustered search, which must then stay valid too.
-        (2u32..8).prop_map(|side| Config {
-            landmarks: 3,
-            ..tiny_clusters(side)
-        }),
+        (2u32..8).prop_map(|side| tiny_clusters(side).with_landmarks(3)),
     ]
 }
 
@@ -86,7 +80,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
         Edit::Cell { x, y, blocked } => {
             let (x, y) = (x % w, y % h);
             let before = grid.is_free(x, y);
-            let changed = map.set_blocked(x, y, blocked).unwrap();
+            let changed = map.set_blocked(Cell::new(x, y), blocked).unwrap();
             assert_eq!(
                 changed,
                 before == blocked,
@@ -161,7 +155,7 @@ fn check_queries(
                     );
                 }
             }
-            (Err(PathError::Unreachable { start, goal }), None) => {
+            (Err(QueryError::Unreachable { start, goal }), None) => {
                 assert_eq!((*start, *goal), (s, g))
             }
             (r, want) => panic!("{ctx}: {s}->{g}: {r:?} but the oracle says {want:?}"),
@@ -224,7 +218,7 @@ fn edits_case(grid: Grid, cfg: Config, edits: Vec<Edit>, seed: u64) {
                             p.length
                         );
                     }
-                    (Err(PathError::Unreachable { .. }), None) => {}
+                    (Err(QueryError::Unreachable { .. }), None) => {}
                     (r, want) => {
                         panic!("{ctx}: stale {s}->{g}: {r:?} but the oracle says {want:?}")
                     }
@@ -293,8 +287,8 @@ proptest! {
         let mut map = HpaMap::new(grid.clone(), cfg).unwrap();
         let before = map.snapshot();
         let was_free = grid.is_free(x, y);
-        prop_assert!(map.set_blocked(x, y, was_free).unwrap());
-        prop_assert!(map.set_blocked(x, y, !was_free).unwrap());
+        prop_assert!(map.set_blocked(Cell::new(x, y), was_free).unwrap());
+        prop_assert!(map.set_blocked(Cell::new(x, y), !was_free).unwrap());
         map.check_consistency().unwrap();
         map.refresh();
         assert_same_structure(&map.snapshot(), &before, "round trip");

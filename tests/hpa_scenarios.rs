@@ -67,8 +67,8 @@ impl Subopt {
 /// Runs `queries` in both modes on `grid`; panics on any wrong exact length, invalid path or
 /// fast path below optimal. Returns the fast-mode suboptimality.
 fn run(name: &str, grid: &Grid, queries: &[(Cell, Cell, f64)]) -> Subopt {
-    let mut exact = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
-    let mut fast = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+    let exact = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+    let fast = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
     exact.check_consistency().unwrap();
     fast.check_consistency().unwrap();
     let mut sub = Subopt::default();
@@ -292,11 +292,8 @@ fn shared_rabin_sample() {
 fn arena_exact_with_leaf_limit() {
     let scen = Path::new(env!("CARGO_MANIFEST_DIR")).join("maps/arena.map.scen");
     let grid = read_movingai(&map_for(&scen));
-    let cfg = Config {
-        max_leaf_side: Some(4),
-        ..Config::exact()
-    };
-    let mut map = HpaMap::new(grid.clone(), cfg).unwrap();
+    let cfg = Config::exact().with_max_leaf_side(Some(4));
+    let map = HpaMap::new(grid.clone(), cfg).unwrap();
     for (s, g, opt) in read_scen(&scen) {
         let p = map.find_path(s, g).unwrap();
         assert_valid(&grid, s, g, &p);

@@ -55,7 +55,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
     check_endpoint(&grid, &a.map, "start", start)?;
     check_endpoint(&grid, &a.map, "goal", goal)?;
     let mode = a.mode.mode();
-    let (mut hpa, build_ms) = build(&grid, mode, &a.map)?;
+    let (hpa, build_ms) = build(&grid, mode, &a.map)?;
     let t = Instant::now();
     let found = hpa.find_path(start, goal);
     let query_us = t.elapsed().as_secs_f64() * 1e6;

@@ -13,7 +13,7 @@ mod scen;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use quadpath::io::{self, BitmapOptions, ColorLegend, MapError};
-use quadpath::{Cell, Grid, HpaMap, Mode, PathError};
+use quadpath::{BuildError, Cell, Grid, HpaMap, Mode, QueryError};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -244,13 +244,18 @@ impl From<MapError> for CliError {
     }
 }
 
-/// A path error about a query on the map `map`: no path is status 1, anything else 2.
-pub fn path_error(map: &Path, e: PathError) -> CliError {
+/// A query error on the map `map`: no path is status 1, anything else 2.
+pub fn path_error(map: &Path, e: QueryError) -> CliError {
     let msg = format!("{}: {e}", map.display());
     match e {
-        PathError::Unreachable { .. } => CliError::failed(msg),
+        QueryError::Unreachable { .. } => CliError::failed(msg),
         _ => CliError::input(msg),
     }
+}
+
+/// A map that cannot be prepared for search: status 2.
+pub fn build_error(map: &Path, e: BuildError) -> CliError {
+    CliError::input(format!("{}: {e}", map.display()))
 }
 
 /// Parses a cell written `x,y`.
@@ -309,7 +314,7 @@ pub fn load_map(path: &Path, opts: &MapOptions) -> Result<Grid, CliError> {
 /// Builds the search structure, timing it; returns the map and the build time in ms.
 pub fn build(grid: &Grid, mode: Mode, map: &Path) -> Result<(HpaMap, f64), CliError> {
     let t = Instant::now();
-    let hpa = HpaMap::new(grid.clone(), mode).map_err(|e| path_error(map, e))?;
+    let hpa = HpaMap::new(grid.clone(), mode).map_err(|e| build_error(map, e))?;
     Ok((hpa, t.elapsed().as_secs_f64() * 1e3))
 }
 

@@ -90,7 +90,7 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         check_endpoint(&grid, &a.map, "start", s)?;
         check_endpoint(&grid, &a.map, "goal", g)?;
     }
-    let (mut hpa, _) = build(&grid, a.mode.mode(), &a.map)?;
+    let (hpa, _) = build(&grid, a.mode.mode(), &a.map)?;
     let path = match ends {
         Some((s, g)) => Some(hpa.find_path(s, g).map_err(|e| path_error(&a.map, e))?),
         None => None,

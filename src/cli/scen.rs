@@ -6,9 +6,8 @@ use super::{
     EXIT_OK,
 };
 use clap::Args;
-use quadpath::hpa::validate;
 use quadpath::io::Scenario;
-use quadpath::{Grid, Path, PathError};
+use quadpath::{validate, Grid, Path, QueryError};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,7 +65,7 @@ pub fn subopt(length: f64, optimal: f64) -> f64 {
 
 /// Checks a search result: a legal path from start to goal whose length is not below the
 /// optimal. Scenario queries are always solvable, so "unreachable" is wrong too.
-pub fn judge(grid: &Grid, s: &Scenario, result: &Result<Path, PathError>) -> Verdict {
+pub fn judge(grid: &Grid, s: &Scenario, result: &Result<Path, QueryError>) -> Verdict {
     match result {
         Ok(p) => {
             let invalid = match validate(grid, s.start, s.goal, p) {
@@ -145,7 +144,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         CliError::input(format!("{name}: cannot write the paths file: {e}"))
     };
 
-    let (mut hpa, build_ms) = build(&set.grid, mode, &set.map_path)?;
+    let (hpa, build_ms) = build(&set.grid, mode, &set.map_path)?;
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
     let pb = output::progress(ids.len(), mode_name(mode), a.json);
     let (mut solved, mut unreachable, mut invalid) = (0, 0, 0);

@@ -4,56 +4,44 @@
 //! On cluttered maps most free leaves are small, so the gate graph is only a few times
 //! smaller than the grid. Clusters restore the hierarchy: a cluster is the quadtree node at a
 //! fixed depth (or a larger free leaf, which is then a cluster of its own), its entrances are
-//! a few cells per free run of its border, chosen by a [`GatePolicy`], and a Dijkstra search
+//! a few cells per free run of its border, chosen by a [`GatePolicy`](super::GatePolicy), and a Dijkstra search
 //! over the exact gate graph inside the cluster gives the distance and the route between
 //! every two of its entrances. Queries search entrances only.
+//!
+//! Edits do not recompute routes: they mark the clusters whose leaves or gates changed as
+//! *stale*, and the search crosses a stale cluster over its gates instead (see `search.rs`).
+//! Which leaf belongs to which cluster is always current; only the route tables wait.
+//! The stale set is a queue with a flag per cluster slot, so however many edits come before
+//! a refresh, it never holds more entries than there are clusters.
 
-use super::graph::{GateGraph, Slots, NONE};
+use super::config::Clustering;
+use super::graph::{slot_id, GateGraph, GateId, LeafId, SlotId, Slots};
 use super::open::OpenList;
-use super::policy::GatePolicy;
 use crate::geom::{octile, Cell, Direction};
+use crate::grid::Grid;
 use crate::quadtree::{NodeId, Shape};
 use hashbrown::HashMap;
 
-/// How the fast mode groups leaves into clusters and picks their entrances.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Clustering {
-    /// Largest cluster side in cells; the cluster depth is the shallowest quadtree depth
-    /// whose nodes are no larger, so clusters come out between half this and this. Larger
-    /// clusters mean fewer entrances to search but a costlier [`refresh`] after edits.
-    ///
-    /// [`refresh`]: super::HpaMap::refresh
-    pub side: u32,
-    /// Smallest cluster side in cells. Clusters shrink below `side` so that a map spans at
-    /// least 4×4 of them (with fewer, most queries stay inside one cluster), but not below
-    /// this: a map too small for clusters of this side is not clustered at all, since the
-    /// gate search is as fast there and edits would pay for refreshes that buy nothing.
-    pub min_side: u32,
-    /// Which cells of each free run along a cluster's border become entrances.
-    pub entrances: GatePolicy,
-}
-
-impl Default for Clustering {
-    fn default() -> Self {
-        Clustering {
-            side: 96,
-            min_side: 24,
-            entrances: GatePolicy::Adaptive,
-        }
-    }
-}
+slot_id!(
+    /// A cluster's slot.
+    ClusterId
+);
 
 /// Marks a source in a predecessor table: reached directly from the search's origin.
 pub(crate) const FROM_ORIGIN: u32 = u32::MAX - 1;
+/// Marks a gate no route reaches in a predecessor table.
+pub(crate) const NO_PRED: u32 = u32::MAX;
+/// Marks a gate that is not an entrance in [`Clusters::entrance_of`]'s table.
+const NOT_ENTRANCE: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Cluster {
     pub key: NodeId,
-    pub leaves: Vec<u32>,
+    pub leaves: Vec<LeafId>,
     /// Local index → gate.
-    pub gates: Vec<u32>,
+    pub gates: Vec<GateId>,
     /// Entrance index → gate.
-    pub entrances: Vec<u32>,
+    pub entrances: Vec<GateId>,
     /// `dist[i·E + j]`: shortest distance inside the cluster from entrance `i` to `j`.
     pub dist: Vec<f64>,
     /// `pred[i·G + v]`: predecessor (local index) of local gate `v` on the shortest route
@@ -65,15 +53,45 @@ pub(crate) struct Cluster {
     pub reach: Vec<f32>,
 }
 
+impl Default for Cluster {
+    fn default() -> Self {
+        Cluster {
+            key: NodeId::ROOT,
+            leaves: Vec::new(),
+            gates: Vec::new(),
+            entrances: Vec::new(),
+            dist: Vec::new(),
+            pred: Vec::new(),
+            reach: Vec::new(),
+        }
+    }
+}
+
+impl Cluster {
+    /// The predecessor tree of entrance `i`'s routes, by local index.
+    pub fn routes_from(&self, i: usize) -> &[u32] {
+        let n_g = self.gates.len();
+        &self.pred[i * n_g..(i + 1) * n_g]
+    }
+}
+
 /// All clusters of a map.
 #[derive(Clone, Debug)]
 pub(crate) struct Clusters {
-    pub config: Clustering,
+    config: Clustering,
     depth: u32,
-    items: Slots<Cluster>,
-    by_key: HashMap<u64, u32, ahash::RandomState>,
-    /// Keys of clusters whose routes are out of date.
-    stale: Vec<NodeId>,
+    items: Slots<ClusterId, Cluster>,
+    by_key: HashMap<u64, ClusterId, ahash::RandomState>,
+    /// The cluster of each leaf, by leaf (meaningful for live leaves only).
+    of_leaf: Vec<ClusterId>,
+    /// Per gate: its index among its cluster's gates, and among its entrances (or
+    /// [`NOT_ENTRANCE`]); meaningful for gates of fresh clusters only.
+    local: Vec<u32>,
+    entrance: Vec<u32>,
+    /// Per cluster slot: whether its routes await recomputation. A slot is in `queue`
+    /// exactly when its flag is set, so the queue never outgrows the slots.
+    stale: Vec<bool>,
+    queue: Vec<ClusterId>,
     scratch: LocalSearch,
 }
 
@@ -92,93 +110,138 @@ impl Clusters {
             depth,
             items: Slots::default(),
             by_key: HashMap::default(),
+            of_leaf: Vec::new(),
+            local: Vec::new(),
+            entrance: Vec::new(),
             stale: Vec::new(),
+            queue: Vec::new(),
             scratch: LocalSearch::default(),
         })
     }
 
     #[inline]
-    pub fn get(&self, slot: u32) -> &Cluster {
-        &self.items.items[slot as usize]
+    pub fn get(&self, id: ClusterId) -> &Cluster {
+        self.items.get(id)
     }
 
-    /// Records clusters whose routes must be recomputed before the next clustered search.
-    pub fn mark_stale(&mut self, keys: impl IntoIterator<Item = NodeId>) {
-        self.stale.extend(keys);
+    /// The cluster of a live leaf.
+    #[inline]
+    pub fn of_leaf(&self, leaf: LeafId) -> ClusterId {
+        self.of_leaf[leaf.index()]
+    }
+
+    /// Whether a cluster's routes are up to date.
+    #[inline]
+    pub fn is_fresh(&self, id: ClusterId) -> bool {
+        !self.stale[id.index()]
+    }
+
+    /// The entrance index of a gate of a fresh cluster, if it is an entrance.
+    #[inline]
+    pub fn entrance_of(&self, gate: GateId) -> Option<usize> {
+        let e = self.entrance[gate.index()];
+        (e != NOT_ENTRANCE).then_some(e as usize)
+    }
+
+    /// The local index of a gate of a fresh cluster.
+    #[inline]
+    pub fn local_of(&self, gate: GateId) -> u32 {
+        self.local[gate.index()]
+    }
+
+    /// Records that a cluster's routes must be recomputed.
+    pub fn mark_stale(&mut self, id: ClusterId) {
+        if !std::mem::replace(&mut self.stale[id.index()], true) {
+            self.queue.push(id);
+        }
     }
 
     /// Whether any cluster awaits recomputation.
     pub fn is_stale(&self) -> bool {
-        !self.stale.is_empty()
+        !self.queue.is_empty()
     }
 
-    /// Recomputes every stale cluster that still exists.
-    pub fn refresh(&mut self, g: &mut GateGraph, shape: &Shape, grid: &crate::grid::Grid) {
-        let mut stale = std::mem::take(&mut self.stale);
-        stale.sort_unstable();
-        stale.dedup();
-        for key in stale {
-            if let Some(slot) = self.slot_of(key) {
-                self.recompute(g, shape, grid, slot);
+    /// Recomputes one stale cluster; returns `false` when none was left.
+    pub fn refresh_one(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid) -> bool {
+        while let Some(id) = self.queue.pop() {
+            self.stale[id.index()] = false;
+            if self.items.is_live(id) {
+                self.recompute(g, shape, grid, id);
+                return true;
             }
         }
+        false
     }
 
-    /// The slot of the live cluster with this key.
-    pub fn slot_of(&self, key: NodeId) -> Option<u32> {
-        self.by_key.get(&key.raw()).copied()
+    /// Recomputes every stale cluster.
+    pub fn refresh_all(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid) {
+        while self.refresh_one(g, shape, grid) {}
     }
 
     /// The live clusters.
     pub fn live(&self) -> impl Iterator<Item = &Cluster> + '_ {
-        self.by_key.values().map(|&slot| self.get(slot))
+        self.items.iter().map(|(_, c)| c)
     }
 
     pub fn count(&self) -> usize {
         self.items.live()
     }
 
+    /// Number of entrances over all clusters.
+    pub fn entrance_count(&self) -> usize {
+        self.live().map(|c| c.entrances.len()).sum()
+    }
+
     /// Heap bytes held, approximately.
     pub fn memory_bytes(&self) -> usize {
-        self.live()
+        let tables: usize = self
+            .live()
             .map(|c| {
-                std::mem::size_of::<Cluster>()
-                    + 4 * (c.leaves.capacity()
-                        + c.gates.capacity()
-                        + c.entrances.capacity()
-                        + c.pred.capacity())
+                4 * (c.leaves.capacity()
+                    + c.gates.capacity()
+                    + c.entrances.capacity()
+                    + c.pred.capacity())
                     + 8 * c.dist.capacity()
                     + 4 * c.reach.capacity()
             })
-            .sum::<usize>()
-            + self.by_key.capacity() * 13
+            .sum();
+        tables
+            + self.items.memory_bytes()
+            + self.by_key.capacity() * (std::mem::size_of::<(u64, ClusterId)>() + 1)
+            + 4 * (self.of_leaf.capacity()
+                + self.local.capacity()
+                + self.entrance.capacity()
+                + self.queue.capacity())
+            + self.stale.capacity()
     }
 
-    /// Puts a new free leaf into its cluster and returns the cluster's slot.
-    pub fn attach(&mut self, g: &mut GateGraph, shape: &Shape, leaf: u32) -> u32 {
+    /// Puts a new free leaf into its cluster, which becomes stale, and returns it.
+    pub fn attach(&mut self, g: &GateGraph, shape: &Shape, leaf: LeafId) -> ClusterId {
         let (id, rect) = (g.leaf(leaf).id, g.leaf(leaf).rect);
         let key = shape.cell_id(id.depth().min(self.depth), rect.x1, rect.y1);
-        let slot = *self.by_key.entry(key.raw()).or_insert_with(|| {
+        let cluster = *self.by_key.entry(key.raw()).or_insert_with(|| {
             self.items.insert(Cluster {
                 key,
-                leaves: Vec::new(),
-                gates: Vec::new(),
-                entrances: Vec::new(),
-                dist: Vec::new(),
-                pred: Vec::new(),
-                reach: Vec::new(),
+                ..Cluster::default()
             })
         });
-        self.items.items[slot as usize].leaves.push(leaf);
-        g.leaf_mut(leaf).cluster = slot;
-        slot
+        if self.stale.len() < self.items.capacity() {
+            self.stale.resize(self.items.capacity(), false);
+        }
+        self.items.get_mut(cluster).leaves.push(leaf);
+        if self.of_leaf.len() <= leaf.index() {
+            self.of_leaf.resize(g.leaf_capacity(), cluster);
+        }
+        self.of_leaf[leaf.index()] = cluster;
+        self.mark_stale(cluster);
+        cluster
     }
 
-    /// Takes a leaf that is about to be removed out of its cluster. Returns the cluster's
-    /// slot while it still has leaves.
-    pub fn detach(&mut self, g: &GateGraph, leaf: u32) -> Option<u32> {
-        let slot = g.leaf(leaf).cluster;
-        let c = &mut self.items.items[slot as usize];
+    /// Takes a leaf that is about to be removed out of its cluster. Returns the cluster,
+    /// now stale, while it still has leaves.
+    pub fn detach(&mut self, leaf: LeafId) -> Option<ClusterId> {
+        let id = self.of_leaf(leaf);
+        let c = self.items.get_mut(id);
         let pos = c
             .leaves
             .iter()
@@ -186,71 +249,54 @@ impl Clusters {
             .expect("a leaf is in its cluster");
         c.leaves.swap_remove(pos);
         if !c.leaves.is_empty() {
-            return Some(slot);
+            self.mark_stale(id);
+            return Some(id);
         }
         self.by_key.remove(&c.key.raw());
-        c.gates.clear();
-        c.entrances.clear();
-        c.dist = Vec::new();
-        c.pred = Vec::new();
-        c.reach = Vec::new();
-        self.items.release(slot);
+        *c = Cluster::default();
+        self.items.release(id);
         None
     }
 
     /// Recomputes a cluster's gate list, entrances, and entrance-to-entrance routes.
-    pub fn recompute(
-        &mut self,
-        g: &mut GateGraph,
-        shape: &Shape,
-        grid: &crate::grid::Grid,
-        slot: u32,
-    ) {
-        let mut c = std::mem::replace(
-            &mut self.items.items[slot as usize],
-            Cluster {
-                key: NodeId::ROOT,
-                leaves: vec![],
-                gates: vec![],
-                entrances: vec![],
-                dist: vec![],
-                pred: vec![],
-                reach: vec![],
-            },
-        );
+    fn recompute(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid, id: ClusterId) {
+        let mut c = std::mem::take(self.items.get_mut(id));
+        if self.local.len() < g.gate_capacity() {
+            self.local.resize(g.gate_capacity(), 0);
+            self.entrance.resize(g.gate_capacity(), NOT_ENTRANCE);
+        }
         c.gates.clear();
         for &leaf in &c.leaves {
             c.gates.extend_from_slice(&g.leaf(leaf).gates);
         }
         for (i, &gate) in c.gates.iter().enumerate() {
-            let gt = g.gate_mut(gate);
-            gt.local = i as u32;
-            gt.entrance = NONE;
+            self.local[gate.index()] = i as u32;
+            self.entrance[gate.index()] = NOT_ENTRANCE;
         }
-        c.entrances.clear();
         let mut entrances = std::mem::take(&mut c.entrances);
+        entrances.clear();
         for dir in Direction::SIDES {
             self.border_entrances(g, shape, grid, &c, dir, &mut entrances);
         }
-        c.entrances = entrances;
-        c.entrances.sort_unstable();
-        c.entrances.dedup();
-        for (i, &e) in c.entrances.iter().enumerate() {
-            g.gate_mut(e).entrance = i as u32;
+        entrances.sort_unstable();
+        entrances.dedup();
+        for (i, &e) in entrances.iter().enumerate() {
+            self.entrance[e.index()] = i as u32;
         }
+        c.entrances = entrances;
         let (n_e, n_g) = (c.entrances.len(), c.gates.len());
         c.dist.clear();
         c.dist.resize(n_e * n_e, f64::INFINITY);
         c.pred.clear();
-        c.pred.resize(n_e * n_g, NONE);
+        c.pred.resize(n_e * n_g, NO_PRED);
         c.reach.clear();
         c.reach.resize(n_e * n_g, f32::INFINITY);
-        self.scratch.prepare(g, &c, slot);
+        self.scratch.prepare(g, &c, id, &self.of_leaf, &self.local);
         for i in 0..n_e {
-            let source = g.gate(c.entrances[i]).local;
+            let source = self.local_of(c.entrances[i]);
             self.scratch.run(source);
             for j in 0..n_e {
-                c.dist[i * n_e + j] = self.scratch.dist[g.gate(c.entrances[j]).local as usize];
+                c.dist[i * n_e + j] = self.scratch.dist[self.local_of(c.entrances[j]) as usize];
             }
             c.pred[i * n_g..(i + 1) * n_g].copy_from_slice(&self.scratch.pred[..n_g]);
             for (r, &d) in c.reach[i * n_g..(i + 1) * n_g]
@@ -260,7 +306,7 @@ impl Clusters {
                 *r = d as f32;
             }
         }
-        self.items.items[slot as usize] = c;
+        *self.items.get_mut(id) = c;
     }
 
     /// Appends the entrances on one side of a cluster. The crossings leaving it across
@@ -272,10 +318,10 @@ impl Clusters {
         &self,
         g: &GateGraph,
         shape: &Shape,
-        grid: &crate::grid::Grid,
+        grid: &Grid,
         c: &Cluster,
         dir: Direction,
-        out: &mut Vec<u32>,
+        out: &mut Vec<GateId>,
     ) {
         let rect = shape.rect(c.key);
         let (dx, dy) = dir.delta();
@@ -296,7 +342,7 @@ impl Clusters {
         // are left out: the two clusters would see them at different positions, and a
         // straight crossing always exists in the same run (a legal diagonal needs the cell
         // straight across to be free, and the leaves there share a free edge).
-        let mut crossings: Vec<(u32, u32)> = Vec::new();
+        let mut crossings: Vec<(u32, GateId)> = Vec::new();
         for &leaf in &c.leaves {
             let l = g.leaf(leaf);
             for (&gate, &cell) in l.gates.iter().zip(&l.cells) {
@@ -305,13 +351,7 @@ impl Clusters {
                 }
                 for &o in &g.gate(gate).links {
                     let oc = g.gate(o).cell;
-                    let straight_across = along(oc) == along(cell)
-                        && if vertical {
-                            oc.x as i64 == cell.x as i64 + dx as i64
-                        } else {
-                            oc.y as i64 == cell.y as i64 + dy as i64
-                        };
-                    if straight_across {
+                    if cell.step(dir) == Some(oc) {
                         crossings.push((along(cell), gate));
                     }
                 }
@@ -336,8 +376,7 @@ impl Clusters {
             } else {
                 Cell::new(t, edge)
             };
-            let (ox, oy) = (inside.x as i64 + dx as i64, inside.y as i64 + dy as i64);
-            grid.is_free(inside.x, inside.y) && grid.is_free_i(ox, oy)
+            grid.is_free(inside.x, inside.y) && grid.can_step(inside, dir)
         };
         let joined = |a: u32, b: u32| segment(a) == segment(b) && (a..=b).all(open);
         let mut i = 0;
@@ -369,7 +408,7 @@ impl Clusters {
 pub(crate) struct LocalSearch {
     /// Distance by local gate index.
     pub dist: Vec<f64>,
-    /// Predecessor by local gate index: a local index, `FROM_ORIGIN`, or `NONE`.
+    /// Predecessor by local gate index: a local index, `FROM_ORIGIN`, or `NO_PRED`.
     pub pred: Vec<u32>,
     closed: Vec<bool>,
     open: OpenList,
@@ -383,9 +422,16 @@ pub(crate) struct LocalSearch {
 }
 
 impl LocalSearch {
-    /// Copies cluster `c` (slot `slot`) out of the graph; its gates' `local` fields must be
-    /// set, and its gate list must hold each leaf's gates in one run.
-    pub fn prepare(&mut self, g: &GateGraph, c: &Cluster, slot: u32) {
+    /// Copies cluster `c` (slot `id`) out of the graph; `local` must hold its gates' local
+    /// indices, and its gate list must hold each leaf's gates in one run.
+    fn prepare(
+        &mut self,
+        g: &GateGraph,
+        c: &Cluster,
+        id: ClusterId,
+        of_leaf: &[ClusterId],
+        local: &[u32],
+    ) {
         self.cells.clear();
         self.mates.clear();
         self.link_start.clear();
@@ -400,9 +446,8 @@ impl LocalSearch {
                 self.mates.push(span);
                 self.link_start.push(self.links.len() as u32);
                 for &o in &g.gate(v).links {
-                    let other = g.gate(o);
-                    if g.leaf(other.leaf).cluster == slot {
-                        self.links.push(other.local);
+                    if of_leaf[g.gate(o).leaf.index()] == id {
+                        self.links.push(local[o.index()]);
                     }
                 }
             }
@@ -411,12 +456,12 @@ impl LocalSearch {
     }
 
     /// Runs from local gate `source` over the cluster last [`prepare`](Self::prepare)d.
-    pub fn run(&mut self, source: u32) {
+    fn run(&mut self, source: u32) {
         let n = self.cells.len();
         self.dist.clear();
         self.dist.resize(n, f64::INFINITY);
         self.pred.clear();
-        self.pred.resize(n, NONE);
+        self.pred.resize(n, NO_PRED);
         self.closed.clear();
         self.closed.resize(n, false);
         self.open.clear();

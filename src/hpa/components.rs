@@ -8,59 +8,75 @@
 //! a piece that broke off, and only that piece is relabelled. When nothing splits, the
 //! searches meet within a few leaves of the edit.
 
-use super::graph::{GateGraph, NONE};
+use super::graph::{slot_id, GateGraph, LeafId, SlotId};
 use std::collections::VecDeque;
 
-/// Component labels with their sizes in leaves.
+slot_id!(
+    /// A component label.
+    Label
+);
+
+/// Component labels per leaf, with each label's size in leaves.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Components {
+    /// By leaf; `None` for a leaf slot not (yet) labelled.
+    label: Vec<Option<Label>>,
+    /// Scratch marks of the lockstep search, by leaf: `epoch << 32 | search`.
+    mark: Vec<u64>,
     sizes: Vec<u32>,
-    free: Vec<u32>,
+    free: Vec<Label>,
     epoch: u64,
 }
 
 impl Components {
-    fn fresh(&mut self) -> u32 {
+    fn fresh(&mut self) -> Label {
         match self.free.pop() {
             Some(l) => l,
             None => {
                 self.sizes.push(0);
-                (self.sizes.len() - 1) as u32
+                Label::from_index(self.sizes.len() - 1)
             }
         }
     }
 
-    fn resize(&mut self, label: u32, delta: i64) {
-        let s = &mut self.sizes[label as usize];
+    fn resize(&mut self, label: Label, delta: i64) {
+        let s = &mut self.sizes[label.index()];
         *s = (*s as i64 + delta) as u32;
         if *s == 0 {
             self.free.push(label);
         }
     }
 
-    /// Forgets one leaf of component `label` (the leaf is being removed).
-    pub fn forget(&mut self, label: u32) {
-        if label != NONE {
-            self.resize(label, -1);
+    /// Grows the per-leaf tables to the graph's leaf slots.
+    fn fit(&mut self, g: &GateGraph) {
+        let n = g.leaf_capacity();
+        if self.label.len() < n {
+            self.label.resize(n, None);
+            self.mark.resize(n, 0);
         }
     }
 
-    /// Checks that the stored sizes match the labels on the leaves. For tests.
-    pub fn check_sizes(&self, g: &GateGraph) -> Result<(), String> {
-        let mut counted = vec![0u32; self.sizes.len()];
-        for &slot in g.leaf_slot.values() {
-            let l = g.leaf(slot).component;
-            if l as usize >= counted.len() || self.free.contains(&l) {
-                return Err(format!("leaf {} has a dead label {l}", g.leaf(slot).id));
-            }
-            counted[l as usize] += 1;
+    fn set(&mut self, leaf: LeafId, label: Label) {
+        self.label[leaf.index()] = Some(label);
+    }
+
+    /// The label of a live, labelled leaf.
+    #[inline]
+    pub fn of(&self, leaf: LeafId) -> Label {
+        self.label[leaf.index()].expect("every live leaf has a component")
+    }
+
+    /// Whether two live leaves are in one component.
+    #[inline]
+    pub fn same(&self, a: LeafId, b: LeafId) -> bool {
+        self.of(a) == self.of(b)
+    }
+
+    /// Forgets a leaf that is being removed.
+    pub fn forget(&mut self, leaf: LeafId) {
+        if let Some(label) = self.label[leaf.index()].take() {
+            self.resize(label, -1);
         }
-        for (l, (&c, &s)) in counted.iter().zip(&self.sizes).enumerate() {
-            if c != s && !self.free.contains(&(l as u32)) {
-                return Err(format!("component {l} has {c} leaves but records {s}"));
-            }
-        }
-        Ok(())
     }
 
     /// Number of components.
@@ -68,39 +84,73 @@ impl Components {
         self.sizes.len() - self.free.len()
     }
 
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.label.capacity() * std::mem::size_of::<Option<Label>>()
+            + self.mark.capacity() * 8
+            + self.sizes.capacity() * 4
+            + self.free.capacity() * 4
+    }
+
+    #[cfg(any(test, feature = "testing"))]
+    /// Checks that every live leaf has a live label, that the stored sizes match, and that
+    /// no crossing joins two components. For tests.
+    pub fn check(&self, g: &GateGraph) -> Result<(), String> {
+        let mut counted = vec![0u32; self.sizes.len()];
+        for (leaf, l) in g.leaves() {
+            let Some(label) = self.label.get(leaf.index()).copied().flatten() else {
+                return Err(format!("leaf {} has no component", l.id));
+            };
+            if label.index() >= counted.len() || self.free.contains(&label) {
+                return Err(format!("leaf {} has a dead label {label:?}", l.id));
+            }
+            counted[label.index()] += 1;
+            if let Some(o) = g.linked_leaves(leaf).find(|&o| !self.same(leaf, o)) {
+                return Err(format!(
+                    "a crossing joins leaf {} to {} of another component",
+                    l.id,
+                    g.leaf(o).id
+                ));
+            }
+        }
+        for (l, (&c, &s)) in counted.iter().zip(&self.sizes).enumerate() {
+            if c != s && !self.free.contains(&Label::from_index(l)) {
+                return Err(format!("component {l} has {c} leaves but records {s}"));
+            }
+        }
+        Ok(())
+    }
+
     /// Labels every free leaf from scratch.
-    pub fn label_all(&mut self, g: &mut GateGraph) {
+    pub fn label_all(&mut self, g: &GateGraph) {
         *self = Components::default();
-        for slot in 0..g.leaves.capacity() as u32 {
-            let leaf = g.leaf(slot);
-            if leaf.component == NONE && g.leaf_slot.get(&leaf.id.raw()) == Some(&slot) {
+        self.fit(g);
+        let leaves: Vec<LeafId> = g.leaves().map(|(id, _)| id).collect();
+        for leaf in leaves {
+            if self.label[leaf.index()].is_none() {
                 let label = self.fresh();
-                self.flood(g, slot, NONE, label);
+                self.flood(g, leaf, None, label);
             }
         }
     }
 
     /// Relabels, from `start`, every leaf reachable through leaves labelled `from`
     /// (starting leaf included), to `to`; returns how many.
-    fn flood(&mut self, g: &mut GateGraph, start: u32, from: u32, to: u32) -> u32 {
+    fn flood(&mut self, g: &GateGraph, start: LeafId, from: Option<Label>, to: Label) -> u32 {
         let mut stack = vec![start];
-        g.leaves.items[start as usize].component = to;
+        self.set(start, to);
         let mut n = 1;
         while let Some(s) = stack.pop() {
-            let next: Vec<u32> = g
-                .linked_leaves(s)
-                .filter(|&o| g.leaf(o).component == from)
-                .collect();
-            for o in next {
-                if g.leaf(o).component == from {
-                    g.leaves.items[o as usize].component = to;
+            for o in g.linked_leaves(s) {
+                if self.label[o.index()] == from {
+                    self.set(o, to);
                     stack.push(o);
                     n += 1;
                 }
             }
         }
         self.resize(to, n as i64);
-        if from != NONE {
+        if let Some(from) = from {
             self.resize(from, -(n as i64));
         }
         n
@@ -110,52 +160,53 @@ impl Components {
     ///
     /// Mid-batch, one old component may lie in several pieces that only the new leaves
     /// join, so every neighbour with a foreign label floods its own piece.
-    pub fn absorb_new_leaves(&mut self, g: &mut GateGraph, created: &[u32]) {
-        for &slot in created {
-            let neighbours: Vec<u32> = g
-                .linked_leaves(slot)
-                .filter(|&o| g.leaf(o).component != NONE)
+    pub fn absorb_new_leaves(&mut self, g: &GateGraph, created: &[LeafId]) {
+        self.fit(g);
+        for &leaf in created {
+            let neighbours: Vec<LeafId> = g
+                .linked_leaves(leaf)
+                .filter(|&o| self.label[o.index()].is_some())
                 .collect();
             let Some(keep) = neighbours
                 .iter()
-                .map(|&o| g.leaf(o).component)
-                .max_by_key(|&l| self.sizes[l as usize])
+                .map(|&o| self.of(o))
+                .max_by_key(|&l| self.sizes[l.index()])
             else {
                 let label = self.fresh();
-                g.leaves.items[slot as usize].component = label;
+                self.set(leaf, label);
                 self.resize(label, 1);
                 continue;
             };
             for o in neighbours {
-                let label = g.leaf(o).component;
+                let label = self.of(o);
                 if label != keep {
-                    self.flood(g, o, label, keep);
+                    self.flood(g, o, Some(label), keep);
                 }
             }
-            g.leaves.items[slot as usize].component = keep;
+            self.set(leaf, keep);
             self.resize(keep, 1);
         }
     }
 
     /// After cells were blocked: finds the pieces that broke off the components of `seeds`
     /// (free leaves next to the change) and gives each a label of its own.
-    pub fn split_off(&mut self, g: &mut GateGraph, seeds: &[u32]) {
-        let mut by_label: Vec<(u32, u32)> =
-            seeds.iter().map(|&s| (g.leaf(s).component, s)).collect();
+    pub fn split_off(&mut self, g: &GateGraph, seeds: &[LeafId]) {
+        self.fit(g);
+        let mut by_label: Vec<(Label, LeafId)> = seeds.iter().map(|&s| (self.of(s), s)).collect();
         by_label.sort_unstable();
         by_label.dedup();
         for run in by_label.chunk_by(|a, b| a.0 == b.0) {
             if run.len() > 1 {
-                let seeds: Vec<u32> = run.iter().map(|&(_, s)| s).collect();
+                let seeds: Vec<LeafId> = run.iter().map(|&(_, s)| s).collect();
                 self.lockstep(g, run[0].0, &seeds);
             }
         }
     }
 
-    fn lockstep(&mut self, g: &mut GateGraph, label: u32, seeds: &[u32]) {
+    fn lockstep(&mut self, g: &GateGraph, label: Label, seeds: &[LeafId]) {
         struct Search {
-            queue: VecDeque<u32>,
-            members: Vec<u32>,
+            queue: VecDeque<LeafId>,
+            members: Vec<LeafId>,
             /// Union-find parent: searches that met are one.
             parent: usize,
         }
@@ -172,12 +223,11 @@ impl Components {
         let mut searches: Vec<Search> = Vec::with_capacity(seeds.len());
         let mut active = 0;
         for &seed in seeds {
-            let mark = g.leaf(seed).mark;
-            if mark >> 32 == epoch {
+            if self.mark[seed.index()] >> 32 == epoch {
                 continue; // a duplicate seed
             }
             let i = searches.len();
-            g.leaves.items[seed as usize].mark = tag(i);
+            self.mark[seed.index()] = tag(i);
             searches.push(Search {
                 queue: VecDeque::from([seed]),
                 members: vec![seed],
@@ -196,9 +246,9 @@ impl Components {
             next.clear();
             next.extend(g.linked_leaves(s));
             for &o in &next {
-                let mark = g.leaf(o).mark;
+                let mark = self.mark[o.index()];
                 if mark >> 32 != epoch {
-                    g.leaves.items[o as usize].mark = tag(turn);
+                    self.mark[o.index()] = tag(turn);
                     searches[turn].queue.push_back(o);
                     searches[turn].members.push(o);
                     continue;
@@ -221,7 +271,7 @@ impl Components {
                 let fresh = self.fresh();
                 let members = std::mem::take(&mut searches[turn].members);
                 for &m in &members {
-                    g.leaves.items[m as usize].component = fresh;
+                    self.set(m, fresh);
                 }
                 self.resize(fresh, members.len() as i64);
                 self.resize(label, -(members.len() as i64));

@@ -32,7 +32,7 @@ const DIAGONAL: u32 = 41;
 /// The value of cells that no landmark distance has reached (another component, or walls).
 const UNREACHED: u32 = u32::MAX;
 /// The most landmarks a map may have.
-pub const MAX_LANDMARKS: usize = 16;
+pub(crate) const MAX_LANDMARKS: usize = 16;
 /// Cells one edit's repair may settle, over all landmarks, before the landmarks still
 /// unrepaired are set aside: about 100 µs of work.
 const REPAIR_BUDGET: usize = 1024;
@@ -290,31 +290,35 @@ impl Landmarks {
         self.stale.contains(&true)
     }
 
-    /// Recomputes the columns of landmarks set aside by a repair over budget.
-    pub fn refresh(&mut self, grid: &Grid) {
-        if !self.is_stale() {
-            return;
-        }
-        let mut queue = Dial::default();
+    /// Recomputes the column of one landmark set aside by a repair over budget; returns
+    /// `false` when none was set aside. One grid search: tens of milliseconds on a 1024²
+    /// map, which is why a refresh with a time budget takes them one at a time.
+    pub fn refresh_one(&mut self, grid: &Grid) -> bool {
+        let Some(l) = self.stale.iter().position(|&s| s) else {
+            return false;
+        };
         let mut column = vec![UNREACHED; self.steps.masks.len()];
-        for l in 0..self.k {
-            if self.stale[l] {
-                column.fill(UNREACHED);
-                if !grid.is_free(self.cells[l].x, self.cells[l].y) {
-                    // Built over since: move to the nearest free cell, if one is near.
-                    if let Some(c) = nearest_free(grid, self.cells[l], 16) {
-                        self.cells[l] = c;
-                    }
-                }
-                // From a cell that is still blocked nothing is reached: the column comes
-                // out empty and the landmark unused, which is safe.
-                queue.run(&self.steps, self.cells[l], &mut column);
-                self.store_column(l, &column);
-                self.stale[l] = false;
+        if !grid.is_free(self.cells[l].x, self.cells[l].y) {
+            // Built over since: move to the nearest free cell, if one is near.
+            if let Some(c) = nearest_free(grid, self.cells[l], 16) {
+                self.cells[l] = c;
             }
         }
+        // From a cell that is still blocked nothing is reached: the column comes out empty
+        // and the landmark unused, which is safe.
+        Dial::default().run(&self.steps, self.cells[l], &mut column);
+        self.store_column(l, &column);
+        self.stale[l] = false;
+        true
     }
 
+    /// Recomputes the columns of every landmark set aside by a repair over budget.
+    #[cfg(test)]
+    pub fn refresh(&mut self, grid: &Grid) {
+        while self.refresh_one(grid) {}
+    }
+
+    #[cfg(any(test, feature = "testing"))]
     /// Checks the Lipschitz property over every legal step of `grid`. For tests.
     pub fn check(&self, grid: &Grid) -> Result<(), String> {
         if self.k == 0 {

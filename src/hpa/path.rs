@@ -39,7 +39,7 @@ impl Path {
 /// Calls `f` on each cell after `a` of the straightest 8-connected line from `a` to `b`:
 /// `max(dx, dy)` steps with the `min(dx, dy)` diagonal ones spread evenly, so its cost is
 /// exactly the octile distance.
-pub fn line_cells(a: Cell, b: Cell, mut f: impl FnMut(Cell)) {
+pub(crate) fn line_cells(a: Cell, b: Cell, mut f: impl FnMut(Cell)) {
     let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
     let n = dx.abs().max(dy.abs());
     for i in 1..=n {
@@ -54,7 +54,7 @@ pub fn line_cells(a: Cell, b: Cell, mut f: impl FnMut(Cell)) {
 
 /// Whether the straight line from `a` to `b` (see [`line_cells`]) is walkable: every cell
 /// free and no diagonal step cutting a corner.
-pub fn line_is_clear(grid: &Grid, a: Cell, b: Cell) -> bool {
+pub(crate) fn line_is_clear(grid: &Grid, a: Cell, b: Cell) -> bool {
     let mut prev = a;
     let mut ok = true;
     line_cells(a, b, |c| {

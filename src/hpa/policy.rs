@@ -9,26 +9,26 @@ use crate::grid::Grid;
 /// connectivity of the gate graph, and with it the answer "reachable or not", never depends
 /// on the policy. Only [`GatePolicy::All`] keeps optimality.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum GatePolicy {
     /// Every legal crossing, straight and diagonal, anywhere along the border: paths are
     /// optimal (see the crate docs for why).
     #[default]
     All,
-    /// Straight crossings every `n` cells along each shared border, plus both of its ends.
+    /// Straight crossings every `n` cells (`n` ≥ 1) along each shared border, plus both of
+    /// its ends.
     Step(u32),
-    /// Straight crossings at a spacing that grows with the border's length
-    /// ([`adaptive_step`]), plus both ends: few gates on long borders, where smoothing
-    /// recovers most of the detour. The default of the fast mode.
+    /// Straight crossings at a spacing that grows with the border's length, plus both
+    /// ends: a quarter of the border's length, but at least 8 and at most 32 cells, so a
+    /// border of up to 9 cells gets only its two ends and a long open one a gate every
+    /// 32 cells. Smoothing recovers most of the detour. The default of the fast mode.
     Adaptive,
     /// Only the two ends of every shared border.
     Ends,
 }
 
 /// The gate spacing [`GatePolicy::Adaptive`] uses on a border `len` cells long.
-///
-/// Short borders (the common case along walls) get a gate on every other cell; long open
-/// borders get about five.
-pub fn adaptive_step(len: u32) -> u32 {
+fn adaptive_step(len: u32) -> u32 {
     (len / 4).clamp(8, 32)
 }
 
@@ -42,9 +42,17 @@ impl GatePolicy {
         }
     }
 
+    /// Checks the policy's parameters.
+    pub(crate) fn validate(self) -> Result<(), super::error::ConfigError> {
+        match self {
+            GatePolicy::Step(0) => Err(super::error::ConfigError::ZeroGateStep),
+            _ => Ok(()),
+        }
+    }
+
     /// The positions this policy picks on a run of border cells `lo..=hi`: both ends and
     /// the points in between at the policy's step.
-    pub fn positions(self, lo: u32, hi: u32) -> impl Iterator<Item = u32> {
+    pub(crate) fn positions(self, lo: u32, hi: u32) -> impl Iterator<Item = u32> {
         let step = self.step(hi - lo + 1);
         let mut next = Some(lo);
         std::iter::from_fn(move || {

@@ -1,7 +1,11 @@
 //! A\* over the gate graph, with buffers reused from one query to the next.
+//!
+//! Search nodes are gate indices, followed by two virtual nodes for the start and the
+//! goal; a node's record keeps its predecessor with a flag saying whether the node was
+//! entered over a crossing, which is all the pruning rules below need.
 
-use super::clusters::{Cluster, Clusters, FROM_ORIGIN};
-use super::graph::{GateGraph, NONE};
+use super::clusters::{Cluster, ClusterId, Clusters, FROM_ORIGIN, NO_PRED};
+use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use crate::geom::{octile, Cell};
@@ -9,7 +13,9 @@ use crate::geom::{octile, Cell};
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.
 ///
-/// One context serves any number of queries on any number of maps; keep one per thread.
+/// One context serves any number of queries on any number of maps; keep one per thread
+/// (or let [`HpaMap::find_path`](super::HpaMap::find_path) keep one per thread for you).
+/// It grows to the largest map it has searched and keeps that memory for the next query.
 #[derive(Clone, Debug, Default)]
 pub struct SearchContext {
     nodes: Vec<NodeState>,
@@ -18,7 +24,8 @@ pub struct SearchContext {
     query: u32,
     open: OpenList,
     expanded: usize,
-    /// Per entrance of the start's (goal's) cluster: distance and the leaf gate it goes by.
+    /// Per entrance of the start's (goal's) cluster: distance and the local index of the
+    /// leaf gate the route goes by.
     start_ties: Vec<(f64, u32)>,
     goal_ties: Vec<(f64, u32)>,
 }
@@ -35,14 +42,24 @@ struct NodeState {
 
 /// Flag in [`NodeState::parent`]: reached over a crossing. Node indices stay below 2^31.
 const CROSSED: u32 = 1 << 31;
+/// The parent of the start node.
+const NO_PARENT: u32 = u32::MAX & !CROSSED;
+
+/// The goal node of a search, and the leaf it may be reached from in a straight line
+/// (`None` when the goal is reached through its cluster's entrances instead).
+struct Target {
+    leaf: Option<LeafId>,
+    cell: Cell,
+    node: u32,
+}
 
 /// The two ends of a query and the free leaves they lie in.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends {
     pub start: Cell,
-    pub start_leaf: u32,
+    pub start_leaf: LeafId,
     pub goal: Cell,
-    pub goal_leaf: u32,
+    pub goal_leaf: LeafId,
 }
 
 /// Lower bounds on the remaining distance to one query's goal: the octile distance, raised
@@ -54,12 +71,10 @@ struct Bound<'a> {
 }
 
 impl<'a> Bound<'a> {
-    fn new(goal: Cell, landmarks: Option<&'a Landmarks>) -> Self {
+    fn new(goal: Cell, landmarks: &'a Landmarks) -> Self {
         Bound {
             goal,
-            landmarks: landmarks
-                .filter(|l| l.count() > 0)
-                .map(|l| (l, l.goal_row(goal))),
+            landmarks: (landmarks.count() > 0).then(|| (landmarks, landmarks.goal_row(goal))),
         }
     }
 
@@ -71,6 +86,16 @@ impl<'a> Bound<'a> {
             None => o,
         }
     }
+}
+
+#[inline]
+fn node(g: GateId) -> u32 {
+    g.index() as u32
+}
+
+#[inline]
+fn gate(node: u32) -> GateId {
+    GateId::from_index(node as usize)
 }
 
 impl SearchContext {
@@ -87,12 +112,12 @@ impl SearchContext {
     /// Prepares a search over `graph`'s gates and opens it at `start`. Returns the indices
     /// of the two virtual nodes, the start and the goal, which follow the gates.
     fn begin(&mut self, graph: &GateGraph, start: Cell, goal: Cell) -> (u32, u32) {
-        let n = graph.gates.capacity();
+        let n = graph.gate_capacity();
         self.reset(n + 2);
         let (s, t) = (n as u32, n as u32 + 1);
         self.nodes[s as usize] = NodeState {
             g: 0.0,
-            parent: NONE,
+            parent: NO_PARENT,
             stamp: self.query * 2,
         };
         self.open.push(octile(start, goal), s);
@@ -146,6 +171,27 @@ impl SearchContext {
         None
     }
 
+    /// Offers the gates of `leaf`, other than `from`, at their straight-line distance from
+    /// `here`, and the goal if it may be reached straight from this leaf.
+    #[inline]
+    fn relax_leaf(
+        &mut self,
+        graph: &GateGraph,
+        (leaf, here, g, from): (LeafId, Cell, f64, u32),
+        goal: &Target,
+        bound: &Bound,
+    ) {
+        let l = graph.leaf(leaf);
+        for (&v, &c) in l.gates.iter().zip(&l.cells) {
+            if node(v) != from {
+                self.relax(node(v), g + octile(here, c), from, || bound.to_goal(c));
+            }
+        }
+        if goal.leaf == Some(leaf) {
+            self.relax(goal.node, g + octile(here, goal.cell), from, || 0.0);
+        }
+    }
+
     /// Finds the cheapest gate route from `start` (in leaf `start_leaf`) to `goal` (in leaf
     /// `goal_leaf`, a different leaf). Returns the waypoints `start, gates…, goal` and the
     /// route's length, or `None` when the goal cannot be reached.
@@ -153,7 +199,7 @@ impl SearchContext {
         &mut self,
         graph: &GateGraph,
         ends: Ends,
-        landmarks: Option<&Landmarks>,
+        landmarks: &Landmarks,
     ) -> Option<(Vec<Cell>, f64)> {
         let Ends {
             start,
@@ -163,47 +209,42 @@ impl SearchContext {
         } = ends;
         let bound = Bound::new(goal, landmarks);
         let (s, t) = self.begin(graph, start, goal);
-        while let Some((node, g, p)) = self.pop() {
-            if node == t {
-                return Some((self.unwind(graph, start, goal, t), g));
+        let target = Target {
+            leaf: Some(goal_leaf),
+            cell: goal,
+            node: t,
+        };
+        while let Some((n, g, p)) = self.pop() {
+            if n == t {
+                return Some((self.unwind(graph, start, goal, s, t), g));
             }
             self.expanded += 1;
-            if node == s {
-                let leaf = graph.leaf(start_leaf);
-                for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
-                    self.relax(v, octile(start, c), s, || bound.to_goal(c));
-                }
+            if n == s {
+                self.relax_leaf(graph, (start_leaf, start, 0.0, s), &target, &bound);
                 continue;
             }
-            let gate = graph.gate(node);
-            let here = gate.cell;
+            let gt = graph.gate(gate(n));
             // Moving on inside the leaf pays only when the gate was entered by a crossing:
             // from a gate reached inside the leaf, its predecessor's direct octile edge is
             // never longer (triangle inequality), so those edges were already offered.
             if p & CROSSED != 0 {
-                let leaf = graph.leaf(gate.leaf);
-                for (&v, &c) in leaf.gates.iter().zip(&leaf.cells) {
-                    if v != node {
-                        self.relax(v, g + octile(here, c), node, || bound.to_goal(c));
-                    }
-                }
-                if gate.leaf == goal_leaf {
-                    self.relax(t, g + octile(here, goal), node, || 0.0);
-                }
+                self.relax_leaf(graph, (gt.leaf, gt.cell, g, n), &target, &bound);
             }
-            for &v in &gate.links {
+            for &v in &gt.links {
                 let c = graph.gate(v).cell;
-                self.relax(v, g + octile(here, c), node | CROSSED, || bound.to_goal(c));
+                self.relax(node(v), g + octile(gt.cell, c), n | CROSSED, || {
+                    bound.to_goal(c)
+                });
             }
         }
         None
     }
 
-    fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, t: u32) -> Vec<Cell> {
+    fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, s: u32, t: u32) -> Vec<Cell> {
         let mut out = vec![goal];
         let mut v = self.nodes[t as usize].parent & !CROSSED;
-        while v != t - 1 {
-            out.push(graph.gate(v).cell);
+        while v != s {
+            out.push(graph.gate(gate(v)).cell);
             v = self.nodes[v as usize].parent & !CROSSED;
         }
         out.push(start);
@@ -216,69 +257,104 @@ impl SearchContext {
     /// The clustered search: A\* over cluster entrances, with the start and the goal tied
     /// to the entrances of their clusters. Returns waypoints that
     /// [`super::path::refine`] can join with straight lines.
+    ///
+    /// A stale cluster (one whose routes an edit has made out of date) is crossed over its
+    /// gates, as in the flat search: its own gates and leaf-mate edges are current, and a
+    /// gate of a fresh cluster is entered only at an entrance, whose routes are. So a stale
+    /// cluster slows down only the searches that pass near it.
     pub(crate) fn search_clustered(
         &mut self,
         graph: &GateGraph,
         clusters: &Clusters,
         ends: Ends,
-        landmarks: Option<&Landmarks>,
+        landmarks: &Landmarks,
     ) -> Option<Vec<Cell>> {
         let (start, goal) = (ends.start, ends.goal);
         let (ks, kg) = (
-            graph.leaf(ends.start_leaf).cluster,
-            graph.leaf(ends.goal_leaf).cluster,
+            clusters.of_leaf(ends.start_leaf),
+            clusters.of_leaf(ends.goal_leaf),
         );
         if ks == kg {
             // Within one cluster the gate graph itself is small, and it also finds routes
             // that leave the cluster and come back.
             return self.search(graph, ends, landmarks).map(|(w, _)| w);
         }
-        let (cs, cg) = (clusters.get(ks), clusters.get(kg));
-        tie(graph, cs, start, ends.start_leaf, &mut self.start_ties);
-        tie(graph, cg, goal, ends.goal_leaf, &mut self.goal_ties);
-
+        let (fresh_s, fresh_g) = (clusters.is_fresh(ks), clusters.is_fresh(kg));
+        if fresh_s {
+            tie(graph, clusters, ks, (start, ends.start_leaf), &mut self.start_ties);
+        }
+        if fresh_g {
+            tie(graph, clusters, kg, (goal, ends.goal_leaf), &mut self.goal_ties);
+        }
         let bound = Bound::new(goal, landmarks);
         let (s, t) = self.begin(graph, start, goal);
-        while let Some((node, g, p)) = self.pop() {
-            if node == t {
-                return Some(self.unwind_clustered(graph, clusters, (start, ks), (goal, kg), s, t));
+        // With a fresh goal cluster the goal is reached from its entrances only.
+        let target = Target {
+            leaf: (!fresh_g).then_some(ends.goal_leaf),
+            cell: goal,
+            node: t,
+        };
+        while let Some((n, g, p)) = self.pop() {
+            if n == t {
+                return Some(self.unwind_clustered(graph, clusters, ends, s, t));
             }
             self.expanded += 1;
-            if node == s {
-                for (j, &e) in cs.entrances.iter().enumerate() {
-                    let d = self.start_ties[j].0;
-                    if d.is_finite() {
-                        self.relax(e, d, s, || bound.to_goal(graph.gate(e).cell));
+            if n == s {
+                if fresh_s {
+                    for (j, &e) in clusters.get(ks).entrances.iter().enumerate() {
+                        let d = self.start_ties[j].0;
+                        if d.is_finite() {
+                            let c = graph.gate(e).cell;
+                            self.relax(node(e), d, s, || bound.to_goal(c));
+                        }
                     }
+                } else {
+                    self.relax_leaf(graph, (ends.start_leaf, start, 0.0, s), &target, &bound);
                 }
                 continue;
             }
-            let gate = graph.gate(node);
-            let k = graph.leaf(gate.leaf).cluster;
-            // As in the flat search, routes inside the cluster are offered only from
-            // entrances reached from outside it: shortest distances obey the triangle
-            // inequality, so offering them again from a mate never helps.
-            if p & CROSSED != 0 {
-                let c = clusters.get(k);
-                let (i, n_e) = (gate.entrance as usize, c.entrances.len());
-                for (j, &e) in c.entrances.iter().enumerate() {
-                    let d = c.dist[i * n_e + j];
-                    if j != i && d.is_finite() {
-                        self.relax(e, g + d, node, || bound.to_goal(graph.gate(e).cell));
+            let here = graph.gate(gate(n));
+            let k = clusters.of_leaf(here.leaf);
+            let entered = p & CROSSED != 0;
+            if clusters.is_fresh(k) {
+                // As in the flat search, routes inside the cluster are offered only from
+                // entrances reached from outside it: shortest distances obey the triangle
+                // inequality, so offering them again from a mate never helps.
+                if entered {
+                    let c = clusters.get(k);
+                    let i = clusters
+                        .entrance_of(gate(n))
+                        .expect("the search enters fresh clusters at entrances only");
+                    let n_e = c.entrances.len();
+                    for (j, &e) in c.entrances.iter().enumerate() {
+                        let d = c.dist[i * n_e + j];
+                        if j != i && d.is_finite() {
+                            let ec = graph.gate(e).cell;
+                            self.relax(node(e), g + d, n, || bound.to_goal(ec));
+                        }
+                    }
+                    if k == kg {
+                        let d = self.goal_ties[i].0;
+                        if d.is_finite() {
+                            self.relax(t, g + d, n, || 0.0);
+                        }
                     }
                 }
-                if k == kg {
-                    let d = self.goal_ties[i].0;
-                    if d.is_finite() {
-                        self.relax(t, g + d, node, || 0.0);
-                    }
-                }
+            } else if entered {
+                self.relax_leaf(graph, (here.leaf, here.cell, g, n), &target, &bound);
             }
-            for &v in &gate.links {
+            for &v in &here.links {
                 let other = graph.gate(v);
-                if other.entrance != NONE && graph.leaf(other.leaf).cluster != k {
-                    self.relax(v, g + octile(gate.cell, other.cell), node | CROSSED, || {
-                        bound.to_goal(other.cell)
+                let kv = clusters.of_leaf(other.leaf);
+                let usable = if clusters.is_fresh(kv) {
+                    kv != k && clusters.entrance_of(v).is_some()
+                } else {
+                    true
+                };
+                if usable {
+                    let c = other.cell;
+                    self.relax(node(v), g + octile(here.cell, c), n | CROSSED, || {
+                        bound.to_goal(c)
                     });
                 }
             }
@@ -290,8 +366,7 @@ impl SearchContext {
         &self,
         graph: &GateGraph,
         clusters: &Clusters,
-        (start, ks): (Cell, u32),
-        (goal, kg): (Cell, u32),
+        ends: Ends,
         s: u32,
         t: u32,
     ) -> Vec<Cell> {
@@ -303,75 +378,82 @@ impl SearchContext {
             chain.push(self.nodes[last as usize].parent & !CROSSED);
         }
         chain.reverse();
-        let cell = |v: u32| graph.gate(v).cell;
-        let cluster_of = |v: u32| graph.leaf(graph.gate(v).leaf).cluster;
-        // The gates met following a predecessor table from local gate `v` to `stop`
-        // (excluded) or to an origin (included).
-        let walk = |pred: &[u32], c: &Cluster, mut v: u32, stop: u32| {
-            let mut out = Vec::new();
-            while v != stop && v != FROM_ORIGIN {
-                out.push(c.gates[v as usize]);
-                v = pred[v as usize];
-            }
-            out
-        };
-        fn tree(c: &Cluster, i: usize) -> &[u32] {
-            let n_g = c.gates.len();
-            &c.pred[i * n_g..(i + 1) * n_g]
-        }
-        let mut out = vec![start];
+        let cell = |v: u32| graph.gate(gate(v)).cell;
+        let (ks, kg) = (
+            clusters.of_leaf(ends.start_leaf),
+            clusters.of_leaf(ends.goal_leaf),
+        );
+        let mut out = vec![ends.start];
         for w in chain.windows(2) {
             let (a, b) = (w[0], w[1]);
-            match (a == s, b == t) {
-                (true, true) => unreachable!("start and goal in different clusters"),
-                (true, false) => {
-                    // Start → a gate `v` of its leaf → along entrance `j`'s tree to `b`.
-                    let (c, j) = (clusters.get(ks), graph.gate(b).entrance as usize);
-                    let route = walk(tree(c, j), c, self.start_ties[j].1, NONE);
-                    out.extend(route.iter().map(|&v| cell(v)));
+            let crossed = self.nodes[b as usize].parent & CROSSED != 0;
+            if a == s && clusters.is_fresh(ks) {
+                // Start → a gate of its leaf → along entrance `j`'s tree to `b`.
+                let c = clusters.get(ks);
+                let j = clusters.entrance_of(gate(b)).expect("tied to an entrance");
+                let route = walk(c, c.routes_from(j), self.start_ties[j].1, None);
+                out.extend(route.iter().map(|&v| graph.gate(v).cell));
+            } else if b == t {
+                if clusters.is_fresh(kg) {
+                    let c = clusters.get(kg);
+                    let k = clusters.entrance_of(gate(a)).expect("tied to an entrance");
+                    let route = walk(c, c.routes_from(k), self.goal_ties[k].1, None);
+                    out.extend(route.iter().rev().skip(1).map(|&v| graph.gate(v).cell));
                 }
-                (false, true) => {
-                    let (c, k) = (clusters.get(kg), graph.gate(a).entrance as usize);
-                    let route = walk(tree(c, k), c, self.goal_ties[k].1, NONE);
-                    out.extend(route.iter().rev().skip(1).map(|&v| cell(v)));
-                }
-                (false, false) if cluster_of(a) == cluster_of(b) => {
-                    let c = clusters.get(cluster_of(a));
-                    let route = walk(
-                        tree(c, graph.gate(a).entrance as usize),
-                        c,
-                        graph.gate(b).local,
-                        graph.gate(a).local,
-                    );
-                    out.extend(route.iter().rev().map(|&v| cell(v)));
-                }
-                (false, false) => out.push(cell(b)),
+            } else if a != s && !crossed && clusters.is_fresh(clusters.of_leaf(graph.gate(gate(a)).leaf)) {
+                // A route inside a fresh cluster, from entrance `a` to entrance `b`.
+                let c = clusters.get(clusters.of_leaf(graph.gate(gate(a)).leaf));
+                let i = clusters.entrance_of(gate(a)).expect("routes start at entrances");
+                let stop = clusters.local_of(gate(a));
+                let route = walk(c, c.routes_from(i), clusters.local_of(gate(b)), Some(stop));
+                out.extend(route.iter().rev().map(|&v| graph.gate(v).cell));
+            } else {
+                // One step over a crossing, or a straight line inside one leaf.
+                out.push(cell(b));
             }
         }
-        out.push(goal);
+        out.push(ends.goal);
         out
     }
 }
 
-/// For each entrance of cluster `c`, the distance from `cell` (in leaf `leaf`) and the gate
-/// of that leaf the route leaves through: the best of "straight to a gate, then the
-/// entrance's stored route".
-fn tie(graph: &GateGraph, c: &Cluster, cell: Cell, leaf: u32, out: &mut Vec<(f64, u32)>) {
+/// The gates met following predecessor table `pred` of cluster `c` from local gate `v` to
+/// `stop` (excluded) or to the table's origin (included).
+fn walk(c: &Cluster, pred: &[u32], mut v: u32, stop: Option<u32>) -> Vec<GateId> {
+    let mut out = Vec::new();
+    while Some(v) != stop && v != FROM_ORIGIN && v != NO_PRED {
+        out.push(c.gates[v as usize]);
+        v = pred[v as usize];
+    }
+    out
+}
+
+/// For each entrance of cluster `id`, the distance from `cell` (in leaf `leaf`) and the
+/// local index of the gate of that leaf the route leaves through: the best of "straight to
+/// a gate, then the entrance's stored route".
+fn tie(
+    graph: &GateGraph,
+    clusters: &Clusters,
+    id: ClusterId,
+    (cell, leaf): (Cell, LeafId),
+    out: &mut Vec<(f64, u32)>,
+) {
     out.clear();
+    let c = clusters.get(id);
     let l = graph.leaf(leaf);
     // Each way out of the leaf once: its local index and the straight distance to it.
     let exits: smallvec::SmallVec<[(u32, f64); 32]> = l
         .gates
         .iter()
         .zip(&l.cells)
-        .map(|(&v, &gc)| (graph.gate(v).local, octile(cell, gc)))
+        .map(|(&v, &gc)| (clusters.local_of(v), octile(cell, gc)))
         .collect();
     for reach in c
         .reach
         .chunks_exact(c.gates.len().max(1))
         .take(c.entrances.len())
     {
-        let mut best = (f64::INFINITY, NONE);
+        let mut best = (f64::INFINITY, u32::MAX);
         for &(local, d) in &exits {
             let d = d + reach[local as usize] as f64;
             if d < best.0 {

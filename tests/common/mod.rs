@@ -146,8 +146,8 @@ pub fn read_scen(path: &std::path::Path) -> Vec<(Cell, Cell, f64)> {
 
 /// Asserts two structure snapshots are equal, reporting only what differs.
 pub fn assert_same_structure(
-    got: &quadpath::hpa::Snapshot,
-    want: &quadpath::hpa::Snapshot,
+    got: &quadpath::testing::Snapshot,
+    want: &quadpath::testing::Snapshot,
     context: &str,
 ) {
     fn diff<T: PartialEq + std::fmt::Debug>(name: &str, a: &[T], b: &[T], context: &str) {
@@ -165,12 +165,10 @@ pub fn assert_same_structure(
 /// Fast mode with clusters small enough (and no minimum size) that random small maps have
 /// many of them, so that the clustered search is exercised.
 pub fn tiny_clusters(side: u32) -> quadpath::Config {
-    quadpath::Config {
-        clusters: Some(quadpath::hpa::Clustering {
-            side,
-            min_side: 1,
-            entrances: quadpath::GatePolicy::Adaptive,
-        }),
-        ..quadpath::Config::fast()
-    }
+    quadpath::Config::fast().with_clusters(Some(
+        quadpath::Clustering::default()
+            .with_side(side)
+            .with_min_side(1)
+            .with_entrances(quadpath::GatePolicy::Adaptive),
+    ))
 }

@@ -1,0 +1,210 @@
+//! How an [`HpaMap`](super::HpaMap) is built: the mode presets and the knobs behind them.
+//!
+//! [`Config`] and [`Clustering`] are `#[non_exhaustive]`: read and assign their fields
+//! freely, but start from a preset ([`Config::exact`], [`Config::fast`],
+//! [`Clustering::default`]) and adjust it with the `with_*` methods, so that new knobs can
+//! be added without breaking your code. A configuration is checked when a map is built;
+//! values out of range are an error, never silently clamped.
+
+use super::error::ConfigError;
+use super::landmarks::MAX_LANDMARKS;
+use super::policy::GatePolicy;
+
+/// The speed/quality trade-off of an [`HpaMap`](super::HpaMap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Every crossing is a gate, and landmark bounds guide the search: paths have optimal
+    /// length.
+    #[default]
+    Exact,
+    /// Sparse gates ([`GatePolicy::Adaptive`]), a search over cluster entrances, and
+    /// string-pulling: much faster searches, paths a few percent longer than optimal.
+    Fast,
+}
+
+/// How an [`HpaMap`](super::HpaMap) builds its gate graph and post-processes paths.
+///
+/// ```
+/// use quadpath::{Config, Grid, HpaMap};
+///
+/// let config = Config::exact().with_landmarks(4).with_max_leaf_side(Some(32));
+/// let map = HpaMap::new(Grid::new_free(64, 64), config)?;
+/// assert_eq!(map.landmark_count(), 4);
+///
+/// // Out-of-range values are refused, not clamped.
+/// assert!(HpaMap::new(Grid::new_free(8, 8), Config::exact().with_landmarks(200)).is_err());
+/// # Ok::<(), quadpath::BuildError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Config {
+    /// Which border crossings become gates.
+    pub gates: GatePolicy,
+    /// Search over cluster entrances instead of every gate. `None` searches the gate graph
+    /// itself, which is optimal when `gates` is [`GatePolicy::All`]. Small maps are not
+    /// clustered (see [`Clustering::min_side`]).
+    pub clusters: Option<Clustering>,
+    /// Shorten paths by string pulling after refinement.
+    pub smooth: bool,
+    /// Split free leaves larger than this many cells on a side. Smaller leaves mean more
+    /// gates but cheaper edits inside large open areas.
+    pub max_leaf_side: Option<u32>,
+    /// Landmarks for differential heuristics (0 to 16; 0 turns them off). Each costs 4
+    /// bytes per free cell and one grid Dijkstra at build time, and lets the search skip
+    /// most of the dead ends the octile heuristic walks into. Optimality is unaffected.
+    pub landmarks: u8,
+}
+
+impl Config {
+    /// Optimal paths: every crossing is a gate, no smoothing needed, and 8 landmarks.
+    pub fn exact() -> Self {
+        Config {
+            gates: GatePolicy::All,
+            clusters: None,
+            smooth: false,
+            max_leaf_side: None,
+            landmarks: 8,
+        }
+    }
+
+    /// Fast, near-optimal paths: sparse gates ([`GatePolicy::Adaptive`]) between leaves,
+    /// a search over cluster entrances placed by the same policy, and smoothing.
+    pub fn fast() -> Self {
+        Config {
+            gates: GatePolicy::Adaptive,
+            clusters: Some(Clustering::default()),
+            smooth: true,
+            max_leaf_side: None,
+            landmarks: 0,
+        }
+    }
+
+    /// With this gate policy.
+    pub fn with_gates(mut self, gates: GatePolicy) -> Self {
+        self.gates = gates;
+        self
+    }
+
+    /// With this clustering, or none.
+    pub fn with_clusters(mut self, clusters: Option<Clustering>) -> Self {
+        self.clusters = clusters;
+        self
+    }
+
+    /// With or without string pulling.
+    pub fn with_smoothing(mut self, smooth: bool) -> Self {
+        self.smooth = smooth;
+        self
+    }
+
+    /// With free leaves split down to at most this side, or not split for size.
+    pub fn with_max_leaf_side(mut self, side: Option<u32>) -> Self {
+        self.max_leaf_side = side;
+        self
+    }
+
+    /// With this many landmarks (0 to 16).
+    pub fn with_landmarks(mut self, landmarks: u8) -> Self {
+        self.landmarks = landmarks;
+        self
+    }
+
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    /// The first field out of range, as a [`ConfigError`].
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.landmarks as usize > MAX_LANDMARKS {
+            return Err(ConfigError::TooManyLandmarks {
+                requested: self.landmarks.into(),
+                max: MAX_LANDMARKS as u32,
+            });
+        }
+        if self.max_leaf_side == Some(0) {
+            return Err(ConfigError::ZeroLeafSide);
+        }
+        self.gates.validate()?;
+        if let Some(c) = &self.clusters {
+            c.validate()?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::exact()
+    }
+}
+
+impl From<Mode> for Config {
+    fn from(m: Mode) -> Self {
+        match m {
+            Mode::Exact => Config::exact(),
+            Mode::Fast => Config::fast(),
+        }
+    }
+}
+
+/// How the fast mode groups leaves into clusters and picks their entrances.
+///
+/// ```
+/// use quadpath::{Clustering, Config};
+/// let config = Config::fast().with_clusters(Some(Clustering::default().with_side(64)));
+/// assert_eq!(config.clusters.unwrap().side, 64);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Clustering {
+    /// Largest cluster side in cells; the cluster depth is the shallowest quadtree depth
+    /// whose nodes are no larger, so clusters come out between half this and this. Larger
+    /// clusters mean fewer entrances to search but a costlier refresh after edits.
+    pub side: u32,
+    /// Smallest cluster side in cells. Clusters shrink below `side` so that a map spans at
+    /// least 4×4 of them (with fewer, most queries stay inside one cluster), but not below
+    /// this: a map too small for clusters of this side is not clustered at all, since the
+    /// gate search is as fast there and edits would pay for refreshes that buy nothing.
+    pub min_side: u32,
+    /// Which cells of each free run along a cluster's border become entrances.
+    pub entrances: GatePolicy,
+}
+
+impl Default for Clustering {
+    fn default() -> Self {
+        Clustering {
+            side: 96,
+            min_side: 24,
+            entrances: GatePolicy::Adaptive,
+        }
+    }
+}
+
+impl Clustering {
+    /// With this largest cluster side.
+    pub fn with_side(mut self, side: u32) -> Self {
+        self.side = side;
+        self
+    }
+
+    /// With this smallest cluster side.
+    pub fn with_min_side(mut self, min_side: u32) -> Self {
+        self.min_side = min_side;
+        self
+    }
+
+    /// With this entrance policy.
+    pub fn with_entrances(mut self, entrances: GatePolicy) -> Self {
+        self.entrances = entrances;
+        self
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.side < 2 || self.min_side == 0 || self.min_side > self.side {
+            return Err(ConfigError::ClusterSides {
+                side: self.side,
+                min_side: self.min_side,
+            });
+        }
+        self.entrances.validate()
+    }
+}

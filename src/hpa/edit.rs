@@ -1,0 +1,332 @@
+//! Edits and refreshes: cells blocked and freed, the leaves around them rebuilt, and the
+//! deferred work (cluster routes, landmark columns) done when the caller chooses.
+
+use super::error::EditError;
+use super::graph::LeafId;
+use super::map::HpaMap;
+use crate::geom::{Cell, Direction, Rect};
+use crate::quadtree::{LeafChange, NodeId};
+use hashbrown::HashMap;
+use std::time::{Duration, Instant};
+
+/// What a refresh did, and whether anything is left for the next one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RefreshReport {
+    /// Clusters whose entrance routes were recomputed.
+    pub clusters: usize,
+    /// Landmarks whose distance columns were recomputed.
+    pub landmarks: usize,
+    /// Whether the map is now fully up to date.
+    pub complete: bool,
+}
+
+impl HpaMap {
+    /// Blocks (`true`) or frees (`false`) one cell, updating the structure locally.
+    /// Returns whether the cell changed.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError};
+    /// let mut map = HpaMap::new(Grid::new_free(3, 3), Mode::Exact)?;
+    /// assert!(map.set_blocked(Cell::new(1, 1), true)?);
+    /// assert!(!map.set_blocked(Cell::new(1, 1), true)?, "already blocked");
+    /// assert!(matches!(
+    ///     map.find_path(Cell::new(0, 0), Cell::new(1, 1)),
+    ///     Err(QueryError::Blocked { .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the cell is off the map; nothing changes then.
+    pub fn set_blocked(&mut self, cell: Cell, blocked: bool) -> Result<bool, EditError> {
+        Ok(self.set_rect_blocked(Rect::new(cell.x, cell.y, cell.x, cell.y), blocked)? == 1)
+    }
+
+    /// Blocks or frees every cell of a rectangle (a building placed or torn down), then
+    /// updates the structure once. Returns how many cells changed.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+    /// let mut map = HpaMap::new(Grid::new_free(20, 10), Mode::Fast)?;
+    /// // A wall across the map cuts it in two; tearing part of it down reconnects it.
+    /// assert_eq!(map.set_rect_blocked(Rect::new(10, 0, 10, 9), true)?, 10);
+    /// assert!(!map.connected(Cell::new(0, 0), Cell::new(19, 0))?);
+    /// assert_eq!(map.set_rect_blocked(Rect::new(10, 4, 10, 5), false)?, 2);
+    /// assert!(map.connected(Cell::new(0, 0), Cell::new(19, 0))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
+    /// then.
+    pub fn set_rect_blocked(&mut self, rect: Rect, blocked: bool) -> Result<usize, EditError> {
+        self.check_rect(rect)?;
+        let mut changed = Vec::new();
+        for c in rect.cells() {
+            if self.toggle(c, blocked) {
+                changed.push(c);
+            }
+        }
+        self.after_edit(blocked, &changed);
+        Ok(changed.len())
+    }
+
+    fn check_rect(&self, rect: Rect) -> Result<(), EditError> {
+        let (width, height) = (self.grid.width(), self.grid.height());
+        if rect.x2 < width && rect.y2 < height {
+            Ok(())
+        } else {
+            Err(EditError::OutOfBounds {
+                rect,
+                width,
+                height,
+            })
+        }
+    }
+
+    /// Brings the structure up to date after `changed` cells all became blocked (or all
+    /// free): the tree has already been edited.
+    fn after_edit(&mut self, blocked: bool, changed: &[Cell]) {
+        if changed.is_empty() {
+            return;
+        }
+        self.update(blocked);
+        if blocked {
+            self.landmarks.on_blocked(&self.grid, changed);
+        } else {
+            self.landmarks.on_freed(&self.grid, changed);
+        }
+    }
+
+    /// Blocks or frees one cell of the grid and the tree; returns whether it changed.
+    fn toggle(&mut self, c: Cell, blocked: bool) -> bool {
+        if self.grid.is_free(c.x, c.y) != blocked {
+            return false;
+        }
+        self.grid.set_free(c.x, c.y, !blocked);
+        let edited = if blocked {
+            self.tree.add(c.x, c.y, ())
+        } else {
+            self.tree.remove(c.x, c.y, &()).map(drop)
+        };
+        edited.expect("the cell was checked to be on the map");
+        true
+    }
+
+    /// Brings the cluster routes and the landmarks up to date after edits.
+    ///
+    /// Edits update the tree, the gates and the components at once, but defer two costlier
+    /// jobs. Recomputing a cluster's entrance routes costs far more than the edit, and a
+    /// burst of edits (a building placed cell by cell, a wall raised) should pay it once;
+    /// until then the search crosses the stale clusters over their gates, slower there and
+    /// nowhere else. And an edit that opens a real shortcut (a wall knocked through)
+    /// changes the landmark distances over a whole region; past a fixed budget the edit sets
+    /// those landmarks aside (searches then use the others) until a refresh recomputes
+    /// them, one grid search each.
+    ///
+    /// Queries never refresh by themselves: call this, or [`HpaMap::refresh_within`] to
+    /// spread the work over frames, when the game can afford it.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+    /// let mut map = HpaMap::new(Grid::new_free(256, 256), Mode::Fast)?;
+    /// map.set_rect_blocked(Rect::new(100, 100, 103, 103), true)?;
+    /// assert!(map.needs_refresh());
+    /// // Still answered, and valid, before the refresh.
+    /// let before = map.find_path(Cell::new(90, 90), Cell::new(120, 120))?;
+    /// let report = map.refresh();
+    /// assert!(report.complete && report.clusters > 0 && !map.needs_refresh());
+    /// let after = map.find_path(Cell::new(90, 90), Cell::new(120, 120))?;
+    /// assert!(before.length >= 30.0 * 2f64.sqrt() && after.length >= 30.0 * 2f64.sqrt());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh(&mut self) -> RefreshReport {
+        self.refresh_until(None)
+    }
+
+    /// [`HpaMap::refresh`], stopping once `budget` has run out: call it once a frame with
+    /// the time the frame can spare, until it reports `complete`. It always does at least
+    /// one unit of work (one cluster or one landmark) when any is left, so that repeated
+    /// calls finish even with a zero budget; a unit takes from microseconds (a cluster) to
+    /// tens of milliseconds (a landmark on a 1024² map).
+    ///
+    /// ```
+    /// use quadpath::{Grid, HpaMap, Mode, Rect};
+    /// use std::time::Duration;
+    /// let mut map = HpaMap::new(Grid::new_free(512, 512), Mode::Fast)?;
+    /// for i in 0..20 {
+    ///     map.set_rect_blocked(Rect::new(20 * i, 10, 20 * i + 3, 13), true)?;
+    /// }
+    /// let mut frames = 0;
+    /// while map.needs_refresh() {
+    ///     let report = map.refresh_within(Duration::from_micros(200));
+    ///     assert!(report.clusters + report.landmarks > 0);
+    ///     frames += 1;
+    /// }
+    /// assert!(frames >= 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh_within(&mut self, budget: Duration) -> RefreshReport {
+        self.refresh_until(Some(Instant::now() + budget))
+    }
+
+    fn refresh_until(&mut self, deadline: Option<Instant>) -> RefreshReport {
+        let mut report = RefreshReport::default();
+        let shape = self.tree.shape();
+        loop {
+            let cluster = self
+                .clusters
+                .as_mut()
+                .is_some_and(|c| c.refresh_one(&self.graph, &shape, &self.grid));
+            if cluster {
+                report.clusters += 1;
+            } else if self.landmarks.refresh_one(&self.grid) {
+                report.landmarks += 1;
+            } else {
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+        }
+        report.complete = !self.needs_refresh();
+        report
+    }
+
+    /// Whether edits have left clusters or landmarks to recompute (see
+    /// [`HpaMap::refresh`]).
+    pub fn needs_refresh(&self) -> bool {
+        self.clusters.as_ref().is_some_and(|c| c.is_stale()) || self.landmarks.is_stale()
+    }
+
+    /// Rebuilds gates and labels for the leaves the tree reports as replaced. All edits
+    /// since the last update went the same way: all blocked (`blocking`) or all freed.
+    fn update(&mut self, blocking: bool) {
+        let mut removed = Vec::new();
+        let mut created: HashMap<NodeId, Rect> = HashMap::new();
+        for change in self.tree.drain_changes() {
+            match change {
+                LeafChange::Removed { id, .. } => {
+                    if created.remove(&id).is_none() {
+                        removed.extend(self.graph.leaf_of(id));
+                    }
+                }
+                LeafChange::Created { id, rect } => {
+                    created.insert(id, rect);
+                }
+            }
+        }
+        removed.sort_unstable();
+        removed.dedup();
+        for leaf in removed {
+            self.components.forget(leaf);
+            if let Some(clusters) = &mut self.clusters {
+                clusters.detach(leaf);
+            }
+            self.graph.remove_leaf(leaf);
+        }
+        // Each new leaf with its slot (when free) and its free neighbours, which the gates,
+        // the clusters and the components all need.
+        let mut new_free = Vec::new();
+        let mut around: Vec<(NodeId, Option<LeafId>, Vec<LeafId>)> =
+            Vec::with_capacity(created.len());
+        for (&id, &rect) in &created {
+            let free = self.tree.node(id).is_some_and(|n| n.object_count() == 0);
+            let leaf = free.then(|| self.graph.add_leaf(id, rect));
+            new_free.extend(leaf);
+            around.push((id, leaf, Vec::new()));
+        }
+        // Only once every new free leaf is in the graph: they may neighbour each other.
+        for (id, _, neighbours) in &mut around {
+            *neighbours = self.free_neighbours(*id);
+        }
+        for (_, leaf, neighbours) in &around {
+            let Some(a) = *leaf else { continue };
+            for &b in neighbours {
+                let b_id = self.graph.leaf(b).id;
+                if !created.contains_key(&b_id) || self.graph.leaf(a).id < b_id {
+                    self.connect(a, b);
+                }
+            }
+        }
+        self.refresh_corner_crossings(&created);
+        if let Some(clusters) = &mut self.clusters {
+            let shape = self.tree.shape();
+            for &leaf in &new_free {
+                clusters.attach(&self.graph, &shape, leaf);
+            }
+            // Gates appear and vanish only in leaves next to the replaced ones.
+            for (_, _, neighbours) in &around {
+                for &n in neighbours {
+                    clusters.mark_stale(clusters.of_leaf(n));
+                }
+            }
+        }
+        self.components.absorb_new_leaves(&self.graph, &new_free);
+        if blocking {
+            // Free leaves next to the change: new ones, and those around new blocked leaves.
+            let mut seeds = new_free;
+            for (_, _, neighbours) in around.iter().filter(|(_, leaf, _)| leaf.is_none()) {
+                seeds.extend_from_slice(neighbours);
+            }
+            self.components.split_off(&self.graph, &seeds);
+        }
+    }
+
+    /// A diagonal crossing between two untouched leaves runs past the corner cell of the
+    /// leaf between them, so when that leaf changed, the crossing may have become legal or
+    /// illegal. Recompute the crossings of each such pair.
+    fn refresh_corner_crossings(&mut self, created: &HashMap<NodeId, Rect>) {
+        let mut pairs = Vec::new();
+        for rect in created.values() {
+            for (corner, vertical, horizontal) in [
+                ((rect.x1, rect.y1), Direction::N, Direction::W),
+                ((rect.x2, rect.y1), Direction::N, Direction::E),
+                ((rect.x1, rect.y2), Direction::S, Direction::W),
+                ((rect.x2, rect.y2), Direction::S, Direction::E),
+            ] {
+                let corner = Cell::from(corner);
+                let (Some(a), Some(b)) = (corner.step(vertical), corner.step(horizontal)) else {
+                    continue;
+                };
+                let (Some(la), Some(lb)) = (self.free_leaf_at(a), self.free_leaf_at(b)) else {
+                    continue;
+                };
+                let (ia, ib) = (self.graph.leaf(la).id, self.graph.leaf(lb).id);
+                if la != lb && !created.contains_key(&ia) && !created.contains_key(&ib) {
+                    pairs.push((la.min(lb), la.max(lb)));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        for (a, b) in pairs {
+            self.graph.unlink_leaves(a, b);
+            self.connect(a, b);
+        }
+    }
+
+    /// The free leaf holding `c`, if `c` is on the map and free.
+    fn free_leaf_at(&self, c: Cell) -> Option<LeafId> {
+        if !self.grid.is_free(c.x, c.y) {
+            return None;
+        }
+        self.graph.leaf_of(self.tree.find(c.x, c.y).ok()?.id())
+    }
+
+    /// The free leaves next to leaf `id`, each once.
+    fn free_neighbours(&self, id: NodeId) -> Vec<LeafId> {
+        let mut out = Vec::new();
+        for dir in Direction::ALL {
+            self.tree.for_each_neighbour(id, dir, |n| {
+                if n.object_count() == 0 {
+                    out.push(self.graph.leaf_of_node(n.id()));
+                }
+            });
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

@@ -1,0 +1,130 @@
+//! What can go wrong building an [`HpaMap`](super::HpaMap), querying it, or editing it.
+//!
+//! The three are separate types because a caller handles them at different places: a
+//! build error when a level loads, a query error for one unit's order, an edit error
+//! where the game changes the map. All are `#[non_exhaustive]`, so later versions can
+//! report new conditions without breaking a `match`.
+
+use crate::geom::{Cell, Rect};
+
+/// Which end of a query an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// The start cell.
+    Start,
+    /// The goal cell.
+    Goal,
+}
+
+impl Endpoint {
+    /// `"start"` or `"goal"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Endpoint::Start => "start",
+            Endpoint::Goal => "goal",
+        }
+    }
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a [`Config`](super::Config) was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// More landmarks than the table supports.
+    #[error("{requested} landmarks requested, at most {max} are supported")]
+    TooManyLandmarks {
+        /// What the configuration asked for.
+        requested: u32,
+        /// The most there can be.
+        max: u32,
+    },
+    /// `max_leaf_side` of zero: a leaf has at least one cell.
+    #[error("max_leaf_side must be at least 1")]
+    ZeroLeafSide,
+    /// A gate or entrance policy that places gates every 0 cells.
+    #[error("a gate spacing of 0 cells is not a spacing; use 1 for every cell")]
+    ZeroGateStep,
+    /// Cluster sides that cannot hold a cluster, or a smallest side above the largest.
+    #[error("cluster sides must satisfy 2 <= min_side <= side, got min_side {min_side}, side {side}")]
+    ClusterSides {
+        /// [`Clustering::side`](super::Clustering::side).
+        side: u32,
+        /// [`Clustering::min_side`](super::Clustering::min_side).
+        min_side: u32,
+    },
+}
+
+/// Why an [`HpaMap`](super::HpaMap) could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The map is larger than the quadtree can index.
+    #[error("a {width}x{height} map cannot be indexed: each side must be at most {max}")]
+    MapTooLarge {
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
+        /// The largest side.
+        max: u32,
+    },
+    /// The configuration is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(#[from] ConfigError),
+}
+
+/// Why a path query has no answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// The start or the goal is outside the map.
+    #[error("{endpoint} {cell} is outside the {width}x{height} map")]
+    OutOfBounds {
+        /// Which end.
+        endpoint: Endpoint,
+        /// The cell.
+        cell: Cell,
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
+    },
+    /// The start or the goal is on a blocked cell.
+    #[error("{endpoint} {cell} is on a blocked cell")]
+    Blocked {
+        /// Which end.
+        endpoint: Endpoint,
+        /// The cell.
+        cell: Cell,
+    },
+    /// No path joins the start and the goal.
+    #[error("no path from {start} to {goal}: they are not connected")]
+    Unreachable {
+        /// Start cell.
+        start: Cell,
+        /// Goal cell.
+        goal: Cell,
+    },
+}
+
+/// Why an edit was refused. A refused edit changes nothing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditError {
+    /// Some cell of the edited area is outside the map.
+    #[error("{rect} reaches outside the {width}x{height} map")]
+    OutOfBounds {
+        /// The area the edit was for (a single cell is a 1×1 rectangle).
+        rect: Rect,
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
+    },
+}

@@ -1,0 +1,149 @@
+//! Test hooks: a canonical snapshot of the structure, to compare an edited map with a
+//! fresh build, and a check of the internal bookkeeping. Compiled for the crate's own
+//! tests and with the `testing` feature, which the integration tests turn on.
+
+use super::map::HpaMap;
+use crate::geom::{Cell, Direction, Rect};
+use hashbrown::HashMap;
+
+/// Two entrances of a cluster and the distance between them, in millionths of a cell.
+pub type EntranceRoute = (Cell, Cell, i64);
+
+/// A canonical description of an [`HpaMap`], equal for two maps exactly when they have the
+/// same leaves, gates, crossings, component partition and cluster routes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// `(id, rect, free)` of every leaf.
+    pub leaves: Vec<(u64, Rect, bool)>,
+    /// Every gate cell with its leaf.
+    pub gates: Vec<(Cell, u64)>,
+    /// Every crossing, smaller cell first.
+    pub crossings: Vec<(Cell, Cell)>,
+    /// The partition of free leaves into components.
+    pub components: Vec<Vec<u64>>,
+    /// Per cluster, the distance between every two of its entrances.
+    pub clusters: Vec<(u64, Vec<EntranceRoute>)>,
+}
+
+impl HpaMap {
+    /// The map's [`Snapshot`].
+    ///
+    /// # Panics
+    /// When clusters or landmarks await [`HpaMap::refresh`].
+    pub fn snapshot(&self) -> Snapshot {
+        assert!(
+            !self.needs_refresh(),
+            "refresh the map before taking a snapshot"
+        );
+        let mut leaves: Vec<(u64, Rect, bool)> = self
+            .tree
+            .leaves()
+            .map(|l| (l.id().raw(), l.rect(), l.object_count() == 0))
+            .collect();
+        leaves.sort_unstable_by_key(|l| l.0);
+        let mut crossings = self.crossings();
+        crossings.sort_unstable();
+        let mut gates: Vec<(Cell, u64)> = self
+            .graph
+            .gates()
+            .map(|(_, g)| (g.cell, self.graph.leaf(g.leaf).id.raw()))
+            .collect();
+        gates.sort_unstable();
+        let mut by_label: HashMap<_, Vec<u64>> = HashMap::new();
+        for (leaf, l) in self.graph.leaves() {
+            by_label
+                .entry(self.components.of(leaf))
+                .or_default()
+                .push(l.id.raw());
+        }
+        let mut components: Vec<Vec<u64>> = by_label
+            .into_values()
+            .map(|mut v| {
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        components.sort_unstable();
+        let mut clusters = Vec::new();
+        if let Some(cl) = &self.clusters {
+            for c in cl.live() {
+                let cells: Vec<Cell> = c
+                    .entrances
+                    .iter()
+                    .map(|&e| self.graph.gate(e).cell)
+                    .collect();
+                let n = cells.len();
+                let mut routes: Vec<EntranceRoute> = (0..n * n)
+                    .filter(|&k| c.dist[k].is_finite())
+                    .map(|k| (cells[k / n], cells[k % n], (c.dist[k] * 1e6).round() as i64))
+                    .collect();
+                routes.sort_unstable();
+                clusters.push((c.key.raw(), routes));
+            }
+        }
+        clusters.sort_unstable();
+        Snapshot {
+            leaves,
+            gates,
+            crossings,
+            components,
+            clusters,
+        }
+    }
+
+    /// Checks the internal bookkeeping: every free leaf of the tree in the graph, gates
+    /// filed in their leaves, symmetric crossings that are legal steps, component labels
+    /// and sizes, and the landmark table's Lipschitz property.
+    ///
+    /// # Errors
+    /// A description of the first inconsistency found.
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let g = &self.graph;
+        self.components.check(g)?;
+        self.landmarks.check(&self.grid)?;
+        let free_leaves = self.tree.leaves().filter(|l| l.object_count() == 0).count();
+        if free_leaves != g.leaf_count() {
+            return Err(format!(
+                "the tree has {free_leaves} free leaves, the graph {}",
+                g.leaf_count()
+            ));
+        }
+        for (leaf_id, leaf) in g.leaves() {
+            if g.leaf_of(leaf.id) != Some(leaf_id) {
+                return Err(format!("leaf {} is not indexed by its node", leaf.id));
+            }
+            for (pos, (&gate, &cell)) in leaf.gates.iter().zip(&leaf.cells).enumerate() {
+                let gt = g.gate(gate);
+                if !g.is_live_gate(gate)
+                    || gt.leaf != leaf_id
+                    || gt.pos as usize != pos
+                    || gt.cell != cell
+                    || !leaf.rect.contains(gt.cell.x, gt.cell.y)
+                {
+                    return Err(format!("gate {} misfiled in leaf {}", gt.cell, leaf.id));
+                }
+                if gt.links.is_empty() {
+                    return Err(format!("gate {} has no crossing", gt.cell));
+                }
+                for &o in &gt.links {
+                    let other = g.gate(o);
+                    if !g.is_live_gate(o) || other.leaf == leaf_id || !other.links.contains(&gate)
+                    {
+                        return Err(format!(
+                            "crossing {} -> {} is one-sided",
+                            gt.cell, other.cell
+                        ));
+                    }
+                    let d = Direction::between(gt.cell, other.cell);
+                    if !d.is_some_and(|d| self.grid.can_step(gt.cell, d)) {
+                        return Err(format!(
+                            "crossing {} -> {} is not a legal step",
+                            gt.cell, other.cell
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,288 @@
+//! [`HpaMap`]: the grid, its quadtree and the layers built over it, and how they are built.
+//!
+//! Queries live in `query.rs`, edits and refreshes in `edit.rs`, the test hooks in
+//! `invariants.rs`; this file holds the structure and what building it takes.
+
+use super::clusters::Clusters;
+use super::components::Components;
+use super::config::Config;
+use super::error::BuildError;
+use super::graph::{GateGraph, LeafId};
+use super::landmarks::Landmarks;
+use super::policy;
+use crate::geom::{Cell, Direction, Rect};
+use crate::grid::Grid;
+use crate::quadtree::{NodeId, QuadTree, QuadtreeError, SplitStopper};
+
+/// A grid map prepared for hierarchical A\*: a quadtree of all-free and all-blocked
+/// leaves, gates between adjacent free leaves, and reachability labels. Cells can be
+/// blocked and freed at any time; only the leaves around the change are rebuilt.
+///
+/// Queries take `&self`, so one map can serve many threads at once (it is `Send + Sync`);
+/// edits take `&mut self`. In fast mode an edit leaves the clusters around it *stale*: the
+/// search crosses stale clusters over their gates, which is slower there and nowhere
+/// else, and [`HpaMap::refresh`] or [`HpaMap::refresh_within`] brings them up to date
+/// when the caller chooses to pay for it.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+/// let mut map = HpaMap::new(Grid::new_free(64, 64), Mode::Exact)?;
+/// let (a, b) = (Cell::new(2, 30), Cell::new(60, 30));
+/// assert_eq!(map.find_path(a, b)?.length, 58.0);
+/// // A wall with a gap at the bottom goes up between them: re-plan around it.
+/// map.set_rect_blocked(Rect::new(30, 0, 31, 55), true)?;
+/// let path = map.find_path(a, b)?;
+/// assert!(path.length > 58.0);
+/// assert!(path.cells.iter().all(|c| c.y > 55 || c.x < 30 || c.x > 31));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct HpaMap {
+    pub(super) grid: Grid,
+    pub(super) tree: QuadTree<()>,
+    pub(super) config: Config,
+    pub(super) graph: GateGraph,
+    pub(super) components: Components,
+    pub(super) clusters: Option<Clusters>,
+    pub(super) landmarks: Landmarks,
+    /// Scratch for the crossings of one leaf pair, reused by every edit.
+    pub(super) crossing_buf: Vec<(Cell, Cell)>,
+}
+
+impl std::fmt::Debug for HpaMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HpaMap")
+            .field("grid", &self.grid)
+            .field("config", &self.config)
+            .field("free_leaves", &self.free_leaf_count())
+            .field("gates", &self.gate_count())
+            .field("components", &self.component_count())
+            .finish()
+    }
+}
+
+impl HpaMap {
+    /// Builds the tree, the gates, the components and, as configured, the clusters and the
+    /// landmarks for `grid`.
+    ///
+    /// ```
+    /// use quadpath::{Config, Grid, HpaMap, Mode};
+    /// let exact = HpaMap::new(Grid::new_free(32, 32), Mode::Exact)?;
+    /// let fast = HpaMap::new(Grid::new_free(32, 32), Config::fast().with_smoothing(false))?;
+    /// assert_eq!(exact.free_leaf_count(), fast.free_leaf_count());
+    /// # Ok::<(), quadpath::BuildError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BuildError::Config`] when the configuration is out of range, and
+    /// [`BuildError::MapTooLarge`] when a side exceeds what the quadtree can index.
+    pub fn new(grid: Grid, config: impl Into<Config>) -> Result<Self, BuildError> {
+        let config = config.into();
+        config.validate()?;
+        let stopper = match config.max_leaf_side {
+            Some(s) => SplitStopper::uniform().with_max_leaf_side(s),
+            None => SplitStopper::uniform(),
+        };
+        let mut tree = QuadTree::build(
+            grid.width(),
+            grid.height(),
+            stopper,
+            grid.blocked_cells().map(|c| (c, ())),
+        )
+        .map_err(|e| match e {
+            QuadtreeError::BadSize { width, height } => BuildError::MapTooLarge {
+                width,
+                height,
+                max: crate::quadtree::MAX_SIDE,
+            },
+            QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
+        })?;
+        tree.track_changes(true);
+        let mut map = HpaMap {
+            graph: GateGraph::new(grid.width(), grid.height()),
+            grid,
+            tree,
+            config,
+            components: Components::default(),
+            clusters: None,
+            landmarks: Landmarks::default(),
+            crossing_buf: Vec::new(),
+        };
+        let mut free: Vec<(NodeId, Rect)> = map
+            .tree
+            .leaves()
+            .filter(|l| l.object_count() == 0)
+            .map(|l| (l.id(), l.rect()))
+            .collect();
+        // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
+        // search is bound by cache misses, not arithmetic.
+        free.sort_unstable_by_key(|(_, r)| morton(r.x1, r.y1));
+        let leaves: Vec<LeafId> = free
+            .iter()
+            .map(|&(id, rect)| map.graph.add_leaf(id, rect))
+            .collect();
+        for &a in &leaves {
+            for b in map.later_neighbours(map.graph.leaf(a).rect) {
+                map.connect(a, b);
+            }
+        }
+        map.components.label_all(&map.graph);
+        let shape = map.tree.shape();
+        if let Some(mut clusters) = config.clusters.and_then(|cfg| Clusters::new(cfg, &shape)) {
+            for &leaf in &leaves {
+                clusters.attach(&map.graph, &shape, leaf);
+            }
+            clusters.refresh_all(&map.graph, &shape, &map.grid);
+            map.clusters = Some(clusters);
+        }
+        if config.landmarks > 0 {
+            map.landmarks = Landmarks::build(&map.grid, config.landmarks as usize);
+        }
+        Ok(map)
+    }
+
+    /// The map as it is now.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The quadtree of free and blocked leaves (one object per blocked cell).
+    pub fn tree(&self) -> &QuadTree<()> {
+        &self.tree
+    }
+
+    /// The configuration it was built with.
+    pub fn config(&self) -> Config {
+        self.config
+    }
+
+    /// Number of free leaves.
+    pub fn free_leaf_count(&self) -> usize {
+        self.graph.leaf_count()
+    }
+
+    /// Number of gate cells.
+    pub fn gate_count(&self) -> usize {
+        self.graph.gate_count()
+    }
+
+    /// Number of stored crossings between gates of adjacent leaves.
+    pub fn crossing_count(&self) -> usize {
+        self.graph.crossing_count()
+    }
+
+    /// Number of clusters (0 when the map is not clustered).
+    pub fn cluster_count(&self) -> usize {
+        self.clusters.as_ref().map_or(0, Clusters::count)
+    }
+
+    /// Number of cluster entrances (0 when the map is not clustered).
+    pub fn entrance_count(&self) -> usize {
+        self.clusters.as_ref().map_or(0, Clusters::entrance_count)
+    }
+
+    /// Number of landmarks the search's heuristic uses (see [`Config::landmarks`]).
+    pub fn landmark_count(&self) -> usize {
+        self.landmarks.count()
+    }
+
+    /// Number of connected free regions.
+    pub fn component_count(&self) -> usize {
+        self.components.count()
+    }
+
+    /// Approximate heap bytes held by the grid, the tree, the gate graph, the components,
+    /// the clusters and the landmark table. Search contexts are not included: they belong
+    /// to the caller (or to each querying thread, see [`HpaMap::find_path`]).
+    pub fn memory_bytes(&self) -> usize {
+        self.grid.memory_bytes()
+            + self.tree.memory_bytes()
+            + self.graph.memory_bytes()
+            + self.components.memory_bytes()
+            + self.clusters.as_ref().map_or(0, Clusters::memory_bytes)
+            + self.landmarks.memory_bytes()
+    }
+
+    /// Every crossing as a pair of cells, each reported once, for rendering and tests.
+    pub fn crossings(&self) -> Vec<(Cell, Cell)> {
+        self.graph.crossing_cells()
+    }
+
+    /// Throws the structure away and builds it again from the current grid: what the
+    /// incremental updates avoid, kept for comparison.
+    ///
+    /// # Errors
+    /// None in practice: the map was built with the same grid size and configuration. The
+    /// [`BuildError`] is passed on rather than hidden behind a panic.
+    pub fn rebuild(&mut self) -> Result<(), BuildError> {
+        *self = HpaMap::new(self.grid.clone(), self.config)?;
+        Ok(())
+    }
+
+    /// The free leaves east, south, and (touching only at the corner) south-east and
+    /// south-west of the free leaf covering `r`: visiting these from every leaf meets each
+    /// adjacent pair exactly once, with half the neighbour queries of all eight directions.
+    fn later_neighbours(&self, r: Rect) -> Vec<LeafId> {
+        let id = self
+            .tree
+            .find(r.x1, r.y1)
+            .expect("a leaf's corner is on the map")
+            .id();
+        let mut out = Vec::new();
+        for dir in [Direction::E, Direction::S, Direction::SE, Direction::SW] {
+            self.tree.for_each_neighbour(id, dir, |n| {
+                let nr = n.rect();
+                // A diagonal neighbour that also runs along a side was met through that side.
+                let corner_only = !dir.is_diagonal()
+                    || (nr.x2 < r.x1 || nr.x1 > r.x2) && (nr.y2 < r.y1 || nr.y1 > r.y2);
+                if n.object_count() == 0 && corner_only {
+                    out.push(self.graph.leaf_of_node(n.id()));
+                }
+            });
+        }
+        out
+    }
+
+    /// Adds the crossings the policy keeps between free leaves `a` and `b`. The pair is
+    /// always taken in ID order, so that an incremental update picks the same crossings
+    /// as a fresh build.
+    pub(super) fn connect(&mut self, a: LeafId, b: LeafId) {
+        let (a, b) = if self.graph.leaf(a).id < self.graph.leaf(b).id {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let (ra, rb) = (self.graph.leaf(a).rect, self.graph.leaf(b).rect);
+        let mut buf = std::mem::take(&mut self.crossing_buf);
+        buf.clear();
+        policy::select_crossings(&self.grid, ra, rb, self.config.gates, &mut buf);
+        for &(ca, cb) in &buf {
+            self.graph.link(ca, a, cb, b);
+        }
+        self.crossing_buf = buf;
+    }
+}
+
+/// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.
+fn morton(x: u32, y: u32) -> u64 {
+    fn spread(v: u32) -> u64 {
+        let mut v = v as u64;
+        v = (v | (v << 16)) & 0x0000_ffff_0000_ffff;
+        v = (v | (v << 8)) & 0x00ff_00ff_00ff_00ff;
+        v = (v | (v << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+        v = (v | (v << 2)) & 0x3333_3333_3333_3333;
+        v = (v | (v << 1)) & 0x5555_5555_5555_5555;
+        v
+    }
+    spread(x) | (spread(y) << 1)
+}
+
+/// Compile-time proof that a map can be shared between threads and a search context sent
+/// to one: queries take `&self`, and a game will query from worker threads.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    const fn sent<T: Send>() {}
+    shared::<HpaMap>();
+    shared::<Grid>();
+    shared::<QuadTree<()>>();
+    sent::<super::SearchContext>();
+};

@@ -1,0 +1,133 @@
+//! Path and reachability queries. All take `&self`: a map can be shared by any number of
+//! threads, each searching with its own [`SearchContext`].
+
+use super::error::{Endpoint, QueryError};
+use super::graph::LeafId;
+use super::map::HpaMap;
+use super::path::{self, Path};
+use super::search::{Ends, SearchContext};
+use crate::geom::Cell;
+use std::cell::RefCell;
+
+thread_local! {
+    /// The context [`HpaMap::find_path`] searches with: one per thread, grown to the
+    /// largest map that thread has searched, so that queries allocate nothing once warm.
+    static CONTEXT: RefCell<SearchContext> = RefCell::new(SearchContext::new());
+}
+
+impl HpaMap {
+    /// The shortest path this map's mode finds from `start` to `goal`.
+    ///
+    /// Searches with a context kept per thread; use [`HpaMap::find_path_with`] to own the
+    /// buffers yourself. Never refreshes anything: after edits, stale clusters are crossed
+    /// over their gates (see [`HpaMap::refresh`]), and the answer is as valid as ever.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError};
+    /// let grid = Grid::from_fn(16, 16, |x, y| x != 8 || y == 15);
+    /// let map = HpaMap::new(grid, Mode::Exact)?;
+    /// let path = map.find_path(Cell::new(0, 0), Cell::new(15, 0))?;
+    /// assert_eq!(path.cells.first(), Some(&Cell::new(0, 0)));
+    /// assert!(path.length > 15.0, "around the wall, through the gap at the bottom");
+    /// assert!(matches!(
+    ///     map.find_path(Cell::new(0, 0), Cell::new(8, 3)),
+    ///     Err(QueryError::Blocked { .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryError::OutOfBounds`] or [`QueryError::Blocked`] for an end that is off the
+    /// map or on a blocked cell, and [`QueryError::Unreachable`] when no path joins them.
+    pub fn find_path(&self, start: Cell, goal: Cell) -> Result<Path, QueryError> {
+        CONTEXT.with(|ctx| self.find_path_with(&mut ctx.borrow_mut(), start, goal))
+    }
+
+    /// [`HpaMap::find_path`] with caller-owned search buffers.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, SearchContext};
+    /// let map = HpaMap::new(Grid::new_free(32, 32), Mode::Fast)?;
+    /// let mut ctx = SearchContext::new();
+    /// let path = map.find_path_with(&mut ctx, Cell::new(0, 0), Cell::new(31, 20))?;
+    /// assert_eq!(path.cells.last(), Some(&Cell::new(31, 20)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`HpaMap::find_path`].
+    pub fn find_path_with(
+        &self,
+        ctx: &mut SearchContext,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<Path, QueryError> {
+        let start_leaf = self.free_leaf_of(start, Endpoint::Start)?;
+        let goal_leaf = self.free_leaf_of(goal, Endpoint::Goal)?;
+        if start_leaf == goal_leaf {
+            // One obstacle-free rectangle: the straight line is optimal.
+            return Ok(Path::from_cells(path::refine(&[start, goal])));
+        }
+        if !self.components.same(start_leaf, goal_leaf) {
+            return Err(QueryError::Unreachable { start, goal });
+        }
+        let ends = Ends {
+            start,
+            start_leaf,
+            goal,
+            goal_leaf,
+        };
+        let found = match &self.clusters {
+            Some(clusters) => ctx
+                .search_clustered(&self.graph, clusters, ends, &self.landmarks)
+                // The components say a path exists, and the clustered search finds one
+                // whenever the gate graph has one; should it ever not, the gate graph
+                // itself answers rather than a false "unreachable".
+                .or_else(|| ctx.search(&self.graph, ends, &self.landmarks).map(|(w, _)| w)),
+            None => ctx.search(&self.graph, ends, &self.landmarks).map(|(w, _)| w),
+        };
+        let mut waypoints = found.ok_or(QueryError::Unreachable { start, goal })?;
+        if self.config.smooth {
+            waypoints = path::smooth(&self.grid, &waypoints);
+        }
+        Ok(Path::from_cells(path::refine(&waypoints)))
+    }
+
+    /// Whether two free cells are connected, answered from the component labels in
+    /// constant time.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(9, 3, |x, _| x != 4), Mode::Exact)?;
+    /// assert!(!map.connected(Cell::new(0, 0), Cell::new(8, 2))?);
+    /// assert!(map.connected(Cell::new(0, 0), Cell::new(3, 2))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`QueryError::OutOfBounds`] or [`QueryError::Blocked`] for a cell that is off the map
+    /// or blocked.
+    pub fn connected(&self, a: Cell, b: Cell) -> Result<bool, QueryError> {
+        let la = self.free_leaf_of(a, Endpoint::Start)?;
+        let lb = self.free_leaf_of(b, Endpoint::Goal)?;
+        Ok(self.components.same(la, lb))
+    }
+
+    /// The free leaf holding `c`, or why there is none.
+    fn free_leaf_of(&self, c: Cell, endpoint: Endpoint) -> Result<LeafId, QueryError> {
+        let (width, height) = (self.grid.width(), self.grid.height());
+        if c.x >= width || c.y >= height {
+            return Err(QueryError::OutOfBounds {
+                endpoint,
+                cell: c,
+                width,
+                height,
+            });
+        }
+        if !self.grid.is_free(c.x, c.y) {
+            return Err(QueryError::Blocked { endpoint, cell: c });
+        }
+        let node = self.tree.find(c.x, c.y).expect("the cell is on the map").id();
+        Ok(self.graph.leaf_of_node(node))
+    }
+}
