@@ -7,10 +7,11 @@
 //!   `common::distances`) within 1e-6, `Unreachable` comes exactly when the oracle finds no
 //!   path, and every path passes `common::assert_valid` and is never below optimal;
 //! - on some pairs, `quadpath::baseline::astar` agrees with both;
-//! - while edits leave the cluster layer stale, `find_path_with` (which then searches the
-//!   gate graph) still gives valid paths; after `refresh()` the structure is fresh.
+//! - while edits leave the cluster layer stale, `find_path_with` (which then crosses the
+//!   stale clusters over their gates) still gives valid paths; after `refresh()` the
+//!   structure is fresh.
 //!
-//! `hpa_quick.rs` keeps the deterministic loops these properties grew from.
+//! `hpa_edit_stress.rs` keeps the deterministic loops these properties grew from.
 
 mod common;
 use common::Rng;

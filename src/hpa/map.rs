@@ -42,7 +42,9 @@ pub struct HpaMap {
     pub(super) config: Config,
     pub(super) graph: GateGraph,
     pub(super) components: Components,
-    pub(super) clusters: Option<Clusters>,
+    /// Boxed: its search scratch is large, and most maps' clusters are reached rarely
+    /// compared with the rest of the struct.
+    pub(super) clusters: Option<Box<Clusters>>,
     pub(super) landmarks: Landmarks,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
@@ -132,7 +134,7 @@ impl HpaMap {
                 clusters.attach(&map.graph, &shape, leaf);
             }
             clusters.refresh_all(&map.graph, &shape, &map.grid);
-            map.clusters = Some(clusters);
+            map.clusters = Some(Box::new(clusters));
         }
         if config.landmarks > 0 {
             map.landmarks = Landmarks::build(&map.grid, config.landmarks as usize);
@@ -172,12 +174,12 @@ impl HpaMap {
 
     /// Number of clusters (0 when the map is not clustered).
     pub fn cluster_count(&self) -> usize {
-        self.clusters.as_ref().map_or(0, Clusters::count)
+        self.clusters.as_ref().map_or(0, |c| c.count())
     }
 
     /// Number of cluster entrances (0 when the map is not clustered).
     pub fn entrance_count(&self) -> usize {
-        self.clusters.as_ref().map_or(0, Clusters::entrance_count)
+        self.clusters.as_ref().map_or(0, |c| c.entrance_count())
     }
 
     /// Number of landmarks the search's heuristic uses (see [`Config::landmarks`]).
@@ -198,7 +200,7 @@ impl HpaMap {
             + self.tree.memory_bytes()
             + self.graph.memory_bytes()
             + self.components.memory_bytes()
-            + self.clusters.as_ref().map_or(0, Clusters::memory_bytes)
+            + self.clusters.as_ref().map_or(0, |c| c.memory_bytes())
             + self.landmarks.memory_bytes()
     }
 
@@ -286,3 +288,14 @@ const _: () = {
     shared::<QuadTree<()>>();
     sent::<super::SearchContext>();
 };
+
+#[cfg(test)]
+mod tests {
+    /// The map is a handle to heap tables: small enough to move around and keep in a
+    /// game's own structures (it once embedded a 4 KiB search context).
+    #[test]
+    fn a_map_is_small() {
+        let size = std::mem::size_of::<super::HpaMap>();
+        assert!(size <= 1024, "HpaMap is {size} bytes");
+    }
+}

@@ -43,7 +43,7 @@ struct NodeState {
 /// Flag in [`NodeState::parent`]: reached over a crossing. Node indices stay below 2^31.
 const CROSSED: u32 = 1 << 31;
 /// The parent of the start node.
-const NO_PARENT: u32 = u32::MAX & !CROSSED;
+const NO_PARENT: u32 = !CROSSED;
 
 /// The goal node of a search, and the leaf it may be reached from in a straight line
 /// (`None` when the goal is reached through its cluster's entrances instead).
