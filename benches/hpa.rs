@@ -5,7 +5,8 @@
 //! - `build/<map>`: building an exact and a fast `HpaMap`;
 //! - `query/<map>`: one query per iteration, cycling through 50 evenly spaced scenario
 //!   lines, for the exact mode, the fast mode and the flat-grid `baseline::astar`, side by
-//!   side.
+//!   side; and the fast mode right after one 4×4 building went up, before any refresh
+//!   (`fast_stale_after_1_edit`), to show what staleness costs.
 //!
 //! On a 1024×1024 map (`maze512-32-9` tiled 2×2 when present, else a generated map with
 //! ~25% of its cells blocked in blobs), both modes:
@@ -14,7 +15,7 @@
 //! - `edit/building_4x4`: place a 4×4 building on free ground and remove it again;
 //! - fast mode only, `edit/toggle+refresh` and `edit/building_4x4+refresh`: the same with
 //!   `refresh()` after each edit, since fast-mode edits defer recomputing the clusters they
-//!   touch to the next query.
+//!   touch until the caller refreshes.
 //!
 //! Run: `cargo bench --bench hpa -- --warm-up-time 1 --measurement-time 3`
 
@@ -107,6 +108,21 @@ fn bench_maps(c: &mut Criterion) {
                 },
             );
         }
+        // Fast mode right after one edit, before any refresh: the stale clusters around the
+        // building are crossed over their gates, so only searches near it should slow down.
+        let mut stale = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+        let site = building_site(&grid);
+        stale.set_rect_blocked(site, true).unwrap();
+        if stale.needs_refresh() {
+            let mut i = 0;
+            g.bench_function(BenchmarkId::from_parameter("fast_stale_after_1_edit"), |b| {
+                b.iter(|| {
+                    let (s, t) = queries[i % queries.len()];
+                    i += 1;
+                    stale.find_path(s, t).ok()
+                })
+            });
+        }
         let mut i = 0;
         g.bench_function(BenchmarkId::from_parameter("astar"), |b| {
             b.iter(|| {
@@ -117,6 +133,25 @@ fn bench_maps(c: &mut Criterion) {
         });
         g.finish();
     }
+}
+
+/// The first 4×4 square of free cells in row-major order from the map's centre.
+fn building_site(grid: &Grid) -> Rect {
+    let (w, h) = (grid.width(), grid.height());
+    let fits = |c: &Cell| {
+        c.x + 3 < w
+            && c.y + 3 < h
+            && Rect::from_size(c.x, c.y, 4, 4)
+                .cells()
+                .all(|c| grid.is_free(c.x, c.y))
+    };
+    let centre = Rect::new(0, h / 2, w - 1, h - 1);
+    let c = centre
+        .cells()
+        .chain(Rect::new(0, 0, w - 1, h - 1).cells())
+        .find(fits)
+        .expect("the map has room for a 4x4 building");
+    Rect::from_size(c.x, c.y, 4, 4)
 }
 
 fn bench_edits(c: &mut Criterion) {
@@ -159,9 +194,8 @@ fn bench_edits(c: &mut Criterion) {
             false,
         );
         if mode == Mode::Fast {
-            // Fast-mode edits only mark the clusters they touch; the next query (or
-            // `refresh()`) recomputes them. This is the cost a unit planning right after
-            // each edit pays.
+            // Fast-mode edits only mark the clusters they touch; `refresh()` recomputes them.
+            // This is the cost of a game that refreshes right after each edit.
             bench_edit_pairs(c, "edit/toggle+refresh", &mode_name, &mut map, toggle, true);
             let group = "edit/building_4x4+refresh";
             bench_edit_pairs(c, group, &mode_name, &mut map, building, true);

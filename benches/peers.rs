@@ -1129,8 +1129,8 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
         let tiles: Vec<(usize, usize)> =
             rect.cells().map(|c| (c.x as usize, c.y as usize)).collect();
         // The edit itself, each structure in turn.
-        // quadpath: the edit, then the cluster refresh it defers (`find_path` would otherwise
-        // pay it), timed apart and summed.
+        // quadpath: the edit, then the refresh it defers (queries never run it; until it
+        // runs they cross stale clusters over their gates), timed apart and summed.
         for (map, row) in [(&mut exact, &mut r_exact), (&mut fast, &mut r_fast)] {
             let t = Instant::now();
             map.set_rect_blocked(rect, blocked).unwrap();
@@ -1262,8 +1262,8 @@ fn edit_tables(out: &mut String, results: &[EditResult]) {
              {} edits. Re-planned path: {} → {} (optimal {:.2} before any building). After each edit the \
              path is re-planned; invalid counts re-plans that break our rules, are shorter than A*'s or \
              disagree with A* on reachability. quadpath defers the update of its cluster layer (fast mode) \
-             to `HpaMap::refresh`, which `find_path` calls by itself; here it is called and timed right \
-             after each edit and counted in the edit. Full rebuilds are timed on every 10th edit. Before any edit, \
+             and of set-aside landmarks (exact mode) to `HpaMap::refresh`, which queries never call; here \
+             it is called and timed right after each edit and counted in the edit. Full rebuilds are timed on every 10th edit. Before any edit, \
              the same path took A* {}, qp-exact {}, qp-fast {} (fastest of 3).\n\n",
             r.map,
             r.size,
