@@ -48,11 +48,11 @@
 //! Every failure is a [`MapError`] whose message names the file and, for text, the line and
 //! column.
 
-pub mod bitmap;
-pub mod error;
-pub mod movingai;
-pub mod render;
-pub mod scen;
+mod bitmap;
+mod error;
+mod movingai;
+mod render;
+mod scen;
 
 pub use bitmap::{
     decode_bitmap, grid_from_image, grid_from_image_named, load_grid, read_bitmap, save_bitmap,
@@ -60,9 +60,11 @@ pub use bitmap::{
 };
 pub use error::MapError;
 pub use movingai::{
-    parse_map, read_map, save_map, terrain_passable, write_map, MAX_MAP_CELLS, MAX_SIDE,
+    parse_map, read_map, save_map, terrain_passable, write_map, MAX_MAP_CELLS, MAX_MAP_SIDE,
 };
-pub use render::{render, save_png, Overlay, Palette, RenderOptions};
+pub use render::{
+    effective_scale, render, save_png, Overlay, Palette, RenderOptions, MAX_RENDER_PIXELS,
+};
 pub use scen::{
     map_path_candidates, parse_scen, read_scen, resolve_map_path, Scenario, ScenarioFile,
 };
