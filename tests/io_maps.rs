@@ -1,7 +1,10 @@
 //! Reading real Moving AI data, round trips of `.map` and bitmaps, and the shipped maps.
 
-use quadpath::io::{self, BitmapOptions, ColorLegend};
+use quadpath::io;
+#[cfg(feature = "image")]
+use quadpath::io::{BitmapOptions, ColorLegend};
 use quadpath::{Cell, Grid};
+#[cfg(feature = "image")]
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
@@ -242,6 +245,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 }
 
 /// A deterministic scattering of blocked cells, with terrain codes drawn from `codes`.
+#[cfg(feature = "image")]
 fn scatter(w: u32, h: u32, codes: &[(u8, bool)]) -> Grid {
     let mut g = Grid::new_free(w, h);
     let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -257,6 +261,7 @@ fn scatter(w: u32, h: u32, codes: &[(u8, bool)]) -> Grid {
     g
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn bitmap_round_trips() {
     let g = scatter(37, 23, &[(b'.', true), (b'.', true), (b'@', false)]);
@@ -291,6 +296,7 @@ fn bitmap_round_trips() {
     assert_eq!(io::read_bitmap(&bmp, &BitmapOptions::default()).unwrap(), g);
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn bitmap_round_trip_with_legend_keeps_terrain() {
     let legend = ColorLegend::rts_default();
@@ -325,6 +331,7 @@ fn bitmap_round_trip_with_legend_keeps_terrain() {
     assert_eq!(io::load_grid(&p, &opts).unwrap(), g);
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn luminance_rule_and_transparency() {
     // Rec. 709 weights green far above blue: pure green is light, pure blue dark.
@@ -416,11 +423,14 @@ fn resolution_falls_back_to_the_map_field() {
 }
 
 /// Interiors of the two bases drawn by `examples/draw_rts_map.rs`.
+#[cfg(feature = "image")]
 const WEST_BASE: (u32, u32, u32, u32) = (10, 34, 33, 59);
+#[cfg(feature = "image")]
 const EAST_BASE: (u32, u32, u32, u32) = (95, 38, 118, 63);
 
 /// Cells reachable from `from` by 8-connected steps without corner cutting, written here
 /// rather than taken from the library so that it checks the map, not the library.
+#[cfg(feature = "image")]
 fn reachable(g: &Grid, from: Cell) -> Vec<bool> {
     let (w, h) = (g.width() as i64, g.height() as i64);
     let free = |x: i64, y: i64| x >= 0 && y >= 0 && x < w && y < h && g.is_free(x as u32, y as u32);
@@ -448,6 +458,7 @@ fn reachable(g: &Grid, from: Cell) -> Vec<bool> {
     seen
 }
 
+#[cfg(feature = "image")]
 fn free_cells_in(g: &Grid, (x1, y1, x2, y2): (u32, u32, u32, u32)) -> Vec<Cell> {
     (y1..=y2)
         .flat_map(|y| (x1..=x2).map(move |x| Cell::new(x, y)))
@@ -455,6 +466,7 @@ fn free_cells_in(g: &Grid, (x1, y1, x2, y2): (u32, u32, u32, u32)) -> Vec<Cell> 
         .collect()
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn rts_valley_is_a_playable_map() {
     let p = crate_dir().join("maps/rts_valley.png");
