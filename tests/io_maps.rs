@@ -72,22 +72,21 @@ fn check_map_against_text(path: &Path) -> Grid {
     g
 }
 
-fn shared_maps() -> Option<PathBuf> {
+/// `../shared/maps`, beside the crate as in CI; panics when it is missing, so that absent data
+/// fails the tests instead of passing them unchecked.
+fn shared_maps() -> PathBuf {
     let d = crate_dir().join("../shared/maps");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "note: {} is absent; skipping the shared benchmark check",
-            d.display()
-        );
-        None
-    }
+    assert!(
+        d.is_dir(),
+        "{} does not exist: the benchmark maps must be checked out in ../shared beside the crate",
+        d.display()
+    );
+    d
 }
 
 #[test]
 fn every_shared_map_reads_like_its_text() {
-    let Some(dir) = shared_maps() else { return };
+    let dir = shared_maps();
     let maps = files_with(&dir, ".map");
     assert!(
         maps.len() >= 10,
@@ -117,7 +116,7 @@ fn printed_tolerance(field: &str) -> f64 {
 
 #[test]
 fn every_shared_scenario_fits_its_map() {
-    let Some(dir) = shared_maps() else { return };
+    let dir = shared_maps();
     // `dynamic/` holds GPPC version 2 scenarios, a different format with its own reader.
     let scens: Vec<PathBuf> = files_with(&dir, ".scen")
         .into_iter()
