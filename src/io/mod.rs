@@ -17,18 +17,24 @@
 //! (`X.map.scen` → `X.map`, `X-random-1.scen` / `X-even-1.scen` → `X.map`, else the basename
 //! of the map field).
 //!
-//! # Obstacle bitmaps (feature `image`)
-//!
-//! Any PNG, BMP, GIF, TGA or PNM image, one cell per pixel. By default a pixel is blocked when
-//! its Rec. 709 luma is below [`BitmapOptions::threshold`] (0.5) or it is more than half
-//! transparent; [`BitmapOptions::invert`] swaps the luminance rule for white-on-black images.
-//! A [`ColorLegend`] gives exact colours a terrain code and passability;
-//! [`ColorLegend::rts_default`] is black `@` wall, blue `W` water, dark green `T` forest
-//! (blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
-//! strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
-//!
-//! PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`],
-//! [`save_png`]) need the same feature.
+// Only documented when it exists, so that the links resolve without the feature too.
+#![cfg_attr(
+    feature = "image",
+    doc = r#"
+# Obstacle bitmaps (feature `image`)
+
+Any PNG, BMP, GIF, TGA or PNM image, one cell per pixel. By default a pixel is blocked when
+its Rec. 709 luma is below [`BitmapOptions::threshold`] (0.5) or it is more than half
+transparent; [`BitmapOptions::invert`] swaps the luminance rule for white-on-black images.
+A [`ColorLegend`] gives exact colours a terrain code and passability;
+[`ColorLegend::rts_default`] is black `@` wall, blue `W` water, dark green `T` forest
+(blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
+strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+
+PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`],
+[`save_png`]) need the same feature.
+"#
+)]
 //!
 //! ```
 //! use quadpath::io;
