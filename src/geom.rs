@@ -1,16 +1,14 @@
 //! Small geometry vocabulary shared by every layer: cells, rectangles, directions and the
 //! octile metric.
 
-use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// √2, the cost of one diagonal step.
 pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` is the top-left cell.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Cell {
     /// Column.
     pub x: u32,
@@ -68,7 +66,8 @@ pub fn octile(a: Cell, b: Cell) -> f64 {
 ///
 /// Inclusive corners are what a user means by "from cell a to cell b", and they cannot
 /// describe an empty rectangle by accident.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rect {
     /// Left column.
     pub x1: u32,

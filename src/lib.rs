@@ -33,7 +33,21 @@
 //!   files, obstacle bitmaps with colour legends, and PNG renders.
 //! - [`hpa`]: gates, the gate graph, clusters, search, refinement and smoothing, and the
 //!   [`HpaMap`] that keeps them up to date under edits.
-//! - [`baseline`]: plain grid A\* from the `pathfinding` crate, the yardstick.
+//! - `baseline` (feature `baseline`): plain grid A\* from the `pathfinding` crate, the
+//!   yardstick.
+//!
+//! ## Cargo features
+//! The core (grid, quadtree, HPA\*, the Moving AI `.map`/`.scen` formats) depends only on
+//! `hashbrown`, `ahash`, `thiserror` and `smallvec`. Game code that embeds the crate can turn
+//! the rest off with `default-features = false` and pick what it needs:
+//!
+//! | feature | adds | dependencies |
+//! |---|---|---|
+//! | `image` | obstacle bitmaps and PNG renders in [`io`] | `image` |
+//! | `serde` | `Serialize`/`Deserialize` on [`Cell`], [`Rect`] and [`Path`] | `serde` |
+//! | `baseline` | `quadpath::baseline`, plain grid A\* | `pathfinding` |
+//! | `cli` (default) | the `quadpath` binary; turns on `image`, `serde` and `baseline` | `clap`, `indicatif`, `serde_json` |
+//! | `testing` | test hooks: the `testing` module, `HpaMap::snapshot` and `check_consistency`, `QuadTree::find_by_descent` | none |
 //!
 //! ## Conventions
 //! `x` is the column and `y` the row; `(0, 0)` is the top-left cell. Movement is
@@ -48,6 +62,7 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "baseline")]
 pub mod baseline;
 mod geom;
 mod grid;
@@ -70,7 +85,8 @@ pub mod testing {
     pub use crate::hpa::{EntranceRoute, Snapshot};
 }
 
-/// Compiles the README's Rust examples as doctests, so that they cannot rot.
+/// Compiles the README's Rust examples as doctests, so that they cannot rot. They load a
+/// bitmap, hence the `image` feature.
 #[doc = include_str!("../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "image"))]
 pub struct ReadmeDoctests;

@@ -6,7 +6,7 @@
 //! - for random query pairs, exact paths have the oracle's length (Dijkstra in
 //!   `common::distances`) within 1e-6, `Unreachable` comes exactly when the oracle finds no
 //!   path, and every path passes `common::assert_valid` and is never below optimal;
-//! - on some pairs, `quadpath::baseline::astar` agrees with both;
+//! - on some pairs, `quadpath::baseline::astar` agrees with both (with the `baseline` feature);
 //! - while edits leave the cluster layer stale, `find_path_with` (which then crosses the
 //!   stale clusters over their gates) still gives valid paths; after `refresh()` the
 //!   structure is fresh.
@@ -117,7 +117,8 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
 }
 
 /// Checks `pairs` random queries against the Dijkstra oracle (and, on the first `astar`
-/// of them, against `baseline::astar`).
+/// of them, against `baseline::astar` when the `baseline` feature is on).
+#[cfg_attr(not(feature = "baseline"), allow(unused_variables))]
 fn check_queries(
     map: &mut HpaMap,
     grid: &Grid,
@@ -166,6 +167,7 @@ fn check_queries(
             want.is_some(),
             "{ctx}: connected({s},{g})"
         );
+        #[cfg(feature = "baseline")]
         if i < astar {
             let base = quadpath::baseline::astar(grid, s, g);
             match (&base, want) {

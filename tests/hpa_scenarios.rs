@@ -5,8 +5,10 @@
 //!   optimal length within 1e-3. In fast mode: valid, never below optimal − 1e-3, and the
 //!   suboptimality per file is at most 2% on average and 8% at worst (the latter in its own
 //!   test, `fast_mode_max_suboptimality`).
-//! - When `../shared/maps` exists: every `.map` there with a sample of the lines of each of
-//!   its scenario files, exact → optimal + valid, fast → valid and ≥ optimal − 1e-3.
+//! - Every `.map` of `../shared/maps` (beside the crate, as in CI) with a sample of the lines of
+//!   each of its scenario files, exact → optimal + valid, fast → valid and ≥ optimal − 1e-3.
+//!   A missing folder, a map without a scenario file or a scenario without its map fails the
+//!   test: nothing is skipped.
 //!
 //! Maps and scenarios are read with the test suite's own parser (`common::read_movingai`,
 //! `common::read_scen`); only the scenario → map name resolution uses the library.
@@ -205,21 +207,23 @@ fn sample<T: Copy>(v: &[T], k: usize) -> Vec<T> {
     (0..k).map(|i| v[i * v.len() / k]).collect()
 }
 
-fn shared_dir(sub: &str) -> Option<PathBuf> {
+/// One folder of `../shared/maps`; panics when it is missing, so that absent data fails the
+/// test instead of passing it unchecked.
+fn shared_dir(sub: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/maps")
         .join(sub);
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!("skipped: {} does not exist", d.display());
-        None
-    }
+    assert!(
+        d.is_dir(),
+        "{} does not exist: the benchmark maps must be checked out in ../shared beside the crate",
+        d.display()
+    );
+    d
 }
 
 /// A sample of every scenario file of every map in one directory of `../shared/maps`.
 fn shared(sub: &str) {
-    let Some(dir) = shared_dir(sub) else { return };
+    let dir = shared_dir(sub);
     let mut scens: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -232,6 +236,16 @@ fn shared(sub: &str) {
         .filter(|p| p.extension().is_some_and(|e| e == "map"))
         .collect();
     maps.sort();
+    assert!(!maps.is_empty(), "{}: no .map file", dir.display());
+    for s in &scens {
+        let map = quadpath::io::resolve_map_path(s);
+        assert!(
+            map.as_ref().is_some_and(|m| maps.contains(m)),
+            "{}: its map is not in {} (found {map:?})",
+            s.display(),
+            dir.display()
+        );
+    }
     for map in maps {
         let grid = read_movingai(&map);
         let name = map.file_name().unwrap().to_string_lossy().into_owned();
@@ -239,10 +253,7 @@ fn shared(sub: &str) {
             .iter()
             .filter(|s| quadpath::io::resolve_map_path(s).as_deref() == Some(&map))
             .collect();
-        if mine.is_empty() {
-            println!("{sub}/{name}: no scenario file, skipped");
-            continue;
-        }
+        assert!(!mine.is_empty(), "{sub}/{name}: no scenario file");
         // Small maps are cheap: take more lines there.
         let cells = grid.width() as u64 * grid.height() as u64;
         let k = if cells <= 128 * 128 {

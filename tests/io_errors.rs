@@ -1,7 +1,9 @@
 //! Bad input: every error names the file and points at the right place, and nothing panics.
 
 use proptest::prelude::*;
-use quadpath::io::{self, BitmapOptions, ColorLegend, MapError};
+use quadpath::io::{self, MapError};
+#[cfg(feature = "image")]
+use quadpath::io::{BitmapOptions, ColorLegend};
 use quadpath::Grid;
 use std::path::PathBuf;
 
@@ -434,12 +436,14 @@ fn scenario_validation_errors() {
     );
 }
 
+#[cfg(feature = "image")]
 fn bitmap_err(bytes: &[u8], opts: &BitmapOptions) -> MapError {
     let e = io::decode_bitmap(bytes, None, "bad.png", opts).unwrap_err();
     assert!(e.to_string().starts_with("bad.png"), "{e}");
     e
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn bitmap_errors() {
     let opts = BitmapOptions::default();
@@ -490,6 +494,7 @@ fn bitmap_errors() {
     );
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn strict_legend_names_the_pixel() {
     let mut legend = ColorLegend::parse("000000=@,ffffff=.").unwrap();
@@ -528,6 +533,7 @@ fn strict_legend_names_the_pixel() {
     );
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn legend_errors() {
     let cases: [(&str, usize, usize); 7] = [
@@ -564,6 +570,7 @@ const GOOD_MAP: &str = "type octile\nheight 4\nwidth 5\nmap\n.GS@.\nOTW..\n.....
 const GOOD_SCEN: &str =
     "version 1\n0\tm.map\t5\t4\t0\t0\t4\t3\t5.1\n1\tm.map\t5\t4\t4\t0\t0\t2\t4.8\n";
 
+#[cfg(feature = "image")]
 fn good_png() -> Vec<u8> {
     let g = io::parse_map(GOOD_MAP, "m").unwrap();
     let mut png = Vec::new();
@@ -625,14 +632,17 @@ fn all_parsers(bytes: &[u8]) {
             assert!(e.start.x < e.width && e.goal.y < e.height);
         }
     }
-    let _ = ColorLegend::parse(&text);
-    for hint in [
-        None,
-        Some(image::ImageFormat::Tga),
-        Some(image::ImageFormat::Bmp),
-    ] {
-        if let Ok(g) = io::decode_bitmap(bytes, hint, "fuzz.img", &BitmapOptions::default()) {
-            assert!(g.width() > 0 && g.height() > 0);
+    #[cfg(feature = "image")]
+    {
+        let _ = ColorLegend::parse(&text);
+        for hint in [
+            None,
+            Some(image::ImageFormat::Tga),
+            Some(image::ImageFormat::Bmp),
+        ] {
+            if let Ok(g) = io::decode_bitmap(bytes, hint, "fuzz.img", &BitmapOptions::default()) {
+                assert!(g.width() > 0 && g.height() > 0);
+            }
         }
     }
 }
@@ -655,6 +665,7 @@ proptest! {
         all_parsers(&apply(GOOD_SCEN.as_bytes().to_vec(), &e));
     }
 
+    #[cfg(feature = "image")]
     #[test]
     fn mutated_png_never_panics(e in edits()) {
         let bytes = apply(good_png(), &e);
@@ -662,6 +673,7 @@ proptest! {
         let _ = io::decode_bitmap(&bytes, None, "fuzz.png", &BitmapOptions { legend: Some(ColorLegend::rts_default()), ..Default::default() });
     }
 
+    #[cfg(feature = "image")]
     #[test]
     fn image_headers_never_panic(w in 0u32..100_000, h in 0u32..100_000, kind in 0u8..3) {
         let bytes = match kind {

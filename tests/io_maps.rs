@@ -1,7 +1,10 @@
 //! Reading real Moving AI data, round trips of `.map` and bitmaps, and the shipped maps.
 
-use quadpath::io::{self, BitmapOptions, ColorLegend};
+use quadpath::io;
+#[cfg(feature = "image")]
+use quadpath::io::{BitmapOptions, ColorLegend};
 use quadpath::{Cell, Grid};
+#[cfg(feature = "image")]
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
@@ -69,22 +72,21 @@ fn check_map_against_text(path: &Path) -> Grid {
     g
 }
 
-fn shared_maps() -> Option<PathBuf> {
+/// `../shared/maps`, beside the crate as in CI; panics when it is missing, so that absent data
+/// fails the tests instead of passing them unchecked.
+fn shared_maps() -> PathBuf {
     let d = crate_dir().join("../shared/maps");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "note: {} is absent; skipping the shared benchmark check",
-            d.display()
-        );
-        None
-    }
+    assert!(
+        d.is_dir(),
+        "{} does not exist: the benchmark maps must be checked out in ../shared beside the crate",
+        d.display()
+    );
+    d
 }
 
 #[test]
 fn every_shared_map_reads_like_its_text() {
-    let Some(dir) = shared_maps() else { return };
+    let dir = shared_maps();
     let maps = files_with(&dir, ".map");
     assert!(
         maps.len() >= 10,
@@ -114,7 +116,7 @@ fn printed_tolerance(field: &str) -> f64 {
 
 #[test]
 fn every_shared_scenario_fits_its_map() {
-    let Some(dir) = shared_maps() else { return };
+    let dir = shared_maps();
     // `dynamic/` holds GPPC version 2 scenarios, a different format with its own reader.
     let scens: Vec<PathBuf> = files_with(&dir, ".scen")
         .into_iter()
@@ -242,6 +244,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 }
 
 /// A deterministic scattering of blocked cells, with terrain codes drawn from `codes`.
+#[cfg(feature = "image")]
 fn scatter(w: u32, h: u32, codes: &[(u8, bool)]) -> Grid {
     let mut g = Grid::new_free(w, h);
     let mut s: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -257,6 +260,7 @@ fn scatter(w: u32, h: u32, codes: &[(u8, bool)]) -> Grid {
     g
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn bitmap_round_trips() {
     let g = scatter(37, 23, &[(b'.', true), (b'.', true), (b'@', false)]);
@@ -291,6 +295,7 @@ fn bitmap_round_trips() {
     assert_eq!(io::read_bitmap(&bmp, &BitmapOptions::default()).unwrap(), g);
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn bitmap_round_trip_with_legend_keeps_terrain() {
     let legend = ColorLegend::rts_default();
@@ -325,6 +330,7 @@ fn bitmap_round_trip_with_legend_keeps_terrain() {
     assert_eq!(io::load_grid(&p, &opts).unwrap(), g);
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn luminance_rule_and_transparency() {
     // Rec. 709 weights green far above blue: pure green is light, pure blue dark.
@@ -416,11 +422,14 @@ fn resolution_falls_back_to_the_map_field() {
 }
 
 /// Interiors of the two bases drawn by `examples/draw_rts_map.rs`.
+#[cfg(feature = "image")]
 const WEST_BASE: (u32, u32, u32, u32) = (10, 34, 33, 59);
+#[cfg(feature = "image")]
 const EAST_BASE: (u32, u32, u32, u32) = (95, 38, 118, 63);
 
 /// Cells reachable from `from` by 8-connected steps without corner cutting, written here
 /// rather than taken from the library so that it checks the map, not the library.
+#[cfg(feature = "image")]
 fn reachable(g: &Grid, from: Cell) -> Vec<bool> {
     let (w, h) = (g.width() as i64, g.height() as i64);
     let free = |x: i64, y: i64| x >= 0 && y >= 0 && x < w && y < h && g.is_free(x as u32, y as u32);
@@ -448,6 +457,7 @@ fn reachable(g: &Grid, from: Cell) -> Vec<bool> {
     seen
 }
 
+#[cfg(feature = "image")]
 fn free_cells_in(g: &Grid, (x1, y1, x2, y2): (u32, u32, u32, u32)) -> Vec<Cell> {
     (y1..=y2)
         .flat_map(|y| (x1..=x2).map(move |x| Cell::new(x, y)))
@@ -455,6 +465,7 @@ fn free_cells_in(g: &Grid, (x1, y1, x2, y2): (u32, u32, u32, u32)) -> Vec<Cell> 
         .collect()
 }
 
+#[cfg(feature = "image")]
 #[test]
 fn rts_valley_is_a_playable_map() {
     let p = crate_dir().join("maps/rts_valley.png");

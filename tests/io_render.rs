@@ -183,7 +183,7 @@ fn save_png_writes_what_was_rendered() {
 
 #[test]
 fn huge_scale_is_capped() {
-    use io::render::{effective_scale, MAX_RENDER_PIXELS};
+    use io::{effective_scale, MAX_RENDER_PIXELS};
     let g = Grid::new_free(100, 50);
     let k = effective_scale(&g, u32::MAX) as u64;
     assert!(

@@ -107,7 +107,7 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         &view,
         &a.output,
     )?;
-    let k = io::render::effective_scale(&grid, a.scale);
+    let k = io::effective_scale(&grid, a.scale);
     let mut msg = format!(
         "wrote {} ({}x{} pixels, {} per cell)",
         a.output.display(),

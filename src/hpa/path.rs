@@ -2,10 +2,10 @@
 
 use crate::geom::{octile, Cell, Direction};
 use crate::grid::Grid;
-use serde::Serialize;
 
 /// A path of cells from start to goal, 8-connected, without corner cuts.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Path {
     /// Every cell from the start to the goal, both included.
     pub cells: Vec<Cell>,

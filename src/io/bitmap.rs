@@ -1,7 +1,7 @@
 //! Obstacle bitmaps: images to grids and back, and the colour legend.
 
 use super::error::{display_name, MapError};
-use super::movingai::{terrain_passable, MAX_SIDE};
+use super::movingai::{terrain_passable, MAX_MAP_SIDE};
 use crate::grid::{Grid, TERRAIN_FREE, TERRAIN_WALL};
 use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
 use std::io::Cursor;
@@ -209,8 +209,8 @@ pub fn decode_bitmap(
             source: e,
         })?;
         let mut limits = Limits::default();
-        limits.max_image_width = Some(MAX_SIDE as u32);
-        limits.max_image_height = Some(MAX_SIDE as u32);
+        limits.max_image_width = Some(MAX_MAP_SIDE as u32);
+        limits.max_image_height = Some(MAX_MAP_SIDE as u32);
         limits.max_alloc = Some(MAX_PIXELS * 4 + (64 << 20));
         r.limits(limits);
         Ok(r)
@@ -234,12 +234,12 @@ fn check_size(w: u32, h: u32, source: &str) -> Result<(), MapError> {
             height: h,
         });
     }
-    if w > MAX_SIDE || h > MAX_SIDE || w * h > MAX_PIXELS {
+    if w > MAX_MAP_SIDE || h > MAX_MAP_SIDE || w * h > MAX_PIXELS {
         return Err(MapError::TooLarge {
             file: source.to_string(),
             width: w,
             height: h,
-            max_side: MAX_SIDE,
+            max_side: MAX_MAP_SIDE,
             max_cells: MAX_PIXELS,
         });
     }

@@ -7,7 +7,8 @@ use std::path::Path;
 /// Every variant carries `file`, the name of the input as the user would recognise it (a path,
 /// or the source name passed to a `parse_*` function), so that the [`Display`](std::fmt::Display)
 /// text alone is enough to find the problem. Lines and columns are 1-based, columns count
-/// characters; pixels are 0-based `(x, y)` like cells.
+/// characters; pixels are 0-based `(x, y)` like cells. The image variants (`Decode`, `Encode`,
+/// `UnknownColor`, `Legend`) exist only with the `image` feature.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MapError {
@@ -221,6 +222,7 @@ pub enum MapError {
         map_height: u32,
     },
 
+    #[cfg(feature = "image")]
     /// An image the decoder rejected (unknown format, corrupt data, over the decoder limits).
     #[error("{file}: cannot decode image: {source}")]
     Decode {
@@ -231,6 +233,7 @@ pub enum MapError {
         source: image::ImageError,
     },
 
+    #[cfg(feature = "image")]
     /// An image the encoder could not write.
     #[error("{file}: cannot write image: {source}")]
     Encode {
@@ -241,6 +244,7 @@ pub enum MapError {
         source: image::ImageError,
     },
 
+    #[cfg(feature = "image")]
     /// A pixel whose colour a strict legend does not list.
     #[error("{file}: pixel ({x},{y}) has colour #{:02x}{:02x}{:02x}, which the legend does not list", rgb[0], rgb[1], rgb[2])]
     UnknownColor {
@@ -254,6 +258,7 @@ pub enum MapError {
         rgb: [u8; 3],
     },
 
+    #[cfg(feature = "image")]
     /// A colour legend string that does not parse.
     #[error("{file}: legend entry {entry} (column {column}) {text:?}: {message}")]
     Legend {
@@ -290,8 +295,9 @@ impl MapError {
             | BadNumber { file, .. }
             | PointOutside { file, .. }
             | PointBlocked { file, .. }
-            | DimensionMismatch { file, .. }
-            | Decode { file, .. }
+            | DimensionMismatch { file, .. } => file,
+            #[cfg(feature = "image")]
+            Decode { file, .. }
             | Encode { file, .. }
             | UnknownColor { file, .. }
             | Legend { file, .. } => file,

@@ -17,28 +17,40 @@
 //! (`X.map.scen` → `X.map`, `X-random-1.scen` / `X-even-1.scen` → `X.map`, else the basename
 //! of the map field).
 //!
-//! # Obstacle bitmaps
-//!
-//! Any PNG, BMP, GIF, TGA or PNM image, one cell per pixel. By default a pixel is blocked when
-//! its Rec. 709 luma is below [`BitmapOptions::threshold`] (0.5) or it is more than half
-//! transparent; [`BitmapOptions::invert`] swaps the luminance rule for white-on-black images.
-//! A [`ColorLegend`] gives exact colours a terrain code and passability;
-//! [`ColorLegend::rts_default`] is black `@` wall, blue `W` water, dark green `T` forest
-//! (blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
-//! strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+// Only documented when it exists, so that the links resolve without the feature too.
+#![cfg_attr(
+    feature = "image",
+    doc = r#"
+# Obstacle bitmaps (feature `image`)
+
+Any PNG, BMP, GIF, TGA or PNM image, one cell per pixel. By default a pixel is blocked when
+its Rec. 709 luma is below [`BitmapOptions::threshold`] (0.5) or it is more than half
+transparent; [`BitmapOptions::invert`] swaps the luminance rule for white-on-black images.
+A [`ColorLegend`] gives exact colours a terrain code and passability;
+[`ColorLegend::rts_default`] is black `@` wall, blue `W` water, dark green `T` forest
+(blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
+strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+
+PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`],
+[`save_png`]) need the same feature.
+"#
+)]
 //!
 //! ```
-//! use quadpath::io::{self, BitmapOptions, ColorLegend};
+//! use quadpath::io;
 //!
 //! let grid = io::parse_map("type octile\nheight 2\nwidth 3\nmap\n.T.\n...\n", "demo.map")?;
 //! assert!(!grid.is_free(1, 0) && grid.is_free(1, 1));
 //! assert_eq!(grid.terrain(1, 0), b'T');
 //!
 //! // Through an image in legend colours and back: same cells, same terrain.
+//! # #[cfg(feature = "image")] {
+//! use quadpath::io::{BitmapOptions, ColorLegend};
 //! let legend = ColorLegend::parse("000000=@,006400=T,ffffff=.")?;
 //! let img = image::DynamicImage::ImageRgb8(grid.to_image_with_legend(&legend));
 //! let opts = BitmapOptions { legend: Some(legend), ..Default::default() };
 //! assert_eq!(io::grid_from_image(&img, &opts)?, grid);
+//! # }
 //!
 //! let scen = io::parse_scen("version 1\n1\tdemo.map\t3\t2\t0\t0\t2\t0\t4\n", "demo.scen")?;
 //! scen.validate_against(&grid)?;
@@ -48,21 +60,27 @@
 //! Every failure is a [`MapError`] whose message names the file and, for text, the line and
 //! column.
 
-pub mod bitmap;
-pub mod error;
-pub mod movingai;
-pub mod render;
-pub mod scen;
+#[cfg(feature = "image")]
+mod bitmap;
+mod error;
+mod movingai;
+#[cfg(feature = "image")]
+mod render;
+mod scen;
 
+#[cfg(feature = "image")]
 pub use bitmap::{
     decode_bitmap, grid_from_image, grid_from_image_named, load_grid, read_bitmap, save_bitmap,
     BitmapOptions, ColorLegend, LegendEntry, MAX_PIXELS,
 };
 pub use error::MapError;
 pub use movingai::{
-    parse_map, read_map, save_map, terrain_passable, write_map, MAX_MAP_CELLS, MAX_SIDE,
+    parse_map, read_map, save_map, terrain_passable, write_map, MAX_MAP_CELLS, MAX_MAP_SIDE,
 };
-pub use render::{render, save_png, Overlay, Palette, RenderOptions};
+#[cfg(feature = "image")]
+pub use render::{
+    effective_scale, render, save_png, Overlay, Palette, RenderOptions, MAX_RENDER_PIXELS,
+};
 pub use scen::{
     map_path_candidates, parse_scen, read_scen, resolve_map_path, Scenario, ScenarioFile,
 };

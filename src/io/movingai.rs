@@ -8,7 +8,7 @@ use std::path::Path;
 /// Largest accepted side of a map or image. Far beyond any benchmark map (the largest Moving
 /// AI maps are a few thousand cells wide), small enough that `side * side` arithmetic on `u64`
 /// never overflows.
-pub const MAX_SIDE: u64 = (1 << 29) - 1;
+pub const MAX_MAP_SIDE: u64 = (1 << 29) - 1;
 
 /// Largest accepted number of cells of a `.map` file (2^32). The text of such a map would
 /// already be 4 GiB, so anything above it is a corrupt header, not a map.
@@ -155,12 +155,12 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
             height,
         });
     }
-    if width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_MAP_CELLS {
+    if width > MAX_MAP_SIDE || height > MAX_MAP_SIDE || width * height > MAX_MAP_CELLS {
         return Err(MapError::TooLarge {
             file: file(),
             width,
             height,
-            max_side: MAX_SIDE,
+            max_side: MAX_MAP_SIDE,
             max_cells: MAX_MAP_CELLS,
         });
     }

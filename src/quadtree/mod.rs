@@ -1,17 +1,19 @@
 //! A cell-grid region quadtree with packed IDs, canonical split/merge and neighbour queries.
 //!
-//! - [`id`]: how a node's `(depth, column, row)` is packed into a `u64` and what cells it covers;
+//! - [`NodeId`] and [`Shape`]: how a node's `(depth, column, row)` is packed into a `u64` and
+//!   what cells it covers (at depth `d`, exactly the cells `(x, y)` with
+//!   `floor(x·2^d / W) = column` and `floor(y·2^d / H) = row`);
 //! - [`SplitStopper`]: the rule that decides which nodes stay leaves;
 //! - [`QuadTree`]: storage, bulk build, edits and the [`LeafChange`] feed;
 //! - queries live on [`QuadTree`] too: [`QuadTree::find`], ranges, covering nodes and
 //!   [`QuadTree::neighbours`] in the 8 directions.
 
-pub mod id;
+mod id;
 mod query;
 mod stopper;
 mod tree;
 
-pub use id::{NodeId, Shape, MAX_SIDE};
+pub use id::{ChildIds, NodeId, Shape, MAX_SIDE};
 pub use query::NodeRef;
 pub use stopper::SplitStopper;
 pub use tree::{LeafChange, QuadTree};

@@ -102,7 +102,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     /// The leaf found by walking down from the root, one look-up per level. Kept to
-    /// measure what the binary search in [`QuadTree::find`] gains.
+    /// measure what the binary search in [`QuadTree::find`] gains, and as its oracle in the
+    /// tests; only with the `testing` feature.
+    #[cfg(any(test, feature = "testing"))]
     pub fn find_by_descent(&self, x: u32, y: u32) -> Result<NodeRef<'_, T>, QuadtreeError> {
         let c = self.check(x, y)?;
         let mut d = 0;
