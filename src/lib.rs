@@ -29,10 +29,11 @@
 //! ## Layers
 //! - [`quadtree`]: the cell-grid quadtree: packed node IDs, a pluggable split stopper,
 //!   canonical split and merge on every edit, range and 8-direction neighbour queries.
-//! - [`grid`] and [`io`]: the [`Grid`] of free and blocked cells, Moving AI `.map`/`.scen`
-//!   files, obstacle bitmaps with colour legends, and PNG renders.
-//! - [`hpa`]: gates, the gate graph, clusters, search, refinement and smoothing, and the
-//!   [`HpaMap`] that keeps them up to date under edits.
+//! - [`Grid`] and [`io`]: the grid of free and blocked cells with its terrain, Moving AI
+//!   `.map`/`.scen` files, obstacle bitmaps with colour legends, and PNG renders.
+//! - [`HpaMap`]: gates, the gate graph, clusters, landmarks, search, refinement and
+//!   smoothing, kept up to date under edits; [`Config`] and [`Mode`] choose how, and
+//!   [`BuildError`], [`QueryError`] and [`EditError`] say what went wrong.
 //! - `baseline` (feature `baseline`): plain grid A\* from the `pathfinding` crate, the
 //!   yardstick.
 //!
