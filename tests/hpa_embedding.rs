@@ -170,8 +170,11 @@ fn unrefreshed_edits_keep_memory_bounded() {
     let warm = map.memory_bytes();
     cycle(&mut map, 5000);
     assert!(map.needs_refresh());
+    // Free lists and hash tables may reach a slightly higher water mark as slots are
+    // reused in another order; what must not happen is growth with the number of edits
+    // (a queue that appended every stale cluster grew by hundreds of bytes per cycle).
     assert!(
-        map.memory_bytes() <= warm,
+        map.memory_bytes() <= warm + warm / 100,
         "memory grew from {warm} to {} bytes",
         map.memory_bytes()
     );
