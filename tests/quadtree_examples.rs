@@ -254,8 +254,8 @@ fn grid_50x40_corrected_midpoints() {
     assert_eq!(t.find(37, 30).unwrap().id(), id(2, 2, 3));
     assert_eq!(t.find(38, 29).unwrap().id(), id(2, 3, 2));
     // A cell's ID at depth 2, computed directly, is its leaf's.
-    assert_eq!(s.cell_id(2, 24, 9), id(2, 1, 0));
-    assert_eq!(s.cell_id(2, 25, 10), id(2, 2, 1));
+    assert_eq!(s.cell_id(2, Cell::new(24, 9)), id(2, 1, 0));
+    assert_eq!(s.cell_id(2, Cell::new(25, 10)), id(2, 2, 1));
     // Smallest node covering (12,0)-(13,0) is the quadrant (1,0,0): 12|13 is a depth-2 split.
     assert_eq!(
         t.smallest_node_covering(12, 0, 13, 0).unwrap().id(),

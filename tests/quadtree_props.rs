@@ -315,11 +315,11 @@ fn check_all(
         let id = n.id();
         let d = id.depth();
         for c in n.rect().cells() {
-            assert_eq!(shape.cell_id(d, c.x, c.y), id);
+            assert_eq!(shape.cell_id(d, c), id);
         }
         assert_eq!(shape.rect(id), n.rect());
         if d > 0 {
-            let p = shape.cell_id(d - 1, n.rect().x1, n.rect().y1);
+            let p = shape.cell_id(d - 1, Cell::new(n.rect().x1, n.rect().y1));
             assert_eq!(id.parent(), Some(p));
             assert_eq!(p, NodeId::pack(d - 1, id.ix() >> 1, id.iy() >> 1));
             assert!(!t.node(p).expect("parent exists").is_leaf());
@@ -769,7 +769,7 @@ fn side_strategy() -> impl Strategy<Value = u32> {
 /// axis map to the adjacent indices, its children partition it, its parent repacks.
 fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
     let (w, h) = (s.width(), s.height());
-    let id = s.cell_id(d, x, y);
+    let id = s.cell_id(d, Cell::new(x, y));
     assert_eq!(id.depth(), d);
     assert_eq!(id.ix() as u64, ((x as u64) << d) / w as u64);
     assert_eq!(id.iy() as u64, ((y as u64) << d) / h as u64);
@@ -783,23 +783,23 @@ fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
     // beyond have a smaller / larger index (not necessarily ±1: once 2^d > side, some
     // indices hold no cell).
     for (cx, cy) in [(r.x1, r.y1), (r.x2, r.y2), (r.x1, r.y2), (r.x2, r.y1)] {
-        assert_eq!(s.cell_id(d, cx, cy), id);
+        assert_eq!(s.cell_id(d, Cell::new(cx, cy)), id);
     }
     if r.x1 > 0 {
-        assert!(s.cell_id(d, r.x1 - 1, y).ix() < id.ix());
+        assert!(s.cell_id(d, Cell::new(r.x1 - 1, y)).ix() < id.ix());
     }
     if r.x2 + 1 < w {
-        assert!(s.cell_id(d, r.x2 + 1, y).ix() > id.ix());
+        assert!(s.cell_id(d, Cell::new(r.x2 + 1, y)).ix() > id.ix());
     }
     if r.y1 > 0 {
-        assert!(s.cell_id(d, x, r.y1 - 1).iy() < id.iy());
+        assert!(s.cell_id(d, Cell::new(x, r.y1 - 1)).iy() < id.iy());
     }
     if r.y2 + 1 < h {
-        assert!(s.cell_id(d, x, r.y2 + 1).iy() > id.iy());
+        assert!(s.cell_id(d, Cell::new(x, r.y2 + 1)).iy() > id.iy());
     }
     // Parent: repacking the corner at d - 1 equals the shifted indices, and contains us.
     if d > 0 {
-        let p = s.cell_id(d - 1, r.x1, r.y1);
+        let p = s.cell_id(d - 1, Cell::new(r.x1, r.y1));
         assert_eq!(id.parent(), Some(p));
         let pr = s.rect(p);
         assert!(pr.x1 <= r.x1 && pr.y1 <= r.y1 && pr.x2 >= r.x2 && pr.y2 >= r.y2);
@@ -827,7 +827,7 @@ fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
         area += kr.area();
     }
     assert_eq!(area, r.area());
-    let kid = s.cell_id(d + 1, x, y);
+    let kid = s.cell_id(d + 1, Cell::new(x, y));
     assert!(kids.contains(&kid));
 }
 
@@ -840,9 +840,9 @@ fn exhaustive_axis_tiling(s: &Shape) {
             let mut v = 0;
             while v < side {
                 let id = if is_x {
-                    s.cell_id(d, v, 0)
+                    s.cell_id(d, Cell::new(v, 0))
                 } else {
-                    s.cell_id(d, 0, v)
+                    s.cell_id(d, Cell::new(0, v))
                 };
                 let r = s.rect(id);
                 let (a, b) = if is_x { (r.x1, r.x2) } else { (r.y1, r.y2) };
@@ -855,9 +855,9 @@ fn exhaustive_axis_tiling(s: &Shape) {
                 );
                 for u in a..=b {
                     let other = if is_x {
-                        s.cell_id(d, u, 0).ix()
+                        s.cell_id(d, Cell::new(u, 0)).ix()
                     } else {
-                        s.cell_id(d, 0, u).iy()
+                        s.cell_id(d, Cell::new(0, u)).iy()
                     };
                     assert_eq!(other, if is_x { id.ix() } else { id.iy() });
                 }
@@ -868,9 +868,9 @@ fn exhaustive_axis_tiling(s: &Shape) {
                 assert_eq!(
                     (0..side)
                         .map(|v| if is_x {
-                            s.cell_id(d, v, 0).ix()
+                            s.cell_id(d, Cell::new(v, 0)).ix()
                         } else {
-                            s.cell_id(d, 0, v).iy()
+                            s.cell_id(d, Cell::new(0, v)).iy()
                         })
                         .collect::<BTreeSet<_>>()
                         .len(),
@@ -903,7 +903,7 @@ proptest! {
         let s = t.shape();
         let maxd = s.max_possible_depth();
         assert!(maxd <= 29);
-        assert_eq!(s.cell_id(0, w - 1, h - 1), NodeId::ROOT);
+        assert_eq!(s.cell_id(0, Cell::new(w - 1, h - 1)), NodeId::ROOT);
         assert_eq!(s.rect(NodeId::ROOT), Rect::new(0, 0, w - 1, h - 1));
         for &(a, b, dd) in &cells {
             // Bias towards the grid's ends and the corrected midpoints, where errors hide.
@@ -918,7 +918,7 @@ proptest! {
             let d = dd % (maxd + 1);
             check_cell_at_depth(&s, d, x, y);
             check_cell_at_depth(&s, maxd, x, y);
-            let r = s.rect(s.cell_id(maxd, x, y));
+            let r = s.rect(s.cell_id(maxd, Cell::new(x, y)));
             assert_eq!((r.width(), r.height()), (1, 1), "depth {maxd} is all single cells");
         }
     }

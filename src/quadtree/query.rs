@@ -91,14 +91,14 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            let id = self.shape.cell_id(mid, c.x, c.y);
+            let id = self.shape.cell_id(mid, c);
             match self.nodes.get(&id.0) {
                 Some(n) if n.objects.is_some() => return id,
                 Some(_) => lo = mid + 1,
                 None => hi = mid - 1,
             }
         }
-        self.shape.cell_id(lo, c.x, c.y)
+        self.shape.cell_id(lo, c)
     }
 
     /// The leaf found by walking down from the root, one look-up per level. Kept to
@@ -107,7 +107,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let c = self.check(x, y)?;
         let mut d = 0;
         loop {
-            let id = self.shape.cell_id(d, c.x, c.y);
+            let id = self.shape.cell_id(d, c);
             let node = self.node_ref(id).expect("ancestors of a leaf exist");
             if node.is_leaf() {
                 return Ok(node);
@@ -136,9 +136,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     fn covering_id(&self, r: &Rect) -> NodeId {
+        let (first, last) = (Cell::new(r.x1, r.y1), Cell::new(r.x2, r.y2));
         let covers = |d: u32| {
-            let a = self.shape.cell_id(d, r.x1, r.y1);
-            (a == self.shape.cell_id(d, r.x2, r.y2) && self.nodes.contains_key(&a.0)).then_some(a)
+            let a = self.shape.cell_id(d, first);
+            (a == self.shape.cell_id(d, last) && self.nodes.contains_key(&a.0)).then_some(a)
         };
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
@@ -149,7 +150,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 hi = mid - 1;
             }
         }
-        self.shape.cell_id(lo, r.x1, r.y1)
+        self.shape.cell_id(lo, first)
     }
 
     /// Calls `f` on every leaf under `from` that overlaps `r`.

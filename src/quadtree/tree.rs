@@ -247,7 +247,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     fn update_path(&mut self, c: Cell, f: impl Fn(u64) -> u64) -> NodeId {
         let mut d = 0;
         loop {
-            let id = self.shape.cell_id(d, c.x, c.y);
+            let id = self.shape.cell_id(d, c);
             let node = self
                 .nodes
                 .get_mut(&id.0)
@@ -268,7 +268,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// happens, whether the edit was an add or a remove.
     fn restructure(&mut self, c: Cell, leaf: NodeId) {
         let top = (0..=leaf.depth())
-            .map(|d| self.shape.cell_id(d, c.x, c.y))
+            .map(|d| self.shape.cell_id(d, c))
             .find(|id| {
                 let n = self.nodes[&id.0].count;
                 self.stopper.stops(self.shape.rect(*id), n)
