@@ -349,17 +349,21 @@ fn check_all(
     // --- Point location.
     for y in 0..h {
         for x in 0..w {
-            let f = t.find(x, y).unwrap();
+            let f = t.find(Cell::new(x, y)).unwrap();
             assert_eq!(f.id(), owner_at(x, y), "find({x},{y})");
             assert!(f.is_leaf() && f.rect().contains(x, y));
             assert_eq!(
-                t.find_by_descent(x, y).unwrap().id(),
+                t.find_by_descent(Cell::new(x, y)).unwrap().id(),
                 owner_at(x, y),
                 "find_by_descent({x},{y})"
             );
         }
     }
-    assert!(t.find(w, 0).is_err() && t.find(0, h).is_err() && t.find_by_descent(w, h).is_err());
+    assert!(
+        t.find(Cell::new(w, 0)).is_err()
+            && t.find(Cell::new(0, h)).is_err()
+            && t.find_by_descent(Cell::new(w, h)).is_err()
+    );
 
     // --- Range queries and covering nodes, with clipping.
     let grid = Rect::new(0, 0, w - 1, h - 1);
@@ -656,14 +660,14 @@ fn run(kind: Kind, s: &Scenario) {
                 let (x, y) = (a % w, b % h);
                 if kind.blocked_mode() {
                     if m.at(x, y).is_empty() {
-                        t.add(x, y, 0).unwrap();
+                        t.add(Cell::new(x, y), 0).unwrap();
                         m.at_mut(x, y).push(0);
                     } else {
-                        assert!(t.remove(x, y, &0).unwrap());
+                        assert!(t.remove(Cell::new(x, y), &0).unwrap());
                         m.at_mut(x, y).clear();
                     }
                 } else {
-                    t.add(x, y, v % 3).unwrap();
+                    t.add(Cell::new(x, y), v % 3).unwrap();
                     m.at_mut(x, y).push(v % 3);
                 }
                 step(&mut t, &m);
@@ -674,7 +678,7 @@ fn run(kind: Kind, s: &Scenario) {
                     continue;
                 }
                 let (c, v) = all[k as usize % all.len()];
-                assert!(t.remove(c.x, c.y, &v).unwrap());
+                assert!(t.remove(c, &v).unwrap());
                 let cell = m.at_mut(c.x, c.y);
                 let i = cell.iter().position(|&o| o == v).unwrap();
                 cell.remove(i);
@@ -684,7 +688,7 @@ fn run(kind: Kind, s: &Scenario) {
                 let (x, y) = (a % w, b % h);
                 let v = if kind.blocked_mode() { 0 } else { v % 3 };
                 let had = m.at(x, y).iter().position(|&o| o == v);
-                assert_eq!(t.remove(x, y, &v).unwrap(), had.is_some());
+                assert_eq!(t.remove(Cell::new(x, y), &v).unwrap(), had.is_some());
                 if let Some(i) = had {
                     m.at_mut(x, y).remove(i);
                 }
@@ -692,7 +696,7 @@ fn run(kind: Kind, s: &Scenario) {
             }
             Op::RemoveAll(a, b) => {
                 let (x, y) = (a % w, b % h);
-                let got = sorted(t.remove_all(x, y).unwrap());
+                let got = sorted(t.remove_all(Cell::new(x, y)).unwrap());
                 let want = sorted(std::mem::take(m.at_mut(x, y)));
                 assert_eq!(got, want);
                 step(&mut t, &m);
@@ -704,17 +708,17 @@ fn run(kind: Kind, s: &Scenario) {
                         if kind.blocked_mode() {
                             match (clear, m.at(x, y).is_empty()) {
                                 (false, true) => {
-                                    t.add(x, y, 0).unwrap();
+                                    t.add(Cell::new(x, y), 0).unwrap();
                                     m.at_mut(x, y).push(0);
                                 }
                                 (true, false) => {
-                                    assert!(t.remove(x, y, &0).unwrap());
+                                    assert!(t.remove(Cell::new(x, y), &0).unwrap());
                                     m.at_mut(x, y).clear();
                                 }
                                 _ => continue,
                             }
                         } else {
-                            t.add(x, y, 1).unwrap();
+                            t.add(Cell::new(x, y), 1).unwrap();
                             m.at_mut(x, y).push(1);
                         }
                         step(&mut t, &m);

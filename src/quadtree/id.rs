@@ -6,6 +6,7 @@
 //! a subset of the parent's, so these intervals nest into a tree whose split points are the
 //! "corrected midpoints": every cell of a node computes the same ID, whatever W and H are.
 
+use super::QuadtreeError;
 use crate::geom::{Cell, Rect};
 
 /// Bits of the `x` and `y` indices in a packed ID.
@@ -96,6 +97,20 @@ impl Shape {
     #[inline]
     pub const fn height(&self) -> u32 {
         self.height
+    }
+
+    /// `Ok` when `c` lies on the grid; the one bounds check of every public entry point.
+    #[inline]
+    pub(crate) fn check(&self, c: Cell) -> Result<(), QuadtreeError> {
+        if c.x < self.width && c.y < self.height {
+            Ok(())
+        } else {
+            Err(QuadtreeError::OutOfBounds {
+                cell: c,
+                width: self.width,
+                height: self.height,
+            })
+        }
     }
 
     /// `floor(v · 2^d / side)`: the index at depth `d` of coordinate `v`.

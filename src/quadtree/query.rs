@@ -74,13 +74,16 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         self.node_ref(id)
     }
 
-    /// The leaf containing `(x, y)`.
+    /// The leaf containing cell `c`.
     ///
     /// Every cell's node at depth `d` has a known ID, and the nodes containing a cell exist
     /// exactly down to its leaf, so a binary search over depth finds the leaf in
     /// O(log depth) hash look-ups instead of one per level.
-    pub fn find(&self, x: u32, y: u32) -> Result<NodeRef<'_, T>, QuadtreeError> {
-        let c = self.check(x, y)?;
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid.
+    pub fn find(&self, c: Cell) -> Result<NodeRef<'_, T>, QuadtreeError> {
+        self.shape.check(c)?;
         let id = self.find_id(c);
         Ok(self.node_ref(id).expect("find_id returns an existing leaf"))
     }
@@ -103,8 +106,11 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// The leaf found by walking down from the root, one look-up per level. Kept to
     /// measure what the binary search in [`QuadTree::find`] gains.
-    pub fn find_by_descent(&self, x: u32, y: u32) -> Result<NodeRef<'_, T>, QuadtreeError> {
-        let c = self.check(x, y)?;
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid.
+    pub fn find_by_descent(&self, c: Cell) -> Result<NodeRef<'_, T>, QuadtreeError> {
+        self.shape.check(c)?;
         let mut d = 0;
         loop {
             let id = self.shape.cell_id(d, c);

@@ -50,12 +50,13 @@ pub enum LeafChange {
 ///
 /// ```
 /// use quadpath::quadtree::{QuadTree, SplitStopper};
+/// use quadpath::Cell;
 /// let mut tree: QuadTree<&str> = QuadTree::new(64, 64, SplitStopper::max_objects(1))?;
-/// tree.add(3, 4, "tower")?;
-/// tree.add(60, 50, "mill")?;
+/// tree.add(Cell::new(3, 4), "tower")?;
+/// tree.add(Cell::new(60, 50), "mill")?;
 /// assert_eq!(tree.leaf_count(), 4); // the root split once
-/// assert_eq!(tree.find(3, 4)?.objects()[0].1, "tower");
-/// tree.remove(60, 50, &"mill")?;
+/// assert_eq!(tree.find(Cell::new(3, 4))?.objects()[0].1, "tower");
+/// tree.remove(Cell::new(60, 50), &"mill")?;
 /// assert_eq!(tree.leaf_count(), 1); // and merged back
 /// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
 /// ```
@@ -113,13 +114,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
         let shape = Shape::new(width, height);
         let mut objects: Vec<(Cell, T)> = objects.into_iter().collect();
-        if let Some((c, _)) = objects.iter().find(|(c, _)| c.x >= width || c.y >= height) {
-            return Err(QuadtreeError::OutOfBounds {
-                x: c.x as i64,
-                y: c.y as i64,
-                width,
-                height,
-            });
+        for &(c, _) in &objects {
+            shape.check(c)?;
         }
         let mut tree = QuadTree {
             shape,
@@ -179,34 +175,27 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
     }
 
-    pub(crate) fn check(&self, x: u32, y: u32) -> Result<Cell, QuadtreeError> {
-        if x < self.width() && y < self.height() {
-            Ok(Cell::new(x, y))
-        } else {
-            Err(QuadtreeError::OutOfBounds {
-                x: x as i64,
-                y: y as i64,
-                width: self.width(),
-                height: self.height(),
-            })
-        }
-    }
-
-    /// Adds an object at cell `(x, y)`.
-    pub fn add(&mut self, x: u32, y: u32, obj: T) -> Result<(), QuadtreeError> {
-        let c = self.check(x, y)?;
+    /// Adds an object at cell `c`.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
+    pub fn add(&mut self, c: Cell, obj: T) -> Result<(), QuadtreeError> {
+        self.shape.check(c)?;
         let leaf = self.update_path(c, |n| n + 1);
         self.leaf_objects_mut(leaf).push((c, obj));
         self.restructure(c, leaf);
         Ok(())
     }
 
-    /// Removes one object equal to `obj` at `(x, y)`. Returns whether one was there.
-    pub fn remove(&mut self, x: u32, y: u32, obj: &T) -> Result<bool, QuadtreeError>
+    /// Removes one object equal to `obj` at cell `c`. Returns whether one was there.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
+    pub fn remove(&mut self, c: Cell, obj: &T) -> Result<bool, QuadtreeError>
     where
         T: PartialEq,
     {
-        let c = self.check(x, y)?;
+        self.shape.check(c)?;
         let leaf = self.find_id(c);
         let objects = self.leaf_objects_mut(leaf);
         let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
@@ -218,9 +207,12 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         Ok(true)
     }
 
-    /// Removes every object at `(x, y)` and returns them.
-    pub fn remove_all(&mut self, x: u32, y: u32) -> Result<Vec<T>, QuadtreeError> {
-        let c = self.check(x, y)?;
+    /// Removes every object at cell `c` and returns them.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
+    pub fn remove_all(&mut self, c: Cell) -> Result<Vec<T>, QuadtreeError> {
+        self.shape.check(c)?;
         let leaf = self.find_id(c);
         let objects = self.leaf_objects_mut(leaf);
         let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects)
