@@ -108,7 +108,9 @@ fn square_8x8_buckets_of_one() {
     assert_eq!(t.find(Cell::new(3, 2)).unwrap().id(), id(2, 1, 1));
     // The smallest node covering (0,0)-(2,1) is the quadrant (1,0,0): (2,x) is outside block (2,0,0).
     assert_eq!(
-        t.smallest_node_covering(0, 0, 2, 1).unwrap().id(),
+        t.smallest_node_covering(Rect::new(0, 0, 2, 1))
+            .unwrap()
+            .id(),
         id(1, 0, 0)
     );
     // East of the single cell (1,0) is block (2,1,0); its south-east corner cell (2,1) is
@@ -267,16 +269,20 @@ fn grid_50x40_corrected_midpoints() {
     assert_eq!(s.cell_id(2, Cell::new(25, 10)), id(2, 2, 1));
     // Smallest node covering (12,0)-(13,0) is the quadrant (1,0,0): 12|13 is a depth-2 split.
     assert_eq!(
-        t.smallest_node_covering(12, 0, 13, 0).unwrap().id(),
+        t.smallest_node_covering(Rect::new(12, 0, 13, 0))
+            .unwrap()
+            .id(),
         id(1, 0, 0)
     );
     assert_eq!(
-        t.smallest_node_covering(13, 0, 24, 9).unwrap().id(),
+        t.smallest_node_covering(Rect::new(13, 0, 24, 9))
+            .unwrap()
+            .id(),
         id(2, 1, 0)
     );
     // Leaves in (11,8)-(14,11): the four depth-2 leaves around the corner (13,10).
     let got: BTreeSet<NodeId> = t
-        .leaves_in_rect(11, 8, 14, 11)
+        .leaves_in_rect(Rect::new(11, 8, 14, 11))
         .iter()
         .map(|n| n.id())
         .collect();
@@ -287,10 +293,10 @@ fn grid_50x40_corrected_midpoints() {
             .collect()
     );
     // Clipping: a rectangle hanging off the bottom-right corner only sees the last leaf.
-    let objs = t.objects_in_rect(38, 29, 1000, 1000);
+    let objs = t.objects_in_rect(Rect::new(38, 29, 1000, 1000));
     assert_eq!(objs, vec![(Cell::new(38, 29), &4)]);
     let got: BTreeSet<NodeId> = t
-        .leaves_in_rect(45, 35, u32::MAX, u32::MAX)
+        .leaves_in_rect(Rect::new(45, 35, u32::MAX, u32::MAX))
         .iter()
         .map(|n| n.id())
         .collect();
@@ -483,11 +489,13 @@ fn bad_input_is_an_error_not_a_panic() {
     assert_eq!(t.find_by_descent(Cell::new(n, 0)).unwrap_err(), oob(n, 0));
     assert_eq!(t.object_count(), 0);
     // Range queries clip; a rectangle wholly outside finds nothing.
-    assert!(t.smallest_node_covering(n, n, u32::MAX, u32::MAX).is_none());
-    assert!(t.leaves_in_rect(n, 0, n + 5, 5).is_empty());
-    assert!(t.objects_in_rect(0, n, 5, u32::MAX).is_empty());
+    assert!(t
+        .smallest_node_covering(Rect::new(n, n, u32::MAX, u32::MAX))
+        .is_none());
+    assert!(t.leaves_in_rect(Rect::new(n, 0, n + 5, 5)).is_empty());
+    assert!(t.objects_in_rect(Rect::new(0, n, 5, u32::MAX)).is_empty());
     assert_eq!(
-        t.smallest_node_covering(0, 0, u32::MAX, u32::MAX)
+        t.smallest_node_covering(Rect::new(0, 0, u32::MAX, u32::MAX))
             .unwrap()
             .id(),
         NodeId::ROOT

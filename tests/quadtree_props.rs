@@ -375,19 +375,16 @@ fn check_all(
     ];
     rects.extend_from_slice(queries);
     for &(x1, y1, x2, y2) in &rects {
-        let clipped = Rect::new(x1, y1, x2, y2).intersection(&grid);
-        let got_leaves: Vec<NodeId> = t
-            .leaves_in_rect(x1, y1, x2, y2)
-            .iter()
-            .map(|n| n.id())
-            .collect();
+        let q = Rect::new(x1, y1, x2, y2);
+        let clipped = q.intersection(&grid);
+        let got_leaves: Vec<NodeId> = t.leaves_in_rect(q).iter().map(|n| n.id()).collect();
         let got_objs: Vec<(Cell, u32)> = sorted(
-            t.objects_in_rect(x1, y1, x2, y2)
+            t.objects_in_rect(q)
                 .into_iter()
                 .map(|(c, &o)| (c, o))
                 .collect(),
         );
-        let got_cover = t.smallest_node_covering(x1, y1, x2, y2).map(|n| n.id());
+        let got_cover = t.smallest_node_covering(q).map(|n| n.id());
         match clipped {
             None => {
                 assert!(got_leaves.is_empty() && got_objs.is_empty() && got_cover.is_none());

@@ -129,15 +129,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// The deepest node that contains the whole rectangle (clipped to the grid), found by
     /// binary search over depth: a node at depth `d` covers it exactly when both corners
-    /// map to the same ID at `d` and that node exists.
-    pub fn smallest_node_covering(
-        &self,
-        x1: u32,
-        y1: u32,
-        x2: u32,
-        y2: u32,
-    ) -> Option<NodeRef<'_, T>> {
-        let r = self.clip(Rect::new(x1, y1, x2, y2))?;
+    /// map to the same ID at `d` and that node exists. `None` when `r` misses the grid.
+    pub fn smallest_node_covering(&self, r: Rect) -> Option<NodeRef<'_, T>> {
+        let r = self.clip(r)?;
         self.node_ref(self.covering_id(&r))
     }
 
@@ -176,19 +170,19 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
     }
 
-    /// The leaves overlapping a rectangle (clipped to the grid).
-    pub fn leaves_in_rect(&self, x1: u32, y1: u32, x2: u32, y2: u32) -> Vec<NodeRef<'_, T>> {
+    /// The leaves overlapping `r` (clipped to the grid).
+    pub fn leaves_in_rect(&self, r: Rect) -> Vec<NodeRef<'_, T>> {
         let mut out = Vec::new();
-        if let Some(r) = self.clip(Rect::new(x1, y1, x2, y2)) {
+        if let Some(r) = self.clip(r) {
             self.visit_leaves(self.covering_id(&r), &r, &mut |n| out.push(n));
         }
         out
     }
 
-    /// The objects at cells inside a rectangle (clipped to the grid).
-    pub fn objects_in_rect(&self, x1: u32, y1: u32, x2: u32, y2: u32) -> Vec<(Cell, &T)> {
+    /// The objects at cells inside `r` (clipped to the grid).
+    pub fn objects_in_rect(&self, r: Rect) -> Vec<(Cell, &T)> {
         let mut out = Vec::new();
-        if let Some(r) = self.clip(Rect::new(x1, y1, x2, y2)) {
+        if let Some(r) = self.clip(r) {
             self.visit_leaves(self.covering_id(&r), &r, &mut |n| {
                 out.extend(
                     n.objects()
