@@ -52,9 +52,9 @@ impl Kind {
             Kind::NearlyFull => {
                 SplitStopper::by_size(|w, h, n| n == 0 || n + 1 >= w as u64 * h as u64)
             }
-            Kind::ByRect => SplitStopper::by_rect(|x1, y1, _x2, _y2, n| {
-                n <= 1 || ((x1 + 2 * y1) % 3 == 0 && n <= 3)
-            }),
+            Kind::ByRect => {
+                SplitStopper::by_rect(|r, n| n <= 1 || ((r.x1 + 2 * r.y1) % 3 == 0 && n <= 3))
+            }
         }
     }
 
