@@ -73,6 +73,9 @@ pub struct QuadTree<T, S = ahash::RandomState> {
 
 impl<T> QuadTree<T, ahash::RandomState> {
     /// An empty tree over `width × height` cells with the default hasher.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::BadSize`] when a side is 0 or larger than [`MAX_SIDE`].
     pub fn new(width: u32, height: u32, stopper: SplitStopper) -> Result<Self, QuadtreeError> {
         Self::with_hasher(width, height, stopper, ahash::RandomState::new())
     }
@@ -80,6 +83,10 @@ impl<T> QuadTree<T, ahash::RandomState> {
     /// A tree over `width × height` cells holding `objects`, built top-down in one pass:
     /// each node is visited once, so a 1024×1024 map costs one partition per level instead
     /// of a million separate adds.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::BadSize`] when a side is 0 or larger than [`MAX_SIDE`];
+    /// [`QuadtreeError::OutOfBounds`] for the first object whose cell is off the grid.
     pub fn build(
         width: u32,
         height: u32,
@@ -92,6 +99,9 @@ impl<T> QuadTree<T, ahash::RandomState> {
 
 impl<T, S: BuildHasher> QuadTree<T, S> {
     /// An empty tree with a chosen hasher.
+    ///
+    /// # Errors
+    /// As [`QuadTree::new`].
     pub fn with_hasher(
         width: u32,
         height: u32,
@@ -102,6 +112,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     /// [`QuadTree::build`] with a chosen hasher.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
     pub fn build_with_hasher(
         width: u32,
         height: u32,
