@@ -859,14 +859,14 @@ fn hasher_bench(name: &str, grid: &Grid) -> HasherRow {
                     black_box(QuadTree::build(w, h, SplitStopper::uniform(), objects()).unwrap());
                 }));
                 fa.push(time_per(queries.len(), || {
-                    for q in &queries {
-                        black_box(a.find(q.x, q.y).unwrap().id());
+                    for &q in &queries {
+                        black_box(a.find(q).unwrap().id());
                     }
                 }));
                 ea.push(time_per(free.len(), || {
-                    for q in &free {
-                        a.add(q.x, q.y, ()).unwrap();
-                        black_box(a.remove(q.x, q.y, &()).unwrap());
+                    for &q in &free {
+                        a.add(q, ()).unwrap();
+                        black_box(a.remove(q, &()).unwrap());
                     }
                 }));
             } else {
@@ -883,14 +883,14 @@ fn hasher_bench(name: &str, grid: &Grid) -> HasherRow {
                     );
                 }));
                 ff.push(time_per(queries.len(), || {
-                    for q in &queries {
-                        black_box(f.find(q.x, q.y).unwrap().id());
+                    for &q in &queries {
+                        black_box(f.find(q).unwrap().id());
                     }
                 }));
                 ef.push(time_per(free.len(), || {
-                    for q in &free {
-                        f.add(q.x, q.y, ()).unwrap();
-                        black_box(f.remove(q.x, q.y, &()).unwrap());
+                    for &q in &free {
+                        f.add(q, ()).unwrap();
+                        black_box(f.remove(q, &()).unwrap());
                     }
                 }));
             }

@@ -44,9 +44,9 @@ fn bench_find<S: BuildHasher>(
             let q = cells[i];
             i = (i + 1) & mask;
             let n = if descent {
-                tree.find_by_descent(q.x, q.y)
+                tree.find_by_descent(q)
             } else {
-                tree.find(q.x, q.y)
+                tree.find(q)
             };
             black_box(n.unwrap().id())
         })
@@ -107,16 +107,16 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             let q = free[i];
             i = (i + 1) & mask;
-            tree.add(q.x, q.y, ()).unwrap();
-            black_box(tree.remove(q.x, q.y, &()).unwrap())
+            tree.add(q, ()).unwrap();
+            black_box(tree.remove(q, &()).unwrap())
         })
     });
     c.bench_function("edit/block_then_free_fx", |b| {
         b.iter(|| {
             let q = free[i];
             i = (i + 1) & mask;
-            fx.add(q.x, q.y, ()).unwrap();
-            black_box(fx.remove(q.x, q.y, &()).unwrap())
+            fx.add(q, ()).unwrap();
+            black_box(fx.remove(q, &()).unwrap())
         })
     });
     // Same, with the change feed on and drained each time (what an HPA layer would do).
@@ -126,8 +126,8 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             let q = free[i];
             i = (i + 1) & mask;
-            tree.add(q.x, q.y, ()).unwrap();
-            tree.remove(q.x, q.y, &()).unwrap();
+            tree.add(q, ()).unwrap();
+            tree.remove(q, &()).unwrap();
             buf.clear();
             tree.drain_changes_into(&mut buf);
             black_box(buf.len())

@@ -59,11 +59,11 @@ fn square_8x8_buckets_of_one() {
     // depth 3 gives single cells.
     let mut t: QuadTree<char> = QuadTree::new(8, 8, SplitStopper::max_objects(1)).unwrap();
     t.track_changes(true);
-    t.add(0, 0, 'a').unwrap();
+    t.add(Cell::new(0, 0), 'a').unwrap();
     // One object: the root (count 1 <= 1) stays a leaf.
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (0, 1, 1));
 
-    t.add(7, 7, 'b').unwrap();
+    t.add(Cell::new(7, 7), 'b').unwrap();
     // Count 2 > 1: the root splits into four 4×4 quadrants; (0,0) and (7,7) land in
     // different ones, each with one object, so all four are leaves.
     assert_eq!(
@@ -77,7 +77,7 @@ fn square_8x8_buckets_of_one() {
     );
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (1, 5, 4));
 
-    t.add(1, 1, 'c').unwrap();
+    t.add(Cell::new(1, 1), 'c').unwrap();
     // (0,0) and (1,1) share quadrant (1,0,0) -> it splits into 2×2 blocks at depth 2;
     // both are in block (2,0,0) = (0,0)-(1,1), which splits again into four single cells
     // at depth 3: (0,0) holds 'a', (1,1) holds 'c', (1,0) and (0,1) are empty.
@@ -101,11 +101,16 @@ fn square_8x8_buckets_of_one() {
         (t.depth(), t.node_count(), t.leaf_count(), t.object_count()),
         (3, 13, 10, 3)
     );
-    assert_eq!(t.find(1, 1).unwrap().objects(), &[(Cell::new(1, 1), 'c')]);
-    assert_eq!(t.find(3, 2).unwrap().id(), id(2, 1, 1));
+    assert_eq!(
+        t.find(Cell::new(1, 1)).unwrap().objects(),
+        &[(Cell::new(1, 1), 'c')]
+    );
+    assert_eq!(t.find(Cell::new(3, 2)).unwrap().id(), id(2, 1, 1));
     // The smallest node covering (0,0)-(2,1) is the quadrant (1,0,0): (2,x) is outside block (2,0,0).
     assert_eq!(
-        t.smallest_node_covering(0, 0, 2, 1).unwrap().id(),
+        t.smallest_node_covering(Rect::new(0, 0, 2, 1))
+            .unwrap()
+            .id(),
         id(1, 0, 0)
     );
     // East of the single cell (1,0) is block (2,1,0); its south-east corner cell (2,1) is
@@ -134,7 +139,7 @@ fn square_8x8_buckets_of_one() {
 
     // Removing 'c' brings the count of (1,0,0) back to 1: its whole subtree merges.
     t.drain_changes();
-    assert!(t.remove(1, 1, &'c').unwrap());
+    assert!(t.remove(Cell::new(1, 1), &'c').unwrap());
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (1, 5, 4));
     let changes = t.drain_changes();
     // 7 leaves under (1,0,0) removed, (1,0,0) created.
@@ -175,7 +180,7 @@ fn rectangle_7x6_blocked_cells() {
     assert_eq!(shape.max_possible_depth(), 3);
 
     let mut t: QuadTree<()> = QuadTree::new(7, 6, SplitStopper::uniform()).unwrap();
-    t.add(6, 5, ()).unwrap();
+    t.add(Cell::new(6, 5), ()).unwrap();
     // Root: 1 of 42 blocked -> split. Quadrant (1,1,1) = (4,3)-(6,5): 1 of 9 -> split into
     // (4..5, 3..4), (6, 3..4), (4..5, 5), (6, 5); the last is the blocked cell.
     assert_eq!(
@@ -192,17 +197,17 @@ fn rectangle_7x6_blocked_cells() {
     );
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (2, 9, 7));
 
-    t.add(0, 0, ()).unwrap();
+    t.add(Cell::new(0, 0), ()).unwrap();
     // Quadrant (1,0,0) = (0,0)-(3,2): 1 of 12 -> split into (0..1,0..1), (2..3,0..1),
     // (0..1,2), (2..3,2). The first holds (0,0): 1 of 4 -> split into 4 single cells.
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (3, 17, 13));
-    assert_eq!(t.find(0, 0).unwrap().id(), id(3, 0, 0));
-    assert_eq!(t.find(1, 1).unwrap().rect(), r(1, 1, 1, 1));
-    assert_eq!(t.find(3, 2).unwrap().rect(), r(2, 2, 3, 2));
-    assert_eq!(t.find(3, 2).unwrap().id(), id(2, 1, 1));
+    assert_eq!(t.find(Cell::new(0, 0)).unwrap().id(), id(3, 0, 0));
+    assert_eq!(t.find(Cell::new(1, 1)).unwrap().rect(), r(1, 1, 1, 1));
+    assert_eq!(t.find(Cell::new(3, 2)).unwrap().rect(), r(2, 2, 3, 2));
+    assert_eq!(t.find(Cell::new(3, 2)).unwrap().id(), id(2, 1, 1));
 
     // Unblocking (0,0) merges that quadrant back; depth shrinks to 2.
-    t.remove(0, 0, &()).unwrap();
+    t.remove(Cell::new(0, 0), &()).unwrap();
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (2, 9, 7));
 }
 
@@ -224,12 +229,12 @@ fn grid_50x40_corrected_midpoints() {
     assert_eq!(ys, vec![0, 5, 10, 15, 20, 25, 30, 35]);
 
     // (12,0) and (13,0): both in (1,0,0) = (0,0)-(24,19), which splits at x = 13, y = 10.
-    t.add(12, 0, 1).unwrap();
-    t.add(13, 0, 2).unwrap();
+    t.add(Cell::new(12, 0), 1).unwrap();
+    t.add(Cell::new(13, 0), 2).unwrap();
     // (37,30) and (38,29): both in (1,1,1) = (25,20)-(49,39), which splits at x = 38, y = 30.
     // (37,30) -> (2, floor(4·37/50)=2, floor(4·30/40)=3); (38,29) -> (2, 3, 2).
-    t.add(37, 30, 3).unwrap();
-    t.add(38, 29, 4).unwrap();
+    t.add(Cell::new(37, 30), 3).unwrap();
+    t.add(Cell::new(38, 29), 4).unwrap();
     assert_eq!(
         leaves(&t),
         set(&[
@@ -249,25 +254,35 @@ fn grid_50x40_corrected_midpoints() {
         (t.depth(), t.node_count(), t.leaf_count(), t.object_count()),
         (2, 13, 10, 4)
     );
-    assert_eq!(t.find(12, 0).unwrap().objects(), &[(Cell::new(12, 0), 1)]);
-    assert_eq!(t.find(13, 0).unwrap().objects(), &[(Cell::new(13, 0), 2)]);
-    assert_eq!(t.find(37, 30).unwrap().id(), id(2, 2, 3));
-    assert_eq!(t.find(38, 29).unwrap().id(), id(2, 3, 2));
+    assert_eq!(
+        t.find(Cell::new(12, 0)).unwrap().objects(),
+        &[(Cell::new(12, 0), 1)]
+    );
+    assert_eq!(
+        t.find(Cell::new(13, 0)).unwrap().objects(),
+        &[(Cell::new(13, 0), 2)]
+    );
+    assert_eq!(t.find(Cell::new(37, 30)).unwrap().id(), id(2, 2, 3));
+    assert_eq!(t.find(Cell::new(38, 29)).unwrap().id(), id(2, 3, 2));
     // A cell's ID at depth 2, computed directly, is its leaf's.
-    assert_eq!(s.cell_id(2, 24, 9), id(2, 1, 0));
-    assert_eq!(s.cell_id(2, 25, 10), id(2, 2, 1));
+    assert_eq!(s.cell_id(2, Cell::new(24, 9)), id(2, 1, 0));
+    assert_eq!(s.cell_id(2, Cell::new(25, 10)), id(2, 2, 1));
     // Smallest node covering (12,0)-(13,0) is the quadrant (1,0,0): 12|13 is a depth-2 split.
     assert_eq!(
-        t.smallest_node_covering(12, 0, 13, 0).unwrap().id(),
+        t.smallest_node_covering(Rect::new(12, 0, 13, 0))
+            .unwrap()
+            .id(),
         id(1, 0, 0)
     );
     assert_eq!(
-        t.smallest_node_covering(13, 0, 24, 9).unwrap().id(),
+        t.smallest_node_covering(Rect::new(13, 0, 24, 9))
+            .unwrap()
+            .id(),
         id(2, 1, 0)
     );
     // Leaves in (11,8)-(14,11): the four depth-2 leaves around the corner (13,10).
     let got: BTreeSet<NodeId> = t
-        .leaves_in_rect(11, 8, 14, 11)
+        .leaves_in_rect(Rect::new(11, 8, 14, 11))
         .iter()
         .map(|n| n.id())
         .collect();
@@ -278,10 +293,10 @@ fn grid_50x40_corrected_midpoints() {
             .collect()
     );
     // Clipping: a rectangle hanging off the bottom-right corner only sees the last leaf.
-    let objs = t.objects_in_rect(38, 29, 1000, 1000);
+    let objs = t.objects_in_rect(Rect::new(38, 29, 1000, 1000));
     assert_eq!(objs, vec![(Cell::new(38, 29), &4)]);
     let got: BTreeSet<NodeId> = t
-        .leaves_in_rect(45, 35, u32::MAX, u32::MAX)
+        .leaves_in_rect(Rect::new(45, 35, u32::MAX, u32::MAX))
         .iter()
         .map(|n| n.id())
         .collect();
@@ -326,17 +341,17 @@ fn nearly_full_10x8() {
         (t.depth(), t.node_count(), t.leaf_count(), t.object_count()),
         (4, 15, 11, 79)
     );
-    assert_eq!(t.find(0, 0).unwrap().object_count(), 0);
-    assert_eq!(t.find(1, 0).unwrap().object_count(), 1);
+    assert_eq!(t.find(Cell::new(0, 0)).unwrap().object_count(), 0);
+    assert_eq!(t.find(Cell::new(1, 0)).unwrap().object_count(), 1);
 
     // Free (9,7) too: (1,1,1) = (5,4)-(9,7) is now 19/20 -> split at x 8, y 6; only
     // (8..9,6..7) = 3/4 is mixed and splits into single cells; (9,7) is
     // (3, floor(72/10)=7, 7).
-    assert!(t.remove(9, 7, &()).unwrap());
+    assert!(t.remove(Cell::new(9, 7), &()).unwrap());
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (4, 23, 17));
-    assert_eq!(t.find(9, 7).unwrap().id(), id(3, 7, 7));
-    assert_eq!(t.find(8, 6).unwrap().rect(), r(8, 6, 8, 6));
-    assert_eq!(t.find(5, 4).unwrap().rect(), r(5, 4, 7, 5));
+    assert_eq!(t.find(Cell::new(9, 7)).unwrap().id(), id(3, 7, 7));
+    assert_eq!(t.find(Cell::new(8, 6)).unwrap().rect(), r(8, 6, 8, 6));
+    assert_eq!(t.find(Cell::new(5, 4)).unwrap().rect(), r(5, 4, 7, 5));
     let ch = t.drain_changes();
     assert_eq!(
         ch[0],
@@ -351,9 +366,9 @@ fn nearly_full_10x8() {
     // Blocking (0,0) fills (1,0,0), which merges: leaves (1,0,0), (1,1,0), (1,0,1), the three
     // full blocks of (1,1,1) and the four cells of (2,3,3): 10 leaves, 1 + 4 + 4 + 4 = 13
     // nodes, and the depth-4 leaves are gone: depth 3.
-    t.add(0, 0, ()).unwrap();
+    t.add(Cell::new(0, 0), ()).unwrap();
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (3, 13, 10));
-    t.add(9, 7, ()).unwrap();
+    t.add(Cell::new(9, 7), ()).unwrap();
     assert_eq!(
         (t.depth(), t.node_count(), t.leaf_count(), t.object_count()),
         (0, 1, 1, 80)
@@ -387,10 +402,10 @@ fn nearly_full_7x5() {
 
     // Free the corner (6,4): (1,1,1) = (4,3)-(6,4), 5/6 -> split into (4..5,3), (6,3),
     // (4..5,4), (6,4).
-    t.remove(6, 4, &()).unwrap();
+    t.remove(Cell::new(6, 4), &()).unwrap();
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (3, 15, 11));
-    assert_eq!(t.find(6, 4).unwrap().id(), id(2, 3, 3));
-    assert_eq!(t.find(5, 3).unwrap().rect(), r(4, 3, 5, 3));
+    assert_eq!(t.find(Cell::new(6, 4)).unwrap().id(), id(2, 3, 3));
+    assert_eq!(t.find(Cell::new(5, 3)).unwrap().rect(), r(4, 3, 5, 3));
     // North of the free corner (6,4) is the blocked (6,3); north-west is (4..5,3).
     let n: Vec<_> = t
         .neighbours(id(2, 3, 3), Direction::N)
@@ -407,9 +422,9 @@ fn nearly_full_7x5() {
 
     // Block (3,2) again: (1,0,0) is full and merges, and the deepest (depth 3) leaves go,
     // so the depth shrinks to 2.
-    t.add(3, 2, ()).unwrap();
+    t.add(Cell::new(3, 2), ()).unwrap();
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (2, 9, 7));
-    assert_eq!(t.find(3, 2).unwrap().rect(), r(0, 0, 3, 2));
+    assert_eq!(t.find(Cell::new(3, 2)).unwrap().rect(), r(0, 0, 3, 2));
 }
 
 // -----------------------------------------------------------------------------------------
@@ -425,29 +440,35 @@ fn huge_grid_collapses_back_to_root() {
     // force 17 splits of the node holding both, each into 4 (the node at depth 16 is
     // (0..1, 0..1): x = 2 gives floor(2·65536/100000) = 1). Nodes 1 + 4·17 = 69, leaves
     // 1 + 3·17 = 52.
-    t.add(0, 0, 1).unwrap();
-    t.add(1, 0, 2).unwrap();
+    t.add(Cell::new(0, 0), 1).unwrap();
+    t.add(Cell::new(1, 0), 2).unwrap();
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (17, 69, 52));
-    assert_eq!(t.find(1, 0).unwrap().rect(), r(1, 0, 1, 0));
-    assert_eq!(t.find(1, 1).unwrap().rect(), r(1, 1, 1, 1));
-    assert_eq!(t.find_by_descent(0, 1).unwrap().id(), id(17, 0, 1));
+    assert_eq!(t.find(Cell::new(1, 0)).unwrap().rect(), r(1, 0, 1, 0));
+    assert_eq!(t.find(Cell::new(1, 1)).unwrap().rect(), r(1, 1, 1, 1));
+    assert_eq!(
+        t.find_by_descent(Cell::new(0, 1)).unwrap().id(),
+        id(17, 0, 1)
+    );
     // A third object far away only adds a sibling: (99999, 99999) is in (1,1,1), a leaf.
-    t.add(99_999, 99_999, 3).unwrap();
+    t.add(Cell::new(99_999, 99_999), 3).unwrap();
     assert_eq!((t.depth(), t.node_count(), t.leaf_count()), (17, 69, 52));
     assert_eq!(
-        t.find(99_999, 99_999).unwrap().rect(),
+        t.find(Cell::new(99_999, 99_999)).unwrap().rect(),
         r(50_000, 50_000, 99_999, 99_999)
     );
 
-    assert!(t.remove(1, 0, &2).unwrap());
-    assert_eq!(t.remove_all(0, 0).unwrap(), vec![1]);
-    assert!(!t.remove(99_999, 99_999, &7).unwrap());
-    assert!(t.remove(99_999, 99_999, &3).unwrap());
+    assert!(t.remove(Cell::new(1, 0), &2).unwrap());
+    assert_eq!(t.remove_all(Cell::new(0, 0)).unwrap(), vec![1]);
+    assert!(!t.remove(Cell::new(99_999, 99_999), &7).unwrap());
+    assert!(t.remove(Cell::new(99_999, 99_999), &3).unwrap());
     assert_eq!(
         (t.depth(), t.node_count(), t.leaf_count(), t.object_count()),
         (0, 1, 1, 0)
     );
-    assert_eq!(t.find(12_345, 67_890).unwrap().id(), NodeId::ROOT);
+    assert_eq!(
+        t.find(Cell::new(12_345, 67_890)).unwrap().id(),
+        NodeId::ROOT
+    );
 }
 
 #[test]
@@ -456,24 +477,25 @@ fn bad_input_is_an_error_not_a_panic() {
     let n = 100_000;
     let mut t: QuadTree<u32> = QuadTree::new(n, n, SplitStopper::max_objects(1)).unwrap();
     let oob = |x: u32, y: u32| OutOfBounds {
-        x: x as i64,
-        y: y as i64,
+        cell: Cell::new(x, y),
         width: n,
         height: n,
     };
-    assert_eq!(t.add(n, 0, 1), Err(oob(n, 0)));
-    assert_eq!(t.add(0, u32::MAX, 1), Err(oob(0, u32::MAX)));
-    assert_eq!(t.remove(n, n, &1), Err(oob(n, n)));
-    assert_eq!(t.remove_all(u32::MAX, 5), Err(oob(u32::MAX, 5)));
-    assert_eq!(t.find(0, n).unwrap_err(), oob(0, n));
-    assert_eq!(t.find_by_descent(n, 0).unwrap_err(), oob(n, 0));
+    assert_eq!(t.add(Cell::new(n, 0), 1), Err(oob(n, 0)));
+    assert_eq!(t.add(Cell::new(0, u32::MAX), 1), Err(oob(0, u32::MAX)));
+    assert_eq!(t.remove(Cell::new(n, n), &1), Err(oob(n, n)));
+    assert_eq!(t.remove_all(Cell::new(u32::MAX, 5)), Err(oob(u32::MAX, 5)));
+    assert_eq!(t.find(Cell::new(0, n)).unwrap_err(), oob(0, n));
+    assert_eq!(t.find_by_descent(Cell::new(n, 0)).unwrap_err(), oob(n, 0));
     assert_eq!(t.object_count(), 0);
     // Range queries clip; a rectangle wholly outside finds nothing.
-    assert!(t.smallest_node_covering(n, n, u32::MAX, u32::MAX).is_none());
-    assert!(t.leaves_in_rect(n, 0, n + 5, 5).is_empty());
-    assert!(t.objects_in_rect(0, n, 5, u32::MAX).is_empty());
+    assert!(t
+        .smallest_node_covering(Rect::new(n, n, u32::MAX, u32::MAX))
+        .is_none());
+    assert!(t.leaves_in_rect(Rect::new(n, 0, n + 5, 5)).is_empty());
+    assert!(t.objects_in_rect(Rect::new(0, n, 5, u32::MAX)).is_empty());
     assert_eq!(
-        t.smallest_node_covering(0, 0, u32::MAX, u32::MAX)
+        t.smallest_node_covering(Rect::new(0, 0, u32::MAX, u32::MAX))
             .unwrap()
             .id(),
         NodeId::ROOT
@@ -492,8 +514,7 @@ fn bad_input_is_an_error_not_a_panic() {
     assert_eq!(
         e,
         OutOfBounds {
-            x: 2,
-            y: 5,
+            cell: Cell::new(2, 5),
             width: 5,
             height: 5
         }
@@ -540,30 +561,30 @@ fn bad_input_is_an_error_not_a_panic() {
     // The largest allowed grid works, including its far corner.
     let mut big: QuadTree<()> =
         QuadTree::new(MAX_SIDE, MAX_SIDE, SplitStopper::max_objects(0)).unwrap();
-    big.add(MAX_SIDE - 1, MAX_SIDE - 1, ()).unwrap();
+    big.add(Cell::new(MAX_SIDE - 1, MAX_SIDE - 1), ()).unwrap();
     // max_objects(0) splits down to the single cell. At depth 28 nodes are mostly 2 cells
     // wide ((2^29-1)/2^28 is just under 2), but the last index, 2^28-1, starts at
     // ceil((2^28-1)(2^29-1)/2^28) = ceil(2^29 - 3 + 2^-28) = 2^29-2 = MAX_SIDE-1: the far
     // corner is already a single cell at depth 28.
     assert_eq!(big.depth(), 28);
     let m = MAX_SIDE - 1;
-    assert_eq!(big.find(m, m).unwrap().rect(), r(m, m, m, m));
+    assert_eq!(big.find(Cell::new(m, m)).unwrap().rect(), r(m, m, m, m));
     assert_eq!(
-        big.find(m, m).unwrap().id(),
+        big.find(Cell::new(m, m)).unwrap().id(),
         id(28, (1 << 28) - 1, (1 << 28) - 1)
     );
     // Index 0 at depth 28 is [0, ceil((2^29-1)/2^28)-1] = [0, 1]: the origin needs depth 29.
-    big.add(0, 0, ()).unwrap();
+    big.add(Cell::new(0, 0), ()).unwrap();
     assert_eq!(big.depth(), 29);
-    assert_eq!(big.find(0, 0).unwrap().rect(), r(0, 0, 0, 0));
-    assert_eq!(big.find(1, 1).unwrap().id(), id(29, 1, 1));
-    assert!(big.remove(m, m, &()).unwrap());
-    assert!(big.remove(0, 0, &()).unwrap());
+    assert_eq!(big.find(Cell::new(0, 0)).unwrap().rect(), r(0, 0, 0, 0));
+    assert_eq!(big.find(Cell::new(1, 1)).unwrap().id(), id(29, 1, 1));
+    assert!(big.remove(Cell::new(m, m), &()).unwrap());
+    assert!(big.remove(Cell::new(0, 0), &()).unwrap());
     assert_eq!((big.depth(), big.node_count()), (0, 1));
     // A 1×1 grid never splits.
     let mut one: QuadTree<u8> = QuadTree::new(1, 1, SplitStopper::max_objects(0)).unwrap();
-    one.add(0, 0, 1).unwrap();
-    one.add(0, 0, 2).unwrap();
+    one.add(Cell::new(0, 0), 1).unwrap();
+    one.add(Cell::new(0, 0), 2).unwrap();
     assert_eq!(
         (one.depth(), one.node_count(), one.object_count()),
         (0, 1, 2)

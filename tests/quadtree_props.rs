@@ -52,9 +52,9 @@ impl Kind {
             Kind::NearlyFull => {
                 SplitStopper::by_size(|w, h, n| n == 0 || n + 1 >= w as u64 * h as u64)
             }
-            Kind::ByRect => SplitStopper::by_rect(|x1, y1, _x2, _y2, n| {
-                n <= 1 || ((x1 + 2 * y1) % 3 == 0 && n <= 3)
-            }),
+            Kind::ByRect => {
+                SplitStopper::by_rect(|r, n| n <= 1 || ((r.x1 + 2 * r.y1) % 3 == 0 && n <= 3))
+            }
         }
     }
 
@@ -315,11 +315,11 @@ fn check_all(
         let id = n.id();
         let d = id.depth();
         for c in n.rect().cells() {
-            assert_eq!(shape.cell_id(d, c.x, c.y), id);
+            assert_eq!(shape.cell_id(d, c), id);
         }
         assert_eq!(shape.rect(id), n.rect());
         if d > 0 {
-            let p = shape.cell_id(d - 1, n.rect().x1, n.rect().y1);
+            let p = shape.cell_id(d - 1, Cell::new(n.rect().x1, n.rect().y1));
             assert_eq!(id.parent(), Some(p));
             assert_eq!(p, NodeId::pack(d - 1, id.ix() >> 1, id.iy() >> 1));
             assert!(!t.node(p).expect("parent exists").is_leaf());
@@ -349,17 +349,21 @@ fn check_all(
     // --- Point location.
     for y in 0..h {
         for x in 0..w {
-            let f = t.find(x, y).unwrap();
+            let f = t.find(Cell::new(x, y)).unwrap();
             assert_eq!(f.id(), owner_at(x, y), "find({x},{y})");
             assert!(f.is_leaf() && f.rect().contains(x, y));
             assert_eq!(
-                t.find_by_descent(x, y).unwrap().id(),
+                t.find_by_descent(Cell::new(x, y)).unwrap().id(),
                 owner_at(x, y),
                 "find_by_descent({x},{y})"
             );
         }
     }
-    assert!(t.find(w, 0).is_err() && t.find(0, h).is_err() && t.find_by_descent(w, h).is_err());
+    assert!(
+        t.find(Cell::new(w, 0)).is_err()
+            && t.find(Cell::new(0, h)).is_err()
+            && t.find_by_descent(Cell::new(w, h)).is_err()
+    );
 
     // --- Range queries and covering nodes, with clipping.
     let grid = Rect::new(0, 0, w - 1, h - 1);
@@ -371,19 +375,16 @@ fn check_all(
     ];
     rects.extend_from_slice(queries);
     for &(x1, y1, x2, y2) in &rects {
-        let clipped = Rect::new(x1, y1, x2, y2).intersection(&grid);
-        let got_leaves: Vec<NodeId> = t
-            .leaves_in_rect(x1, y1, x2, y2)
-            .iter()
-            .map(|n| n.id())
-            .collect();
+        let q = Rect::new(x1, y1, x2, y2);
+        let clipped = q.intersection(&grid);
+        let got_leaves: Vec<NodeId> = t.leaves_in_rect(q).iter().map(|n| n.id()).collect();
         let got_objs: Vec<(Cell, u32)> = sorted(
-            t.objects_in_rect(x1, y1, x2, y2)
+            t.objects_in_rect(q)
                 .into_iter()
                 .map(|(c, &o)| (c, o))
                 .collect(),
         );
-        let got_cover = t.smallest_node_covering(x1, y1, x2, y2).map(|n| n.id());
+        let got_cover = t.smallest_node_covering(q).map(|n| n.id());
         match clipped {
             None => {
                 assert!(got_leaves.is_empty() && got_objs.is_empty() && got_cover.is_none());
@@ -656,14 +657,14 @@ fn run(kind: Kind, s: &Scenario) {
                 let (x, y) = (a % w, b % h);
                 if kind.blocked_mode() {
                     if m.at(x, y).is_empty() {
-                        t.add(x, y, 0).unwrap();
+                        t.add(Cell::new(x, y), 0).unwrap();
                         m.at_mut(x, y).push(0);
                     } else {
-                        assert!(t.remove(x, y, &0).unwrap());
+                        assert!(t.remove(Cell::new(x, y), &0).unwrap());
                         m.at_mut(x, y).clear();
                     }
                 } else {
-                    t.add(x, y, v % 3).unwrap();
+                    t.add(Cell::new(x, y), v % 3).unwrap();
                     m.at_mut(x, y).push(v % 3);
                 }
                 step(&mut t, &m);
@@ -674,7 +675,7 @@ fn run(kind: Kind, s: &Scenario) {
                     continue;
                 }
                 let (c, v) = all[k as usize % all.len()];
-                assert!(t.remove(c.x, c.y, &v).unwrap());
+                assert!(t.remove(c, &v).unwrap());
                 let cell = m.at_mut(c.x, c.y);
                 let i = cell.iter().position(|&o| o == v).unwrap();
                 cell.remove(i);
@@ -684,7 +685,7 @@ fn run(kind: Kind, s: &Scenario) {
                 let (x, y) = (a % w, b % h);
                 let v = if kind.blocked_mode() { 0 } else { v % 3 };
                 let had = m.at(x, y).iter().position(|&o| o == v);
-                assert_eq!(t.remove(x, y, &v).unwrap(), had.is_some());
+                assert_eq!(t.remove(Cell::new(x, y), &v).unwrap(), had.is_some());
                 if let Some(i) = had {
                     m.at_mut(x, y).remove(i);
                 }
@@ -692,7 +693,7 @@ fn run(kind: Kind, s: &Scenario) {
             }
             Op::RemoveAll(a, b) => {
                 let (x, y) = (a % w, b % h);
-                let got = sorted(t.remove_all(x, y).unwrap());
+                let got = sorted(t.remove_all(Cell::new(x, y)).unwrap());
                 let want = sorted(std::mem::take(m.at_mut(x, y)));
                 assert_eq!(got, want);
                 step(&mut t, &m);
@@ -704,17 +705,17 @@ fn run(kind: Kind, s: &Scenario) {
                         if kind.blocked_mode() {
                             match (clear, m.at(x, y).is_empty()) {
                                 (false, true) => {
-                                    t.add(x, y, 0).unwrap();
+                                    t.add(Cell::new(x, y), 0).unwrap();
                                     m.at_mut(x, y).push(0);
                                 }
                                 (true, false) => {
-                                    assert!(t.remove(x, y, &0).unwrap());
+                                    assert!(t.remove(Cell::new(x, y), &0).unwrap());
                                     m.at_mut(x, y).clear();
                                 }
                                 _ => continue,
                             }
                         } else {
-                            t.add(x, y, 1).unwrap();
+                            t.add(Cell::new(x, y), 1).unwrap();
                             m.at_mut(x, y).push(1);
                         }
                         step(&mut t, &m);
@@ -769,7 +770,7 @@ fn side_strategy() -> impl Strategy<Value = u32> {
 /// axis map to the adjacent indices, its children partition it, its parent repacks.
 fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
     let (w, h) = (s.width(), s.height());
-    let id = s.cell_id(d, x, y);
+    let id = s.cell_id(d, Cell::new(x, y));
     assert_eq!(id.depth(), d);
     assert_eq!(id.ix() as u64, ((x as u64) << d) / w as u64);
     assert_eq!(id.iy() as u64, ((y as u64) << d) / h as u64);
@@ -783,23 +784,23 @@ fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
     // beyond have a smaller / larger index (not necessarily ±1: once 2^d > side, some
     // indices hold no cell).
     for (cx, cy) in [(r.x1, r.y1), (r.x2, r.y2), (r.x1, r.y2), (r.x2, r.y1)] {
-        assert_eq!(s.cell_id(d, cx, cy), id);
+        assert_eq!(s.cell_id(d, Cell::new(cx, cy)), id);
     }
     if r.x1 > 0 {
-        assert!(s.cell_id(d, r.x1 - 1, y).ix() < id.ix());
+        assert!(s.cell_id(d, Cell::new(r.x1 - 1, y)).ix() < id.ix());
     }
     if r.x2 + 1 < w {
-        assert!(s.cell_id(d, r.x2 + 1, y).ix() > id.ix());
+        assert!(s.cell_id(d, Cell::new(r.x2 + 1, y)).ix() > id.ix());
     }
     if r.y1 > 0 {
-        assert!(s.cell_id(d, x, r.y1 - 1).iy() < id.iy());
+        assert!(s.cell_id(d, Cell::new(x, r.y1 - 1)).iy() < id.iy());
     }
     if r.y2 + 1 < h {
-        assert!(s.cell_id(d, x, r.y2 + 1).iy() > id.iy());
+        assert!(s.cell_id(d, Cell::new(x, r.y2 + 1)).iy() > id.iy());
     }
     // Parent: repacking the corner at d - 1 equals the shifted indices, and contains us.
     if d > 0 {
-        let p = s.cell_id(d - 1, r.x1, r.y1);
+        let p = s.cell_id(d - 1, Cell::new(r.x1, r.y1));
         assert_eq!(id.parent(), Some(p));
         let pr = s.rect(p);
         assert!(pr.x1 <= r.x1 && pr.y1 <= r.y1 && pr.x2 >= r.x2 && pr.y2 >= r.y2);
@@ -827,7 +828,7 @@ fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
         area += kr.area();
     }
     assert_eq!(area, r.area());
-    let kid = s.cell_id(d + 1, x, y);
+    let kid = s.cell_id(d + 1, Cell::new(x, y));
     assert!(kids.contains(&kid));
 }
 
@@ -840,9 +841,9 @@ fn exhaustive_axis_tiling(s: &Shape) {
             let mut v = 0;
             while v < side {
                 let id = if is_x {
-                    s.cell_id(d, v, 0)
+                    s.cell_id(d, Cell::new(v, 0))
                 } else {
-                    s.cell_id(d, 0, v)
+                    s.cell_id(d, Cell::new(0, v))
                 };
                 let r = s.rect(id);
                 let (a, b) = if is_x { (r.x1, r.x2) } else { (r.y1, r.y2) };
@@ -855,9 +856,9 @@ fn exhaustive_axis_tiling(s: &Shape) {
                 );
                 for u in a..=b {
                     let other = if is_x {
-                        s.cell_id(d, u, 0).ix()
+                        s.cell_id(d, Cell::new(u, 0)).ix()
                     } else {
-                        s.cell_id(d, 0, u).iy()
+                        s.cell_id(d, Cell::new(0, u)).iy()
                     };
                     assert_eq!(other, if is_x { id.ix() } else { id.iy() });
                 }
@@ -868,9 +869,9 @@ fn exhaustive_axis_tiling(s: &Shape) {
                 assert_eq!(
                     (0..side)
                         .map(|v| if is_x {
-                            s.cell_id(d, v, 0).ix()
+                            s.cell_id(d, Cell::new(v, 0)).ix()
                         } else {
-                            s.cell_id(d, 0, v).iy()
+                            s.cell_id(d, Cell::new(0, v)).iy()
                         })
                         .collect::<BTreeSet<_>>()
                         .len(),
@@ -903,7 +904,7 @@ proptest! {
         let s = t.shape();
         let maxd = s.max_possible_depth();
         assert!(maxd <= 29);
-        assert_eq!(s.cell_id(0, w - 1, h - 1), NodeId::ROOT);
+        assert_eq!(s.cell_id(0, Cell::new(w - 1, h - 1)), NodeId::ROOT);
         assert_eq!(s.rect(NodeId::ROOT), Rect::new(0, 0, w - 1, h - 1));
         for &(a, b, dd) in &cells {
             // Bias towards the grid's ends and the corrected midpoints, where errors hide.
@@ -918,7 +919,7 @@ proptest! {
             let d = dd % (maxd + 1);
             check_cell_at_depth(&s, d, x, y);
             check_cell_at_depth(&s, maxd, x, y);
-            let r = s.rect(s.cell_id(maxd, x, y));
+            let r = s.rect(s.cell_id(maxd, Cell::new(x, y)));
             assert_eq!((r.width(), r.height()), (1, 1), "depth {maxd} is all single cells");
         }
     }

@@ -218,7 +218,7 @@ impl Clusters {
     /// Puts a new free leaf into its cluster, which becomes stale, and returns it.
     pub fn attach(&mut self, g: &GateGraph, shape: &Shape, leaf: LeafId) -> ClusterId {
         let (id, rect) = (g.leaf(leaf).id, g.leaf(leaf).rect);
-        let key = shape.cell_id(id.depth().min(self.depth), rect.x1, rect.y1);
+        let key = shape.cell_id(id.depth().min(self.depth), Cell::new(rect.x1, rect.y1));
         let cluster = *self.by_key.entry(key.raw()).or_insert_with(|| {
             self.items.insert(Cluster {
                 key,
@@ -361,8 +361,7 @@ impl Clusters {
         let segment = |t: u32| {
             let id = shape.cell_id(
                 self.depth,
-                if vertical { 0 } else { t },
-                if vertical { t } else { 0 },
+                Cell::new(if vertical { 0 } else { t }, if vertical { t } else { 0 }),
             );
             if vertical {
                 id.iy()

@@ -106,9 +106,9 @@ impl HpaMap {
         }
         self.grid.set_free(c.x, c.y, !blocked);
         let edited = if blocked {
-            self.tree.add(c.x, c.y, ())
+            self.tree.add(c, ())
         } else {
-            self.tree.remove(c.x, c.y, &()).map(drop)
+            self.tree.remove(c, &()).map(drop)
         };
         edited.expect("the cell was checked to be on the map");
         true
@@ -312,7 +312,7 @@ impl HpaMap {
         if !self.grid.is_free(c.x, c.y) {
             return None;
         }
-        self.graph.leaf_of(self.tree.find(c.x, c.y).ok()?.id())
+        self.graph.leaf_of(self.tree.find(c).ok()?.id())
     }
 
     /// The free leaves next to leaf `id`, each once.

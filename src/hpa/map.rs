@@ -226,7 +226,7 @@ impl HpaMap {
     fn later_neighbours(&self, r: Rect) -> Vec<LeafId> {
         let id = self
             .tree
-            .find(r.x1, r.y1)
+            .find(Cell::new(r.x1, r.y1))
             .expect("a leaf's corner is on the map")
             .id();
         let mut out = Vec::new();

@@ -131,7 +131,7 @@ impl HpaMap {
         if !self.grid.is_free(c.x, c.y) {
             return Err(QueryError::Blocked { endpoint, cell: c });
         }
-        let node = self.tree.find(c.x, c.y).expect("the cell is on the map").id();
+        let node = self.tree.find(c).expect("the cell is on the map").id();
         Ok(self.graph.leaf_of_node(node))
     }
 }

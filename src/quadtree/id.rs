@@ -6,7 +6,8 @@
 //! a subset of the parent's, so these intervals nest into a tree whose split points are the
 //! "corrected midpoints": every cell of a node computes the same ID, whatever W and H are.
 
-use crate::geom::Rect;
+use super::QuadtreeError;
+use crate::geom::{Cell, Rect};
 
 /// Bits of the `x` and `y` indices in a packed ID.
 const AXIS_BITS: u32 = 29;
@@ -98,6 +99,20 @@ impl Shape {
         self.height
     }
 
+    /// `Ok` when `c` lies on the grid; the one bounds check of every public entry point.
+    #[inline]
+    pub(crate) fn check(&self, c: Cell) -> Result<(), QuadtreeError> {
+        if c.x < self.width && c.y < self.height {
+            Ok(())
+        } else {
+            Err(QuadtreeError::OutOfBounds {
+                cell: c,
+                width: self.width,
+                height: self.height,
+            })
+        }
+    }
+
     /// `floor(v · 2^d / side)`: the index at depth `d` of coordinate `v`.
     #[inline]
     fn axis_index(v: u32, d: u32, side: u32) -> u32 {
@@ -110,13 +125,13 @@ impl Shape {
         (i * side as u64 + (1u64 << d) - 1) >> d
     }
 
-    /// The ID at depth `d` of the node that contains (or would contain) cell `(x, y)`.
+    /// The ID at depth `d` of the node that contains (or would contain) cell `c`.
     #[inline]
-    pub fn cell_id(&self, d: u32, x: u32, y: u32) -> NodeId {
+    pub fn cell_id(&self, d: u32, c: Cell) -> NodeId {
         NodeId::pack(
             d,
-            Self::axis_index(x, d, self.width),
-            Self::axis_index(y, d, self.height),
+            Self::axis_index(c.x, d, self.width),
+            Self::axis_index(c.y, d, self.height),
         )
     }
 
@@ -221,7 +236,7 @@ mod tests {
         let xs: Vec<_> = (0..4).map(|i| s.rect(NodeId::pack(2, i, 0)).x1).collect();
         assert_eq!(xs, vec![0, 13, 25, 38]);
         for x in 0..50 {
-            let id = s.cell_id(2, x, 0);
+            let id = s.cell_id(2, Cell::new(x, 0));
             assert!(s.rect(id).contains(x, 0));
         }
     }

@@ -18,16 +18,17 @@ pub use query::NodeRef;
 pub use stopper::SplitStopper;
 pub use tree::{LeafChange, QuadTree};
 
+use crate::geom::Cell;
+
 /// What can go wrong when building or querying a tree.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QuadtreeError {
-    /// A coordinate is outside the grid.
-    #[error("cell ({x},{y}) is outside the {width}x{height} grid")]
+    /// A cell is outside the grid. Every cell the API accepts is a [`Cell`] of `u32`
+    /// coordinates, so only too-large columns or rows can get here, never negative ones.
+    #[error("cell ({cell}) is outside the {width}x{height} grid")]
     OutOfBounds {
-        /// Column asked for.
-        x: i64,
-        /// Row asked for.
-        y: i64,
+        /// The cell asked for.
+        cell: Cell,
         /// Grid width.
         width: u32,
         /// Grid height.

@@ -74,13 +74,16 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         self.node_ref(id)
     }
 
-    /// The leaf containing `(x, y)`.
+    /// The leaf containing cell `c`.
     ///
     /// Every cell's node at depth `d` has a known ID, and the nodes containing a cell exist
     /// exactly down to its leaf, so a binary search over depth finds the leaf in
     /// O(log depth) hash look-ups instead of one per level.
-    pub fn find(&self, x: u32, y: u32) -> Result<NodeRef<'_, T>, QuadtreeError> {
-        let c = self.check(x, y)?;
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid.
+    pub fn find(&self, c: Cell) -> Result<NodeRef<'_, T>, QuadtreeError> {
+        self.shape.check(c)?;
         let id = self.find_id(c);
         Ok(self.node_ref(id).expect("find_id returns an existing leaf"))
     }
@@ -91,25 +94,28 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            let id = self.shape.cell_id(mid, c.x, c.y);
+            let id = self.shape.cell_id(mid, c);
             match self.nodes.get(&id.0) {
                 Some(n) if n.objects.is_some() => return id,
                 Some(_) => lo = mid + 1,
                 None => hi = mid - 1,
             }
         }
-        self.shape.cell_id(lo, c.x, c.y)
+        self.shape.cell_id(lo, c)
     }
 
     /// The leaf found by walking down from the root, one look-up per level. Kept to
     /// measure what the binary search in [`QuadTree::find`] gains, and as its oracle in the
     /// tests; only with the `testing` feature.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid.
     #[cfg(any(test, feature = "testing"))]
-    pub fn find_by_descent(&self, x: u32, y: u32) -> Result<NodeRef<'_, T>, QuadtreeError> {
-        let c = self.check(x, y)?;
+    pub fn find_by_descent(&self, c: Cell) -> Result<NodeRef<'_, T>, QuadtreeError> {
+        self.shape.check(c)?;
         let mut d = 0;
         loop {
-            let id = self.shape.cell_id(d, c.x, c.y);
+            let id = self.shape.cell_id(d, c);
             let node = self.node_ref(id).expect("ancestors of a leaf exist");
             if node.is_leaf() {
                 return Ok(node);
@@ -125,22 +131,17 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// The deepest node that contains the whole rectangle (clipped to the grid), found by
     /// binary search over depth: a node at depth `d` covers it exactly when both corners
-    /// map to the same ID at `d` and that node exists.
-    pub fn smallest_node_covering(
-        &self,
-        x1: u32,
-        y1: u32,
-        x2: u32,
-        y2: u32,
-    ) -> Option<NodeRef<'_, T>> {
-        let r = self.clip(Rect::new(x1, y1, x2, y2))?;
+    /// map to the same ID at `d` and that node exists. `None` when `r` misses the grid.
+    pub fn smallest_node_covering(&self, r: Rect) -> Option<NodeRef<'_, T>> {
+        let r = self.clip(r)?;
         self.node_ref(self.covering_id(&r))
     }
 
     fn covering_id(&self, r: &Rect) -> NodeId {
+        let (first, last) = (Cell::new(r.x1, r.y1), Cell::new(r.x2, r.y2));
         let covers = |d: u32| {
-            let a = self.shape.cell_id(d, r.x1, r.y1);
-            (a == self.shape.cell_id(d, r.x2, r.y2) && self.nodes.contains_key(&a.0)).then_some(a)
+            let a = self.shape.cell_id(d, first);
+            (a == self.shape.cell_id(d, last) && self.nodes.contains_key(&a.0)).then_some(a)
         };
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
@@ -151,7 +152,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 hi = mid - 1;
             }
         }
-        self.shape.cell_id(lo, r.x1, r.y1)
+        self.shape.cell_id(lo, first)
     }
 
     /// Calls `f` on every leaf under `from` that overlaps `r`.
@@ -171,19 +172,19 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
     }
 
-    /// The leaves overlapping a rectangle (clipped to the grid).
-    pub fn leaves_in_rect(&self, x1: u32, y1: u32, x2: u32, y2: u32) -> Vec<NodeRef<'_, T>> {
+    /// The leaves overlapping `r` (clipped to the grid).
+    pub fn leaves_in_rect(&self, r: Rect) -> Vec<NodeRef<'_, T>> {
         let mut out = Vec::new();
-        if let Some(r) = self.clip(Rect::new(x1, y1, x2, y2)) {
+        if let Some(r) = self.clip(r) {
             self.visit_leaves(self.covering_id(&r), &r, &mut |n| out.push(n));
         }
         out
     }
 
-    /// The objects at cells inside a rectangle (clipped to the grid).
-    pub fn objects_in_rect(&self, x1: u32, y1: u32, x2: u32, y2: u32) -> Vec<(Cell, &T)> {
+    /// The objects at cells inside `r` (clipped to the grid).
+    pub fn objects_in_rect(&self, r: Rect) -> Vec<(Cell, &T)> {
         let mut out = Vec::new();
-        if let Some(r) = self.clip(Rect::new(x1, y1, x2, y2)) {
+        if let Some(r) = self.clip(r) {
             self.visit_leaves(self.covering_id(&r), &r, &mut |n| {
                 out.extend(
                     n.objects()

@@ -20,6 +20,10 @@ type StopFn = dyn Fn(Rect, u64) -> bool + Send + Sync;
 /// // Any rule of width, height and count:
 /// let s = SplitStopper::by_size(|w, h, n| n <= 2 || w * h <= 16);
 /// # let _ = s;
+/// // Or of where the node is: finer buckets over a base in the top-left 100×100 cells.
+/// let base = quadpath::Rect::from_size(0, 0, 100, 100);
+/// let s = SplitStopper::by_rect(move |r, n| n <= if r.intersects(&base) { 1 } else { 8 });
+/// # let _ = s;
 /// ```
 pub struct SplitStopper {
     stop: Box<StopFn>,
@@ -33,11 +37,11 @@ impl SplitStopper {
         }
     }
 
-    /// A stopper from `stop(x1, y1, x2, y2, n)`, with inclusive corners, for rules that
-    /// depend on where the node is.
-    pub fn by_rect(stop: impl Fn(u32, u32, u32, u32, u64) -> bool + Send + Sync + 'static) -> Self {
+    /// A stopper from `stop(rect, n)`, where `rect` is the cells the node covers, for rules
+    /// that depend on where the node is.
+    pub fn by_rect(stop: impl Fn(Rect, u64) -> bool + Send + Sync + 'static) -> Self {
         SplitStopper {
-            stop: Box::new(move |r: Rect, n| stop(r.x1, r.y1, r.x2, r.y2, n)),
+            stop: Box::new(stop),
         }
     }
 

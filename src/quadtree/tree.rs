@@ -50,12 +50,13 @@ pub enum LeafChange {
 ///
 /// ```
 /// use quadpath::quadtree::{QuadTree, SplitStopper};
+/// use quadpath::Cell;
 /// let mut tree: QuadTree<&str> = QuadTree::new(64, 64, SplitStopper::max_objects(1))?;
-/// tree.add(3, 4, "tower")?;
-/// tree.add(60, 50, "mill")?;
+/// tree.add(Cell::new(3, 4), "tower")?;
+/// tree.add(Cell::new(60, 50), "mill")?;
 /// assert_eq!(tree.leaf_count(), 4); // the root split once
-/// assert_eq!(tree.find(3, 4)?.objects()[0].1, "tower");
-/// tree.remove(60, 50, &"mill")?;
+/// assert_eq!(tree.find(Cell::new(3, 4))?.objects()[0].1, "tower");
+/// tree.remove(Cell::new(60, 50), &"mill")?;
 /// assert_eq!(tree.leaf_count(), 1); // and merged back
 /// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
 /// ```
@@ -72,6 +73,9 @@ pub struct QuadTree<T, S = ahash::RandomState> {
 
 impl<T> QuadTree<T, ahash::RandomState> {
     /// An empty tree over `width × height` cells with the default hasher.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::BadSize`] when a side is 0 or larger than [`MAX_SIDE`].
     pub fn new(width: u32, height: u32, stopper: SplitStopper) -> Result<Self, QuadtreeError> {
         Self::with_hasher(width, height, stopper, ahash::RandomState::new())
     }
@@ -79,6 +83,10 @@ impl<T> QuadTree<T, ahash::RandomState> {
     /// A tree over `width × height` cells holding `objects`, built top-down in one pass:
     /// each node is visited once, so a 1024×1024 map costs one partition per level instead
     /// of a million separate adds.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::BadSize`] when a side is 0 or larger than [`MAX_SIDE`];
+    /// [`QuadtreeError::OutOfBounds`] for the first object whose cell is off the grid.
     pub fn build(
         width: u32,
         height: u32,
@@ -91,6 +99,9 @@ impl<T> QuadTree<T, ahash::RandomState> {
 
 impl<T, S: BuildHasher> QuadTree<T, S> {
     /// An empty tree with a chosen hasher.
+    ///
+    /// # Errors
+    /// As [`QuadTree::new`].
     pub fn with_hasher(
         width: u32,
         height: u32,
@@ -101,6 +112,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     /// [`QuadTree::build`] with a chosen hasher.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
     pub fn build_with_hasher(
         width: u32,
         height: u32,
@@ -113,13 +127,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
         let shape = Shape::new(width, height);
         let mut objects: Vec<(Cell, T)> = objects.into_iter().collect();
-        if let Some((c, _)) = objects.iter().find(|(c, _)| c.x >= width || c.y >= height) {
-            return Err(QuadtreeError::OutOfBounds {
-                x: c.x as i64,
-                y: c.y as i64,
-                width,
-                height,
-            });
+        for &(c, _) in &objects {
+            shape.check(c)?;
         }
         let mut tree = QuadTree {
             shape,
@@ -179,34 +188,27 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
     }
 
-    pub(crate) fn check(&self, x: u32, y: u32) -> Result<Cell, QuadtreeError> {
-        if x < self.width() && y < self.height() {
-            Ok(Cell::new(x, y))
-        } else {
-            Err(QuadtreeError::OutOfBounds {
-                x: x as i64,
-                y: y as i64,
-                width: self.width(),
-                height: self.height(),
-            })
-        }
-    }
-
-    /// Adds an object at cell `(x, y)`.
-    pub fn add(&mut self, x: u32, y: u32, obj: T) -> Result<(), QuadtreeError> {
-        let c = self.check(x, y)?;
+    /// Adds an object at cell `c`.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
+    pub fn add(&mut self, c: Cell, obj: T) -> Result<(), QuadtreeError> {
+        self.shape.check(c)?;
         let leaf = self.update_path(c, |n| n + 1);
         self.leaf_objects_mut(leaf).push((c, obj));
         self.restructure(c, leaf);
         Ok(())
     }
 
-    /// Removes one object equal to `obj` at `(x, y)`. Returns whether one was there.
-    pub fn remove(&mut self, x: u32, y: u32, obj: &T) -> Result<bool, QuadtreeError>
+    /// Removes one object equal to `obj` at cell `c`. Returns whether one was there.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
+    pub fn remove(&mut self, c: Cell, obj: &T) -> Result<bool, QuadtreeError>
     where
         T: PartialEq,
     {
-        let c = self.check(x, y)?;
+        self.shape.check(c)?;
         let leaf = self.find_id(c);
         let objects = self.leaf_objects_mut(leaf);
         let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
@@ -218,9 +220,12 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         Ok(true)
     }
 
-    /// Removes every object at `(x, y)` and returns them.
-    pub fn remove_all(&mut self, x: u32, y: u32) -> Result<Vec<T>, QuadtreeError> {
-        let c = self.check(x, y)?;
+    /// Removes every object at cell `c` and returns them.
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
+    pub fn remove_all(&mut self, c: Cell) -> Result<Vec<T>, QuadtreeError> {
+        self.shape.check(c)?;
         let leaf = self.find_id(c);
         let objects = self.leaf_objects_mut(leaf);
         let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects)
@@ -247,7 +252,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     fn update_path(&mut self, c: Cell, f: impl Fn(u64) -> u64) -> NodeId {
         let mut d = 0;
         loop {
-            let id = self.shape.cell_id(d, c.x, c.y);
+            let id = self.shape.cell_id(d, c);
             let node = self
                 .nodes
                 .get_mut(&id.0)
@@ -268,7 +273,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// happens, whether the edit was an add or a remove.
     fn restructure(&mut self, c: Cell, leaf: NodeId) {
         let top = (0..=leaf.depth())
-            .map(|d| self.shape.cell_id(d, c.x, c.y))
+            .map(|d| self.shape.cell_id(d, c))
             .find(|id| {
                 let n = self.nodes[&id.0].count;
                 self.stopper.stops(self.shape.rect(*id), n)
