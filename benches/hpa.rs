@@ -133,7 +133,7 @@ fn bench_edits(c: &mut Criterion) {
         let c = free[rng.below(free.len())];
         if c.x + 3 < grid.width() && c.y + 3 < grid.height() {
             let r = Rect::new(c.x, c.y, c.x + 3, c.y + 3);
-            if r.cells().all(|c| grid.is_free(c.x, c.y)) {
+            if r.cells().all(|c| grid.is_free(c)) {
                 sites.push(r);
             }
         }

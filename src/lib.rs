@@ -28,8 +28,9 @@
 //! ## Layers
 //! - [`quadtree`]: the cell-grid quadtree: packed node IDs, a pluggable split stopper,
 //!   canonical split and merge on every edit, range and 8-direction neighbour queries.
-//! - [`grid`] and [`io`]: the [`Grid`] of free and blocked cells, Moving AI `.map`/`.scen`
-//!   files, obstacle bitmaps with colour legends, and PNG renders.
+//! - [`grid`] and [`io`]: the [`Grid`] of terrain, obstructions and the free cells they
+//!   leave, the movement model ([`grid::movement`]), Moving AI `.map`/`.scen` files,
+//!   obstacle bitmaps with colour legends, and PNG renders.
 //! - [`hpa`]: gates, the gate graph, clusters, search, refinement and smoothing, and the
 //!   [`HpaMap`] that keeps them up to date under edits.
 //! - [`baseline`]: plain grid A\* from the `pathfinding` crate, the yardstick.
@@ -37,7 +38,8 @@
 //! ## Conventions
 //! `x` is the column and `y` the row; `(0, 0)` is the top-left cell. Movement is
 //! 8-connected: a straight step costs 1 and a diagonal step √2, and a diagonal step is legal
-//! only when both cells beside it are free (no corner cutting). Distances are octile.
+//! only when both cells beside it are free (no corner cutting). Distances are octile. The
+//! rules are stated once, in [`grid::movement`].
 //!
 //! ## Why exact mode is exact
 //! A free leaf is an obstacle-free rectangle, so between two of its cells the octile
@@ -54,8 +56,9 @@ pub mod hpa;
 pub mod io;
 pub mod quadtree;
 
-pub use geom::{octile, Cell, Direction, Rect};
-pub use grid::Grid;
+pub use geom::{Cell, Direction, Rect};
+pub use grid::movement::octile;
+pub use grid::{Grid, Movement, TerrainSet};
 pub use hpa::{Config, GatePolicy, HpaMap, Mode, Path, PathError, SearchContext};
 
 /// Compiles the README's Rust examples as doctests, so that they cannot rot.

@@ -85,7 +85,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
     let (r, blocked) = match *edit {
         Edit::Cell { x, y, blocked } => {
             let (x, y) = (x % w, y % h);
-            let before = grid.is_free(x, y);
+            let before = grid.is_free(Cell::new(x, y));
             let changed = map.set_blocked(x, y, blocked).unwrap();
             assert_eq!(
                 changed,
@@ -103,10 +103,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
         } => {
             let (x, y) = (x % w, y % h);
             let r = Rect::new(x, y, (x + rw - 1).min(w - 1), (y + rh - 1).min(h - 1));
-            let expect = r
-                .cells()
-                .filter(|c| grid.is_free(c.x, c.y) == blocked)
-                .count();
+            let expect = r.cells().filter(|c| grid.is_free(*c) == blocked).count();
             let changed = map.set_rect_blocked(r, blocked).unwrap();
             assert_eq!(
                 changed, expect,
@@ -116,7 +113,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
         }
     };
     for c in r.cells() {
-        grid.set_free(c.x, c.y, !blocked);
+        grid.set_blocked(c, blocked);
     }
     (r, blocked)
 }
@@ -292,7 +289,7 @@ proptest! {
         let (x, y) = (x % grid.width(), y % grid.height());
         let mut map = HpaMap::new(grid.clone(), cfg).unwrap();
         let before = map.snapshot();
-        let was_free = grid.is_free(x, y);
+        let was_free = grid.is_free(Cell::new(x, y));
         prop_assert!(map.set_blocked(x, y, was_free).unwrap());
         prop_assert!(map.set_blocked(x, y, !was_free).unwrap());
         map.check_consistency().unwrap();

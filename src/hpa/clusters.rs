@@ -11,7 +11,8 @@
 use super::graph::{GateGraph, Slots, NONE};
 use super::open::OpenList;
 use super::policy::GatePolicy;
-use crate::geom::{octile, Cell, Direction};
+use crate::geom::{Cell, Direction};
+use crate::grid::movement::octile;
 use crate::quadtree::{NodeId, Shape};
 use hashbrown::HashMap;
 
@@ -336,8 +337,7 @@ impl Clusters {
             } else {
                 Cell::new(t, edge)
             };
-            let (ox, oy) = (inside.x as i64 + dx as i64, inside.y as i64 + dy as i64);
-            grid.is_free(inside.x, inside.y) && grid.is_free_i(ox, oy)
+            grid.is_free(inside) && grid.can_step(inside, dir)
         };
         let joined = |a: u32, b: u32| segment(a) == segment(b) && (a..=b).all(open);
         let mut i = 0;

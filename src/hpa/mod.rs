@@ -371,7 +371,7 @@ impl HpaMap {
 
     fn free_leaf_of(&self, c: Cell, endpoint: Endpoint) -> Result<u32, PathError> {
         self.check(endpoint.as_str(), c.x, c.y)?;
-        if !self.grid.is_free(c.x, c.y) {
+        if !self.grid.is_free(c) {
             return Err(PathError::Blocked { endpoint, cell: c });
         }
         let id = self.tree.find(c.x, c.y)?.id();
@@ -489,10 +489,10 @@ impl HpaMap {
     }
 
     fn toggle(&mut self, x: u32, y: u32, blocked: bool) -> Result<bool, PathError> {
-        if self.grid.is_free(x, y) != blocked {
+        if self.grid.is_free(Cell::new(x, y)) != blocked {
             return Ok(false);
         }
-        self.grid.set_free(x, y, !blocked);
+        self.grid.set_blocked(Cell::new(x, y), blocked);
         if blocked {
             self.tree.add(x, y, ())?;
         } else {
@@ -621,7 +621,7 @@ impl HpaMap {
 
     /// The slot of the free leaf holding `c`, if `c` is on the map and free.
     fn free_leaf_at(&self, c: Cell) -> Option<u32> {
-        if !self.grid.is_free(c.x, c.y) {
+        if !self.grid.is_free(c) {
             return None;
         }
         let id = self.tree.find(c.x, c.y).ok()?.id();
