@@ -56,6 +56,10 @@ impl std::fmt::Debug for Grid {
             .field("width", &self.width)
             .field("height", &self.height)
             .field("free_cells", &self.free_count())
+            .field(
+                "obstructed_cells",
+                &self.obstructed.iter().map(|w| w.count_ones()).sum::<u32>(),
+            )
             .field("passable", &self.passable)
             .finish()
     }
@@ -284,17 +288,18 @@ impl Grid {
         rect.cells().filter(|&c| self.set_terrain(c, code)).count()
     }
 
-    /// Blocks or unblocks a cell; returns whether its passability changed.
+    /// Blocks or unblocks a cell; returns whether its passability changed. A cell that is
+    /// already as asked is left exactly as it is, so repeating an edit changes nothing.
     ///
-    /// Blocking places an obstruction on the cell (also on a cell already blocked, so that
-    /// it stays blocked whatever its terrain becomes) and keeps the terrain, so that
+    /// Blocking a free cell places an obstruction on it and keeps the terrain, so that
     /// unblocking, which takes the obstruction away, restores exactly what was there: a road
-    /// under a removed building is a road again.
+    /// under a removed building is a road again. (A cell blocked by its terrain gets no
+    /// obstruction: nothing was placed on it.)
     ///
-    /// Unblocking always leaves the cell free. When its *terrain* is impassable (a wall or
-    /// water from the map file), the cell is dug out: its terrain becomes `.`
-    /// ([`TERRAIN_FREE`]), or, if the passable set lacks `.`, the lowest passable code. Only
-    /// a grid with an empty passable set cannot free a cell; it stays blocked.
+    /// Unblocking leaves the cell free. When its *terrain* is impassable (a wall or water
+    /// from the map file), the cell is dug out: its terrain becomes `.` ([`TERRAIN_FREE`]),
+    /// or, if the passable set lacks `.`, the lowest passable code. Only a grid with an empty
+    /// passable set cannot free a cell; it stays blocked.
     ///
     /// # Panics
     /// When the cell is outside the grid.
@@ -310,6 +315,9 @@ impl Grid {
     /// ```
     pub fn set_blocked(&mut self, cell: Cell, blocked: bool) -> bool {
         let i = self.checked_index(cell);
+        if bit(&self.free, i) != blocked {
+            return false;
+        }
         set_bit(&mut self.obstructed, i, blocked);
         if !blocked && !self.passable.contains(self.terrain[i]) {
             let dug_out = if self.passable.contains(TERRAIN_FREE) {
