@@ -182,7 +182,8 @@ impl Grid {
     /// the grid without wrapping.
     #[inline]
     pub(crate) fn contains_at(&self, x: i64, y: i64) -> bool {
-        x >= 0 && y >= 0 && x < self.width as i64 && y < self.height as i64
+        // A negative coordinate wraps to a huge unsigned one: one comparison per axis.
+        (x as u64) < self.width as u64 && (y as u64) < self.height as u64
     }
 
     #[inline]
