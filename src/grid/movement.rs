@@ -32,6 +32,17 @@ pub const STRAIGHT_COST: f64 = 1.0;
 /// The cost of one diagonal step: √2.
 pub const DIAGONAL_COST: f64 = std::f64::consts::SQRT_2;
 
+/// The straight or the diagonal value of a per-step quantity, by the kind of step `dir` is:
+/// every cost unit below (real, lattice, fixed point) picks through here.
+#[inline]
+const fn per_step<T: Copy>(dir: Direction, straight: T, diagonal: T) -> T {
+    if dir.is_diagonal() {
+        diagonal
+    } else {
+        straight
+    }
+}
+
 /// The cost of one step in `dir`: [`STRAIGHT_COST`] or [`DIAGONAL_COST`].
 ///
 /// ```
@@ -43,11 +54,7 @@ pub const DIAGONAL_COST: f64 = std::f64::consts::SQRT_2;
 /// ```
 #[inline]
 pub const fn step_cost(dir: Direction) -> f64 {
-    if dir.is_diagonal() {
-        DIAGONAL_COST
-    } else {
-        STRAIGHT_COST
-    }
+    per_step(dir, STRAIGHT_COST, DIAGONAL_COST)
 }
 
 /// Octile distance: the length of the shortest 8-connected path between two cells on an
@@ -81,11 +88,7 @@ pub(crate) const LATTICE_DIAGONAL: u32 = 41;
 /// [`LATTICE_DIAGONAL`]).
 #[inline]
 pub(crate) const fn lattice_step_cost(dir: Direction) -> u32 {
-    if dir.is_diagonal() {
-        LATTICE_DIAGONAL
-    } else {
-        LATTICE_STRAIGHT
-    }
+    per_step(dir, LATTICE_STRAIGHT, LATTICE_DIAGONAL)
 }
 
 /// Fixed-point units per cell for searches that need a totally ordered integer cost: at
@@ -98,11 +101,7 @@ const FIXED_POINT_DIAGONAL: u64 = (DIAGONAL_COST * FIXED_POINT_SCALE) as u64;
 /// [`step_cost`] in fixed point (see [`FIXED_POINT_SCALE`]).
 #[inline]
 pub(crate) const fn fixed_point_step_cost(dir: Direction) -> u64 {
-    if dir.is_diagonal() {
-        FIXED_POINT_DIAGONAL
-    } else {
-        FIXED_POINT_STRAIGHT
-    }
+    per_step(dir, FIXED_POINT_STRAIGHT, FIXED_POINT_DIAGONAL)
 }
 
 /// Whether one step from `(x, y)` in `dir` is legal, given which positions are open:
