@@ -143,7 +143,7 @@ fn building_site(grid: &Grid) -> Rect {
             && c.y + 3 < h
             && Rect::from_size(c.x, c.y, 4, 4)
                 .cells()
-                .all(|c| grid.is_free(c.x, c.y))
+                .all(|c| grid.is_free(c))
     };
     let centre = Rect::new(0, h / 2, w - 1, h - 1);
     let c = centre
@@ -168,7 +168,7 @@ fn bench_edits(c: &mut Criterion) {
         let c = free[rng.below(free.len())];
         if c.x + 3 < grid.width() && c.y + 3 < grid.height() {
             let r = Rect::new(c.x, c.y, c.x + 3, c.y + 3);
-            if r.cells().all(|c| grid.is_free(c.x, c.y)) {
+            if r.cells().all(|c| grid.is_free(c)) {
                 sites.push(r);
             }
         }

@@ -346,7 +346,7 @@ const HPA_CHUNKS: [usize; 4] = [8, 16, 32, 64];
 
 fn cost_fn(grid: &Grid) -> impl Fn((usize, usize)) -> isize + Sync + '_ {
     move |(x, y)| {
-        if grid.is_free(x as u32, y as u32) {
+        if grid.is_free(Cell::new(x as u32, y as u32)) {
             1
         } else {
             -1
@@ -495,7 +495,7 @@ fn judge(grid: &Grid, s: Cell, g: Cell, cells: Vec<Cell>, optimal: f64) -> Judge
     let mut corner_cuts = 0;
     for w in cells.windows(2) {
         if let Some(d) = Direction::between(w[0], w[1]) {
-            if d.is_diagonal() && grid.is_free(w[1].x, w[1].y) && !grid.can_step(w[0], d) {
+            if d.is_diagonal() && grid.is_free(w[1]) && !grid.can_step(w[0], d) {
                 corner_cuts += 1;
             }
         }
@@ -834,7 +834,7 @@ fn hasher_bench(name: &str, grid: &Grid) -> HasherRow {
     let mut free = Vec::new();
     while free.len() < 4000 {
         let c = Cell::new(rng.below(w as usize) as u32, rng.below(h as usize) as u32);
-        if grid.is_free(c.x, c.y) {
+        if grid.is_free(c) {
             free.push(c);
         }
     }
@@ -1021,7 +1021,7 @@ struct EditResult {
 fn crop(grid: &Grid) -> Grid {
     let (w, h) = (grid.width().min(SIDE), grid.height().min(SIDE));
     let (x0, y0) = ((grid.width() - w) / 2, (grid.height() - h) / 2);
-    Grid::from_fn(w, h, |x, y| grid.is_free(x0 + x, y0 + y))
+    Grid::from_fn(w, h, |x, y| grid.is_free(Cell::new(x0 + x, y0 + y)))
 }
 
 /// Of a deterministic sample of free cells, the connected pair farthest apart by octile
@@ -1034,7 +1034,7 @@ fn far_pair(grid: &Grid) -> Option<(Cell, Cell, f64)> {
     while free.len() < 64 && tries < 1_000_000 {
         tries += 1;
         let c = Cell::new(rng.below(w as usize) as u32, rng.below(h as usize) as u32);
-        if grid.is_free(c.x, c.y) {
+        if grid.is_free(c) {
             free.push(c);
         }
     }
@@ -1069,12 +1069,12 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
         );
         if r.contains(start.x, start.y)
             || r.contains(goal.x, goal.y)
-            || !r.cells().all(|c| scratch.is_free(c.x, c.y))
+            || !r.cells().all(|c| scratch.is_free(c))
         {
             continue;
         }
         for c in r.cells() {
-            scratch.set_free(c.x, c.y, false);
+            scratch.set_blocked(c, true);
         }
         rects.push(r);
     }
@@ -1124,7 +1124,7 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
         .collect();
     for (k, &(rect, blocked)) in plan.iter().enumerate() {
         for c in rect.cells() {
-            grid.set_free(c.x, c.y, !blocked);
+            grid.set_blocked(c, blocked);
         }
         let tiles: Vec<(usize, usize)> =
             rect.cells().map(|c| (c.x as usize, c.y as usize)).collect();

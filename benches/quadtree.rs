@@ -98,7 +98,7 @@ fn benches(c: &mut Criterion) {
 
     // A single-cell edit: block a random free cell and free it again (two edits per
     // iteration; the tree is back to its original shape after each).
-    let free = random_cells(&mut rng, 1 << 12, |c| grid.is_free(c.x, c.y));
+    let free = random_cells(&mut rng, 1 << 12, |c| grid.is_free(c));
     let mut tree = tree;
     let mut fx = fx;
     let mask = free.len() - 1;

@@ -7,6 +7,7 @@
 
 use image::{Rgb, RgbImage};
 use quadpath::io::{self, BitmapOptions, ColorLegend};
+use quadpath::TerrainSet;
 
 const W: u32 = 128;
 const H: u32 = 96;
@@ -26,7 +27,8 @@ impl Canvas {
         if x < 0 || y < 0 || x >= W as i64 || y >= H as i64 {
             return;
         }
-        let free = io::terrain_passable(code).expect("a Moving AI character");
+        assert!(io::MAP_CHARACTERS.contains(code), "a Moving AI character");
+        let free = TerrainSet::moving_ai().contains(code);
         self.img
             .put_pixel(x as u32, y as u32, Rgb(self.legend.color_for(code, free)));
     }

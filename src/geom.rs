@@ -1,10 +1,7 @@
-//! Small geometry vocabulary shared by every layer: cells, rectangles, directions and the
-//! octile metric.
+//! Small geometry vocabulary shared by every layer: cells, rectangles and directions. What
+//! steps cost and which are legal is the movement model's business ([`crate::grid::movement`]).
 
 use std::fmt;
-
-/// √2, the cost of one diagonal step.
-pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` is the top-left cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -50,16 +47,6 @@ impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{},{}", self.x, self.y)
     }
-}
-
-/// Octile distance: the length of the shortest 8-connected path between two cells on an
-/// obstacle-free grid, with straight steps costing 1 and diagonal steps √2.
-#[inline]
-pub fn octile(a: Cell, b: Cell) -> f64 {
-    let dx = a.x.abs_diff(b.x) as f64;
-    let dy = a.y.abs_diff(b.y) as f64;
-    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
-    hi + (SQRT2 - 1.0) * lo
 }
 
 /// An axis-aligned rectangle of cells with inclusive corners `(x1, y1)`–`(x2, y2)`.
@@ -224,16 +211,6 @@ impl Direction {
         )
     }
 
-    /// The cost of one step: 1 straight, √2 diagonal.
-    #[inline]
-    pub const fn cost(self) -> f64 {
-        if self.is_diagonal() {
-            SQRT2
-        } else {
-            1.0
-        }
-    }
-
     /// The opposite direction.
     #[inline]
     pub const fn opposite(self) -> Direction {
@@ -264,14 +241,6 @@ impl Direction {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn octile_matches_step_counting() {
-        // 3 diagonal + 2 straight steps.
-        let d = octile(Cell::new(0, 0), Cell::new(5, 3));
-        assert!((d - (2.0 + 3.0 * SQRT2)).abs() < 1e-12);
-        assert_eq!(octile(Cell::new(4, 4), Cell::new(4, 4)), 0.0);
-    }
 
     #[test]
     fn directions_round_trip() {

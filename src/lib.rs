@@ -29,8 +29,10 @@
 //! ## Layers
 //! - [`quadtree`]: the cell-grid quadtree: packed node IDs, a pluggable split stopper,
 //!   canonical split and merge on every edit, range and 8-direction neighbour queries.
-//! - [`Grid`] and [`io`]: the grid of free and blocked cells with its terrain, Moving AI
-//!   `.map`/`.scen` files, obstacle bitmaps with colour legends, and PNG renders.
+//! - [`Grid`], [`Movement`] and [`io`]: the grid of terrain, obstructions and the free
+//!   cells they leave; the movement model (agent size, passable terrain, legal steps and
+//!   their costs); Moving AI `.map`/`.scen` files, obstacle bitmaps with colour legends, and
+//!   PNG renders.
 //! - [`HpaMap`]: gates, the gate graph, clusters, landmarks, search, refinement and
 //!   smoothing, kept up to date under edits; [`Config`] and [`Mode`] choose how, and
 //!   [`BuildError`], [`QueryError`] and [`EditError`] say what went wrong.
@@ -53,7 +55,8 @@
 //! ## Conventions
 //! `x` is the column and `y` the row; `(0, 0)` is the top-left cell. Movement is
 //! 8-connected: a straight step costs 1 and a diagonal step √2, and a diagonal step is legal
-//! only when both cells beside it are free (no corner cutting). Distances are octile.
+//! only when both cells beside it are free (no corner cutting). Distances are octile. The
+//! rules are stated once, in [`grid::movement`].
 //!
 //! ## Why exact mode is exact
 //! A free leaf is an obstacle-free rectangle, so between two of its cells the octile
@@ -71,8 +74,9 @@ mod hpa;
 pub mod io;
 pub mod quadtree;
 
-pub use geom::{octile, Cell, Direction, Rect};
-pub use grid::{Grid, TERRAIN_FREE, TERRAIN_WALL};
+pub use geom::{Cell, Direction, Rect};
+pub use grid::movement::octile;
+pub use grid::{Grid, Movement, MovementError, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
 pub use hpa::{
     validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
     HpaMap, Mode, Path, PathDefect, QueryError, RefreshReport, SearchContext,

@@ -70,16 +70,22 @@ fn random_edits_match_fresh_build() {
                 let r = quadpath::Rect::new(x, y, x2, y2);
                 map.set_rect_blocked(r, blocked).unwrap();
                 for c in r.cells() {
-                    grid.set_free(c.x, c.y, !blocked);
+                    grid.set_blocked(c, blocked);
                 }
             } else {
                 map.set_blocked(Cell::new(x, y), blocked).unwrap();
-                grid.set_free(x, y, !blocked);
+                grid.set_blocked(Cell::new(x, y), blocked);
             }
             if let Err(e) = map.check_consistency() {
                 for y in 0..h {
                     let row: String = (0..w)
-                        .map(|x| if prev.is_free(x, y) { '.' } else { '@' })
+                        .map(|x| {
+                            if prev.is_free(Cell::new(x, y)) {
+                                '.'
+                            } else {
+                                '@'
+                            }
+                        })
                         .collect();
                     eprintln!("{row}");
                 }

@@ -120,7 +120,7 @@ fn staleness_costs_only_near_the_edit() {
     let building = Rect::from_size(20, 20, 4, 4);
     map.set_rect_blocked(building, true).unwrap();
     for c in building.cells() {
-        edited.set_free(c.x, c.y, false);
+        edited.set_blocked(c, true);
     }
     assert!(map.needs_refresh());
     let far = [

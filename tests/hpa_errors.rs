@@ -130,7 +130,7 @@ fn unreachable_between_two_rooms() {
         assert_eq!(map.connected(a, b), Ok(true));
         let p = map.find_path(a, b).unwrap();
         let mut open = grid.clone();
-        open.set_free(10, 9, true);
+        open.set_blocked(Cell::new(10, 9), false);
         assert_valid(&open, a, b, &p);
         let best = distances(&open, a)[(b.y * 20 + b.x) as usize].unwrap();
         assert!(p.length >= best - 1e-9);

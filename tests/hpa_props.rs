@@ -52,6 +52,15 @@ enum Edit {
         h: u32,
         blocked: bool,
     },
+    /// New terrain (a road, a river, a forest planted) over up to 6×6 cells: passability
+    /// follows from the code, and buildings on the area stay.
+    Terrain {
+        x: u32,
+        y: u32,
+        w: u32,
+        h: u32,
+        code: u8,
+    },
 }
 
 fn edit_strategy() -> impl Strategy<Value = Edit> {
@@ -59,6 +68,8 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
         3 => (0u32..64, 0u32..64, any::<bool>()).prop_map(|(x, y, blocked)| Edit::Cell { x, y, blocked }),
         2 => (0u32..64, 0u32..64, 1u32..=6, 1u32..=6, any::<bool>())
             .prop_map(|(x, y, w, h, blocked)| Edit::Rect { x, y, w, h, blocked }),
+        1 => (0u32..64, 0u32..64, 1u32..=6, 1u32..=6, proptest::sample::select(b".GSWT@".to_vec()))
+            .prop_map(|(x, y, w, h, code)| Edit::Terrain { x, y, w, h, code }),
     ]
 }
 
@@ -80,7 +91,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
     let (r, blocked) = match *edit {
         Edit::Cell { x, y, blocked } => {
             let (x, y) = (x % w, y % h);
-            let before = grid.is_free(x, y);
+            let before = grid.is_free(Cell::new(x, y));
             let changed = map.set_blocked(Cell::new(x, y), blocked).unwrap();
             assert_eq!(
                 changed,
@@ -98,10 +109,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
         } => {
             let (x, y) = (x % w, y % h);
             let r = Rect::new(x, y, (x + rw - 1).min(w - 1), (y + rh - 1).min(h - 1));
-            let expect = r
-                .cells()
-                .filter(|c| grid.is_free(c.x, c.y) == blocked)
-                .count();
+            let expect = r.cells().filter(|c| grid.is_free(*c) == blocked).count();
             let changed = map.set_rect_blocked(r, blocked).unwrap();
             assert_eq!(
                 changed, expect,
@@ -109,9 +117,31 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
             );
             (r, blocked)
         }
+        Edit::Terrain {
+            x,
+            y,
+            w: rw,
+            h: rh,
+            code,
+        } => {
+            let (x, y) = (x % w, y % h);
+            let r = Rect::new(x, y, (x + rw - 1).min(w - 1), (y + rh - 1).min(h - 1));
+            let free_after = |c: Cell| b".GS".contains(&code) && !grid.is_obstructed(c);
+            let expect = r
+                .cells()
+                .filter(|&c| grid.is_free(c) != free_after(c))
+                .count();
+            let changed = map.set_rect_terrain(r, code).unwrap();
+            assert_eq!(changed, expect, "set_rect_terrain({r:?}, {code}) changed count");
+            grid.set_rect_terrain(r, code);
+            for c in r.cells() {
+                assert_eq!(map.grid().terrain(c), code, "{c}: the terrain was not written");
+            }
+            return (r, !b".GS".contains(&code));
+        }
     };
     for c in r.cells() {
-        grid.set_free(c.x, c.y, !blocked);
+        grid.set_blocked(c, blocked);
     }
     (r, blocked)
 }
@@ -289,7 +319,7 @@ proptest! {
         let (x, y) = (x % grid.width(), y % grid.height());
         let mut map = HpaMap::new(grid.clone(), cfg).unwrap();
         let before = map.snapshot();
-        let was_free = grid.is_free(x, y);
+        let was_free = grid.is_free(Cell::new(x, y));
         prop_assert!(map.set_blocked(Cell::new(x, y), was_free).unwrap());
         prop_assert!(map.set_blocked(Cell::new(x, y), !was_free).unwrap());
         map.check_consistency().unwrap();

@@ -3,7 +3,7 @@
 use quadpath::io;
 #[cfg(feature = "image")]
 use quadpath::io::{BitmapOptions, ColorLegend};
-use quadpath::{Cell, Grid};
+use quadpath::{Cell, Grid, TerrainSet};
 #[cfg(feature = "image")]
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -59,9 +59,9 @@ fn check_map_against_text(path: &Path) -> Grid {
         assert_eq!(row.len(), w as usize);
         for (x, &ch) in row.iter().enumerate() {
             let (x, y) = (x as u32, y as u32);
-            assert_eq!(g.terrain(x, y), ch);
+            assert_eq!(g.terrain(Cell::new(x, y)), ch);
             assert_eq!(
-                g.is_free(x, y),
+                g.is_free(Cell::new(x, y)),
                 b".GS".contains(&ch),
                 "{} ({x},{y}) {}",
                 path.display(),
@@ -151,12 +151,7 @@ fn every_shared_scenario_fits_its_map() {
                 e.line
             );
             for c in [e.start, e.goal] {
-                assert!(
-                    g.is_free(c.x, c.y),
-                    "{}:{}: {c} is not free",
-                    p.display(),
-                    e.line
-                );
+                assert!(g.is_free(c), "{}:{}: {c} is not free", p.display(), e.line);
             }
             assert!(
                 e.optimal >= quadpath::octile(e.start, e.goal) - printed_tolerance(field),
@@ -202,7 +197,7 @@ fn map_round_trip_keeps_every_character() {
     let again = io::parse_map(&g.to_map_string(), "again").unwrap();
     assert_eq!(again, g);
     for (x, ch) in ".GS@OTW".bytes().enumerate() {
-        assert_eq!(again.terrain(x as u32, 0), ch);
+        assert_eq!(again.terrain(Cell::new(x as u32, 0)), ch);
     }
     assert_eq!(g.free_count(), 3 + 3 + 5);
 
@@ -214,12 +209,13 @@ fn map_round_trip_keeps_every_character() {
 
 #[test]
 fn foreign_terrain_bytes_are_written_as_plain_cells() {
-    let mut g = Grid::new_free(3, 1);
-    g.set_cell(0, 0, true, b'T'); // inconsistent: T is a blocked character
-    g.set_cell(1, 0, false, b'x');
+    // Inconsistent with the format: T is a blocked character but passable here, x is no
+    // map character at all.
+    let g = Grid::from_terrain(3, 1, b"Tx.".to_vec(), TerrainSet::from_codes(b".T"));
+    assert!(g.is_free(Cell::new(0, 0)) && !g.is_free(Cell::new(1, 0)));
     let back = io::parse_map(&g.to_map_string(), "s").unwrap();
     assert_eq!(back.to_map_string().lines().last(), Some(".@."));
-    assert!(back.is_free(0, 0) && !back.is_free(1, 0));
+    assert!(back.is_free(Cell::new(0, 0)) && !back.is_free(Cell::new(1, 0)));
 }
 
 #[test]
@@ -254,7 +250,8 @@ fn scatter(w: u32, h: u32, codes: &[(u8, bool)]) -> Grid {
             s ^= s >> 7;
             s ^= s << 17;
             let (t, free) = codes[(s % codes.len() as u64) as usize];
-            g.set_cell(x, y, free, t);
+            g.set_terrain(Cell::new(x, y), t);
+            assert_eq!(g.is_free(Cell::new(x, y)), free);
         }
     }
     g
@@ -314,7 +311,7 @@ fn bitmap_round_trip_with_legend_keeps_terrain() {
     let img = g.to_image_with_legend(&legend);
     assert_eq!(
         img.get_pixel(0, 0).0,
-        legend.color_for(g.terrain(0, 0), g.is_free(0, 0))
+        legend.color_for(g.terrain(Cell::new(0, 0)), g.is_free(Cell::new(0, 0)))
     );
     let opts = BitmapOptions {
         legend: Some(legend.clone()),
@@ -344,7 +341,7 @@ fn luminance_rule_and_transparency() {
     let img = image::RgbaImage::from_fn(px.len() as u32, 1, |x, _| image::Rgba(px[x as usize]));
     let img = image::DynamicImage::ImageRgba8(img);
     let g = io::grid_from_image(&img, &BitmapOptions::default()).unwrap();
-    let free: Vec<bool> = (0..5).map(|x| g.is_free(x, 0)).collect();
+    let free: Vec<bool> = (0..5).map(|x| g.is_free(Cell::new(x, 0))).collect();
     assert_eq!(free, [true, false, false, true, false]);
     let g = io::grid_from_image(
         &img,
@@ -354,7 +351,7 @@ fn luminance_rule_and_transparency() {
         },
     )
     .unwrap();
-    assert!(g.is_free(4, 0));
+    assert!(g.is_free(Cell::new(4, 0)));
     let g = io::grid_from_image(
         &img,
         &BitmapOptions {
@@ -363,7 +360,7 @@ fn luminance_rule_and_transparency() {
         },
     )
     .unwrap();
-    let free: Vec<bool> = (0..5).map(|x| g.is_free(x, 0)).collect();
+    let free: Vec<bool> = (0..5).map(|x| g.is_free(Cell::new(x, 0))).collect();
     assert_eq!(
         free,
         [false, true, false, false, true],
@@ -432,7 +429,9 @@ const EAST_BASE: (u32, u32, u32, u32) = (95, 38, 118, 63);
 #[cfg(feature = "image")]
 fn reachable(g: &Grid, from: Cell) -> Vec<bool> {
     let (w, h) = (g.width() as i64, g.height() as i64);
-    let free = |x: i64, y: i64| x >= 0 && y >= 0 && x < w && y < h && g.is_free(x as u32, y as u32);
+    let free = |x: i64, y: i64| {
+        x >= 0 && y >= 0 && x < w && y < h && g.is_free(Cell::new(x as u32, y as u32))
+    };
     let mut seen = vec![false; (w * h) as usize];
     let mut q = VecDeque::from([(from.x as i64, from.y as i64)]);
     seen[(from.y as i64 * w + from.x as i64) as usize] = true;
@@ -461,7 +460,7 @@ fn reachable(g: &Grid, from: Cell) -> Vec<bool> {
 fn free_cells_in(g: &Grid, (x1, y1, x2, y2): (u32, u32, u32, u32)) -> Vec<Cell> {
     (y1..=y2)
         .flat_map(|y| (x1..=x2).map(move |x| Cell::new(x, y)))
-        .filter(|c| g.is_free(c.x, c.y))
+        .filter(|c| g.is_free(*c))
         .collect()
 }
 
@@ -481,12 +480,7 @@ fn rts_valley_is_a_playable_map() {
         "free {}",
         g.free_count()
     );
-    let count = |t: u8| {
-        g.bounds()
-            .cells()
-            .filter(|c| g.terrain(c.x, c.y) == t)
-            .count()
-    };
+    let count = |t: u8| g.bounds().cells().filter(|c| g.terrain(*c) == t).count();
     assert!(count(b'W') > 300, "a river");
     assert!(count(b'T') > 200, "forests");
     assert!(count(b'@') > 200, "walls and buildings");
@@ -506,8 +500,8 @@ fn rts_valley_is_a_playable_map() {
     // The river really separates the two halves: with the bridges turned to water, no way over.
     let mut cut = g.clone();
     for c in g.bounds().cells() {
-        if g.terrain(c.x, c.y) == b'G' && c.x > 50 && c.x < 80 {
-            cut.set_cell(c.x, c.y, false, b'W');
+        if g.terrain(c) == b'G' && c.x > 50 && c.x < 80 {
+            cut.set_terrain(c, b'W');
         }
     }
     assert!(!reachable(&cut, west[0])[idx(&east[0])], "the river leaks");
@@ -516,6 +510,6 @@ fn rts_valley_is_a_playable_map() {
     // gives the same passability; the legend only adds the terrain codes.
     let plain = io::read_bitmap(&p, &BitmapOptions::default()).unwrap();
     for c in g.bounds().cells() {
-        assert_eq!(plain.is_free(c.x, c.y), g.is_free(c.x, c.y), "{c}");
+        assert_eq!(plain.is_free(c), g.is_free(c), "{c}");
     }
 }

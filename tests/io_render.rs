@@ -14,10 +14,10 @@ fn setup() -> (Grid, Palette) {
     // 10×8, a wall at (7, 1..=5), water at (0,7), forest at (1,7).
     let mut g = Grid::new_free(10, 8);
     for y in 1..=5 {
-        g.set_free(7, y, false);
+        g.set_blocked(Cell::new(7, y), true);
     }
-    g.set_cell(0, 7, false, b'W');
-    g.set_cell(1, 7, false, b'T');
+    g.set_terrain(Cell::new(0, 7), b'W');
+    g.set_terrain(Cell::new(1, 7), b'T');
     (g, Palette::default())
 }
 

@@ -1,7 +1,7 @@
 //! What the benchmarks share: a seeded generator and the 1024×1024 test map.
 #![allow(dead_code)] // each bench uses its own part of this module
 
-use quadpath::{io, Grid};
+use quadpath::{io, Cell, Grid};
 use std::path::Path;
 
 /// A tiny deterministic xorshift64* generator, so that runs are repeatable.
@@ -35,7 +35,7 @@ pub fn map_1024() -> (String, Grid) {
             let (w, h) = (m.width(), m.height());
             return (
                 "maze512-32-9 2x2".into(),
-                Grid::from_fn(SIDE, SIDE, |x, y| m.is_free(x % w, y % h)),
+                Grid::from_fn(SIDE, SIDE, |x, y| m.is_free(Cell::new(x % w, y % h))),
             );
         }
     }
@@ -52,8 +52,10 @@ pub fn map_1024() -> (String, Grid) {
         );
         for y in (cy - r).max(0)..=(cy + r).min(SIDE as i64 - 1) {
             for x in (cx - r).max(0)..=(cx + r).min(SIDE as i64 - 1) {
-                if (x - cx).pow(2) + (y - cy).pow(2) <= r * r && grid.is_free(x as u32, y as u32) {
-                    grid.set_free(x as u32, y as u32, false);
+                if (x - cx).pow(2) + (y - cy).pow(2) <= r * r
+                    && grid.is_free(Cell::new(x as u32, y as u32))
+                {
+                    grid.set_blocked(Cell::new(x as u32, y as u32), true);
                     blocked += 1;
                 }
             }

@@ -296,7 +296,7 @@ pub fn check_endpoint(grid: &Grid, map: &Path, what: &str, c: Cell) -> Result<()
             grid.height()
         )));
     }
-    if !grid.is_free(c.x, c.y) {
+    if !grid.is_free(c) {
         return Err(CliError::input(format!(
             "{}: {what} {c} is on a blocked cell",
             map.display()

@@ -17,7 +17,8 @@
 use super::config::Clustering;
 use super::graph::{slot_id, GateGraph, GateId, LeafId, SlotId, Slots};
 use super::open::OpenList;
-use crate::geom::{octile, Cell, Direction};
+use crate::geom::{Cell, Direction};
+use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::quadtree::{NodeId, Shape};
 use hashbrown::HashMap;
@@ -375,7 +376,7 @@ impl Clusters {
             } else {
                 Cell::new(t, edge)
             };
-            grid.is_free(inside.x, inside.y) && grid.can_step(inside, dir)
+            grid.is_free(inside) && grid.can_step(inside, dir)
         };
         let joined = |a: u32, b: u32| segment(a) == segment(b) && (a..=b).all(open);
         let mut i = 0;

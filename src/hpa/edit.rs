@@ -23,7 +23,12 @@ pub struct RefreshReport {
 
 impl HpaMap {
     /// Blocks (`true`) or frees (`false`) one cell, updating the structure locally.
-    /// Returns whether the cell changed.
+    /// Returns whether the cell's passability changed.
+    ///
+    /// Blocking places an obstruction on top of the terrain (see
+    /// [`Grid::set_blocked`](crate::Grid::set_blocked)), so unblocking gives back what was
+    /// there: a road under a removed building is a road again. Unblocking a cell whose
+    /// terrain itself is impassable (a wall of the map file) digs it out to plain ground.
     ///
     /// ```
     /// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError};
@@ -99,19 +104,83 @@ impl HpaMap {
         }
     }
 
-    /// Blocks or frees one cell of the grid and the tree; returns whether it changed.
+    /// Blocks or frees one cell of the grid (through its obstruction overlay, see
+    /// [`Grid::set_blocked`](crate::Grid::set_blocked)) and of the tree; returns whether
+    /// its passability changed.
     fn toggle(&mut self, c: Cell, blocked: bool) -> bool {
-        if self.grid.is_free(c.x, c.y) != blocked {
-            return false;
+        let changed = self.grid.set_blocked(c, blocked);
+        if changed {
+            self.mark_in_tree(c, blocked);
         }
-        self.grid.set_free(c.x, c.y, !blocked);
+        changed
+    }
+
+    /// Records in the tree that cell `c` became blocked or free.
+    fn mark_in_tree(&mut self, c: Cell, blocked: bool) {
         let edited = if blocked {
             self.tree.add(c, ())
         } else {
             self.tree.remove(c, &()).map(drop)
         };
         edited.expect("the cell was checked to be on the map");
-        true
+    }
+
+    /// Sets the terrain code of one cell. Passability follows from the grid's passable set
+    /// ([`Grid::passable`](crate::Grid::passable)); an obstruction on the cell (a building
+    /// placed with [`HpaMap::set_blocked`]) stays. Returns whether the cell's passability
+    /// changed; the structure is updated only then.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let mut map = HpaMap::new(Grid::new_free(10, 1), Mode::Exact)?;
+    /// let ford = Cell::new(5, 0);
+    /// assert!(map.set_terrain(ford, b'W')?, "water is not passable by default");
+    /// assert!(!map.connected(Cell::new(0, 0), Cell::new(9, 0))?);
+    /// assert!(map.set_terrain(ford, b'G')?, "a road is");
+    /// assert!(map.connected(Cell::new(0, 0), Cell::new(9, 0))?);
+    /// assert_eq!(map.grid().terrain(ford), b'G');
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the cell is off the map; nothing changes then.
+    pub fn set_terrain(&mut self, cell: Cell, code: u8) -> Result<bool, EditError> {
+        Ok(self.set_rect_terrain(Rect::new(cell.x, cell.y, cell.x, cell.y), code)? == 1)
+    }
+
+    /// Sets the terrain code of every cell of a rectangle (a river dug, a road laid), then
+    /// updates the structure once. Returns how many cells changed passability.
+    ///
+    /// A road laid under a building and the building removed later gives back the road:
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+    /// let mut map = HpaMap::new(Grid::new_free(20, 20), Mode::Fast)?;
+    /// let road = Rect::new(0, 10, 19, 10);
+    /// assert_eq!(map.set_rect_terrain(road, b'G')?, 0, "a road is as passable as ground");
+    /// map.set_rect_blocked(Rect::new(8, 8, 11, 11), true)?;
+    /// map.set_rect_blocked(Rect::new(8, 8, 11, 11), false)?;
+    /// assert_eq!(map.grid().terrain(Cell::new(9, 10)), b'G');
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
+    /// then.
+    pub fn set_rect_terrain(&mut self, rect: Rect, code: u8) -> Result<usize, EditError> {
+        self.check_rect(rect)?;
+        // One code over the whole rectangle: every cell whose passability changes changes
+        // the same way, which is what one structural update handles.
+        let blocked = !self.grid.passable().contains(code);
+        let mut changed = Vec::new();
+        for c in rect.cells() {
+            if self.grid.set_terrain(c, code) {
+                self.mark_in_tree(c, blocked);
+                changed.push(c);
+            }
+        }
+        self.after_edit(blocked, &changed);
+        Ok(changed.len())
     }
 
     /// Brings the cluster routes and the landmarks up to date after edits.
@@ -309,7 +378,7 @@ impl HpaMap {
 
     /// The free leaf holding `c`, if `c` is on the map and free.
     fn free_leaf_at(&self, c: Cell) -> Option<LeafId> {
-        if !self.grid.is_free(c.x, c.y) {
+        if !self.grid.is_free(c) {
             return None;
         }
         self.graph.leaf_of(self.tree.find(c).ok()?.id())

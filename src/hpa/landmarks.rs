@@ -16,19 +16,19 @@
 //!   on that, the repair has a budget; a landmark whose repair runs over it is set aside
 //!   (the bound simply ignores it) until [`Landmarks::refresh`] recomputes its column.
 //!
-//! Distances are stored as integers in units of 1/29 cell, with a diagonal step of 41 units:
-//! 41/29 is just below √2, so the stored steps never exceed the true ones and every bound
-//! holds exactly, without floating-point doubt.
+//! Distances are stored as integers on the movement model's lattice
+//! ([`crate::grid::movement::LATTICE_DIAGONAL`]): units of 1/29 cell, with a diagonal step
+//! of 41 units. 41/29 is just below √2, so the stored steps never exceed the true ones and
+//! every bound holds exactly, without floating-point doubt.
 
 use crate::geom::{Cell, Direction};
+use crate::grid::movement::{
+    lattice_step_cost, legal_steps, LATTICE_DIAGONAL as DIAGONAL, LATTICE_STRAIGHT as STRAIGHT,
+};
 use crate::grid::Grid;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Units per straight step.
-const STRAIGHT: u32 = 29;
-/// Units per diagonal step: 41/29 = 1.41379… ≤ √2.
-const DIAGONAL: u32 = 41;
 /// The value of cells that no landmark distance has reached (another component, or walls).
 const UNREACHED: u32 = u32::MAX;
 /// The most landmarks a map may have.
@@ -239,7 +239,7 @@ impl Landmarks {
             for dy in -1..=1i64 {
                 for dx in -1..=1i64 {
                     let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
-                    if grid.is_free_i(x, y) {
+                    if grid.is_free_at(x, y) {
                         seeds.push(Cell::new(x as u32, y as u32));
                     }
                 }
@@ -298,7 +298,7 @@ impl Landmarks {
             return false;
         };
         let mut column = vec![UNREACHED; self.steps.masks.len()];
-        if !grid.is_free(self.cells[l].x, self.cells[l].y) {
+        if !grid.is_free(self.cells[l]) {
             // Built over since: move to the nearest free cell, if one is near.
             if let Some(c) = nearest_free(grid, self.cells[l], 16) {
                 self.cells[l] = c;
@@ -327,7 +327,7 @@ impl Landmarks {
         for y in 0..grid.height() {
             for x in 0..grid.width() {
                 let c = Cell::new(x, y);
-                if !grid.is_free(x, y) {
+                if !grid.is_free(c) {
                     continue;
                 }
                 for dir in Direction::ALL {
@@ -335,11 +335,7 @@ impl Landmarks {
                         continue;
                     }
                     let n = c.step(dir).expect("a legal step stays on the grid");
-                    let w = if dir.is_diagonal() {
-                        DIAGONAL
-                    } else {
-                        STRAIGHT
-                    };
+                    let w = lattice_step_cost(dir);
                     for (l, (&a, &b)) in self.row(c).iter().zip(self.row(n)).enumerate() {
                         let ok = self.stale[l]
                             || if a == UNREACHED || b == UNREACHED {
@@ -405,23 +401,12 @@ impl Steps {
     }
 
     /// The legal steps out of `c` (none if it is a wall).
+    #[inline]
     fn mask(grid: &Grid, c: Cell) -> u8 {
-        let free = |dx: i64, dy: i64| grid.is_free_i(c.x as i64 + dx, c.y as i64 + dy);
-        if !free(0, 0) {
+        if !grid.is_free(c) {
             return 0;
         }
-        let (n, e, s, west) = (free(0, -1), free(1, 0), free(0, 1), free(-1, 0));
-        let legal = [
-            n,
-            n && e && free(1, -1),
-            e,
-            s && e && free(1, 1),
-            s,
-            s && west && free(-1, 1),
-            west,
-            n && west && free(-1, -1),
-        ];
-        legal.iter().rev().fold(0, |m, &b| (m << 1) | b as u8)
+        legal_steps(|x, y| grid.is_free_at(x, y), c.x as i64, c.y as i64)
     }
 
     /// Refreshes the masks an edit of `c` can change: its own and its neighbours'.
@@ -429,7 +414,7 @@ impl Steps {
         for dy in -1..=1i64 {
             for dx in -1..=1i64 {
                 let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
-                if grid.in_bounds(x, y) {
+                if grid.contains_at(x, y) {
                     let n = Cell::new(x as u32, y as u32);
                     self.masks[y as usize * self.width + x as usize] = Self::mask(grid, n);
                 }
@@ -445,7 +430,7 @@ impl Steps {
             (m != 0).then(|| {
                 let d = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let w = if d % 2 == 1 { DIAGONAL } else { STRAIGHT };
+                let w = lattice_step_cost(Direction::ALL[d]);
                 (i.wrapping_add_signed(self.offsets[d]), w)
             })
         })
@@ -469,7 +454,7 @@ fn nearest_free(grid: &Grid, c: Cell, radius: i64) -> Option<Cell> {
                     (x + r, y + d),
                 ]
             })
-            .find(|&(cx, cy)| grid.is_free_i(cx, cy))
+            .find(|&(cx, cy)| grid.is_free_at(cx, cy))
             .map(|(cx, cy)| Cell::new(cx as u32, cy as u32))
     })
 }
@@ -571,11 +556,7 @@ mod tests {
             for dir in Direction::ALL {
                 if grid.can_step(c, dir) {
                     let n = c.step(dir).unwrap();
-                    let nd = d + if dir.is_diagonal() {
-                        DIAGONAL
-                    } else {
-                        STRAIGHT
-                    };
+                    let nd = d + lattice_step_cost(dir);
                     let slot = &mut dist[n.y as usize * w + n.x as usize];
                     if nd < *slot {
                         *slot = nd;
@@ -661,7 +642,7 @@ mod tests {
         let mut grid = Grid::from_fn(21, 21, |x, y| x != 10 || y == 20);
         let mut lm = Landmarks::build(&grid, 3);
         lm.check(&grid).unwrap();
-        grid.set_free(10, 0, true);
+        grid.set_blocked(Cell::new(10, 0), false);
         assert!(
             lm.check(&grid).is_err(),
             "the checker must see the stale table"
@@ -669,8 +650,8 @@ mod tests {
         lm.on_freed(&grid, &[Cell::new(10, 0)]);
         lm.check(&grid).unwrap();
         // Blocking needs no repair at all.
-        grid.set_free(10, 20, false);
-        grid.set_free(3, 3, false);
+        grid.set_blocked(Cell::new(10, 20), true);
+        grid.set_blocked(Cell::new(3, 3), true);
         lm.check(&grid).unwrap();
     }
 
@@ -682,7 +663,7 @@ mod tests {
         let before = lm.memory_bytes();
         let carved: Vec<Cell> = (8..30).map(|x| Cell::new(x, 5)).collect();
         for c in &carved {
-            grid.set_free(c.x, c.y, true);
+            grid.set_blocked(*c, false);
         }
         lm.on_freed(&grid, &carved);
         lm.check(&grid).unwrap();
@@ -701,7 +682,7 @@ mod tests {
         // a hole at the top shortens the routes to a whole half of the map.
         let mut grid = Grid::from_fn(120, 120, |x, y| x != 60 || y == 119);
         let mut lm = Landmarks::build(&grid, 4);
-        grid.set_free(60, 0, true);
+        grid.set_blocked(Cell::new(60, 0), false);
         lm.on_freed(&grid, &[Cell::new(60, 0)]);
         assert!(lm.is_stale(), "the repair should have run over its budget");
         // What is left in use is still a valid bound.
@@ -729,11 +710,11 @@ mod tests {
         let mut grid = Grid::new_free(30, 30);
         let mut lm = Landmarks::build(&grid, 2);
         let old = lm.cells[0];
-        grid.set_free(old.x, old.y, false);
+        grid.set_blocked(old, true);
         lm.stale[0] = true;
         lm.refresh(&grid);
         let new = lm.cells[0];
-        assert!(grid.is_free(new.x, new.y));
+        assert!(grid.is_free(new));
         assert_eq!(old.x.abs_diff(new.x).max(old.y.abs_diff(new.y)), 1);
         lm.check(&grid).unwrap();
         assert_eq!(lm.row(new)[0], 0);

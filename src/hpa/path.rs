@@ -1,6 +1,7 @@
 //! Cell paths: refinement of waypoints into cells, smoothing, and validation.
 
-use crate::geom::{octile, Cell, Direction};
+use crate::geom::{Cell, Direction};
+use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
 
 /// A path of cells from start to goal, 8-connected, without corner cuts.
@@ -155,13 +156,13 @@ pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(),
     }
     let mut actual = 0.0;
     for (index, &cell) in path.cells.iter().enumerate() {
-        if !grid.is_free(cell.x, cell.y) {
+        if !grid.is_free(cell) {
             return Err(PathDefect::Blocked { index, cell });
         }
         if index > 0 {
             let prev = path.cells[index - 1];
             match Direction::between(prev, cell) {
-                Some(d) if grid.can_step(prev, d) => actual += d.cost(),
+                Some(d) if grid.can_step(prev, d) => actual += step_cost(d),
                 _ => {
                     return Err(PathDefect::IllegalStep {
                         index,
@@ -206,7 +207,7 @@ mod tests {
     #[test]
     fn validation_catches_corner_cuts() {
         let mut g = Grid::new_free(3, 3);
-        g.set_free(1, 0, false);
+        g.set_blocked(Cell::new(1, 0), true);
         let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1)]);
         assert!(matches!(
             validate(&g, Cell::new(0, 0), Cell::new(1, 1), &p),

@@ -173,7 +173,7 @@ mod tests {
         // Leaf A = column 0 rows 0..1, leaf B = column 1 rows 1..2; cell (1,0) is blocked,
         // so the diagonal (0,0)->(1,1) is legal only through... nothing: corner cut.
         let mut g = Grid::new_free(2, 3);
-        g.set_free(1, 0, false);
+        g.set_blocked(Cell::new(1, 0), true);
         let mut out = vec![];
         select_crossings(
             &g,

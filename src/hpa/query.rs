@@ -128,7 +128,7 @@ impl HpaMap {
                 height,
             });
         }
-        if !self.grid.is_free(c.x, c.y) {
+        if !self.grid.is_free(c) {
             return Err(QueryError::Blocked { endpoint, cell: c });
         }
         let node = self.tree.find(c).expect("the cell is on the map").id();

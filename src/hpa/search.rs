@@ -8,7 +8,8 @@ use super::clusters::{Cluster, ClusterId, Clusters, FROM_ORIGIN, NO_PRED};
 use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
-use crate::geom::{octile, Cell};
+use crate::geom::Cell;
+use crate::grid::movement::octile;
 
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.

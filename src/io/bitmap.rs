@@ -1,8 +1,9 @@
 //! Obstacle bitmaps: images to grids and back, and the colour legend.
 
 use super::error::{display_name, MapError};
-use super::movingai::{terrain_passable, MAX_MAP_SIDE};
-use crate::grid::{Grid, TERRAIN_FREE, TERRAIN_WALL};
+use super::movingai::{MAP_CHARACTERS, MAX_MAP_SIDE};
+use crate::geom::Cell;
+use crate::grid::{Grid, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
 use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
 use std::io::Cursor;
 use std::path::Path;
@@ -83,12 +84,21 @@ impl ColorLegend {
     /// Each comma-separated entry is `RRGGBB=C` (an optional `#` before the hex), where `C` is
     /// one ASCII character. Moving AI characters carry their own passability (`.`, `G`, `S`
     /// free; `@`, `O`, `T`, `W` blocked); any other character needs a `:free` or `:blocked`
-    /// suffix, which may also override the default. A colour may appear only once.
+    /// suffix, which may also override the default. A colour may appear only once, and a
+    /// terrain code may not be free in one entry and blocked in another: a grid has one
+    /// passable set.
+    ///
+    /// # Errors
+    /// [`MapError::Legend`], naming the entry, when an entry does not parse, repeats a
+    /// colour or contradicts an earlier entry's passability for the same code.
     pub fn parse(text: &str) -> Result<Self, MapError> {
         Self::parse_named(text, "legend")
     }
 
     /// [`ColorLegend::parse`], naming the legend's origin (e.g. `--legend`) in errors.
+    ///
+    /// # Errors
+    /// As [`ColorLegend::parse`].
     pub fn parse_named(text: &str, source: &str) -> Result<Self, MapError> {
         let mut entries: Vec<LegendEntry> = Vec::new();
         let mut column = 1;
@@ -136,14 +146,29 @@ impl ColorLegend {
                 Some("free") => true,
                 Some("blocked") => false,
                 Some(p) => return Err(err(format!("expected `free` or `blocked`, found {p:?}"))),
-                None => terrain_passable(terrain).ok_or_else(|| {
-                    err(format!(
+                None if MAP_CHARACTERS.contains(terrain) => {
+                    TerrainSet::moving_ai().contains(terrain)
+                }
+                None => {
+                    return Err(err(format!(
                         "{ch:?} is not a Moving AI character; add :free or :blocked"
-                    ))
-                })?,
+                    )))
+                }
             };
             if entries.iter().any(|e| e.rgb == rgb) {
                 return Err(err(format!("colour #{hex} is listed twice")));
+            }
+            if let Some(other) = entries
+                .iter()
+                .position(|e| e.terrain == terrain && e.free != free)
+            {
+                let marks = |free| if free { "free" } else { "blocked" };
+                return Err(err(format!(
+                    "terrain {ch:?} is {} here but {} in entry {}",
+                    marks(free),
+                    marks(!free),
+                    other + 1
+                )));
             }
             entries.push(LegendEntry { rgb, terrain, free });
         }
@@ -151,6 +176,50 @@ impl ColorLegend {
             entries,
             strict: false,
         })
+    }
+
+    /// The passable set of a grid read with this legend: the
+    /// [Moving AI set](TerrainSet::moving_ai), with every entry's code added when the entry
+    /// is free and removed when it is blocked. The codes the image rules write take part too:
+    /// `@` is blocked (transparent pixels), and unless `strict`, `.` is free (pixels the
+    /// luminance rule finds free).
+    ///
+    /// # Errors
+    /// [`MapError::LegendConflict`], naming the entry, when an entry contradicts an earlier
+    /// one or the image rules; `source` names the image.
+    pub fn passable_set(&self, source: &str) -> Result<TerrainSet, MapError> {
+        let mut free_codes = TerrainSet::empty();
+        let mut blocked_codes = TerrainSet::from_codes(&[TERRAIN_WALL]);
+        if !self.strict {
+            free_codes.insert(TERRAIN_FREE);
+        }
+        let mut passable = TerrainSet::moving_ai();
+        for (i, e) in self.entries.iter().enumerate() {
+            let (same, opposite) = if e.free {
+                (&mut free_codes, &blocked_codes)
+            } else {
+                (&mut blocked_codes, &free_codes)
+            };
+            if opposite.contains(e.terrain) {
+                return Err(MapError::LegendConflict {
+                    file: source.to_string(),
+                    entry: i + 1,
+                    terrain: e.terrain as char,
+                    free: e.free,
+                    conflicts_with: self.entries[..i]
+                        .iter()
+                        .position(|o| o.terrain == e.terrain && o.free != e.free)
+                        .map(|o| o + 1),
+                });
+            }
+            same.insert(e.terrain);
+            if e.free {
+                passable.insert(e.terrain);
+            } else {
+                passable.remove(e.terrain);
+            }
+        }
+        Ok(passable)
     }
 
     /// The entry for an exact colour.
@@ -247,26 +316,45 @@ fn check_size(w: u32, h: u32, source: &str) -> Result<(), MapError> {
 }
 
 /// Turns a decoded image into a grid, one cell per pixel (see [`BitmapOptions`]).
+///
+/// Cells keep the legend's terrain codes; the others get `.` when free and `@` when blocked.
+/// The grid's passable set is the legend's ([`ColorLegend::passable_set`]), or the
+/// [Moving AI set](TerrainSet::moving_ai) without a legend.
+///
+/// # Errors
+/// As [`grid_from_image_named`].
 pub fn grid_from_image(img: &DynamicImage, opts: &BitmapOptions) -> Result<Grid, MapError> {
     grid_from_image_named(img, "<image>", opts)
 }
 
 /// [`grid_from_image`], naming the image in errors.
+///
+/// # Errors
+/// [`MapError::Empty`] or [`MapError::TooLarge`] for an image of the wrong size,
+/// [`MapError::LegendConflict`] for a legend that makes a code both free and blocked, and
+/// [`MapError::UnknownColor`] for a pixel a strict legend does not list.
 pub fn grid_from_image_named(
     img: &DynamicImage,
     source: &str,
     opts: &BitmapOptions,
 ) -> Result<Grid, MapError> {
     check_size(img.width(), img.height(), source)?;
+    let legend = opts.legend.as_ref();
+    // Checked before any pixel, so that every code written below has the passability the
+    // pixel calls for: the legend's codes as it says, `@` blocked, `.` free.
+    let passable = match legend {
+        Some(l) => l.passable_set(source)?,
+        None => TerrainSet::moving_ai(),
+    };
     let rgba = img.to_rgba8();
-    let mut grid = Grid::new_free(img.width(), img.height());
+    let mut codes = Vec::with_capacity(img.width() as usize * img.height() as usize);
     for (x, y, p) in rgba.enumerate_pixels() {
         let [r, g, b, a] = p.0;
-        let (free, terrain) = if a < 128 {
-            (false, TERRAIN_WALL)
-        } else if let Some(e) = opts.legend.as_ref().and_then(|l| l.lookup([r, g, b])) {
-            (e.free, e.terrain)
-        } else if opts.legend.as_ref().is_some_and(|l| l.strict) {
+        let terrain = if a < 128 {
+            TERRAIN_WALL
+        } else if let Some(e) = legend.and_then(|l| l.lookup([r, g, b])) {
+            e.terrain
+        } else if legend.is_some_and(|l| l.strict) {
             return Err(MapError::UnknownColor {
                 file: source.to_string(),
                 x,
@@ -275,14 +363,20 @@ pub fn grid_from_image_named(
             });
         } else {
             let luma = (0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32) / 255.0;
-            let free = (luma >= opts.threshold) != opts.invert;
-            (free, if free { TERRAIN_FREE } else { TERRAIN_WALL })
+            if (luma >= opts.threshold) != opts.invert {
+                TERRAIN_FREE
+            } else {
+                TERRAIN_WALL
+            }
         };
-        if !free || terrain != TERRAIN_FREE {
-            grid.set_cell(x, y, free, terrain);
-        }
+        codes.push(terrain);
     }
-    Ok(grid)
+    Ok(Grid::from_terrain(
+        img.width(),
+        img.height(),
+        codes,
+        passable,
+    ))
 }
 
 impl Grid {
@@ -290,7 +384,11 @@ impl Grid {
     /// the same passability with the default [`BitmapOptions`].
     pub fn to_image(&self) -> GrayImage {
         GrayImage::from_fn(self.width(), self.height(), |x, y| {
-            image::Luma([if self.is_free(x, y) { 255 } else { 0 }])
+            image::Luma([if self.is_free(Cell::new(x, y)) {
+                255
+            } else {
+                0
+            }])
         })
     }
 
@@ -299,7 +397,8 @@ impl Grid {
     /// in the legend.
     pub fn to_image_with_legend(&self, legend: &ColorLegend) -> RgbImage {
         RgbImage::from_fn(self.width(), self.height(), |x, y| {
-            image::Rgb(legend.color_for(self.terrain(x, y), self.is_free(x, y)))
+            let cell = Cell::new(x, y);
+            image::Rgb(legend.color_for(self.terrain(cell), self.is_free(cell)))
         })
     }
 }
@@ -364,12 +463,66 @@ mod tests {
     }
 
     #[test]
+    fn one_code_cannot_be_free_and_blocked() {
+        let e = ColorLegend::parse("000000=@,ff0000=x:free,00ff00=x:blocked").unwrap_err();
+        assert!(
+            matches!(e, MapError::Legend { entry: 3, ref message, .. } if message.contains("entry 2")),
+            "{e:?}"
+        );
+        // Legends built in code are checked when applied, against the image rules too.
+        let img = DynamicImage::ImageRgb8(RgbImage::from_raw(1, 1, vec![0, 0, 0]).unwrap());
+        let entry = |terrain, free| LegendEntry {
+            rgb: [9, 9, 9],
+            terrain,
+            free,
+        };
+        let cases = [
+            (
+                vec![entry(b'x', true), entry(b'x', false)],
+                false,
+                2,
+                Some(1),
+            ),
+            (vec![entry(b'@', true)], true, 1, None),
+            (vec![entry(b'.', false)], false, 1, None),
+        ];
+        for (entries, strict, at, with) in cases {
+            let opts = BitmapOptions {
+                legend: Some(ColorLegend { entries, strict }),
+                ..Default::default()
+            };
+            let e = grid_from_image_named(&img, "i.png", &opts).unwrap_err();
+            assert!(
+                matches!(e, MapError::LegendConflict { entry, conflicts_with, .. }
+                    if entry == at && conflicts_with == with),
+                "{e:?}"
+            );
+            assert!(e.to_string().starts_with("i.png: legend entry"), "{e}");
+        }
+        // A strict legend may make `.` blocked: no pixel falls back to the luminance rule.
+        let strict = ColorLegend {
+            entries: vec![LegendEntry {
+                rgb: [0, 0, 0],
+                terrain: b'.',
+                free: false,
+            }],
+            strict: true,
+        };
+        let opts = BitmapOptions {
+            legend: Some(strict),
+            ..Default::default()
+        };
+        let g = grid_from_image(&img, &opts).unwrap();
+        assert!(!g.is_free(Cell::new(0, 0)) && !g.passable().contains(b'.'));
+    }
+
+    #[test]
     fn luminance_threshold() {
         let img = DynamicImage::ImageRgb8(
             RgbImage::from_raw(2, 1, vec![100, 100, 100, 200, 200, 200]).unwrap(),
         );
         let g = grid_from_image(&img, &BitmapOptions::default()).unwrap();
-        assert!(!g.is_free(0, 0) && g.is_free(1, 0));
+        assert!(!g.is_free(Cell::new(0, 0)) && g.is_free(Cell::new(1, 0)));
         let g = grid_from_image(
             &img,
             &BitmapOptions {
@@ -378,6 +531,6 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(g.is_free(0, 0) && !g.is_free(1, 0));
+        assert!(g.is_free(Cell::new(0, 0)) && !g.is_free(Cell::new(1, 0)));
     }
 }

@@ -273,6 +273,33 @@ pub enum MapError {
         /// What is wrong.
         message: String,
     },
+
+    #[cfg(feature = "image")]
+    /// A colour legend that gives one terrain code both passabilities: two entries
+    /// disagree, or an entry disagrees with the codes the image rules write (`@` blocked for
+    /// transparent pixels, and `.` free and `@` blocked for the luminance rule unless the
+    /// legend is strict). A grid has one passable set, so a code cannot be both.
+    #[error(
+        "{file}: legend entry {entry} marks terrain {terrain:?} {}, but {}",
+        if *free { "free" } else { "blocked" },
+        match conflicts_with {
+            Some(other) => format!("entry {other} marks it {}", if *free { "blocked" } else { "free" }),
+            None => format!("the image rules need it {}", if *free { "blocked" } else { "free" }),
+        }
+    )]
+    LegendConflict {
+        /// The image the legend was applied to.
+        file: String,
+        /// 1-based index of the entry that contradicts an earlier one or the image rules.
+        entry: usize,
+        /// The terrain code, as a character.
+        terrain: char,
+        /// Whether the entry marks it free.
+        free: bool,
+        /// The 1-based index of the earlier entry it contradicts, or `None` when it
+        /// contradicts the image rules.
+        conflicts_with: Option<usize>,
+    },
 }
 
 impl MapError {
@@ -300,7 +327,8 @@ impl MapError {
             Decode { file, .. }
             | Encode { file, .. }
             | UnknownColor { file, .. }
-            | Legend { file, .. } => file,
+            | Legend { file, .. }
+            | LegendConflict { file, .. } => file,
         }
     }
 

@@ -4,9 +4,12 @@
 //!
 //! The grid format of the Moving AI benchmarks: a header of `type octile`, `height H` and
 //! `width W` (any order), a line `map`, then `H` rows of `W` characters. `.`, `G` and `S` are
-//! free; `@`, `O`, `T` and `W` are blocked. Each cell keeps its character as its terrain byte,
-//! so [`write_map`] gives back the same characters. CRLF line ends and a missing final newline
-//! are accepted.
+//! free ([`TerrainSet::moving_ai`](crate::grid::TerrainSet::moving_ai)); `@`, `O`, `T` and
+//! `W` are blocked. Each cell keeps its character as its terrain byte, so [`write_map`] gives
+//! back the same characters; cells obstructed since ([`Grid::set_blocked`]) are written as
+//! `@`. CRLF line ends and a missing final newline are accepted.
+//!
+//! [`Grid::set_blocked`]: crate::Grid::set_blocked
 //!
 //! # Moving AI `.scen`
 //!
@@ -29,7 +32,8 @@ transparent; [`BitmapOptions::invert`] swaps the luminance rule for white-on-bla
 A [`ColorLegend`] gives exact colours a terrain code and passability;
 [`ColorLegend::rts_default`] is black `@` wall, blue `W` water, dark green `T` forest
 (blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
-strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`. A grid has one passable set
+([`ColorLegend::passable_set`]), so a legend may not make one code both free and blocked.
 
 PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`],
 [`save_png`]) need the same feature.
@@ -40,8 +44,10 @@ PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`
 //! use quadpath::io;
 //!
 //! let grid = io::parse_map("type octile\nheight 2\nwidth 3\nmap\n.T.\n...\n", "demo.map")?;
-//! assert!(!grid.is_free(1, 0) && grid.is_free(1, 1));
-//! assert_eq!(grid.terrain(1, 0), b'T');
+//! use quadpath::Cell;
+//!
+//! assert!(!grid.is_free(Cell::new(1, 0)) && grid.is_free(Cell::new(1, 1)));
+//! assert_eq!(grid.terrain(Cell::new(1, 0)), b'T');
 //!
 //! // Through an image in legend colours and back: same cells, same terrain.
 //! # #[cfg(feature = "image")] {
@@ -75,7 +81,7 @@ pub use bitmap::{
 };
 pub use error::MapError;
 pub use movingai::{
-    parse_map, read_map, save_map, terrain_passable, write_map, MAX_MAP_CELLS, MAX_MAP_SIDE,
+    parse_map, read_map, save_map, write_map, MAP_CHARACTERS, MAX_MAP_CELLS, MAX_MAP_SIDE,
 };
 #[cfg(feature = "image")]
 pub use render::{

@@ -1,7 +1,8 @@
 //! The Moving AI `.map` format: reading and writing.
 
 use super::error::{display_name, MapError};
-use crate::grid::Grid;
+use crate::geom::Cell;
+use crate::grid::{Grid, TerrainSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -14,18 +15,9 @@ pub const MAX_MAP_SIDE: u64 = (1 << 29) - 1;
 /// already be 4 GiB, so anything above it is a corrupt header, not a map.
 pub const MAX_MAP_CELLS: u64 = 1 << 32;
 
-/// Whether a Moving AI map character is passable, or `None` when it is not a map character.
-///
-/// `.`, `G` (ground) and `S` (swamp) are free; `@`, `O` (out of bounds), `T` (trees) and `W`
-/// (water) are blocked. Swamp and water are passable from like terrain in the original
-/// benchmark rules, but every published scenario treats them as above.
-pub fn terrain_passable(ch: u8) -> Option<bool> {
-    match ch {
-        b'.' | b'G' | b'S' => Some(true),
-        b'@' | b'O' | b'T' | b'W' => Some(false),
-        _ => None,
-    }
-}
+/// The characters a Moving AI map row may hold: `.`, `G`, `S`, `@`, `O`, `T` and `W`. Which
+/// of them are free is [`TerrainSet::moving_ai`]; a map is read with that passable set.
+pub const MAP_CHARACTERS: TerrainSet = TerrainSet::from_codes(b".GS@OTW");
 
 /// Reads a Moving AI `.map` file.
 ///
@@ -51,7 +43,8 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 ///
 /// The header keys `type`, `height` and `width` may come in any order (blank lines are
 /// skipped) before the `map` line; then come `height` rows of `width` characters. Each cell
-/// keeps its character as terrain byte. Trailing blank lines are ignored.
+/// keeps its character as terrain byte, and the grid's passable set is
+/// [`TerrainSet::moving_ai`]. Trailing blank lines are ignored.
 ///
 /// Nothing proportional to the claimed size is allocated before every row has been checked,
 /// so a lying header costs an error, not memory.
@@ -187,7 +180,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
             if count > width {
                 break;
             }
-            if !ch.is_ascii() || terrain_passable(ch as u8).is_none() {
+            if !ch.is_ascii() || !MAP_CHARACTERS.contains(ch as u8) {
                 return Err(MapError::UnknownChar {
                     file: file(),
                     line: no,
@@ -218,31 +211,42 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
         });
     }
 
-    let mut grid = Grid::new_free(width as u32, height as u32);
-    for (y, row) in rows.iter().enumerate() {
-        for (x, ch) in row.bytes().enumerate() {
-            // Checked ASCII map characters above.
-            let free = terrain_passable(ch).unwrap_or(false);
-            grid.set_cell(x as u32, y as u32, free, ch);
-        }
-    }
-    Ok(grid)
+    // Checked above: `height` rows of `width` ASCII map characters.
+    let codes = rows.iter().flat_map(|row| row.bytes()).collect();
+    Ok(Grid::from_terrain(
+        width as u32,
+        height as u32,
+        codes,
+        TerrainSet::moving_ai(),
+    ))
 }
 
 /// The map character a cell is written as: its terrain byte when that is a map character
-/// agreeing with the cell's passability, otherwise `.` or `@`. Grids built from bitmaps or
-/// edited by hand may carry any terrain byte; the file must still read back as the same grid.
-fn cell_char(grid: &Grid, x: u32, y: u32) -> u8 {
-    let t = grid.terrain(x, y);
-    let free = grid.is_free(x, y);
-    match terrain_passable(t) {
-        Some(p) if p == free => t,
-        _ if free => b'.',
-        _ => b'@',
+/// whose Moving AI passability agrees with the cell's, otherwise `.` or `@`. Grids built from
+/// bitmaps, with other passable sets or edited by hand may carry any terrain byte; the file
+/// must still read back with the same free cells.
+///
+/// An obstructed cell is blocked, so it is written as its terrain only when that is a
+/// blocked character, else as `@`: the format has no layer for obstructions, so a building
+/// on a road reads back as a wall, not as a road under a building.
+fn cell_char(grid: &Grid, cell: Cell) -> u8 {
+    let t = grid.terrain(cell);
+    let free = grid.is_free(cell);
+    if MAP_CHARACTERS.contains(t) && TerrainSet::moving_ai().contains(t) == free {
+        t
+    } else if free {
+        b'.'
+    } else {
+        b'@'
     }
 }
 
 /// Writes a grid in the Moving AI `.map` format (LF line endings, final newline).
+///
+/// Every cell is written as a character of the same passability (see [`MAP_CHARACTERS`]),
+/// so [`parse_map`] reads back a grid with the same free cells; one read from a `.map` file
+/// and never edited reads back equal. Obstructed cells are written as blocked terrain (`@`
+/// unless the terrain under them is a blocked character already).
 pub fn write_map(grid: &Grid, mut out: impl Write) -> std::io::Result<()> {
     write!(
         out,
@@ -253,7 +257,7 @@ pub fn write_map(grid: &Grid, mut out: impl Write) -> std::io::Result<()> {
     let mut row = Vec::with_capacity(grid.width() as usize + 1);
     for y in 0..grid.height() {
         row.clear();
-        row.extend((0..grid.width()).map(|x| cell_char(grid, x, y)));
+        row.extend((0..grid.width()).map(|x| cell_char(grid, Cell::new(x, y))));
         row.push(b'\n');
         out.write_all(&row)?;
     }
@@ -287,12 +291,28 @@ mod tests {
     fn header_in_any_order_and_terrain_kept() {
         let g = parse_map("width 3\n\ntype octile\nheight 2\nmap\n.GS\n@TW", "t").unwrap();
         assert_eq!((g.width(), g.height()), (3, 2));
-        assert!(g.is_free(1, 0) && g.is_free(2, 0) && !g.is_free(1, 1));
-        assert_eq!(g.terrain(2, 1), b'W');
+        assert!(
+            g.is_free(Cell::new(1, 0)) && g.is_free(Cell::new(2, 0)) && !g.is_free(Cell::new(1, 1))
+        );
+        assert_eq!(g.terrain(Cell::new(2, 1)), b'W');
         assert_eq!(
             g.to_map_string(),
             "type octile\nheight 2\nwidth 3\nmap\n.GS\n@TW\n"
         );
+    }
+
+    #[test]
+    fn obstructions_are_written_as_walls() {
+        let mut g = parse_map("type octile\nheight 1\nwidth 4\nmap\nGGTT\n", "t").unwrap();
+        g.set_blocked(Cell::new(1, 0), true);
+        g.set_blocked(Cell::new(2, 0), true);
+        assert_eq!(g.to_map_string().lines().last(), Some("G@TT"));
+        let back = parse_map(&g.to_map_string(), "back").unwrap();
+        assert_eq!(back.free_cells().collect::<Vec<_>>(), vec![Cell::new(0, 0)]);
+        // Unblocked, the road under the building comes back; a tree unblocked is cut down.
+        g.set_blocked(Cell::new(1, 0), false);
+        g.set_blocked(Cell::new(2, 0), false);
+        assert_eq!(g.to_map_string().lines().last(), Some("GG.T"));
     }
 
     #[test]

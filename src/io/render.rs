@@ -117,8 +117,8 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
     };
     for y in 0..grid.height() {
         for x in 0..grid.width() {
-            let free = grid.is_free(x, y);
-            let c = match (opts.terrain_tints, free, grid.terrain(x, y)) {
+            let cell = Cell::new(x, y);
+            let c = match (opts.terrain_tints, grid.is_free(cell), grid.terrain(cell)) {
                 (true, false, b'W') => pal.water,
                 (true, false, b'T') => pal.forest,
                 (true, true, b'S') => pal.swamp,

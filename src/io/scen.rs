@@ -185,7 +185,7 @@ impl ScenarioFile {
                         height: grid.height(),
                     });
                 }
-                if !grid.is_free(p.x, p.y) {
+                if !grid.is_free(p) {
                     return Err(MapError::PointBlocked {
                         file: file(),
                         line: s.line,

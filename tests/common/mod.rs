@@ -16,7 +16,7 @@ pub fn legal(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64) -> bool {
             && y >= 0
             && x < grid.width() as i64
             && y < grid.height() as i64
-            && grid.is_free(x as u32, y as u32)
+            && grid.is_free(Cell::new(x as u32, y as u32))
     };
     free(x + dx, y + dy) && (dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy)))
 }
@@ -71,7 +71,7 @@ pub fn assert_valid(grid: &Grid, start: Cell, goal: Cell, path: &Path) {
     let mut sum = 0.0;
     for w in path.cells.windows(2) {
         let (a, b) = (w[0], w[1]);
-        assert!(grid.is_free(a.x, a.y), "cell {a} is blocked");
+        assert!(grid.is_free(a), "cell {a} is blocked");
         let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
         assert!(
             dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0),
@@ -83,7 +83,7 @@ pub fn assert_valid(grid: &Grid, start: Cell, goal: Cell, path: &Path) {
         );
         sum += if dx != 0 && dy != 0 { SQRT2 } else { 1.0 };
     }
-    assert!(grid.is_free(goal.x, goal.y));
+    assert!(grid.is_free(goal));
     assert!(
         (sum - path.length).abs() < 1e-6,
         "claimed length {} but steps sum to {sum}",

@@ -1,0 +1,601 @@
+//! The cell grid: the terrain of every cell, the obstructions placed on top of it, and the
+//! free cells that follow from both. The rules of movement over it live in [`movement`].
+
+pub mod movement;
+
+use crate::geom::{Cell, Direction, Rect};
+use movement::{legal_step, step_cost};
+pub use movement::{Movement, MovementError, TerrainSet};
+
+/// Terrain code of the free cells of [`Grid::new_free`] and [`Grid::from_fn`], and of cells
+/// dug out by [`Grid::set_blocked`] (the Moving AI `.` character).
+pub const TERRAIN_FREE: u8 = b'.';
+/// Terrain code of the blocked cells of [`Grid::from_fn`] (the Moving AI `@` character).
+pub const TERRAIN_WALL: u8 = b'@';
+
+/// A W×H grid of cells. Each cell carries a terrain byte and may carry an obstruction;
+/// it is free when its terrain is in the grid's [passable set](Grid::passable) and nothing
+/// obstructs it.
+///
+/// Terrain is what the map is made of (ground, road, water, rock: for Moving AI maps the
+/// map's original character); obstructions are what game code places on top of it
+/// (buildings, units at rest) and takes away again. Keeping them apart means removing a
+/// building gives back exactly the terrain that was under it.
+///
+/// Whether each cell is free is cached in a bitset, one bit per cell, because it is what
+/// every search reads; every edit keeps it equal to "passable terrain and not obstructed".
+///
+/// ```
+/// use quadpath::{Cell, Grid, Rect};
+///
+/// let mut grid = Grid::new_free(8, 8);
+/// let road = Cell::new(3, 3);
+/// grid.set_terrain(road, b'G');
+/// // A building goes up over the road, then comes down: the road is still there.
+/// assert_eq!(grid.set_rect_blocked(Rect::new(2, 2, 4, 4), true), 9);
+/// assert!(!grid.is_free(road) && grid.is_obstructed(road));
+/// assert_eq!(grid.set_rect_blocked(Rect::new(2, 2, 4, 4), false), 9);
+/// assert!(grid.is_free(road));
+/// assert_eq!(grid.terrain(road), b'G');
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Grid {
+    width: u32,
+    height: u32,
+    /// One bit per cell, row-major; a set bit means free. Derived from the fields below.
+    free: Vec<u64>,
+    /// One bit per cell, row-major; a set bit means an obstruction stands on the cell.
+    obstructed: Vec<u64>,
+    terrain: Vec<u8>,
+    passable: TerrainSet,
+}
+
+impl std::fmt::Debug for Grid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grid")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("free_cells", &self.free_count())
+            .field(
+                "obstructed_cells",
+                &self.obstructed.iter().map(|w| w.count_ones()).sum::<u32>(),
+            )
+            .field("passable", &self.passable)
+            .finish()
+    }
+}
+
+#[inline]
+fn bit(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 == 1
+}
+
+#[inline]
+fn set_bit(bits: &mut [u64], i: usize, on: bool) {
+    if on {
+        bits[i / 64] |= 1 << (i % 64);
+    } else {
+        bits[i / 64] &= !(1 << (i % 64));
+    }
+}
+
+impl Grid {
+    /// A grid of `width × height` free cells of terrain `.`, passable by the
+    /// [Moving AI set](TerrainSet::moving_ai).
+    ///
+    /// # Panics
+    /// When either side is zero. Use the loaders in [`crate::io`] for untrusted sizes: they
+    /// return errors instead.
+    pub fn new_free(width: u32, height: u32) -> Self {
+        Grid::from_fn(width, height, |_, _| true)
+    }
+
+    /// Builds a grid from a predicate telling whether each cell `(x, y)` is free. Free cells
+    /// get terrain `.` and blocked ones `@`, passable by the
+    /// [Moving AI set](TerrainSet::moving_ai).
+    ///
+    /// # Panics
+    /// When either side is zero.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid};
+    ///
+    /// let grid = Grid::from_fn(4, 3, |x, _| x != 2);
+    /// assert!(grid.is_free(Cell::new(1, 2)) && !grid.is_free(Cell::new(2, 0)));
+    /// assert_eq!(grid.terrain(Cell::new(2, 0)), b'@');
+    /// ```
+    pub fn from_fn(width: u32, height: u32, mut is_free: impl FnMut(u32, u32) -> bool) -> Self {
+        let codes = (0..height)
+            .flat_map(|y| (0..width).map(move |x| (x, y)))
+            .map(|(x, y)| {
+                if is_free(x, y) {
+                    TERRAIN_FREE
+                } else {
+                    TERRAIN_WALL
+                }
+            })
+            .collect();
+        Grid::from_terrain(width, height, codes, TerrainSet::moving_ai())
+    }
+
+    /// Builds a grid from its terrain codes, row by row, and the set of codes that are
+    /// passable. No cell is obstructed.
+    ///
+    /// # Panics
+    /// When either side is zero or `codes` does not hold `width × height` codes. The loaders
+    /// in [`crate::io`] check untrusted input first and return errors instead.
+    ///
+    /// ```
+    /// use quadpath::grid::{Grid, TerrainSet};
+    /// use quadpath::Cell;
+    ///
+    /// let grid = Grid::from_terrain(3, 1, b".W#".to_vec(), TerrainSet::from_codes(b".#"));
+    /// assert!(grid.is_free(Cell::new(2, 0)) && !grid.is_free(Cell::new(1, 0)));
+    /// ```
+    pub fn from_terrain(width: u32, height: u32, codes: Vec<u8>, passable: TerrainSet) -> Self {
+        assert!(width > 0 && height > 0, "a grid needs at least one cell");
+        let n = width as usize * height as usize;
+        assert_eq!(
+            codes.len(),
+            n,
+            "a {width}×{height} grid needs {n} terrain codes"
+        );
+        let mut free = vec![0u64; n.div_ceil(64)];
+        for (i, &code) in codes.iter().enumerate() {
+            set_bit(&mut free, i, passable.contains(code));
+        }
+        Grid {
+            width,
+            height,
+            obstructed: vec![0; free.len()],
+            free,
+            terrain: codes,
+            passable,
+        }
+    }
+
+    /// Width in cells.
+    #[inline]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in cells.
+    #[inline]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The whole grid as a rectangle.
+    #[inline]
+    pub fn bounds(&self) -> Rect {
+        Rect::from_size(0, 0, self.width, self.height)
+    }
+
+    /// Whether `cell` is inside the grid.
+    #[inline]
+    pub fn contains(&self, cell: Cell) -> bool {
+        cell.x < self.width && cell.y < self.height
+    }
+
+    /// [`Grid::contains`] on signed coordinates, so that callers can probe one step outside
+    /// the grid without wrapping.
+    #[inline]
+    pub(crate) fn contains_at(&self, x: i64, y: i64) -> bool {
+        // A negative coordinate wraps to a huge unsigned one: one comparison per axis.
+        (x as u64) < self.width as u64 && (y as u64) < self.height as u64
+    }
+
+    #[inline]
+    fn index(&self, x: u32, y: u32) -> usize {
+        debug_assert!(x < self.width && y < self.height);
+        y as usize * self.width as usize + x as usize
+    }
+
+    /// The index of a cell that callers promise is inside the grid.
+    fn checked_index(&self, cell: Cell) -> usize {
+        assert!(
+            self.contains(cell),
+            "cell {cell} is outside the {}×{} grid",
+            self.width,
+            self.height
+        );
+        self.index(cell.x, cell.y)
+    }
+
+    /// Whether the cell is free: its terrain is passable and nothing obstructs it. Cells
+    /// outside the grid count as blocked.
+    #[inline]
+    pub fn is_free(&self, cell: Cell) -> bool {
+        self.contains(cell) && bit(&self.free, self.index(cell.x, cell.y))
+    }
+
+    /// [`Grid::is_free`] on signed coordinates, so that callers can probe one step outside
+    /// the grid without wrapping.
+    #[inline]
+    pub(crate) fn is_free_at(&self, x: i64, y: i64) -> bool {
+        self.contains_at(x, y) && bit(&self.free, self.index(x as u32, y as u32))
+    }
+
+    /// Whether the cell at `(x, y)`, inside the grid, is passable under `passable`: its
+    /// terrain is in the set and nothing obstructs it. For movement classes whose set is
+    /// not the grid's own.
+    #[inline]
+    pub(crate) fn cell_passable_for(&self, passable: &TerrainSet, x: u32, y: u32) -> bool {
+        let i = self.index(x, y);
+        passable.contains(self.terrain[i]) && !bit(&self.obstructed, i)
+    }
+
+    /// The terrain byte of a cell.
+    ///
+    /// # Panics
+    /// When the cell is outside the grid.
+    #[inline]
+    pub fn terrain(&self, cell: Cell) -> u8 {
+        self.terrain[self.checked_index(cell)]
+    }
+
+    /// Whether an obstruction stands on the cell (see [`Grid::set_blocked`]).
+    ///
+    /// # Panics
+    /// When the cell is outside the grid.
+    #[inline]
+    pub fn is_obstructed(&self, cell: Cell) -> bool {
+        bit(&self.obstructed, self.checked_index(cell))
+    }
+
+    /// The terrain codes this grid treats as passable.
+    #[inline]
+    pub fn passable(&self) -> &TerrainSet {
+        &self.passable
+    }
+
+    /// Recomputes the free bit of cell `i` from its terrain and obstruction; returns
+    /// whether it changed.
+    fn refresh_free(&mut self, i: usize) -> bool {
+        let free = self.passable.contains(self.terrain[i]) && !bit(&self.obstructed, i);
+        let changed = bit(&self.free, i) != free;
+        set_bit(&mut self.free, i, free);
+        changed
+    }
+
+    /// Changes the terrain under a cell, leaving any obstruction in place; returns whether
+    /// the cell's passability changed.
+    ///
+    /// # Panics
+    /// When the cell is outside the grid.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid};
+    ///
+    /// let mut grid = Grid::new_free(4, 4);
+    /// assert!(grid.set_terrain(Cell::new(1, 1), b'W'), "water is not passable");
+    /// assert!(!grid.set_terrain(Cell::new(1, 1), b'T'), "neither are trees");
+    /// assert!(grid.set_terrain(Cell::new(1, 1), b'G'));
+    /// ```
+    pub fn set_terrain(&mut self, cell: Cell, code: u8) -> bool {
+        let i = self.checked_index(cell);
+        self.terrain[i] = code;
+        self.refresh_free(i)
+    }
+
+    /// [`Grid::set_terrain`] over every cell of `rect`; returns how many cells changed
+    /// passability.
+    ///
+    /// # Panics
+    /// When `rect` is not inside the grid.
+    pub fn set_rect_terrain(&mut self, rect: Rect, code: u8) -> usize {
+        self.check_rect(rect);
+        rect.cells().filter(|&c| self.set_terrain(c, code)).count()
+    }
+
+    /// Blocks or unblocks a cell; returns whether its passability changed. A cell that is
+    /// already as asked is left exactly as it is, so repeating an edit changes nothing.
+    ///
+    /// Blocking a free cell places an obstruction on it and keeps the terrain, so that
+    /// unblocking, which takes the obstruction away, restores exactly what was there: a road
+    /// under a removed building is a road again. (A cell blocked by its terrain gets no
+    /// obstruction: nothing was placed on it.)
+    ///
+    /// Unblocking leaves the cell free. When its *terrain* is impassable (a wall or water
+    /// from the map file), the cell is dug out: its terrain becomes `.` ([`TERRAIN_FREE`]),
+    /// or, if the passable set lacks `.`, the lowest passable code. Only a grid with an empty
+    /// passable set cannot free a cell; it stays blocked.
+    ///
+    /// # Panics
+    /// When the cell is outside the grid.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid};
+    ///
+    /// let mut grid = Grid::from_fn(3, 1, |x, _| x != 2);
+    /// let c = Cell::new(2, 0);
+    /// assert!(!grid.set_blocked(c, true), "already blocked by its terrain");
+    /// assert!(grid.set_blocked(c, false));
+    /// assert_eq!(grid.terrain(c), b'.', "the wall was dug out");
+    /// ```
+    pub fn set_blocked(&mut self, cell: Cell, blocked: bool) -> bool {
+        let i = self.checked_index(cell);
+        if bit(&self.free, i) != blocked {
+            return false;
+        }
+        set_bit(&mut self.obstructed, i, blocked);
+        if !blocked && !self.passable.contains(self.terrain[i]) {
+            let dug_out = if self.passable.contains(TERRAIN_FREE) {
+                Some(TERRAIN_FREE)
+            } else {
+                self.passable.iter().next()
+            };
+            if let Some(code) = dug_out {
+                self.terrain[i] = code;
+            }
+        }
+        self.refresh_free(i)
+    }
+
+    /// [`Grid::set_blocked`] over every cell of `rect`; returns how many cells changed
+    /// passability.
+    ///
+    /// # Panics
+    /// When `rect` is not inside the grid.
+    pub fn set_rect_blocked(&mut self, rect: Rect, blocked: bool) -> usize {
+        self.check_rect(rect);
+        rect.cells()
+            .filter(|&c| self.set_blocked(c, blocked))
+            .count()
+    }
+
+    fn check_rect(&self, rect: Rect) {
+        assert!(
+            self.contains(Cell::new(rect.x2, rect.y2)),
+            "rectangle {rect} is not inside the {}×{} grid",
+            self.width,
+            self.height
+        );
+    }
+
+    /// Number of free cells.
+    pub fn free_count(&self) -> u64 {
+        self.free.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    /// Heap bytes held: the passability and obstruction bits and the terrain bytes.
+    pub fn memory_bytes(&self) -> usize {
+        (self.free.capacity() + self.obstructed.capacity()) * 8 + self.terrain.capacity()
+    }
+
+    /// Iterates over the blocked cells, row by row.
+    pub fn blocked_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.cells_where(false)
+    }
+
+    /// Iterates over the free cells, row by row.
+    pub fn free_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.cells_where(true)
+    }
+
+    fn cells_where(&self, free: bool) -> impl Iterator<Item = Cell> + '_ {
+        // Scan the bitset a word at a time: building a tree for a large map starts here.
+        let n = self.width as usize * self.height as usize;
+        let w = self.width as usize;
+        self.free.iter().enumerate().flat_map(move |(i, &word)| {
+            let valid = if (i + 1) * 64 <= n {
+                u64::MAX
+            } else {
+                (1u64 << (n % 64)) - 1
+            };
+            let mut bits = if free { word } else { !word } & valid;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let bit = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let k = i * 64 + bit;
+                    Cell::new((k % w) as u32, (k / w) as u32)
+                })
+            })
+        })
+    }
+
+    /// Whether one step from `from` in `dir` is legal for a 1×1 agent on this grid's free
+    /// cells (see [`movement`]): the target is free and, for a diagonal, both orthogonal
+    /// cells beside the step are free (no corner cutting). `from` itself is not checked.
+    #[inline]
+    pub fn can_step(&self, from: Cell, dir: Direction) -> bool {
+        legal_step(
+            |x, y| self.is_free_at(x, y),
+            from.x as i64,
+            from.y as i64,
+            dir,
+        )
+    }
+
+    /// The legal single steps out of a free cell, with their costs.
+    pub fn successors(&self, from: Cell) -> impl Iterator<Item = (Cell, f64)> + '_ {
+        Direction::ALL
+            .into_iter()
+            .filter(move |&d| self.can_step(from, d))
+            .map(move |d| {
+                let (dx, dy) = d.delta();
+                (
+                    Cell::new(
+                        (from.x as i64 + dx as i64) as u32,
+                        (from.y as i64 + dy as i64) as u32,
+                    ),
+                    step_cost(d),
+                )
+            })
+    }
+
+    /// Octile distance between two cells (see [`movement::octile`]).
+    #[inline]
+    pub fn octile(&self, a: Cell, b: Cell) -> f64 {
+        movement::octile(a, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn bits_and_terrain() {
+        let mut g = Grid::new_free(13, 7);
+        assert_eq!(g.free_count(), 91);
+        g.set_terrain(Cell::new(12, 6), b'T');
+        assert!(!g.is_free(Cell::new(12, 6)));
+        assert_eq!(g.terrain(Cell::new(12, 6)), b'T');
+        assert!(!g.is_free(Cell::new(13, 0)), "outside counts as blocked");
+        assert_eq!(g.free_count(), 90);
+        assert_eq!(
+            g.blocked_cells().collect::<Vec<_>>(),
+            vec![Cell::new(12, 6)]
+        );
+    }
+
+    #[test]
+    fn free_and_blocked_cells_split_the_grid_in_row_order() {
+        // 67 cells wide, so rows straddle the 64-bit words of the bitset.
+        let g = Grid::from_fn(67, 5, |x, y| (x * 31 + y * 17) % 7 != 0);
+        let all: Vec<Cell> = g.bounds().cells().collect();
+        let free: Vec<Cell> = all.iter().copied().filter(|&c| g.is_free(c)).collect();
+        let blocked: Vec<Cell> = all.iter().copied().filter(|&c| !g.is_free(c)).collect();
+        assert_eq!(g.free_cells().collect::<Vec<_>>(), free);
+        assert_eq!(g.blocked_cells().collect::<Vec<_>>(), blocked);
+    }
+
+    #[test]
+    fn no_corner_cutting() {
+        // .@
+        // ..
+        let g = Grid::from_fn(2, 2, |x, y| !(x == 1 && y == 0));
+        assert!(
+            !g.can_step(Cell::new(0, 1), Direction::NE),
+            "target blocked"
+        );
+        assert!(
+            !g.can_step(Cell::new(0, 0), Direction::SE),
+            "corner (1,0) blocked"
+        );
+        assert!(g.can_step(Cell::new(0, 0), Direction::S));
+        assert!(!g.can_step(Cell::new(0, 0), Direction::W), "outside");
+        assert_eq!(g.successors(Cell::new(0, 1)).count(), 2);
+    }
+
+    #[test]
+    fn a_road_under_a_building_comes_back() {
+        let mut g = Grid::new_free(5, 5);
+        let road = Rect::new(0, 2, 4, 2);
+        assert_eq!(g.set_rect_terrain(road, b'G'), 0, "roads are passable");
+        let building = Rect::new(1, 1, 3, 3);
+        assert_eq!(g.set_rect_blocked(building, true), 9);
+        assert_eq!(g.set_rect_blocked(building, true), 0, "already blocked");
+        assert!(!g.is_free(Cell::new(2, 2)) && g.is_obstructed(Cell::new(2, 2)));
+        assert_eq!(
+            g.terrain(Cell::new(2, 2)),
+            b'G',
+            "terrain kept under the building"
+        );
+        assert_eq!(g.set_rect_blocked(building, false), 9);
+        for c in building.cells() {
+            assert!(g.is_free(c) && !g.is_obstructed(c));
+            assert_eq!(g.terrain(c), if c.y == 2 { b'G' } else { b'.' }, "{c}");
+        }
+        assert_eq!(g, {
+            let mut fresh = Grid::new_free(5, 5);
+            fresh.set_rect_terrain(road, b'G');
+            fresh
+        });
+    }
+
+    #[test]
+    fn terrain_edits_follow_the_passable_set() {
+        let mut g = Grid::from_terrain(4, 1, b".GWx".to_vec(), TerrainSet::from_codes(b".Gx"));
+        assert_eq!(g.free_count(), 3);
+        assert!(g.set_terrain(Cell::new(0, 0), b'W'));
+        assert!(!g.set_terrain(Cell::new(0, 0), b'@'), "still impassable");
+        assert!(g.set_terrain(Cell::new(2, 0), b'x'));
+        assert_eq!(g.set_rect_terrain(Rect::new(0, 0, 3, 0), b'G'), 1);
+        // An obstruction outlasts terrain edits beneath it.
+        g.set_blocked(Cell::new(3, 0), true);
+        assert!(!g.set_terrain(Cell::new(3, 0), b'.'));
+        assert!(!g.is_free(Cell::new(3, 0)));
+        assert!(g.set_blocked(Cell::new(3, 0), false));
+        assert_eq!(g.terrain(Cell::new(3, 0)), b'.');
+    }
+
+    #[test]
+    fn unblocking_digs_out_impassable_terrain() {
+        let mut g = Grid::from_terrain(3, 1, b"W#W".to_vec(), TerrainSet::from_codes(b"#"));
+        assert!(g.set_blocked(Cell::new(0, 0), false));
+        assert_eq!(
+            g.terrain(Cell::new(0, 0)),
+            b'#',
+            "no `.` here: the lowest passable code"
+        );
+        let mut g = Grid::from_fn(2, 1, |_, _| false);
+        assert!(g.set_blocked(Cell::new(1, 0), false));
+        assert_eq!(g.terrain(Cell::new(1, 0)), TERRAIN_FREE);
+        let mut rock = Grid::from_terrain(1, 1, vec![b'@'], TerrainSet::empty());
+        assert!(
+            !rock.set_blocked(Cell::new(0, 0), false),
+            "nothing is passable"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "not inside")]
+    fn edits_outside_the_grid_panic() {
+        Grid::new_free(3, 3).set_rect_blocked(Rect::new(1, 1, 3, 1), true);
+    }
+
+    /// One edit of a random sequence.
+    #[derive(Clone, Debug)]
+    enum Edit {
+        Terrain(Rect, u8),
+        Blocked(Rect, bool),
+    }
+
+    fn arb_edit(w: u32, h: u32) -> impl Strategy<Value = Edit> {
+        let rect = (0..w, 0..h, 0..w, 0..h).prop_map(|(a, b, c, d)| Rect::new(a, b, c, d));
+        prop_oneof![
+            (rect.clone(), prop::sample::select(b".GSW@x".to_vec()))
+                .prop_map(|(r, t)| Edit::Terrain(r, t)),
+            (rect, any::<bool>()).prop_map(|(r, b)| Edit::Blocked(r, b)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn free_bits_follow_terrain_and_obstructions(
+            (w, h, edits) in (1u32..70, 1u32..5).prop_flat_map(|(w, h)| {
+                (Just(w), Just(h), prop::collection::vec(arb_edit(w, h), 0..30))
+            }),
+            with_x in any::<bool>(),
+        ) {
+            let set = if with_x { TerrainSet::from_codes(b".Gx") } else { TerrainSet::moving_ai() };
+            let mut g = Grid::from_terrain(w, h, vec![b'.'; (w * h) as usize], set);
+            for edit in edits {
+                let before = g.free_count() as i64;
+                // Every cell an edit changes goes the same way, so the count is the change.
+                let (changed, frees) = match edit {
+                    Edit::Terrain(r, t) => (g.set_rect_terrain(r, t), set.contains(t)),
+                    Edit::Blocked(r, b) => {
+                        let changed = g.set_rect_blocked(r, b);
+                        prop_assert!(r.cells().all(|c| g.is_free(c) != b));
+                        (changed, !b)
+                    }
+                };
+                let sign = if frees { 1 } else { -1 };
+                prop_assert_eq!(g.free_count() as i64 - before, sign * changed as i64);
+                let mut count = 0;
+                for c in g.bounds().cells() {
+                    let expected = set.contains(g.terrain(c)) && !g.is_obstructed(c);
+                    prop_assert_eq!(g.is_free(c), expected, "{}", c);
+                    count += expected as u64;
+                }
+                prop_assert_eq!(g.free_count(), count);
+            }
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! The movement model: which positions an agent may stand on, which single steps are legal,
+//! and what they cost. Every layer of the crate asks this module; nothing else restates
+//! the rules.
+//!
+//! # The model
+//!
+//! - **Positions.** `x` is the column and `y` the row; `(0, 0)` is the top-left cell. An agent
+//!   of size `K` stands at its top-left cell and covers the `K × K` cells from there. A
+//!   position is *open* when that whole square is inside the map and every cell in it is
+//!   passable: its terrain code is in the movement's [`TerrainSet`] and no obstruction
+//!   (a building placed on top of the terrain) stands on it. For `K = 1` with the grid's own
+//!   set, open is exactly [`Grid::is_free`].
+//! - **Steps.** Movement is 8-connected. A straight step `(x, y) → (x + dx, y + dy)` is
+//!   legal when the target position is open. A diagonal step is legal when the target and
+//!   both orthogonal positions `(x + dx, y)` and `(x, y + dy)` are open: no corner cutting,
+//!   so an agent never squeezes between two obstacles that touch at a corner.
+//! - **Costs.** A straight step costs [`STRAIGHT_COST`] (1) and a diagonal step
+//!   [`DIAGONAL_COST`] (√2), so the distance between two positions on an open map is the
+//!   [`octile`] distance, which every search uses as its heuristic.
+//!
+//! [`Movement`] bundles the agent size and the passable set: it is the description of a
+//! movement class (infantry, tanks, hovercraft) that later layers key their caches by.
+//! Terrain costs will plug in here too: a per-code weight beside the passable set, applied
+//! by [`Movement::step_cost`]; until then every passable code costs the same.
+
+use super::Grid;
+use crate::geom::{Cell, Direction};
+use std::fmt;
+
+/// The cost of one straight step.
+pub const STRAIGHT_COST: f64 = 1.0;
+/// The cost of one diagonal step: √2.
+pub const DIAGONAL_COST: f64 = std::f64::consts::SQRT_2;
+
+/// The straight or the diagonal value of a per-step quantity, by the kind of step `dir` is:
+/// every cost unit below (real, lattice, fixed point) picks through here.
+#[inline]
+const fn per_step<T: Copy>(dir: Direction, straight: T, diagonal: T) -> T {
+    if dir.is_diagonal() {
+        diagonal
+    } else {
+        straight
+    }
+}
+
+/// The cost of one step in `dir`: [`STRAIGHT_COST`] or [`DIAGONAL_COST`].
+///
+/// ```
+/// use quadpath::grid::movement::{step_cost, DIAGONAL_COST};
+/// use quadpath::Direction;
+///
+/// assert_eq!(step_cost(Direction::E), 1.0);
+/// assert_eq!(step_cost(Direction::NE), DIAGONAL_COST);
+/// ```
+#[inline]
+pub const fn step_cost(dir: Direction) -> f64 {
+    per_step(dir, STRAIGHT_COST, DIAGONAL_COST)
+}
+
+/// Octile distance: the length of the shortest 8-connected path between two cells on an
+/// obstacle-free grid, with straight steps costing [`STRAIGHT_COST`] and diagonal steps
+/// [`DIAGONAL_COST`].
+///
+/// ```
+/// use quadpath::{octile, Cell};
+///
+/// // 3 diagonal steps and 2 straight ones.
+/// let d = octile(Cell::new(0, 0), Cell::new(5, 3));
+/// assert!((d - (2.0 + 3.0 * std::f64::consts::SQRT_2)).abs() < 1e-12);
+/// ```
+#[inline]
+pub fn octile(a: Cell, b: Cell) -> f64 {
+    let dx = a.x.abs_diff(b.x) as f64;
+    let dy = a.y.abs_diff(b.y) as f64;
+    let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
+    hi * STRAIGHT_COST + (DIAGONAL_COST - STRAIGHT_COST) * lo
+}
+
+/// Lattice units per straight step, for searches that need exact integer distances
+/// (the landmark tables).
+pub(crate) const LATTICE_STRAIGHT: u32 = 29;
+/// Lattice units per diagonal step: 41/29 = 1.41379… ≤ √2, so a lattice distance never
+/// exceeds the true one and bounds built from it stay admissible, without floating-point
+/// doubt.
+pub(crate) const LATTICE_DIAGONAL: u32 = 41;
+
+/// The cost of one step in `dir` in lattice units ([`LATTICE_STRAIGHT`] or
+/// [`LATTICE_DIAGONAL`]).
+#[inline]
+pub(crate) const fn lattice_step_cost(dir: Direction) -> u32 {
+    per_step(dir, LATTICE_STRAIGHT, LATTICE_DIAGONAL)
+}
+
+// The fixed-point costs serve only the `pathfinding` A* baseline.
+#[cfg(feature = "baseline")]
+/// Fixed-point units per cell for searches that need a totally ordered integer cost: at
+/// 2^32 per unit the rounding of √2 stays far below 1e-3 over any path that fits in a grid.
+pub(crate) const FIXED_POINT_SCALE: f64 = (1u64 << 32) as f64;
+
+#[cfg(feature = "baseline")]
+const FIXED_POINT_STRAIGHT: u64 = (STRAIGHT_COST * FIXED_POINT_SCALE) as u64;
+#[cfg(feature = "baseline")]
+const FIXED_POINT_DIAGONAL: u64 = (DIAGONAL_COST * FIXED_POINT_SCALE) as u64;
+
+/// [`step_cost`] in fixed point (see [`FIXED_POINT_SCALE`]).
+#[cfg(feature = "baseline")]
+#[inline]
+pub(crate) const fn fixed_point_step_cost(dir: Direction) -> u64 {
+    per_step(dir, FIXED_POINT_STRAIGHT, FIXED_POINT_DIAGONAL)
+}
+
+/// Whether one step from `(x, y)` in `dir` is legal, given which positions are open:
+/// the target is open and, for a diagonal, so are both orthogonal positions beside the step
+/// (no corner cutting). `(x, y)` itself is not checked.
+///
+/// This is the crate's one statement of the rule; grids, movement classes, landmark masks,
+/// cluster borders and path checks all call it.
+#[inline]
+pub(crate) fn legal_step(open: impl Fn(i64, i64) -> bool, x: i64, y: i64, dir: Direction) -> bool {
+    let (dx, dy) = dir.delta();
+    let (tx, ty) = (x + dx as i64, y + dy as i64);
+    open(tx, ty) && (!dir.is_diagonal() || (open(tx, y) && open(x, ty)))
+}
+
+/// The legal steps out of `(x, y)` as a mask: bit `i` is set when the step in
+/// `Direction::ALL[i]` is [legal](legal_step). `(x, y)` itself is not checked.
+///
+/// Each of the 8 neighbours is probed once, then the rule runs over the probed values, so
+/// a caller filling masks for a whole map pays for 8 probes per cell, not 16.
+#[inline]
+pub(crate) fn legal_steps(open: impl Fn(i64, i64) -> bool, x: i64, y: i64) -> u8 {
+    let mut near = [[false; 3]; 3];
+    for (dy, row) in near.iter_mut().enumerate() {
+        for (dx, slot) in row.iter_mut().enumerate() {
+            *slot = (dx, dy) != (1, 1) && open(x + dx as i64 - 1, y + dy as i64 - 1);
+        }
+    }
+    let probed = |nx: i64, ny: i64| near[(ny - y + 1) as usize][(nx - x + 1) as usize];
+    Direction::ALL
+        .into_iter()
+        .enumerate()
+        .fold(0, |mask, (i, dir)| {
+            mask | (legal_step(probed, x, y, dir) as u8) << i
+        })
+}
+
+/// A set of terrain codes (bytes), stored as 256 bits.
+///
+/// Grids and movement classes use it to say which terrain is passable; it is `Copy` and
+/// compares in four word operations.
+///
+/// ```
+/// use quadpath::grid::movement::TerrainSet;
+///
+/// let mut hover = TerrainSet::moving_ai();
+/// hover.insert(b'W'); // hovercraft cross water
+/// assert!(hover.contains(b'W') && hover.contains(b'.') && !hover.contains(b'T'));
+/// assert_eq!(hover.iter().collect::<Vec<u8>>(), b".GSW".to_vec());
+/// let land: TerrainSet = b".GS".iter().copied().collect();
+/// assert_eq!(land, TerrainSet::moving_ai());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TerrainSet {
+    bits: [u64; 4],
+}
+
+impl TerrainSet {
+    /// The set with no codes.
+    pub const fn empty() -> Self {
+        TerrainSet { bits: [0; 4] }
+    }
+
+    /// The passable characters of the Moving AI benchmark maps: `.` (open ground), `G`
+    /// (ground) and `S` (swamp). `@`, `O` (out of bounds), `T` (trees) and `W` (water) are
+    /// not in it. Swamp and water are passable from like terrain in the original benchmark
+    /// rules, but every published scenario treats them as here.
+    ///
+    /// This is the crate's one definition of the default free set.
+    pub const fn moving_ai() -> Self {
+        Self::from_codes(b".GS")
+    }
+
+    /// The set of the given codes.
+    pub const fn from_codes(codes: &[u8]) -> Self {
+        let mut set = Self::empty();
+        let mut i = 0;
+        while i < codes.len() {
+            set.bits[(codes[i] / 64) as usize] |= 1 << (codes[i] % 64);
+            i += 1;
+        }
+        set
+    }
+
+    /// Whether `code` is in the set.
+    #[inline]
+    pub const fn contains(&self, code: u8) -> bool {
+        self.bits[(code / 64) as usize] >> (code % 64) & 1 == 1
+    }
+
+    /// Adds `code`; returns whether it was not in the set before.
+    pub fn insert(&mut self, code: u8) -> bool {
+        let added = !self.contains(code);
+        self.bits[(code / 64) as usize] |= 1 << (code % 64);
+        added
+    }
+
+    /// Removes `code`; returns whether it was in the set.
+    pub fn remove(&mut self, code: u8) -> bool {
+        let present = self.contains(code);
+        self.bits[(code / 64) as usize] &= !(1 << (code % 64));
+        present
+    }
+
+    /// Number of codes in the set.
+    pub fn len(&self) -> usize {
+        self.bits.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether the set has no codes.
+    pub fn is_empty(&self) -> bool {
+        self.bits == [0; 4]
+    }
+
+    /// The codes in the set, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u8> {
+        let set = *self;
+        (0..=u8::MAX).filter(move |&code| set.contains(code))
+    }
+}
+
+impl FromIterator<u8> for TerrainSet {
+    fn from_iter<I: IntoIterator<Item = u8>>(codes: I) -> Self {
+        let mut set = TerrainSet::empty();
+        set.extend(codes);
+        set
+    }
+}
+
+impl Extend<u8> for TerrainSet {
+    fn extend<I: IntoIterator<Item = u8>>(&mut self, codes: I) {
+        for code in codes {
+            self.insert(code);
+        }
+    }
+}
+
+impl fmt::Debug for TerrainSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Codes are characters by convention; show them as such.
+        f.debug_set()
+            .entries(self.iter().map(|code| code as char))
+            .finish()
+    }
+}
+
+/// Why a [`Movement`] could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MovementError {
+    /// The agent size is 0 or larger than [`Movement::MAX_SIZE`].
+    #[error("agent size {size} is out of range: it must be 1 to {max}")]
+    SizeOutOfRange {
+        /// The size asked for.
+        size: u32,
+        /// The largest size accepted.
+        max: u32,
+    },
+}
+
+/// A movement class: the agent's size and the terrain it may cross (see the
+/// [module docs](self) for the rules).
+///
+/// The default is a 1×1 agent on the [Moving AI passable set](TerrainSet::moving_ai).
+///
+/// ```
+/// use quadpath::grid::movement::{Movement, TerrainSet};
+/// use quadpath::{Cell, Direction, Grid};
+///
+/// // ....
+/// // ..@.
+/// // ....
+/// let grid = Grid::from_fn(4, 3, |x, y| (x, y) != (2, 1));
+/// let tank = Movement::default().with_size(2)?;
+/// assert!(tank.is_open(&grid, Cell::new(0, 0)));
+/// assert!(!tank.is_open(&grid, Cell::new(1, 0)), "the footprint covers the wall");
+/// assert!(!tank.is_open(&grid, Cell::new(3, 0)), "the footprint leaves the map");
+/// assert!(tank.can_step(&grid, Cell::new(0, 0), Direction::S));
+/// assert!(!tank.can_step(&grid, Cell::new(0, 0), Direction::E));
+///
+/// // Walls are terrain `@`: a movement class that may cross it sees no wall.
+/// let ghost = Movement::default().with_passable(TerrainSet::from_codes(b".@"));
+/// assert!(ghost.is_open(&grid, Cell::new(2, 1)));
+/// # Ok::<(), quadpath::grid::movement::MovementError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Movement {
+    size: u32,
+    passable: TerrainSet,
+}
+
+impl Default for Movement {
+    fn default() -> Self {
+        Movement {
+            size: 1,
+            passable: TerrainSet::moving_ai(),
+        }
+    }
+}
+
+impl Movement {
+    /// The largest agent size accepted: far beyond any unit, small enough that a footprint
+    /// check stays cheap.
+    pub const MAX_SIZE: u32 = 1024;
+
+    /// This movement class for agents covering `size × size` cells.
+    ///
+    /// # Errors
+    /// [`MovementError::SizeOutOfRange`] when `size` is 0 or above [`Movement::MAX_SIZE`].
+    ///
+    /// ```
+    /// use quadpath::grid::movement::{Movement, MovementError};
+    ///
+    /// assert_eq!(Movement::default().with_size(3)?.size(), 3);
+    /// assert!(matches!(
+    ///     Movement::default().with_size(0),
+    ///     Err(MovementError::SizeOutOfRange { size: 0, .. })
+    /// ));
+    /// # Ok::<(), MovementError>(())
+    /// ```
+    pub fn with_size(self, size: u32) -> Result<Self, MovementError> {
+        if !(1..=Self::MAX_SIZE).contains(&size) {
+            return Err(MovementError::SizeOutOfRange {
+                size,
+                max: Self::MAX_SIZE,
+            });
+        }
+        Ok(Movement { size, ..self })
+    }
+
+    /// This movement class crossing the terrain codes in `passable`.
+    pub fn with_passable(self, passable: TerrainSet) -> Self {
+        Movement { passable, ..self }
+    }
+
+    /// The agent's side in cells.
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// The terrain codes the agent may stand on.
+    pub fn passable(&self) -> &TerrainSet {
+        &self.passable
+    }
+
+    /// Whether the agent may stand at `cell` (its top-left cell): the whole footprint is on
+    /// the map, and every cell in it has passable terrain and no obstruction.
+    pub fn is_open(&self, grid: &Grid, cell: Cell) -> bool {
+        self.is_open_at(grid, cell.x as i64, cell.y as i64)
+    }
+
+    /// [`Movement::is_open`] on signed coordinates, so that a step can probe outside the map.
+    fn is_open_at(&self, grid: &Grid, x: i64, y: i64) -> bool {
+        let k = self.size as i64;
+        if x < 0 || y < 0 || x + k > grid.width() as i64 || y + k > grid.height() as i64 {
+            return false;
+        }
+        (y..y + k).all(|cy| {
+            (x..x + k).all(|cx| grid.cell_passable_for(&self.passable, cx as u32, cy as u32))
+        })
+    }
+
+    /// Whether one step from `from` in `dir` is [legal](self#the-model) for this agent.
+    /// `from` itself is not checked.
+    pub fn can_step(&self, grid: &Grid, from: Cell, dir: Direction) -> bool {
+        legal_step(
+            |x, y| self.is_open_at(grid, x, y),
+            from.x as i64,
+            from.y as i64,
+            dir,
+        )
+    }
+
+    /// The cost of one step in `dir` for this agent (today the same for every class: see
+    /// [`step_cost`]).
+    pub fn step_cost(&self, dir: Direction) -> f64 {
+        step_cost(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::Rect;
+    use proptest::prelude::*;
+
+    #[test]
+    fn costs_and_lattice() {
+        assert_eq!(step_cost(Direction::N), STRAIGHT_COST);
+        assert_eq!(step_cost(Direction::SW), DIAGONAL_COST);
+        assert!((LATTICE_DIAGONAL as f64 / LATTICE_STRAIGHT as f64) <= DIAGONAL_COST);
+        assert_eq!(lattice_step_cost(Direction::NW), LATTICE_DIAGONAL);
+        #[cfg(feature = "baseline")]
+        assert_eq!(fixed_point_step_cost(Direction::E), 1 << 32);
+    }
+
+    #[test]
+    fn octile_matches_step_counting() {
+        // 3 diagonal + 2 straight steps.
+        let d = octile(Cell::new(0, 0), Cell::new(5, 3));
+        assert!((d - (2.0 + 3.0 * DIAGONAL_COST)).abs() < 1e-12);
+        assert_eq!(octile(Cell::new(4, 4), Cell::new(4, 4)), 0.0);
+    }
+
+    #[test]
+    fn terrain_set_basics() {
+        let mut s = TerrainSet::from_codes(b"a\xff\x00");
+        assert_eq!(s.len(), 3);
+        assert!(s.contains(0) && s.contains(255) && s.contains(b'a') && !s.contains(b'b'));
+        assert!(s.insert(b'b') && !s.insert(b'b'));
+        assert!(s.remove(0) && !s.remove(0));
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![b'a', b'b', 255]);
+        assert_eq!(format!("{:?}", TerrainSet::moving_ai()), "{'.', 'G', 'S'}");
+        assert!(TerrainSet::empty().is_empty() && !s.is_empty());
+        assert_eq!(TerrainSet::default(), TerrainSet::empty());
+    }
+
+    #[test]
+    fn sizes_out_of_range_are_errors() {
+        for size in [0, Movement::MAX_SIZE + 1, u32::MAX] {
+            assert_eq!(
+                Movement::default().with_size(size),
+                Err(MovementError::SizeOutOfRange {
+                    size,
+                    max: Movement::MAX_SIZE
+                })
+            );
+        }
+        assert_eq!(
+            Movement::default()
+                .with_size(Movement::MAX_SIZE)
+                .map(|m| m.size()),
+            Ok(Movement::MAX_SIZE)
+        );
+    }
+
+    #[test]
+    fn obstruction_closes_positions_for_every_class() {
+        let mut g = Grid::new_free(4, 4);
+        g.set_terrain(Cell::new(3, 3), b'W');
+        g.set_blocked(Cell::new(1, 1), true);
+        let amphibious = Movement::default().with_passable(TerrainSet::from_codes(b".W"));
+        assert!(amphibious.is_open(&g, Cell::new(3, 3)));
+        assert!(
+            !amphibious.is_open(&g, Cell::new(1, 1)),
+            "a building stays a building"
+        );
+        let big = amphibious.with_size(2).unwrap();
+        assert!(big.is_open(&g, Cell::new(2, 2)));
+        assert!(!big.is_open(&g, Cell::new(0, 0)));
+        g.set_rect_blocked(Rect::new(1, 1, 1, 1), false);
+        assert!(big.is_open(&g, Cell::new(0, 0)));
+    }
+
+    /// A grid of terrain drawn from `.`, `G` and `@`, `W`, with some cells obstructed.
+    fn arb_grid() -> impl Strategy<Value = Grid> {
+        (1u32..9, 1u32..9).prop_flat_map(|(w, h)| {
+            let n = (w * h) as usize;
+            (
+                prop::collection::vec(prop::sample::select(b".G@W".to_vec()), n),
+                prop::collection::vec(prop::bool::weighted(0.15), n),
+            )
+                .prop_map(move |(codes, obstructed)| {
+                    let mut g = Grid::from_terrain(w, h, codes, TerrainSet::moving_ai());
+                    for (i, &o) in obstructed.iter().enumerate() {
+                        if o {
+                            g.set_blocked(Cell::new(i as u32 % w, i as u32 / w), true);
+                        }
+                    }
+                    g
+                })
+        })
+    }
+
+    /// Whether a `k × k` agent may stand at `(x, y)`, by the rules read plainly.
+    fn oracle_open(g: &Grid, set: &TerrainSet, k: i64, x: i64, y: i64) -> bool {
+        let mut open = x >= 0 && y >= 0;
+        for cy in y..y + k {
+            for cx in x..x + k {
+                open = open
+                    && cx < g.width() as i64
+                    && cy < g.height() as i64
+                    && !g.is_obstructed(Cell::new(cx as u32, cy as u32))
+                    && set.contains(g.terrain(Cell::new(cx as u32, cy as u32)));
+            }
+        }
+        open
+    }
+
+    /// Whether a `k × k` agent may step from `(x, y)` by `(dx, dy)`, by the rules read
+    /// plainly.
+    fn oracle_step(g: &Grid, set: &TerrainSet, k: i64, x: i64, y: i64, dx: i64, dy: i64) -> bool {
+        let open = |x, y| oracle_open(g, set, k, x, y);
+        open(x + dx, y + dy) && (dx == 0 || dy == 0 || (open(x + dx, y) && open(x, y + dy)))
+    }
+
+    proptest! {
+        #[test]
+        fn unit_movement_agrees_with_the_grid(g in arb_grid()) {
+            let m = Movement::default().with_passable(*g.passable());
+            for c in g.bounds().cells() {
+                prop_assert_eq!(m.is_open(&g, c), g.is_free(c));
+                for d in Direction::ALL {
+                    prop_assert_eq!(m.can_step(&g, c, d), g.can_step(c, d), "{} {:?}", c, d);
+                }
+            }
+        }
+
+        #[test]
+        fn large_agents_follow_the_rules(g in arb_grid(), k in 2u32..4, water in any::<bool>()) {
+            let set = if water { TerrainSet::from_codes(b".GW") } else { TerrainSet::moving_ai() };
+            let m = Movement::default().with_size(k).unwrap().with_passable(set);
+            for c in g.bounds().cells() {
+                let (x, y) = (c.x as i64, c.y as i64);
+                prop_assert_eq!(m.is_open(&g, c), oracle_open(&g, &set, k as i64, x, y));
+                for d in Direction::ALL {
+                    let (dx, dy) = d.delta();
+                    prop_assert_eq!(
+                        m.can_step(&g, c, d),
+                        oracle_step(&g, &set, k as i64, x, y, dx as i64, dy as i64),
+                        "{} {:?}", c, d
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn step_mask_is_the_eight_steps(open_cells in prop::collection::vec(any::<bool>(), 9)) {
+            // A 3×3 neighbourhood around (1, 1); outside it nothing is open.
+            let open = |x: i64, y: i64| {
+                (0..3).contains(&x) && (0..3).contains(&y) && open_cells[(y * 3 + x) as usize]
+            };
+            let mask = legal_steps(open, 1, 1);
+            for (i, d) in Direction::ALL.into_iter().enumerate() {
+                prop_assert_eq!(mask >> i & 1 == 1, legal_step(open, 1, 1, d), "{:?}", d);
+            }
+        }
+    }
+}
