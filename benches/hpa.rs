@@ -115,13 +115,16 @@ fn bench_maps(c: &mut Criterion) {
         stale.set_rect_blocked(site, true).unwrap();
         if stale.needs_refresh() {
             let mut i = 0;
-            g.bench_function(BenchmarkId::from_parameter("fast_stale_after_1_edit"), |b| {
-                b.iter(|| {
-                    let (s, t) = queries[i % queries.len()];
-                    i += 1;
-                    stale.find_path(s, t).ok()
-                })
-            });
+            g.bench_function(
+                BenchmarkId::from_parameter("fast_stale_after_1_edit"),
+                |b| {
+                    b.iter(|| {
+                        let (s, t) = queries[i % queries.len()];
+                        i += 1;
+                        stale.find_path(s, t).ok()
+                    })
+                },
+            );
         }
         let mut i = 0;
         g.bench_function(BenchmarkId::from_parameter("astar"), |b| {

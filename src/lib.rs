@@ -56,7 +56,7 @@
 //! `x` is the column and `y` the row; `(0, 0)` is the top-left cell. Movement is
 //! 8-connected: a straight step costs 1 and a diagonal step √2, and a diagonal step is legal
 //! only when both cells beside it are free (no corner cutting). Distances are octile. The
-//! rules are stated once, in [`grid::movement`].
+//! rules are stated once, in [`Movement`].
 //!
 //! ## Why exact mode is exact
 //! A free leaf is an obstacle-free rectangle, so between two of its cells the octile
@@ -75,11 +75,11 @@ pub mod io;
 pub mod quadtree;
 
 pub use geom::{Cell, Direction, Rect};
-pub use grid::movement::octile;
+pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{Grid, Movement, MovementError, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
 pub use hpa::{
-    validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
-    HpaMap, Mode, Path, PathDefect, QueryError, RefreshReport, SearchContext,
+    validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy, HpaMap,
+    Mode, Path, PathDefect, QueryError, RefreshReport, SearchContext,
 };
 
 /// Hooks for tests of this crate and of code built on it: a canonical [`testing::Snapshot`]

@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 fn shipped(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("maps").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("maps")
+        .join(name)
 }
 
 /// A 256×256 field of scattered 3×3 rocks and a few long walls with gaps: large enough to
@@ -66,7 +68,8 @@ fn eight_threads_answer_like_one() {
                     map.set_rect_blocked(Rect::from_size(10 + 20 * i, 40 + 9 * i, 4, 4), true)
                         .unwrap();
                 }
-                map.set_rect_blocked(Rect::new(128, 0, 128, 8), false).unwrap();
+                map.set_rect_blocked(Rect::new(128, 0, 128, 8), false)
+                    .unwrap();
                 if mode == Mode::Fast {
                     assert!(map.needs_refresh(), "the edits left clusters stale");
                 }
@@ -196,14 +199,22 @@ fn refresh_within_makes_progress_and_finishes() {
         }
         // Knocking through the long wall opens shortcuts that exact mode's landmarks must
         // be recomputed for.
-        map.set_rect_blocked(Rect::new(128, 9, 128, 60), false).unwrap();
+        map.set_rect_blocked(Rect::new(128, 9, 128, 60), false)
+            .unwrap();
         assert!(map.needs_refresh(), "{config:?}");
         let mut calls = 0;
         loop {
             let report = map.refresh_within(Duration::ZERO);
             calls += 1;
-            assert!(report.clusters + report.landmarks >= 1, "{config:?}: no progress");
-            assert_eq!(report.clusters + report.landmarks, 1, "a zero budget does one unit");
+            assert!(
+                report.clusters + report.landmarks >= 1,
+                "{config:?}: no progress"
+            );
+            assert_eq!(
+                report.clusters + report.landmarks,
+                1,
+                "a zero budget does one unit"
+            );
             if report.complete {
                 break;
             }

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use quadpath::Endpoint;
 use quadpath::quadtree::{QuadTree, QuadtreeError, SplitStopper, MAX_SIDE};
+use quadpath::Endpoint;
 use quadpath::{BuildError, Cell, EditError, Grid, HpaMap, Mode, QueryError, Rect};
 
 const MODES: [Mode; 2] = [Mode::Exact, Mode::Fast];
@@ -217,8 +217,16 @@ fn edits_out_of_bounds() {
 fn edits_report_what_changed() {
     for mode in MODES {
         let mut map = HpaMap::new(two_rooms(), mode).unwrap();
-        assert_eq!(map.set_blocked(Cell::new(10, 0), true), Ok(false), "already blocked");
-        assert_eq!(map.set_blocked(Cell::new(3, 3), false), Ok(false), "already free");
+        assert_eq!(
+            map.set_blocked(Cell::new(10, 0), true),
+            Ok(false),
+            "already blocked"
+        );
+        assert_eq!(
+            map.set_blocked(Cell::new(3, 3), false),
+            Ok(false),
+            "already free"
+        );
         assert_eq!(map.set_blocked(Cell::new(3, 3), true), Ok(true));
         // A building over the wall: only its free cells change.
         assert_eq!(map.set_rect_blocked(Rect::new(9, 0, 11, 1), true), Ok(4));

@@ -132,10 +132,17 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
                 .filter(|&c| grid.is_free(c) != free_after(c))
                 .count();
             let changed = map.set_rect_terrain(r, code).unwrap();
-            assert_eq!(changed, expect, "set_rect_terrain({r:?}, {code}) changed count");
+            assert_eq!(
+                changed, expect,
+                "set_rect_terrain({r:?}, {code}) changed count"
+            );
             grid.set_rect_terrain(r, code);
             for c in r.cells() {
-                assert_eq!(map.grid().terrain(c), code, "{c}: the terrain was not written");
+                assert_eq!(
+                    map.grid().terrain(c),
+                    code,
+                    "{c}: the terrain was not written"
+                );
             }
             return (r, !b".GS".contains(&code));
         }

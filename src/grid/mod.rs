@@ -126,7 +126,7 @@ impl Grid {
     /// in [`crate::io`] check untrusted input first and return errors instead.
     ///
     /// ```
-    /// use quadpath::grid::{Grid, TerrainSet};
+    /// use quadpath::{Grid, TerrainSet};
     /// use quadpath::Cell;
     ///
     /// let grid = Grid::from_terrain(3, 1, b".W#".to_vec(), TerrainSet::from_codes(b".#"));
@@ -397,7 +397,7 @@ impl Grid {
     }
 
     /// Whether one step from `from` in `dir` is legal for a 1×1 agent on this grid's free
-    /// cells (see [`movement`]): the target is free and, for a diagonal, both orthogonal
+    /// cells (see [`Movement`](super::Movement)): the target is free and, for a diagonal, both orthogonal
     /// cells beside the step are free (no corner cutting). `from` itself is not checked.
     #[inline]
     pub fn can_step(&self, from: Cell, dir: Direction) -> bool {

@@ -2,26 +2,7 @@
 //! and what they cost. Every layer of the crate asks this module; nothing else restates
 //! the rules.
 //!
-//! # The model
-//!
-//! - **Positions.** `x` is the column and `y` the row; `(0, 0)` is the top-left cell. An agent
-//!   of size `K` stands at its top-left cell and covers the `K × K` cells from there. A
-//!   position is *open* when that whole square is inside the map and every cell in it is
-//!   passable: its terrain code is in the movement's [`TerrainSet`] and no obstruction
-//!   (a building placed on top of the terrain) stands on it. For `K = 1` with the grid's own
-//!   set, open is exactly [`Grid::is_free`].
-//! - **Steps.** Movement is 8-connected. A straight step `(x, y) → (x + dx, y + dy)` is
-//!   legal when the target position is open. A diagonal step is legal when the target and
-//!   both orthogonal positions `(x + dx, y)` and `(x, y + dy)` are open: no corner cutting,
-//!   so an agent never squeezes between two obstacles that touch at a corner.
-//! - **Costs.** A straight step costs [`STRAIGHT_COST`] (1) and a diagonal step
-//!   [`DIAGONAL_COST`] (√2), so the distance between two positions on an open map is the
-//!   [`octile`] distance, which every search uses as its heuristic.
-//!
-//! [`Movement`] bundles the agent size and the passable set: it is the description of a
-//! movement class (infantry, tanks, hovercraft) that later layers key their caches by.
-//! Terrain costs will plug in here too: a per-code weight beside the passable set, applied
-//! by [`Movement::step_cost`]; until then every passable code costs the same.
+//! The model itself is documented on [`Movement`], the type users meet.
 
 use super::Grid;
 use crate::geom::{Cell, Direction};
@@ -46,7 +27,7 @@ const fn per_step<T: Copy>(dir: Direction, straight: T, diagonal: T) -> T {
 /// The cost of one step in `dir`: [`STRAIGHT_COST`] or [`DIAGONAL_COST`].
 ///
 /// ```
-/// use quadpath::grid::movement::{step_cost, DIAGONAL_COST};
+/// use quadpath::{step_cost, DIAGONAL_COST};
 /// use quadpath::Direction;
 ///
 /// assert_eq!(step_cost(Direction::E), 1.0);
@@ -150,7 +131,7 @@ pub(crate) fn legal_steps(open: impl Fn(i64, i64) -> bool, x: i64, y: i64) -> u8
 /// compares in four word operations.
 ///
 /// ```
-/// use quadpath::grid::movement::TerrainSet;
+/// use quadpath::TerrainSet;
 ///
 /// let mut hover = TerrainSet::moving_ai();
 /// hover.insert(b'W'); // hovercraft cross water
@@ -267,13 +248,33 @@ pub enum MovementError {
     },
 }
 
-/// A movement class: the agent's size and the terrain it may cross (see the
-/// [module docs](self) for the rules).
+/// A movement class: the agent's size and the terrain it may cross.
+///
+/// # The model
+///
+/// - **Positions.** `x` is the column and `y` the row; `(0, 0)` is the top-left cell. An agent
+///   of size `K` stands at its top-left cell and covers the `K × K` cells from there. A
+///   position is *open* when that whole square is inside the map and every cell in it is
+///   passable: its terrain code is in the movement's [`TerrainSet`] and no obstruction
+///   (a building placed on top of the terrain) stands on it. For `K = 1` with the grid's own
+///   set, open is exactly [`Grid::is_free`].
+/// - **Steps.** Movement is 8-connected. A straight step `(x, y) → (x + dx, y + dy)` is
+///   legal when the target position is open. A diagonal step is legal when the target and
+///   both orthogonal positions `(x + dx, y)` and `(x, y + dy)` are open: no corner cutting,
+///   so an agent never squeezes between two obstacles that touch at a corner.
+/// - **Costs.** A straight step costs [`STRAIGHT_COST`] (1) and a diagonal step
+///   [`DIAGONAL_COST`] (√2), so the distance between two positions on an open map is the
+///   [`octile`] distance, which every search uses as its heuristic.
+///
+/// [`Movement`] bundles the agent size and the passable set: it is the description of a
+/// movement class (infantry, tanks, hovercraft) that later layers key their caches by.
+/// Terrain costs will plug in here too: a per-code weight beside the passable set, applied
+/// by [`Movement::step_cost`]; until then every passable code costs the same.
 ///
 /// The default is a 1×1 agent on the [Moving AI passable set](TerrainSet::moving_ai).
 ///
 /// ```
-/// use quadpath::grid::movement::{Movement, TerrainSet};
+/// use quadpath::{Movement, TerrainSet};
 /// use quadpath::{Cell, Direction, Grid};
 ///
 /// // ....
@@ -290,7 +291,7 @@ pub enum MovementError {
 /// // Walls are terrain `@`: a movement class that may cross it sees no wall.
 /// let ghost = Movement::default().with_passable(TerrainSet::from_codes(b".@"));
 /// assert!(ghost.is_open(&grid, Cell::new(2, 1)));
-/// # Ok::<(), quadpath::grid::movement::MovementError>(())
+/// # Ok::<(), quadpath::MovementError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Movement {
@@ -318,7 +319,7 @@ impl Movement {
     /// [`MovementError::SizeOutOfRange`] when `size` is 0 or above [`Movement::MAX_SIZE`].
     ///
     /// ```
-    /// use quadpath::grid::movement::{Movement, MovementError};
+    /// use quadpath::{Movement, MovementError};
     ///
     /// assert_eq!(Movement::default().with_size(3)?.size(), 3);
     /// assert!(matches!(
@@ -369,7 +370,7 @@ impl Movement {
         })
     }
 
-    /// Whether one step from `from` in `dir` is [legal](self#the-model) for this agent.
+    /// Whether one step from `from` in `dir` is [legal](Movement#the-model) for this agent.
     /// `from` itself is not checked.
     pub fn can_step(&self, grid: &Grid, from: Cell, dir: Direction) -> bool {
         legal_step(

@@ -51,7 +51,9 @@ pub enum ConfigError {
     #[error("a gate spacing of 0 cells is not a spacing; use 1 for every cell")]
     ZeroGateStep,
     /// Cluster sides that cannot hold a cluster, or a smallest side above the largest.
-    #[error("cluster sides must satisfy 2 <= min_side <= side, got min_side {min_side}, side {side}")]
+    #[error(
+        "cluster sides must satisfy 2 <= min_side <= side, got min_side {min_side}, side {side}"
+    )]
     ClusterSides {
         /// [`Clustering::side`](super::Clustering::side).
         side: u32,

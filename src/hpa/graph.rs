@@ -424,10 +424,6 @@ impl GateGraph {
             .sum();
         let maps = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1)
             + self.gate_at.capacity() * 4;
-        self.leaves.memory_bytes()
-            + leaf_lists
-            + self.gates.memory_bytes()
-            + spilled_links
-            + maps
+        self.leaves.memory_bytes() + leaf_lists + self.gates.memory_bytes() + spilled_links + maps
     }
 }

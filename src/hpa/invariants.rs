@@ -127,8 +127,7 @@ impl HpaMap {
                 }
                 for &o in &gt.links {
                     let other = g.gate(o);
-                    if !g.is_live_gate(o) || other.leaf == leaf_id || !other.links.contains(&gate)
-                    {
+                    if !g.is_live_gate(o) || other.leaf == leaf_id || !other.links.contains(&gate) {
                         return Err(format!(
                             "crossing {} -> {} is one-sided",
                             gt.cell, other.cell

@@ -142,6 +142,9 @@ pub enum PathDefect {
 
 /// Checks that `path` is a legal route from `start` to `goal` on `grid`, under the crate's
 /// movement rules, and that its claimed length is the sum of its steps (within 1e-6).
+///
+/// # Errors
+/// The first [`PathDefect`] found, in path order.
 pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
     let (Some(&from), Some(&to)) = (path.cells.first(), path.cells.last()) else {
         return Err(PathDefect::Empty);

@@ -86,9 +86,12 @@ impl HpaMap {
                 // which have debug assertions, stop there).
                 .or_else(|| {
                     debug_assert!(false, "the clustered search missed {start} -> {goal}");
-                    ctx.search(&self.graph, ends, &self.landmarks).map(|(w, _)| w)
+                    ctx.search(&self.graph, ends, &self.landmarks)
+                        .map(|(w, _)| w)
                 }),
-            None => ctx.search(&self.graph, ends, &self.landmarks).map(|(w, _)| w),
+            None => ctx
+                .search(&self.graph, ends, &self.landmarks)
+                .map(|(w, _)| w),
         };
         let mut waypoints = found.ok_or(QueryError::Unreachable { start, goal })?;
         if self.config.smooth {

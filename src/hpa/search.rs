@@ -282,10 +282,22 @@ impl SearchContext {
         }
         let (fresh_s, fresh_g) = (clusters.is_fresh(ks), clusters.is_fresh(kg));
         if fresh_s {
-            tie(graph, clusters, ks, (start, ends.start_leaf), &mut self.start_ties);
+            tie(
+                graph,
+                clusters,
+                ks,
+                (start, ends.start_leaf),
+                &mut self.start_ties,
+            );
         }
         if fresh_g {
-            tie(graph, clusters, kg, (goal, ends.goal_leaf), &mut self.goal_ties);
+            tie(
+                graph,
+                clusters,
+                kg,
+                (goal, ends.goal_leaf),
+                &mut self.goal_ties,
+            );
         }
         let bound = Bound::new(goal, landmarks);
         let (s, t) = self.begin(graph, start, goal);
@@ -401,10 +413,15 @@ impl SearchContext {
                     let route = walk(c, c.routes_from(k), self.goal_ties[k].1, None);
                     out.extend(route.iter().rev().skip(1).map(|&v| graph.gate(v).cell));
                 }
-            } else if a != s && !crossed && clusters.is_fresh(clusters.of_leaf(graph.gate(gate(a)).leaf)) {
+            } else if a != s
+                && !crossed
+                && clusters.is_fresh(clusters.of_leaf(graph.gate(gate(a)).leaf))
+            {
                 // A route inside a fresh cluster, from entrance `a` to entrance `b`.
                 let c = clusters.get(clusters.of_leaf(graph.gate(gate(a)).leaf));
-                let i = clusters.entrance_of(gate(a)).expect("routes start at entrances");
+                let i = clusters
+                    .entrance_of(gate(a))
+                    .expect("routes start at entrances");
                 let stop = clusters.local_of(gate(a));
                 let route = walk(c, c.routes_from(i), clusters.local_of(gate(b)), Some(stop));
                 out.extend(route.iter().rev().map(|&v| graph.gate(v).cell));

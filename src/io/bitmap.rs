@@ -248,6 +248,9 @@ impl ColorLegend {
 ///
 /// The format is taken from the content, or from the extension when the content does not tell
 /// (TGA). The size is checked before the pixels are decoded.
+///
+/// # Errors
+/// [`MapError::Io`] when the file cannot be read; otherwise as [`decode_bitmap`].
 pub fn read_bitmap(path: impl AsRef<Path>, opts: &BitmapOptions) -> Result<Grid, MapError> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| MapError::io(path, e))?;
@@ -261,6 +264,11 @@ pub fn read_bitmap(path: impl AsRef<Path>, opts: &BitmapOptions) -> Result<Grid,
 
 /// Decodes an obstacle bitmap held in memory; `hint` is the format to assume when the
 /// content does not reveal it, `source` names the image in errors.
+///
+/// # Errors
+/// [`MapError::TooLarge`] for an image over [`MAX_PIXELS`] (checked before decoding),
+/// [`MapError::Decode`] for bytes that are not a supported image, and for a legend,
+/// [`MapError::UnknownColor`] (strict legends) or [`MapError::LegendConflict`].
 pub fn decode_bitmap(
     bytes: &[u8],
     hint: Option<ImageFormat>,
@@ -405,6 +413,9 @@ impl Grid {
 
 /// Writes a grid as an image file (format from the extension): in legend colours when a
 /// legend is given, else black and white.
+///
+/// # Errors
+/// [`MapError::Encode`] when the image cannot be encoded or written.
 pub fn save_bitmap(
     grid: &Grid,
     path: impl AsRef<Path>,
@@ -422,6 +433,9 @@ pub fn save_bitmap(
 }
 
 /// Loads a grid from a `.map` file or, for any other extension, an obstacle bitmap.
+///
+/// # Errors
+/// As [`read_map`](super::read_map) for `.map` files and [`read_bitmap`] for images.
 pub fn load_grid(path: impl AsRef<Path>, opts: &BitmapOptions) -> Result<Grid, MapError> {
     let path = path.as_ref();
     let is_map = path

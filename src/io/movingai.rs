@@ -23,6 +23,9 @@ pub const MAP_CHARACTERS: TerrainSet = TerrainSet::from_codes(b".GS@OTW");
 ///
 /// Invalid UTF-8 is not fatal by itself: such bytes become U+FFFD and are then reported as an
 /// unknown character at their line and column.
+///
+/// # Errors
+/// [`MapError::Io`] when the file cannot be read; otherwise as [`parse_map`].
 pub fn read_map(path: impl AsRef<Path>) -> Result<Grid, MapError> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| MapError::io(path, e))?;
@@ -48,6 +51,12 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 ///
 /// Nothing proportional to the claimed size is allocated before every row has been checked,
 /// so a lying header costs an error, not memory.
+///
+/// # Errors
+/// A [`MapError`] naming `source`, the line and, where it applies, the column: a missing
+/// or malformed header key, an unsupported `type`, a size of zero or above
+/// [`MAX_MAP_SIDE`]/[`MAX_MAP_CELLS`], too few or too many rows, a row of the wrong length,
+/// or a character outside [`MAP_CHARACTERS`].
 pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
     let file = || source.to_string();
     let mut lines = lines(text);
@@ -265,6 +274,9 @@ pub fn write_map(grid: &Grid, mut out: impl Write) -> std::io::Result<()> {
 }
 
 /// Writes a grid to a `.map` file.
+///
+/// # Errors
+/// [`MapError::Io`] when the file cannot be created or written.
 pub fn save_map(grid: &Grid, path: impl AsRef<Path>) -> Result<(), MapError> {
     let path = path.as_ref();
     let f = std::fs::File::create(path).map_err(|e| MapError::io(path, e))?;

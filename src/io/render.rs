@@ -194,6 +194,9 @@ fn line(img: &mut RgbImage, (mut x0, mut y0): (i64, i64), (x1, y1): (i64, i64), 
 }
 
 /// Saves an image as PNG, whatever the extension.
+///
+/// # Errors
+/// [`MapError::Encode`] when the image cannot be encoded or written.
 pub fn save_png(img: &RgbImage, path: impl AsRef<Path>) -> Result<(), MapError> {
     let path = path.as_ref();
     img.save_with_format(path, ImageFormat::Png)

@@ -50,6 +50,9 @@ pub struct ScenarioFile {
 }
 
 /// Reads a `.scen` file.
+///
+/// # Errors
+/// [`MapError::Io`] when the file cannot be read; otherwise as [`parse_scen`].
 pub fn read_scen(path: impl AsRef<Path>) -> Result<ScenarioFile, MapError> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| MapError::io(path, e))?;
@@ -74,6 +77,12 @@ const FIELDS: [&str; 9] = [
 /// has 9 fields separated by tabs or runs of spaces (map names never contain spaces in the
 /// published sets). Start and goal must lie inside the map size the line itself gives; use
 /// [`ScenarioFile::validate_against`] to check them against the real map.
+///
+/// # Errors
+/// A [`MapError`] naming `source` and the line: a missing or unknown version line
+/// ([`MapError::ScenVersion`]), a line without 9 fields ([`MapError::FieldCount`]), a field
+/// that is not a number ([`MapError::BadNumber`]), or a start or goal outside the size the
+/// line gives ([`MapError::PointOutside`]).
 pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
     let file = || source.to_string();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -160,6 +169,11 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
 impl ScenarioFile {
     /// Checks every scenario against the map it is meant for: same size, start and goal
     /// inside it and on free cells. The error names the first offending line.
+    ///
+    /// # Errors
+    /// [`MapError::DimensionMismatch`] when a line's map size is not the grid's,
+    /// [`MapError::PointOutside`] or [`MapError::PointBlocked`] for a start or goal off the
+    /// map or on a blocked cell.
     pub fn validate_against(&self, grid: &Grid) -> Result<(), MapError> {
         let file = || self.source.clone();
         for s in &self.entries {
