@@ -235,7 +235,7 @@ impl fmt::Debug for TerrainSet {
 }
 
 /// Why a [`Movement`] could not be built.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MovementError {
     /// The agent size is 0 or larger than [`Movement::MAX_SIZE`].
@@ -245,6 +245,25 @@ pub enum MovementError {
         size: u32,
         /// The largest size accepted.
         max: u32,
+    },
+    /// A terrain cost that is not a finite number in
+    /// [`Movement::MIN_TERRAIN_COST`]`..=`[`Movement::MAX_TERRAIN_COST`].
+    #[error("terrain {code:?} cannot cost {cost}: costs must be finite, from {min} to {max}", code = char::from(*code))]
+    CostOutOfRange {
+        /// The terrain code.
+        code: u8,
+        /// The cost asked for.
+        cost: f32,
+        /// The smallest cost accepted.
+        min: f32,
+        /// The largest cost accepted.
+        max: f32,
+    },
+    /// A cost for a terrain code the class cannot stand on.
+    #[error("terrain {code:?} is not passable for this movement class, so it has no cost", code = char::from(*code))]
+    CostForImpassable {
+        /// The terrain code.
+        code: u8,
     },
 }
 
@@ -265,6 +284,13 @@ pub enum MovementError {
 /// - **Costs.** A straight step costs [`STRAIGHT_COST`] (1) and a diagonal step
 ///   [`DIAGONAL_COST`] (√2), so the distance between two positions on an open map is the
 ///   [`octile`] distance, which every search uses as its heuristic.
+/// - **Terrain costs.** A class may weigh each passable terrain code (default 1, see
+///   [`Movement::with_terrain_cost`]). A step from `a` to `b` then costs its length times
+///   `(cost(a) + cost(b)) / 2`: symmetric, and with every cost 1 exactly the octile model.
+///   The cost of a position of a K×K agent is the largest cost under its footprint (the
+///   slowest ground it touches sets its pace). [`Movement::weighted_step_cost`] computes
+///   it. The searches of [`HpaMap`](crate::HpaMap) do not read terrain costs yet: they
+///   move the grid's own 1×1 class at unit cost.
 ///
 /// [`Movement`] bundles the agent size and the passable set: it is the description of a
 /// movement class (infantry, tanks, hovercraft) that later layers key their caches by.
@@ -293,10 +319,40 @@ pub enum MovementError {
 /// assert!(ghost.is_open(&grid, Cell::new(2, 1)));
 /// # Ok::<(), quadpath::MovementError>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug)]
 pub struct Movement {
     size: u32,
     passable: TerrainSet,
+    /// Cost per terrain code; `None` while every code costs 1, which is the common case
+    /// and keeps a class small.
+    costs: Option<Box<[f32; 256]>>,
+}
+
+// Two classes are equal when they behave the same: same size, same passable codes, and the
+// same cost on each of them (however the costs are stored). Costs are checked to be finite,
+// so comparing and hashing their bits is a total, consistent equality: movement classes
+// can key a cache.
+impl PartialEq for Movement {
+    fn eq(&self, other: &Self) -> bool {
+        self.size == other.size
+            && self.passable == other.passable
+            && self
+                .passable
+                .iter()
+                .all(|code| self.terrain_cost(code).to_bits() == other.terrain_cost(code).to_bits())
+    }
+}
+
+impl Eq for Movement {}
+
+impl std::hash::Hash for Movement {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.size.hash(state);
+        self.passable.hash(state);
+        for code in self.passable.iter() {
+            self.terrain_cost(code).to_bits().hash(state);
+        }
+    }
 }
 
 impl Default for Movement {
@@ -304,6 +360,7 @@ impl Default for Movement {
         Movement {
             size: 1,
             passable: TerrainSet::moving_ai(),
+            costs: None,
         }
     }
 }
@@ -338,9 +395,69 @@ impl Movement {
         Ok(Movement { size, ..self })
     }
 
-    /// This movement class crossing the terrain codes in `passable`.
-    pub fn with_passable(self, passable: TerrainSet) -> Self {
+    /// This movement class crossing the terrain codes in `passable`. Costs set earlier for
+    /// codes that are no longer passable are dropped.
+    pub fn with_passable(mut self, passable: TerrainSet) -> Self {
+        if let Some(costs) = &mut self.costs {
+            for code in 0..=u8::MAX {
+                if !passable.contains(code) {
+                    costs[code as usize] = 1.0;
+                }
+            }
+        }
         Movement { passable, ..self }
+    }
+
+    /// The smallest terrain cost accepted: a road may be fast, but no ground is free to
+    /// cross, or distances would stop meaning anything.
+    pub const MIN_TERRAIN_COST: f32 = 1.0 / 64.0;
+    /// The largest terrain cost accepted.
+    pub const MAX_TERRAIN_COST: f32 = 1.0e6;
+
+    /// This movement class with terrain `code` costing `cost` per unit of step length (see
+    /// [the model](Movement#the-model)).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Direction, Grid, Movement};
+    /// let mut grid = Grid::new_free(3, 1);
+    /// grid.set_terrain(Cell::new(1, 0), b'G');
+    /// let wheeled = Movement::default().with_terrain_cost(b'G', 0.5)?;
+    /// // From plain ground (1) onto the road (0.5): one cell at the mean of both.
+    /// assert_eq!(wheeled.weighted_step_cost(&grid, Cell::new(0, 0), Direction::E), 0.75);
+    /// assert!(Movement::default().with_terrain_cost(b'@', 2.0).is_err(), "walls are impassable");
+    /// # Ok::<(), quadpath::MovementError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`MovementError::CostOutOfRange`] for a cost that is not finite or lies outside
+    /// [`Movement::MIN_TERRAIN_COST`]`..=`[`Movement::MAX_TERRAIN_COST`], and
+    /// [`MovementError::CostForImpassable`] for a code the class cannot stand on.
+    pub fn with_terrain_cost(mut self, code: u8, cost: f32) -> Result<Self, MovementError> {
+        if !(Self::MIN_TERRAIN_COST..=Self::MAX_TERRAIN_COST).contains(&cost) {
+            return Err(MovementError::CostOutOfRange {
+                code,
+                cost,
+                min: Self::MIN_TERRAIN_COST,
+                max: Self::MAX_TERRAIN_COST,
+            });
+        }
+        if !self.passable.contains(code) {
+            return Err(MovementError::CostForImpassable { code });
+        }
+        self.costs.get_or_insert_with(|| Box::new([1.0; 256]))[code as usize] = cost;
+        Ok(self)
+    }
+
+    /// The cost of terrain `code` per unit of step length (1 unless set).
+    pub fn terrain_cost(&self, code: u8) -> f32 {
+        self.costs.as_ref().map_or(1.0, |c| c[code as usize])
+    }
+
+    /// Whether every terrain costs 1, so that step costs are the plain octile ones.
+    pub fn has_unit_costs(&self) -> bool {
+        self.passable
+            .iter()
+            .all(|code| self.terrain_cost(code) == 1.0)
     }
 
     /// The agent's side in cells.
@@ -381,10 +498,41 @@ impl Movement {
         )
     }
 
-    /// The cost of one step in `dir` for this agent (today the same for every class: see
-    /// [`step_cost`]).
+    /// The length of one step in `dir`: 1 or √2 (see [`step_cost`]), whatever the terrain.
     pub fn step_cost(&self, dir: Direction) -> f64 {
         step_cost(dir)
+    }
+
+    /// The cost of the position at `cell`: the largest terrain cost under the footprint.
+    /// The position should be open; cells off the map are skipped.
+    pub fn position_cost(&self, grid: &Grid, cell: Cell) -> f64 {
+        if self.costs.is_none() {
+            return 1.0;
+        }
+        let k = self.size;
+        let (x2, y2) = (
+            (cell.x + k).min(grid.width()),
+            (cell.y + k).min(grid.height()),
+        );
+        let mut worst = Self::MIN_TERRAIN_COST;
+        for y in cell.y..y2 {
+            for x in cell.x..x2 {
+                worst = worst.max(self.terrain_cost(grid.terrain(Cell::new(x, y))));
+            }
+        }
+        worst as f64
+    }
+
+    /// The cost of the step from `from` in `dir` under [the model](Movement#the-model):
+    /// its length times the mean of both positions' costs. The step should be legal
+    /// ([`Movement::can_step`]).
+    pub fn weighted_step_cost(&self, grid: &Grid, from: Cell, dir: Direction) -> f64 {
+        let length = step_cost(dir);
+        if self.costs.is_none() {
+            return length;
+        }
+        let to = from.step(dir).expect("a legal step stays on the map");
+        length * (self.position_cost(grid, from) + self.position_cost(grid, to)) / 2.0
     }
 }
 
@@ -463,11 +611,65 @@ mod tests {
     }
 
     /// A grid of terrain drawn from `.`, `G` and `@`, `W`, with some cells obstructed.
+    #[test]
+    fn terrain_costs_are_checked() {
+        let m = Movement::default();
+        assert!(m.has_unit_costs());
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, 1.0 / 128.0, 2.0e6] {
+            assert!(
+                matches!(
+                    m.clone().with_terrain_cost(b'S', bad),
+                    Err(MovementError::CostOutOfRange { code: b'S', .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            m.clone().with_terrain_cost(b'W', 2.0),
+            Err(MovementError::CostForImpassable { code: b'W' })
+        );
+        let swamp = m.clone().with_terrain_cost(b'S', 3.0).unwrap();
+        assert!(!swamp.has_unit_costs());
+        assert_eq!(
+            (swamp.terrain_cost(b'S'), swamp.terrain_cost(b'.')),
+            (3.0, 1.0)
+        );
+        // Dropping a code from the passable set drops its cost, and equal classes hash equal.
+        let dry = swamp.clone().with_passable(TerrainSet::from_codes(b".G"));
+        assert_eq!(dry.terrain_cost(b'S'), 1.0);
+        assert_eq!(dry, m.clone().with_passable(TerrainSet::from_codes(b".G")));
+        let hash = |m: &Movement| {
+            use std::hash::{BuildHasher, BuildHasherDefault};
+            BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(m)
+        };
+        assert_eq!(
+            hash(&dry),
+            hash(&m.clone().with_passable(TerrainSet::from_codes(b".G")))
+        );
+        assert_ne!(swamp, m);
+    }
+
+    #[test]
+    fn a_large_agent_pays_for_the_worst_ground_under_it() {
+        // ..S
+        // ...
+        let mut g = Grid::new_free(3, 2);
+        g.set_terrain(Cell::new(2, 0), b'S');
+        let m = Movement::default()
+            .with_size(2)
+            .unwrap()
+            .with_terrain_cost(b'S', 4.0)
+            .unwrap();
+        assert_eq!(m.position_cost(&g, Cell::new(0, 0)), 1.0);
+        assert_eq!(m.position_cost(&g, Cell::new(1, 0)), 4.0);
+        assert_eq!(m.weighted_step_cost(&g, Cell::new(0, 0), Direction::E), 2.5);
+    }
+
     fn arb_grid() -> impl Strategy<Value = Grid> {
         (1u32..9, 1u32..9).prop_flat_map(|(w, h)| {
             let n = (w * h) as usize;
             (
-                prop::collection::vec(prop::sample::select(b".G@W".to_vec()), n),
+                prop::collection::vec(prop::sample::select(b".GS@W".to_vec()), n),
                 prop::collection::vec(prop::bool::weighted(0.15), n),
             )
                 .prop_map(move |(codes, obstructed)| {
@@ -529,6 +731,42 @@ mod tests {
                         m.can_step(&g, c, d),
                         oracle_step(&g, &set, k as i64, x, y, dx as i64, dy as i64),
                         "{} {:?}", c, d
+                    );
+                }
+            }
+        }
+
+        #[test]
+        fn weighted_steps_are_symmetric_and_follow_the_formula(
+            g in arb_grid(),
+            road in 1u32..=256,
+            swamp in 64u32..=1024,
+        ) {
+            // Costs as exact binary fractions, so that the expected values are exact too.
+            let (road, swamp) = (road as f32 / 64.0, swamp as f32 / 64.0);
+            let m = Movement::default()
+                .with_terrain_cost(b'G', road)
+                .unwrap()
+                .with_terrain_cost(b'S', swamp)
+                .unwrap();
+            let cost = |c: Cell| match g.terrain(c) {
+                b'G' => road as f64,
+                b'S' => swamp as f64,
+                _ => 1.0,
+            };
+            for c in g.free_cells() {
+                for d in Direction::ALL {
+                    if !m.can_step(&g, c, d) {
+                        continue;
+                    }
+                    let n = c.step(d).unwrap();
+                    let there = m.weighted_step_cost(&g, c, d);
+                    let length = if d.is_diagonal() { std::f64::consts::SQRT_2 } else { 1.0 };
+                    prop_assert!((there - length * (cost(c) + cost(n)) / 2.0).abs() < 1e-12);
+                    prop_assert_eq!(there, m.weighted_step_cost(&g, n, d.opposite()));
+                    prop_assert_eq!(
+                        Movement::default().weighted_step_cost(&g, c, d),
+                        step_cost(d)
                     );
                 }
             }
