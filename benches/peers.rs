@@ -711,8 +711,8 @@ fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]
 
     out.push_str(
         "Peak extra heap during one query (max over the queries): search scratch plus the returned path. \
-         quadpath keeps its search buffers in the map between queries, so after the first query it needs \
-         little more.\n\n",
+         quadpath keeps its search buffers in a per-thread context between queries, so after the first \
+         query it needs little more.\n\n",
     );
     table(
         out,
