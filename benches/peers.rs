@@ -1067,10 +1067,7 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
             BUILDING,
             BUILDING,
         );
-        if r.contains(start.x, start.y)
-            || r.contains(goal.x, goal.y)
-            || !r.cells().all(|c| scratch.is_free(c))
-        {
+        if r.contains(start) || r.contains(goal) || !r.cells().all(|c| scratch.is_free(c)) {
             continue;
         }
         for c in r.cells() {

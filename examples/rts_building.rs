@@ -38,7 +38,7 @@ fn bridge_deck(by: u32) -> Rect {
 fn bridge_on(path: &Path) -> Option<u32> {
     BRIDGES.into_iter().find(|&by| {
         let deck = bridge_deck(by);
-        path.cells.iter().any(|c| deck.contains(c.x, c.y))
+        path.cells.iter().any(|c| deck.contains(*c))
     })
 }
 
@@ -114,12 +114,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     //    is 4 cells wide, rows 47–50): the route has to leave by the north gate instead.
     let building = Rect::new(36, 47, 39, 50);
     assert!(
-        first.cells.iter().any(|c| building.contains(c.x, c.y)),
+        first.cells.iter().any(|c| building.contains(*c)),
         "the route leaves by the east gate"
     );
     edit(&mut map, building, true, "building placed on the route at")?;
     let around = plan(&map, "around the building")?;
-    assert!(around.cells.iter().all(|c| !building.contains(c.x, c.y)));
+    assert!(around.cells.iter().all(|c| !building.contains(*c)));
     println!("  detour: +{:.2} cells", around.length - first.length);
 
     // 2. Destroy the bridge the route now uses.

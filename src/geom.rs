@@ -111,10 +111,10 @@ impl Rect {
         self.width() as u64 * self.height() as u64
     }
 
-    /// Whether `(x, y)` lies inside.
+    /// Whether `c` lies inside.
     #[inline]
-    pub fn contains(&self, x: u32, y: u32) -> bool {
-        x >= self.x1 && x <= self.x2 && y >= self.y1 && y <= self.y2
+    pub fn contains(&self, c: Cell) -> bool {
+        c.x >= self.x1 && c.x <= self.x2 && c.y >= self.y1 && c.y <= self.y2
     }
 
     /// Whether the two rectangles share at least one cell.

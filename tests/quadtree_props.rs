@@ -351,7 +351,7 @@ fn check_all(
         for x in 0..w {
             let f = t.find(Cell::new(x, y)).unwrap();
             assert_eq!(f.id(), owner_at(x, y), "find({x},{y})");
-            assert!(f.is_leaf() && f.rect().contains(x, y));
+            assert!(f.is_leaf() && f.rect().contains(Cell::new(x, y)));
             assert_eq!(
                 t.find_by_descent(Cell::new(x, y)).unwrap().id(),
                 owner_at(x, y),
@@ -442,7 +442,7 @@ fn check_all(
                     let (cx, cy) = (cx as u32, cy as u32);
                     leaves
                         .iter()
-                        .filter(|(_, lr)| lr.contains(cx, cy))
+                        .filter(|(_, lr)| lr.contains(Cell::new(cx, cy)))
                         .map(|(i, _)| *i)
                         .collect()
                 }
@@ -776,7 +776,7 @@ fn check_cell_at_depth(s: &Shape, d: u32, x: u32, y: u32) {
     assert_eq!(id.iy() as u64, ((y as u64) << d) / h as u64);
     let r = s.rect(id);
     assert!(
-        r.contains(x, y),
+        r.contains(Cell::new(x, y)),
         "{w}x{h}: ({x},{y}) at depth {d} -> {id} {r}"
     );
     assert!(r.x2 < w && r.y2 < h);

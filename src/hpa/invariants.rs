@@ -118,7 +118,7 @@ impl HpaMap {
                     || gt.leaf != leaf_id
                     || gt.pos as usize != pos
                     || gt.cell != cell
-                    || !leaf.rect.contains(gt.cell.x, gt.cell.y)
+                    || !leaf.rect.contains(gt.cell)
                 {
                     return Err(format!("gate {} misfiled in leaf {}", gt.cell, leaf.id));
                 }

@@ -129,7 +129,7 @@ pub(crate) fn select_crossings(
     }
     debug_assert!(out[start..]
         .iter()
-        .all(|&(a, b)| ra.contains(a.x, a.y) && rb.contains(b.x, b.y)));
+        .all(|&(a, b)| ra.contains(a) && rb.contains(b)));
 }
 
 fn push_steps_into(
@@ -141,7 +141,7 @@ fn push_steps_into(
 ) {
     for dir in dirs {
         if let Some(b) = a.step(dir) {
-            if rb.contains(b.x, b.y) && grid.can_step(a, dir) {
+            if rb.contains(b) && grid.can_step(a, dir) {
                 out.push((a, b));
             }
         }

@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(xs, vec![0, 13, 25, 38]);
         for x in 0..50 {
             let id = s.cell_id(2, Cell::new(x, 0));
-            assert!(s.rect(id).contains(x, 0));
+            assert!(s.rect(id).contains(Cell::new(x, 0)));
         }
     }
 

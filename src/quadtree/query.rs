@@ -189,7 +189,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 out.extend(
                     n.objects()
                         .iter()
-                        .filter(|(c, _)| r.contains(c.x, c.y))
+                        .filter(|(c, _)| r.contains(*c))
                         .map(|(c, o)| (*c, o)),
                 );
             });
