@@ -225,7 +225,10 @@ fn reported_short_moves_are_optimal() {
             _ => shared_map(name),
         };
         let map = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
-        for (s, g) in [(Cell::from(a), Cell::from(b)), (Cell::from(b), Cell::from(a))] {
+        for (s, g) in [
+            (Cell::from(a), Cell::from(b)),
+            (Cell::from(b), Cell::from(a)),
+        ] {
             let opt = distances(&grid, s)[(g.y * grid.width() + g.x) as usize].unwrap();
             let p = map.find_path(s, g).unwrap();
             assert_valid(&grid, s, g, &p);
@@ -236,7 +239,10 @@ fn reported_short_moves_are_optimal() {
                 p.cells
             );
             let mut seen = vec![0; (grid.width() * grid.height()) as usize];
-            assert!(!revisits(&p, grid.width(), &mut seen, 1), "{name} {s} -> {g}");
+            assert!(
+                !revisits(&p, grid.width(), &mut seen, 1),
+                "{name} {s} -> {g}"
+            );
         }
     }
 }

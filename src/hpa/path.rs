@@ -102,7 +102,10 @@ pub(crate) fn smooth(grid: &Grid, waypoints: &[Cell]) -> Vec<Cell> {
 /// every remaining step is a step of the original path (legal), the ends stay, and the
 /// length only drops. `last_seen` is scratch (where each cell was last seen), kept by the
 /// caller so that a warm query allocates nothing here.
-pub(crate) fn cut_loops(cells: &mut Vec<Cell>, last_seen: &mut HashMap<Cell, u32, ahash::RandomState>) {
+pub(crate) fn cut_loops(
+    cells: &mut Vec<Cell>,
+    last_seen: &mut HashMap<Cell, u32, ahash::RandomState>,
+) {
     last_seen.clear();
     for (i, &c) in cells.iter().enumerate() {
         last_seen.insert(c, i as u32);

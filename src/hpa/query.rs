@@ -76,8 +76,7 @@ impl HpaMap {
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
         // otherwise send it around the block. It reads the current grid, so stale clusters
         // do not concern it.
-        if let Some(cells) = ctx.search_local(&self.grid, start, goal, self.config.local_radius)
-        {
+        if let Some(cells) = ctx.search_local(&self.grid, start, goal, self.config.local_radius) {
             return Ok(Path::from_cells(cells));
         }
         let ends = Ends {

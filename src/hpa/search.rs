@@ -511,16 +511,16 @@ impl SearchContext {
         };
         let cell = |i: u32| {
             let i = i as usize;
-            Cell::new((x0 + (i % side) as i64) as u32, (y0 + (i / side) as i64) as u32)
+            Cell::new(
+                (x0 + (i % side) as i64) as u32,
+                (y0 + (i / side) as i64) as u32,
+            )
         };
         let target = slot(goal);
         let (states, open, query) = (&mut self.window, &mut self.open, self.query);
-        offer(
-            (states, open, query),
-            slot(start),
-            (0.0, NO_PARENT),
-            || octile(start, goal),
-        );
+        offer((states, open, query), slot(start), (0.0, NO_PARENT), || {
+            octile(start, goal)
+        });
         while let Some((i, g, _)) = take(states, open, query) {
             if i == target {
                 let mut path = vec![goal];

@@ -250,10 +250,12 @@ pub fn assert_same_structure(
 /// many of them, so that the clustered search is exercised: without the short-move search,
 /// which would otherwise answer most queries on such small maps before it.
 pub fn tiny_clusters(side: u32) -> quadpath::Config {
-    quadpath::Config::fast().with_local_radius(0).with_clusters(Some(
-        quadpath::Clustering::default()
-            .with_side(side)
-            .with_min_side(1)
-            .with_entrances(quadpath::GatePolicy::Adaptive),
-    ))
+    quadpath::Config::fast()
+        .with_local_radius(0)
+        .with_clusters(Some(
+            quadpath::Clustering::default()
+                .with_side(side)
+                .with_min_side(1)
+                .with_entrances(quadpath::GatePolicy::Adaptive),
+        ))
 }
