@@ -19,6 +19,7 @@ pub enum Mode {
     Exact,
     /// Sparse gates ([`GatePolicy::Adaptive`]), a search over cluster entrances, and
     /// string-pulling: much faster searches, paths a few percent longer than optimal.
+    /// Short moves (optimal length up to [`Config::local_radius`], 16) are optimal.
     Fast,
 }
 
@@ -53,9 +54,22 @@ pub struct Config {
     /// bytes per free cell and one grid Dijkstra at build time, and lets the search skip
     /// most of the dead ends the octile heuristic walks into. Optimality is unaffected.
     pub landmarks: u8,
+    /// Short-move radius R (0 to [`Config::MAX_LOCAL_RADIUS`]; 0 turns it off). A query
+    /// whose ends are at most R + ½ apart (octile distance) is first answered by an exact
+    /// grid A\* that only considers paths of length at most R + ½, so it never leaves the
+    /// (2R+1)² window around the start. When that search finds the goal its path is
+    /// optimal on the whole map (a path leaving the window takes at least R + 1 steps);
+    /// otherwise the query falls back to the gate search. The fast preset sets it to 16, so
+    /// that every move whose optimal length is at most 16 comes out optimal, with no detour
+    /// around cluster borders; the exact preset leaves it off, as its paths are optimal
+    /// anyway. Each context keeps a (2R+1)² table for it.
+    pub local_radius: u32,
 }
 
 impl Config {
+    /// The largest [`Config::local_radius`]: its window then has 129² cells.
+    pub const MAX_LOCAL_RADIUS: u32 = 64;
+
     /// Optimal paths: every crossing is a gate, no smoothing needed, and 8 landmarks.
     pub fn exact() -> Self {
         Config {
@@ -64,11 +78,13 @@ impl Config {
             smooth: false,
             max_leaf_side: None,
             landmarks: 8,
+            local_radius: 0,
         }
     }
 
     /// Fast, near-optimal paths: sparse gates ([`GatePolicy::Adaptive`]) between leaves,
-    /// a search over cluster entrances placed by the same policy, and smoothing.
+    /// a search over cluster entrances placed by the same policy, smoothing, and exact
+    /// short moves up to a radius of 16 (see [`Config::local_radius`]).
     pub fn fast() -> Self {
         Config {
             gates: GatePolicy::Adaptive,
@@ -76,6 +92,7 @@ impl Config {
             smooth: true,
             max_leaf_side: None,
             landmarks: 0,
+            local_radius: 16,
         }
     }
 
@@ -103,6 +120,13 @@ impl Config {
         self
     }
 
+    /// With this short-move radius (0 to [`Config::MAX_LOCAL_RADIUS`]; 0 turns it off; see
+    /// [`Config::local_radius`]).
+    pub fn with_local_radius(mut self, radius: u32) -> Self {
+        self.local_radius = radius;
+        self
+    }
+
     /// With this many landmarks (0 to 16).
     pub fn with_landmarks(mut self, landmarks: u8) -> Self {
         self.landmarks = landmarks;
@@ -118,6 +142,12 @@ impl Config {
             return Err(ConfigError::TooManyLandmarks {
                 requested: self.landmarks.into(),
                 max: MAX_LANDMARKS as u32,
+            });
+        }
+        if self.local_radius > Self::MAX_LOCAL_RADIUS {
+            return Err(ConfigError::LocalRadius {
+                radius: self.local_radius,
+                max: Self::MAX_LOCAL_RADIUS,
             });
         }
         if self.max_leaf_side == Some(0) {

@@ -44,6 +44,14 @@ pub enum ConfigError {
         /// The most there can be.
         max: u32,
     },
+    /// A short-move radius above [`Config::MAX_LOCAL_RADIUS`](super::Config::MAX_LOCAL_RADIUS).
+    #[error("local_radius {radius} is above the largest supported, {max}")]
+    LocalRadius {
+        /// What the configuration asked for.
+        radius: u32,
+        /// The largest supported.
+        max: u32,
+    },
     /// `max_leaf_side` of zero: a leaf has at least one cell.
     #[error("max_leaf_side must be at least 1")]
     ZeroLeafSide,

@@ -3,6 +3,7 @@
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
+use hashbrown::HashMap;
 
 /// A path of cells from start to goal, 8-connected, without corner cuts.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +93,35 @@ pub(crate) fn smooth(grid: &Grid, waypoints: &[Cell]) -> Vec<Cell> {
         i = k;
     }
     out
+}
+
+/// Cuts every loop out of a cell path: wherever a cell comes back, everything from its
+/// first visit to its last goes, so no cell is visited twice.
+///
+/// Sound: the cell kept before a cut is the cell the original path left from after it, so
+/// every remaining step is a step of the original path (legal), the ends stay, and the
+/// length only drops. `last_seen` is scratch (where each cell was last seen), kept by the
+/// caller so that a warm query allocates nothing here.
+pub(crate) fn cut_loops(
+    cells: &mut Vec<Cell>,
+    last_seen: &mut HashMap<Cell, u32, ahash::RandomState>,
+) {
+    last_seen.clear();
+    for (i, &c) in cells.iter().enumerate() {
+        last_seen.insert(c, i as u32);
+    }
+    if last_seen.len() == cells.len() {
+        return; // no cell repeats
+    }
+    let (mut kept, mut i) = (0, 0);
+    while i < cells.len() {
+        let c = cells[i];
+        cells[kept] = c;
+        kept += 1;
+        // Resume after the last visit: no later cell is `c` again.
+        i = last_seen[&c] as usize + 1;
+    }
+    cells.truncate(kept);
 }
 
 /// What is wrong with a path, as found by [`validate`].
@@ -205,6 +235,36 @@ mod tests {
             assert!((p.length - octile(a, b)).abs() < 1e-9, "{a} -> {b}");
             assert!(validate(&Grid::new_free(10, 10), a, b, &p).is_ok());
         }
+    }
+
+    #[test]
+    fn loops_are_cut_and_steps_kept() {
+        let c = |x, y| Cell::new(x, y);
+        let mut seen = HashMap::default();
+        // Out to (3,3) and back, then a second loop through (1,0).
+        let mut cells = vec![
+            c(0, 0),
+            c(1, 0),
+            c(2, 1),
+            c(3, 2),
+            c(3, 3),
+            c(3, 2),
+            c(2, 1),
+            c(2, 0),
+            c(1, 0),
+            c(1, 1),
+            c(2, 2),
+        ];
+        cut_loops(&mut cells, &mut seen);
+        assert_eq!(cells, vec![c(0, 0), c(1, 0), c(1, 1), c(2, 2)]);
+        let p = Path::from_cells(cells.clone());
+        assert!(validate(&Grid::new_free(4, 4), c(0, 0), c(2, 2), &p).is_ok());
+        // A path without repeats is left alone, and so is a single cell.
+        cut_loops(&mut cells, &mut seen);
+        assert_eq!(cells.len(), 4);
+        let mut one = vec![c(5, 5)];
+        cut_loops(&mut one, &mut seen);
+        assert_eq!(one, vec![c(5, 5)]);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::error::{Endpoint, QueryError};
 use super::graph::LeafId;
 use super::map::HpaMap;
 use super::path::{self, Path};
+use super::policy::GatePolicy;
 use super::search::{Ends, SearchContext};
 use crate::geom::Cell;
 use std::cell::RefCell;
@@ -71,6 +72,13 @@ impl HpaMap {
         if !self.components.same(start_leaf, goal_leaf) {
             return Err(QueryError::Unreachable { start, goal });
         }
+        // A short move is settled on the grid itself, optimally (see
+        // `Config::local_radius`): sparse gates and cluster entrances near a border would
+        // otherwise send it around the block. It reads the current grid, so stale clusters
+        // do not concern it.
+        if let Some(cells) = ctx.search_local(&self.grid, start, goal, self.config.local_radius) {
+            return Ok(Path::from_cells(cells));
+        }
         let ends = Ends {
             start,
             start_leaf,
@@ -97,7 +105,15 @@ impl HpaMap {
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, &waypoints);
         }
-        Ok(Path::from_cells(path::refine(&waypoints)))
+        let mut cells = path::refine(&waypoints);
+        // Sparse gates and entrances can make a route double back over its own cells (out
+        // to an entrance beside the border and back along the same cells). Cutting the
+        // loops keeps every step and only shortens the path. With every crossing a gate and
+        // no clusters the path is optimal, and an optimal path never repeats a cell.
+        if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
+            ctx.cut_loops(&mut cells);
+        }
+        Ok(Path::from_cells(cells))
     }
 
     /// Whether two free cells are connected, answered from the component labels in

@@ -8,8 +8,11 @@ use super::clusters::{Cluster, ClusterId, Clusters, FROM_ORIGIN, NO_PRED};
 use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
-use crate::geom::Cell;
-use crate::grid::movement::octile;
+use super::path;
+use crate::geom::{Cell, Direction};
+use crate::grid::movement::{octile, step_cost};
+use crate::grid::Grid;
+use hashbrown::HashMap;
 
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.
@@ -29,6 +32,11 @@ pub struct SearchContext {
     /// leaf gate the route goes by.
     start_ties: Vec<(f64, u32)>,
     goal_ties: Vec<(f64, u32)>,
+    /// The short-move search's states, one per cell of the window around its start (see
+    /// [`SearchContext::search_local`]), stamped like `nodes`.
+    window: Vec<NodeState>,
+    /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
+    last_seen: HashMap<Cell, u32, ahash::RandomState>,
 }
 
 /// Per-node search state, in one record so that a relaxation touches one cache line.
@@ -99,6 +107,40 @@ fn gate(node: u32) -> GateId {
     GateId::from_index(node as usize)
 }
 
+/// Offers `node` of the state table `states` at cost `g` from `parent` (which may carry
+/// [`CROSSED`]) in query `query`; `h` bounds its distance to the goal and is evaluated
+/// only if the offer is taken.
+#[inline]
+fn offer(
+    (states, open, query): (&mut [NodeState], &mut OpenList, u32),
+    node: u32,
+    (g, parent): (f64, u32),
+    h: impl FnOnce() -> f64,
+) {
+    let stamp = query * 2;
+    let n = &mut states[node as usize];
+    if n.stamp >= stamp && (n.stamp > stamp || g >= n.g) {
+        return; // closed, or already reached at least as cheaply
+    }
+    *n = NodeState { g, parent, stamp };
+    open.push(g + h(), node);
+}
+
+/// Pops the next node of `states` to expand in query `query`, skipping entries of closed
+/// nodes (an entry superseded by a cheaper one pops after it, when its node is closed).
+/// Returns the node, its cost and its parent field.
+#[inline]
+fn take(states: &mut [NodeState], open: &mut OpenList, query: u32) -> Option<(u32, f64, u32)> {
+    while let Some(node) = open.pop() {
+        let state = &mut states[node as usize];
+        if state.stamp == query * 2 {
+            state.stamp += 1;
+            return Some((node, state.g, state.parent));
+        }
+    }
+    None
+}
+
 impl SearchContext {
     /// A new, empty context.
     pub fn new() -> Self {
@@ -129,47 +171,37 @@ impl SearchContext {
         if self.nodes.len() < nodes {
             self.nodes.resize(nodes, NodeState::default());
         }
+        self.next_query();
+    }
+
+    /// Starts a new query: a new stamp for both state tables, an empty open list.
+    fn next_query(&mut self) {
         self.query += 1;
         if self.query >= u32::MAX / 2 {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
+            self.window.fill(NodeState::default());
             self.query = 1;
         }
         self.open.clear();
         self.expanded = 0;
     }
 
-    /// Offers `node` at cost `g` from `parent` (which may carry [`CROSSED`]); `h` bounds
-    /// its distance to the goal and is evaluated only if the offer is taken.
+    /// Offers gate-graph node `node` (see [`offer`]).
     #[inline]
     fn relax(&mut self, node: u32, g: f64, parent: u32, h: impl FnOnce() -> f64) {
-        let open = self.query * 2;
-        let n = &mut self.nodes[node as usize];
-        if n.stamp >= open && (n.stamp > open || g >= n.g) {
-            return; // closed, or already reached at least as cheaply
-        }
-        *n = NodeState {
-            g,
-            parent,
-            stamp: open,
-        };
-        let h = h();
-        self.open.push(g + h, node);
+        offer(
+            (&mut self.nodes, &mut self.open, self.query),
+            node,
+            (g, parent),
+            h,
+        );
     }
 
-    /// Pops the next node to expand, skipping entries of closed nodes (an entry superseded
-    /// by a cheaper one pops after it, when its node is closed). Returns the node, its
-    /// cost and its parent field.
+    /// The next gate-graph node to expand (see [`take`]).
     #[inline]
     fn pop(&mut self) -> Option<(u32, f64, u32)> {
-        while let Some(node) = self.open.pop() {
-            let state = &mut self.nodes[node as usize];
-            if state.stamp == self.query * 2 {
-                state.stamp += 1;
-                return Some((node, state.g, state.parent));
-            }
-        }
-        None
+        take(&mut self.nodes, &mut self.open, self.query)
     }
 
     /// Offers the gates of `leaf`, other than `from`, at their straight-line distance from
@@ -432,6 +464,94 @@ impl SearchContext {
         }
         out.push(ends.goal);
         out
+    }
+}
+
+impl SearchContext {
+    /// The short-move search (see [`Config::local_radius`](super::Config::local_radius)):
+    /// A\* over the grid's cells from `start` to `goal` among paths no longer than
+    /// `radius + ½`. Returns the cells of a shortest path on the whole map, or `None` when
+    /// no path within that length exists (the caller then searches the gates).
+    ///
+    /// Why the answer is optimal on the whole map, not only in the window: every step
+    /// costs at least 1 and moves at most one cell in each axis, so a node of cost `g` lies
+    /// within Chebyshev distance `⌊g⌋` of the start. Pruning every node whose `f = g + h`
+    /// exceeds `radius + ½` (the octile `h` never overestimates) thus keeps the search
+    /// inside the (2R+1)² window its table covers, and loses only paths longer than
+    /// `radius + ½`. The octile heuristic is consistent, so the goal pops at the shortest
+    /// length among the rest; that is at most `radius + ½`, below every pruned path.
+    ///
+    /// Steps are the grid's own ([`Grid::can_step`]): no second statement of the corner
+    /// rule. Nothing is allocated but the returned path once the table has grown.
+    pub(crate) fn search_local(
+        &mut self,
+        grid: &Grid,
+        start: Cell,
+        goal: Cell,
+        radius: u32,
+    ) -> Option<Vec<Cell>> {
+        let limit = radius as f64 + 0.5;
+        if radius == 0 || octile(start, goal) > limit {
+            return None;
+        }
+        let side = 2 * radius as usize + 1;
+        if self.window.len() < side * side {
+            self.window.resize(side * side, NodeState::default());
+        }
+        self.next_query();
+        // Table slot of a cell, by its offset from the window's corner, and back.
+        let (x0, y0) = (
+            start.x as i64 - radius as i64,
+            start.y as i64 - radius as i64,
+        );
+        let slot = |c: Cell| {
+            let (dx, dy) = (c.x as i64 - x0, c.y as i64 - y0);
+            debug_assert!((0..side as i64).contains(&dx) && (0..side as i64).contains(&dy));
+            (dy as usize * side + dx as usize) as u32
+        };
+        let cell = |i: u32| {
+            let i = i as usize;
+            Cell::new(
+                (x0 + (i % side) as i64) as u32,
+                (y0 + (i / side) as i64) as u32,
+            )
+        };
+        let target = slot(goal);
+        let (states, open, query) = (&mut self.window, &mut self.open, self.query);
+        offer((states, open, query), slot(start), (0.0, NO_PARENT), || {
+            octile(start, goal)
+        });
+        while let Some((i, g, _)) = take(states, open, query) {
+            if i == target {
+                let mut path = vec![goal];
+                let mut v = states[i as usize].parent;
+                while v != NO_PARENT {
+                    path.push(cell(v));
+                    v = states[v as usize].parent;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            self.expanded += 1;
+            let here = cell(i);
+            for dir in Direction::ALL {
+                let next = match here.step(dir) {
+                    Some(next) if grid.can_step(here, dir) => next,
+                    _ => continue,
+                };
+                let (g_next, h) = (g + step_cost(dir), octile(next, goal));
+                if g_next + h <= limit {
+                    offer((states, open, query), slot(next), (g_next, i), || h);
+                }
+            }
+        }
+        None
+    }
+
+    /// Cuts every loop out of a cell path (see [`path::cut_loops`]), with this context's
+    /// scratch table.
+    pub(crate) fn cut_loops(&mut self, cells: &mut Vec<Cell>) {
+        path::cut_loops(cells, &mut self.last_seen);
     }
 }
 

@@ -26,8 +26,6 @@ pub fn legal(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64) -> bool {
 pub fn distances(grid: &Grid, start: Cell) -> Vec<Option<f64>> {
     let (w, h) = (grid.width() as usize, grid.height() as usize);
     let mut best = vec![u64::MAX; w * h];
-    // Cost in units of 1e-9 to keep an integer heap key.
-    let unit = |d: f64| (d * 1e9).round() as u64;
     let mut heap = BinaryHeap::new();
     best[start.y as usize * w + start.x as usize] = 0;
     heap.push(Reverse((0u64, start.x, start.y)));
@@ -57,6 +55,92 @@ pub fn distances(grid: &Grid, start: Cell) -> Vec<Option<f64>> {
     best.into_iter()
         .map(|d| (d != u64::MAX).then(|| d as f64 / 1e9))
         .collect()
+}
+
+/// Exact shortest distances from one start to the cells near it, found by a Dijkstra that
+/// stops at length `bound`: any path of length at most `bound` stays within Chebyshev
+/// distance `bound` of the start, so the distance of every cell whose shortest path is at
+/// most `bound` long is exact, and every other cell (farther, or unreachable) reads `None`.
+/// The buffers cover a window around the start and are reused from one start to the next,
+/// so sweeping every cell of a map costs a small search per cell, not a map-wide one.
+pub struct NearDistances {
+    radius: i64,
+    bound: u64,
+    origin: (i64, i64),
+    best: Vec<u64>,
+    touched: Vec<usize>,
+    heap: BinaryHeap<Reverse<(u64, i64, i64)>>,
+}
+
+impl NearDistances {
+    pub fn new(bound: f64) -> Self {
+        let radius = bound.floor() as i64;
+        let side = (2 * radius + 1) as usize;
+        NearDistances {
+            radius,
+            bound: unit(bound),
+            origin: (0, 0),
+            best: vec![u64::MAX; side * side],
+            touched: Vec::new(),
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    fn slot(&self, x: i64, y: i64) -> Option<usize> {
+        let (dx, dy) = (x - self.origin.0, y - self.origin.1);
+        let side = 2 * self.radius + 1;
+        ((0..side).contains(&dx) && (0..side).contains(&dy)).then(|| (dy * side + dx) as usize)
+    }
+
+    /// Runs the search from `start`.
+    pub fn from(&mut self, grid: &Grid, start: Cell) {
+        for &i in &self.touched {
+            self.best[i] = u64::MAX;
+        }
+        self.touched.clear();
+        self.origin = (start.x as i64 - self.radius, start.y as i64 - self.radius);
+        let s = self.slot(start.x as i64, start.y as i64).unwrap();
+        self.best[s] = 0;
+        self.touched.push(s);
+        self.heap.push(Reverse((0, start.x as i64, start.y as i64)));
+        while let Some(Reverse((d, x, y))) = self.heap.pop() {
+            if d > self.best[self.slot(x, y).unwrap()] {
+                continue;
+            }
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    if (dx, dy) == (0, 0) || !legal(grid, x, y, dx, dy) {
+                        continue;
+                    }
+                    let nd = d + unit(if dx != 0 && dy != 0 { SQRT2 } else { 1.0 });
+                    if nd > self.bound {
+                        continue;
+                    }
+                    let i = self
+                        .slot(x + dx, y + dy)
+                        .expect("a path within the bound stays in the window");
+                    if nd < self.best[i] {
+                        if self.best[i] == u64::MAX {
+                            self.touched.push(i);
+                        }
+                        self.best[i] = nd;
+                        self.heap.push(Reverse((nd, x + dx, y + dy)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The shortest distance from the last start to `c`, if it is at most the bound.
+    pub fn get(&self, c: Cell) -> Option<f64> {
+        let d = self.best[self.slot(c.x as i64, c.y as i64)?];
+        (d != u64::MAX).then(|| d as f64 / 1e9)
+    }
+}
+
+/// Cost in units of 1e-9, to keep an integer heap key.
+fn unit(d: f64) -> u64 {
+    (d * 1e9).round() as u64
 }
 
 /// Panics with a message unless `path` is a legal route from `start` to `goal` whose
@@ -163,12 +247,15 @@ pub fn assert_same_structure(
 }
 
 /// Fast mode with clusters small enough (and no minimum size) that random small maps have
-/// many of them, so that the clustered search is exercised.
+/// many of them, so that the clustered search is exercised: without the short-move search,
+/// which would otherwise answer most queries on such small maps before it.
 pub fn tiny_clusters(side: u32) -> quadpath::Config {
-    quadpath::Config::fast().with_clusters(Some(
-        quadpath::Clustering::default()
-            .with_side(side)
-            .with_min_side(1)
-            .with_entrances(quadpath::GatePolicy::Adaptive),
-    ))
+    quadpath::Config::fast()
+        .with_local_radius(0)
+        .with_clusters(Some(
+            quadpath::Clustering::default()
+                .with_side(side)
+                .with_min_side(1)
+                .with_entrances(quadpath::GatePolicy::Adaptive),
+        ))
 }
