@@ -774,9 +774,8 @@ fn bench_refuses_empty_runs_and_checks_every_input_first() {
         let args = ["bench", "maps/arena.map.scen", flag, "0"];
         expect_error(&args, 2, &format!("{flag} 0"));
     }
-    let empty = tmp("empty.map.scen");
-    std::fs::write(&empty, "version 1\n").unwrap();
-    expect_error(&["bench", empty.to_str().unwrap()], 2, "no query");
+    let empty = scen_fixture("empty", CORRIDOR, &[]);
+    expect_error(&["bench", &empty], 2, "no query");
 
     // The first file is worth a warning (its optimal lengths are wrong, so the A* baseline
     // disagrees); the second is missing. The missing file must stop the run before the

@@ -703,11 +703,17 @@ fn writes_to_a_full_disk_fail_with_the_file_name() {
     let e = io::save_map(&g, full).unwrap_err();
     assert!(matches!(e, MapError::Io { .. }), "{e:?}");
     assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+    // save_bitmap takes the format from the extension: a `.png` link to the full device.
     #[cfg(feature = "image")]
-    for legend in [None, Some(ColorLegend::rts_default())] {
-        let e = io::save_bitmap(&g, "/dev/full", legend.as_ref()).unwrap_err();
-        assert!(matches!(e, MapError::Io { .. }), "{e:?}");
-        assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+    {
+        let png = temp_dir("full").join("full.png");
+        let _ = std::fs::remove_file(&png);
+        std::os::unix::fs::symlink(full, &png).unwrap();
+        for legend in [None, Some(ColorLegend::rts_default())] {
+            let e = io::save_bitmap(&g, &png, legend.as_ref()).unwrap_err();
+            assert!(matches!(e, MapError::Io { .. }), "{e:?}");
+            assert!(e.to_string().contains("full.png: "), "{e}");
+        }
     }
     // Through the public writer, for the caller's own files.
     let mut out = io::OutputFile::create(full).unwrap();
