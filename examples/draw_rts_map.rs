@@ -141,7 +141,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = std::path::Path::new(&out).parent() {
         std::fs::create_dir_all(dir).ok();
     }
-    c.img.save(&out)?;
+    // Through the library's writer: the image crate's `save` drops a failed final flush.
+    io::save_png(&c.img, &out)?;
 
     // Read the file back as the library would and report what came out.
     let grid = io::read_bitmap(

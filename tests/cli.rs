@@ -693,3 +693,173 @@ fn usage_errors_exit_2_and_help_documents_exit_codes() {
         assert!(stdout(&o).contains("Example"), "{sub}");
     }
 }
+
+/// Issue 11: a write that fails (a full disk, here `/dev/full`) is an error naming the file,
+/// never a success message. Small PNGs and `.jsonl` files fit in a write buffer, whose error
+/// used to be dropped with it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_an_error_naming_the_file() {
+    let full = "/dev/full";
+    expect_error(&["render", "maps/arena.map", "-o", full], 2, full);
+    expect_error(
+        &["render", "maps/arena.map", "-o", full, "--tree", "--gates"],
+        2,
+        "No space left",
+    );
+    expect_error(
+        &["find", "maps/arena.map", "3,3", "45,40", "--render", full],
+        2,
+        full,
+    );
+    expect_error(
+        &[
+            "scen",
+            "maps/arena.map.scen",
+            "--limit",
+            "3",
+            "--paths",
+            full,
+        ],
+        2,
+        full,
+    );
+}
+
+/// A small map with a scenario file beside it, for the checks of `scen` and `bench`.
+fn scen_fixture(name: &str, map: &str, lines: &[&str]) -> String {
+    std::fs::write(tmp(&format!("{name}.map")), map).unwrap();
+    let scen = tmp(&format!("{name}.map.scen"));
+    let mut text = String::from("version 1\n");
+    for l in lines {
+        text += &l.replace(' ', "\t");
+        text += "\n";
+    }
+    std::fs::write(&scen, text).unwrap();
+    scen.to_str().unwrap().to_string()
+}
+
+const CORRIDOR: &str = "type octile\nheight 1\nwidth 10\nmap\n..........\n";
+const OPEN3: &str = "type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n";
+
+#[test]
+fn zero_step_paths_and_empty_runs_have_positive_zero_lengths() {
+    // Checked on the text: serde_json reads `-0.0` back as a number equal to 0.
+    let o = run(&["find", "maps/arena.map", "3,3", "3,3", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"length\":0.0,"), "{}", stdout(&o));
+    let o = run(&["find", "maps/arena.map", "3,3", "3,3"]);
+    assert!(stdout(&o).contains("length   0.000000\n"), "{}", stdout(&o));
+
+    let scen = scen_fixture("same_cell", CORRIDOR, &["0 same_cell.map 10 1 4 0 4 0 0"]);
+    let paths = tmp("same_cell.jsonl");
+    let o = run(&["scen", &scen, "--paths", paths.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let line = std::fs::read_to_string(&paths).unwrap();
+    assert!(line.contains("\"length\":0.0,"), "{line}");
+
+    // No query at all: every total is 0, not -0.
+    let o = run(&["scen", &scen, "--limit", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("total 0.000 ms") && !stdout(&o).contains("-0."),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn bench_refuses_empty_runs_and_checks_every_input_first() {
+    for flag in ["--sample", "--limit"] {
+        let args = ["bench", "maps/arena.map.scen", flag, "0"];
+        expect_error(&args, 2, &format!("{flag} 0"));
+    }
+    let empty = scen_fixture("empty", CORRIDOR, &[]);
+    expect_error(&["bench", &empty], 2, "no query");
+
+    // The first file is worth a warning (its optimal lengths are wrong, so the A* baseline
+    // disagrees); the second is missing. The missing file must stop the run before the
+    // first file is benchmarked: one error line, no warning.
+    let wrong = scen_fixture(
+        "bench_wrong",
+        CORRIDOR,
+        &["0 bench_wrong.map 10 1 0 0 9 0 5"],
+    );
+    let missing = tmp("missing.map.scen");
+    let _ = std::fs::remove_file(&missing);
+    expect_error(
+        &["bench", &wrong, missing.to_str().unwrap()],
+        2,
+        "missing.map.scen",
+    );
+    // The same file alone does warn, so the check above can fail.
+    let o = run(&["bench", &wrong, "--mode", "fast"]);
+    assert!(stderr(&o).contains("disagreed"), "{}", stderr(&o));
+}
+
+#[test]
+fn exact_mode_fails_paths_longer_than_optimal() {
+    // The corridor's only path is 9 long; the file claims 5.0556 (the path is 78% longer).
+    let scen = scen_fixture(
+        "too_long",
+        CORRIDOR,
+        &["0 too_long.map 10 1 0 0 9 0 5.0556"],
+    );
+    let o = run(&["scen", &scen, "--mode", "exact"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("longer than the optimal"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["bench", &scen, "--mode", "exact", "--baseline", "none"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // Fast mode promises no optimality: the same path is only suboptimal.
+    let v = run_json(&["scen", &scen, "--mode", "fast", "--json"]);
+    assert_eq!(u(&v, "invalid"), 0);
+    assert!(
+        (f(&v, "max_subopt") - (9.0 / 5.0556 - 1.0)).abs() < 1e-6,
+        "{v}"
+    );
+
+    // The tolerance follows the printed precision: √2 printed as 1.41 is 0.0042 off, within
+    // half a unit of the last digit; printed as 1.410 it is not.
+    let rounded = scen_fixture("rounded", OPEN3, &["0 rounded.map 3 3 0 0 1 1 1.41"]);
+    let v = run_json(&["scen", &rounded, "--mode", "exact", "--json"]);
+    assert_eq!((u(&v, "invalid"), f(&v, "max_subopt")), (0, 0.0), "{v}");
+    let precise = scen_fixture("precise", OPEN3, &["0 precise.map 3 3 0 0 1 1 1.410"]);
+    let o = run(&["scen", &precise, "--mode", "exact"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+/// Bitmap options are parsed and checked whatever the map, like `--threshold`, but a `.map`
+/// file ignores a well-formed legend (README, "Conventions shared by every subcommand").
+#[test]
+fn a_legend_is_checked_but_ignored_on_map_files() {
+    let plain = run_json(&["info", "maps/arena.map", "--mode", "fast", "--json"]);
+    for legend in ["rts", "000000=W,ffffff=S"] {
+        let with = run_json(&[
+            "info",
+            "maps/arena.map",
+            "--mode",
+            "fast",
+            "--legend",
+            legend,
+            "--json",
+        ]);
+        assert_eq!(with["free_cells"], plain["free_cells"], "{legend}");
+        assert_eq!(with["tree"], plain["tree"], "{legend}");
+    }
+    expect_error(&["info", "maps/arena.map", "--legend", "zz"], 2, "--legend");
+}
+
+#[test]
+fn a_huge_garbage_line_is_quoted_as_an_excerpt() {
+    let junk = tmp("junk.map");
+    std::fs::write(&junk, "x".repeat(1 << 20) + "\n").unwrap();
+    let o = run(&["info", junk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.len() < 300 && err.contains('…'), "{} bytes", err.len());
+    assert!(err.contains("junk.map:1"), "{err}");
+}

@@ -692,3 +692,68 @@ proptest! {
         let _ = io::decode_bitmap(&bytes, None, "hdr", &BitmapOptions::default());
     }
 }
+
+/// Issue 11: a failed write (a full disk) is reported, naming the file, also for outputs
+/// small enough to sit in a write buffer until it is dropped.
+#[cfg(target_os = "linux")]
+#[test]
+fn writes_to_a_full_disk_fail_with_the_file_name() {
+    let full = std::path::Path::new("/dev/full");
+    let g = io::parse_map(GOOD_MAP, "m").unwrap();
+    let e = io::save_map(&g, full).unwrap_err();
+    assert!(matches!(e, MapError::Io { .. }), "{e:?}");
+    assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+    // save_bitmap takes the format from the extension: a `.png` link to the full device.
+    #[cfg(feature = "image")]
+    {
+        let png = temp_dir("full").join("full.png");
+        let _ = std::fs::remove_file(&png);
+        std::os::unix::fs::symlink(full, &png).unwrap();
+        for legend in [None, Some(ColorLegend::rts_default())] {
+            let e = io::save_bitmap(&g, &png, legend.as_ref()).unwrap_err();
+            assert!(matches!(e, MapError::Io { .. }), "{e:?}");
+            assert!(e.to_string().contains("full.png: "), "{e}");
+        }
+    }
+    // Through the public writer, for the caller's own files.
+    let mut out = io::OutputFile::create(full).unwrap();
+    std::io::Write::write_all(&mut out, b"a few bytes").unwrap();
+    let e = out.finish().unwrap_err();
+    assert!(e.to_string().contains("/dev/full"), "{e}");
+}
+
+/// Issue 11: input quoted in an error is cut to a short excerpt, however long the line.
+#[test]
+fn long_input_is_quoted_as_an_excerpt() {
+    let junk = "x".repeat(1 << 20);
+    let short = |e: MapError| {
+        let text = e.to_string();
+        assert!(
+            text.chars().count() < 300 && text.contains('…'),
+            "{} chars: {e:?}",
+            text.len()
+        );
+    };
+    short(map_err(&junk));
+    short(map_err(&format!("{junk} 1\n")));
+    short(map_err(&format!(
+        "type {junk}\nheight 1\nwidth 1\nmap\n.\n"
+    )));
+    short(map_err(&format!("type octile\nheight {junk}\n")));
+    short(map_err(&format!("type octile {junk}\n")));
+    short(scen_err(&junk));
+    short(scen_err(&format!(
+        "version 1\n0 m.map 5 4 0 0 4 3 {junk}\n"
+    )));
+    short(scen_err(&format!(
+        "version 1\n{junk} m.map 5 4 0 0 4 3 1\n"
+    )));
+    #[cfg(feature = "image")]
+    for legend in [
+        format!("{junk}=@"),
+        format!("000000={junk}"),
+        format!("000000=x:{junk}"),
+    ] {
+        short(ColorLegend::parse(&legend).unwrap_err());
+    }
+}

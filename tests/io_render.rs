@@ -192,6 +192,51 @@ fn huge_scale_is_capped() {
     );
     assert_eq!(effective_scale(&g, 7), 7);
     assert_eq!(effective_scale(&g, 0), 1);
-    // A grid already over the cap still renders at one pixel per cell.
+    // A grid already over the cap gets one pixel per cell at most (and is then shrunk, see
+    // `grids_over_the_cap_are_shrunk`).
     assert_eq!(effective_scale(&Grid::new_free(9000, 9000), 4), 1);
+}
+
+/// Issue 11: the cap holds for grids with more cells than pixels allowed: they are drawn
+/// shrunk, a pixel per 2×2 block here, with walls winning over free ground.
+#[test]
+fn grids_over_the_cap_are_shrunk() {
+    use io::{cells_per_pixel, render_size, MAX_RENDER_PIXELS};
+    // 2^14 × (2^12 + 1) cells: just over 2^26.
+    let (w, h) = (1 << 14, (1 << 12) + 1);
+    let mut g = Grid::new_free(w, h);
+    g.set_blocked(Cell::new(w - 1, 1), true);
+    assert_eq!(cells_per_pixel(&g), 2);
+    assert_eq!(render_size(&g, 4), (1 << 13, (1 << 11) + 1));
+    let path = [Cell::new(10, h - 1), Cell::new(11, h - 1)];
+    let overlay = Overlay {
+        path: &path,
+        ..Default::default()
+    };
+    let img = render(&g, &overlay, &RenderOptions::default());
+    let (iw, ih) = img.dimensions();
+    assert_eq!((iw, ih), render_size(&g, 4));
+    assert!(iw as u64 * ih as u64 <= MAX_RENDER_PIXELS);
+    let pal = Palette::default();
+    // The one blocked cell darkens its block's pixel; its neighbours stay free.
+    assert_eq!(img.get_pixel(iw - 1, 0).0, pal.blocked);
+    assert_eq!(img.get_pixel(iw - 2, 0).0, pal.free);
+    assert_eq!(img.get_pixel(iw - 1, 1).0, pal.free);
+    // Both path cells fall in the block at (5, last row): the goal is drawn last.
+    assert_eq!(img.get_pixel(5, ih - 1).0, pal.goal);
+    assert_eq!(img.get_pixel(4, ih - 1).0, pal.free);
+    // Grids within the cap are not shrunk.
+    assert_eq!(cells_per_pixel(&Grid::new_free(8192, 8192)), 1);
+}
+
+/// Issue 11: a failed write (a full disk) is reported by `save_png`, naming the file, even
+/// for an image small enough to sit in a write buffer.
+#[cfg(target_os = "linux")]
+#[test]
+fn save_png_to_a_full_disk_fails() {
+    let (g, _) = setup();
+    let img = render(&g, &Overlay::default(), &RenderOptions::default());
+    let e = io::save_png(&img, "/dev/full").unwrap_err();
+    assert!(matches!(e, io::MapError::Io { .. }), "{e:?}");
+    assert!(e.to_string().starts_with("/dev/full: "), "{e}");
 }

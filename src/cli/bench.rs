@@ -1,7 +1,7 @@
 //! `quadpath bench`: quadpath against plain grid A*, interleaved query by query.
 
 use super::output;
-use super::scen::{judge, TOL};
+use super::scen::judge;
 use super::{
     build, load_scen, mode_name, select_queries, CliError, MapOptions, ModesArg, EXIT_FAILED,
     EXIT_OK,
@@ -76,10 +76,36 @@ struct Row {
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     let modes = a.mode.modes();
     let with_astar = a.baseline == Baseline::Astar;
+    for (flag, n) in [("--limit", a.limit), ("--sample", a.sample)] {
+        if n == Some(0) {
+            return Err(CliError::input(format!(
+                "{flag} 0 runs no query; give at least 1"
+            )));
+        }
+    }
+    // Every file is read, its map found, loaded and checked before the first query, so that
+    // a bad last file fails at once instead of after the others' results were computed.
+    let sets = a
+        .scens
+        .iter()
+        .map(|p| load_scen(p, None, &a.map_opts))
+        .collect::<Result<Vec<_>, _>>()?;
+    let selected: Vec<Vec<usize>> = sets
+        .iter()
+        .map(|set| select_queries(set.scen.entries.len(), a.limit, a.sample))
+        .collect();
+    if selected.iter().all(Vec::is_empty) {
+        return Err(CliError::input(format!(
+            "{}: no query to run: the scenario files are empty",
+            a.scens
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let mut rows = Vec::new();
-    for scen_path in &a.scens {
-        let set = load_scen(scen_path, None, &a.map_opts)?;
-        let ids = select_queries(set.scen.entries.len(), a.limit, a.sample);
+    for (set, ids) in sets.iter().zip(selected) {
         let mut maps = Vec::new();
         for &m in &modes {
             let (hpa, ms) = build(&set.grid, m, &set.map_path)?;
@@ -124,7 +150,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
                     astar_times.push(t.elapsed().as_secs_f64() * 1e6);
                     if !p
                         .as_ref()
-                        .is_some_and(|p| (p.length - s.optimal).abs() <= TOL)
+                        .is_some_and(|p| (p.length - s.optimal).abs() <= s.tolerance())
                     {
                         astar_wrong += 1;
                     }
@@ -133,7 +159,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
                 let t = Instant::now();
                 let result = black_box(maps[j].0.find_path(s.start, s.goal));
                 times[j].push(t.elapsed().as_secs_f64() * 1e6);
-                let v = judge(&set.grid, s, &result);
+                let v = judge(&set.grid, s, modes[j], &result);
                 if let Some(why) = v.invalid {
                     invalid[j] += 1;
                     if invalid[j] <= 3 {
@@ -159,10 +185,10 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
             ));
         }
         let astar_median = output::median(&astar_times);
-        let astar_total = astar_times.iter().sum::<f64>() / 1e3;
+        let astar_total = output::sum(&astar_times) / 1e3;
         for (j, (hpa, build_ms)) in maps.iter().enumerate() {
             let median = output::median(&times[j]);
-            let total = times[j].iter().sum::<f64>() / 1e3;
+            let total = output::sum(&times[j]) / 1e3;
             let ratio = |a: f64, b: f64| {
                 if b > 0.0 {
                     output::round(a / b, 3)

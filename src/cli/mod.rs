@@ -27,7 +27,8 @@ pub const EXIT_INPUT: i32 = 2;
 const AFTER_HELP: &str = "\
 Exit status:
   0  success
-  1  a check failed (a path is invalid or shorter than optimal), or the goal is unreachable
+  1  a check failed (a path is invalid, shorter than optimal, or longer than optimal in
+     exact mode), or the goal is unreachable
   2  usage or input error: missing or malformed file, unparsable or out-of-range coordinate,
      start or goal on a blocked cell
 
@@ -82,8 +83,10 @@ build and query times, then the cells as x,y pairs.\n\nExample:\n  quadpath find
     #[command(
         long_about = "Run every query of a Moving AI .scen file, validate each path (legal steps,\n\
 free cells, no corner cuts, length = summed step costs) and compare its length with the\n\
-optimal length the file gives. Prints a summary; exits with 1 if any path is invalid or\n\
-shorter than optimal (tolerance 1e-3), or if a query is reported unreachable.\n\n\
+optimal length the file gives. Prints a summary; exits with 1 if any path is invalid,\n\
+shorter than optimal or, in exact mode, longer than optimal, or if a query is reported\n\
+unreachable. Lengths within 1e-3, or half a unit in the last digit the file prints if\n\
+that is more, count as equal.\n\n\
 The map is found beside the scenario file (X.map.scen -> X.map, X-even-1.scen -> X.map,\n\
 else the basename of the map field); --map overrides.\n\nExample:\n  \
 quadpath scen maps/arena.map.scen --mode fast --paths arena_paths.jsonl",
@@ -95,9 +98,12 @@ quadpath scen maps/arena.map.scen --mode fast --paths arena_paths.jsonl",
         long_about = "Time quadpath against plain grid A* (the `pathfinding` crate) on the queries of\n\
 one or more scenario files. Both run in the same process, interleaved query by query, each\n\
 query timed on its own. One row per map and mode: median query times, the speed-up\n\
-(A* / quadpath), suboptimality, build time and memory. Exits with 1 if any path is invalid.\n\n\
+(A* / quadpath), suboptimality, build time and memory. Exits with 1 if any path is invalid\n\
+(judged as in `scen`: in exact mode a path longer than optimal is invalid too).\n\n\
 A* is slow on large maps: --sample N takes N queries spread evenly over each file (so\n\
-every difficulty bucket is covered), --limit N the first N.\n\n\
+every difficulty bucket is covered), --limit N the first N. Every scenario file and its map\n\
+are read and checked before the first query runs; a run with no query at all (--sample 0,\n\
+--limit 0, empty files) is an input error.\n\n\
 Example:\n  quadpath bench maps/arena.map.scen maps/den312d-even-1.scen --sample 100",
         after_help = AFTER_HELP
     )]
@@ -122,7 +128,9 @@ Example:\n  quadpath render maps/den312d.map -o den.png --scale 4 --tree --gates
 }
 
 /// How to read an obstacle bitmap; shared by every subcommand that loads a map. Moving AI
-/// `.map` files ignore these.
+/// `.map` files ignore these, but the values are checked whatever the map (a malformed
+/// `--legend` is an input error, like `--threshold 2`), so that a typo never goes unnoticed
+/// until the day the map is a bitmap.
 #[derive(Args, Debug, Clone)]
 #[command(next_help_heading = "Map loading (bitmaps only)")]
 pub struct MapOptions {
@@ -135,8 +143,9 @@ pub struct MapOptions {
     /// Colour legend: `rts`, or exact colours such as 000000=@,0000ff=W,ffffff=.
     ///
     /// `rts` is black wall, blue water, dark green forest (blocked) and white ground, tan
-    /// road, yellow-green swamp (free). A list gives each colour a Moving AI character;
-    /// other colours fall back to the threshold.
+    /// road, yellow-green swamp (free). A list gives each colour a Moving AI character (or
+    /// any printable character but `,` and `:` with a `:free` or `:blocked` suffix); other
+    /// colours fall back to the threshold. Checked, but not applied, for .map files.
     #[arg(long, value_name = "SPEC")]
     pub legend: Option<String>,
 }

@@ -48,12 +48,17 @@ pub fn progress(len: usize, prefix: &str, quiet: bool) -> ProgressBar {
     pb
 }
 
+/// The sum, `0.0` for no values (`Iterator::sum` on floats gives `-0.0`, printed `-0.000`).
+pub fn sum(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |sum, x| sum + x)
+}
+
 /// The mean, or 0 for no values.
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
     } else {
-        v.iter().sum::<f64>() / v.len() as f64
+        sum(v) / v.len() as f64
     }
 }
 
@@ -156,5 +161,6 @@ mod tests {
         assert_eq!(percentile(&[], 0.5), 0.0);
         assert_eq!(max(&v), 10.0);
         assert_eq!(mean(&v), 4.0);
+        assert!(sum(&[]).is_sign_positive() && ms(sum(&[])) == "0.000 ms");
     }
 }

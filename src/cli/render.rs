@@ -107,13 +107,14 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         &view,
         &a.output,
     )?;
-    let k = io::effective_scale(&grid, a.scale);
+    let (width, height) = io::render_size(&grid, a.scale);
+    let density = match io::cells_per_pixel(&grid) {
+        1 => format!("{} per cell", io::effective_scale(&grid, a.scale)),
+        d => format!("one per {d}x{d} cells"),
+    };
     let mut msg = format!(
-        "wrote {} ({}x{} pixels, {} per cell)",
-        a.output.display(),
-        grid.width() * k,
-        grid.height() * k,
-        k
+        "wrote {} ({width}x{height} pixels, {density})",
+        a.output.display()
     );
     if let Some(p) = &path {
         msg += &format!("; path length {:.6}, {} cells", p.length, p.cells.len());

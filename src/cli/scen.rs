@@ -6,15 +6,12 @@ use super::{
     EXIT_OK,
 };
 use clap::Args;
-use quadpath::io::Scenario;
-use quadpath::{validate, Grid, Path, QueryError};
+use quadpath::io::{self, Scenario};
+use quadpath::{validate, Grid, Mode, Path, QueryError};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
-
-/// Lengths are compared with this tolerance: scenario files round optimal lengths.
-pub const TOL: f64 = 1e-3;
 
 /// How many invalid queries are described on stderr before the rest are only counted.
 const MAX_REPORTED: usize = 10;
@@ -53,30 +50,37 @@ pub struct Verdict {
     pub invalid: Option<String>,
 }
 
-/// Suboptimality of a path of `length` against `optimal`: 0 within [`TOL`] (scenario files
-/// round their lengths) and for an optimal length of 0.
-pub fn subopt(length: f64, optimal: f64) -> f64 {
-    if length <= optimal + TOL || optimal <= 0.0 {
+/// Suboptimality of a path of `length` against the scenario's optimal length: 0 within
+/// [`Scenario::tolerance`] (scenario files round their lengths) and for an optimal length of 0.
+pub fn subopt(length: f64, s: &Scenario) -> f64 {
+    if length <= s.optimal + s.tolerance() || s.optimal <= 0.0 {
         0.0
     } else {
-        length / optimal - 1.0
+        length / s.optimal - 1.0
     }
 }
 
 /// Checks a search result: a legal path from start to goal whose length is not below the
-/// optimal. Scenario queries are always solvable, so "unreachable" is wrong too.
-pub fn judge(grid: &Grid, s: &Scenario, result: &Result<Path, QueryError>) -> Verdict {
+/// optimal (beyond [`Scenario::tolerance`]) and, in exact mode, not above it either: exact
+/// mode promises optimal paths. Scenario queries are always solvable, so "unreachable" is
+/// wrong too.
+pub fn judge(grid: &Grid, s: &Scenario, mode: Mode, result: &Result<Path, QueryError>) -> Verdict {
     match result {
         Ok(p) => {
+            let tol = s.tolerance();
             let invalid = match validate(grid, s.start, s.goal, p) {
                 Err(d) => Some(d.to_string()),
-                Ok(()) if p.length < s.optimal - TOL => Some(format!(
+                Ok(()) if p.length < s.optimal - tol => Some(format!(
                     "length {:.6} is shorter than the optimal {:.6}",
+                    p.length, s.optimal
+                )),
+                Ok(()) if mode == Mode::Exact && p.length > s.optimal + tol => Some(format!(
+                    "length {:.6} is longer than the optimal {:.6}, in exact mode",
                     p.length, s.optimal
                 )),
                 Ok(()) => None,
             };
-            let subopt = invalid.is_none().then(|| subopt(p.length, s.optimal));
+            let subopt = invalid.is_none().then(|| subopt(p.length, s));
             Verdict {
                 subopt,
                 unreachable: false,
@@ -124,25 +128,9 @@ struct PathLine {
 pub fn run(a: ScenArgs) -> Result<i32, CliError> {
     let set = load_scen(&a.scen, a.map.as_deref(), &a.map_opts)?;
     let mode = a.mode.mode();
-    let mut paths_out = match &a.paths {
-        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(
-            |e| {
-                CliError::input(format!(
-                    "{}: cannot create the paths file: {e}",
-                    p.display()
-                ))
-            },
-        )?)),
-        None => None,
-    };
-    let write_err = |e: std::io::Error| {
-        let name = a
-            .paths
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        CliError::input(format!("{name}: cannot write the paths file: {e}"))
-    };
+    // Created before the long work, so that an unwritable path fails at once; finished
+    // explicitly, so that a full disk is reported instead of lost.
+    let mut paths_out = a.paths.as_ref().map(io::OutputFile::create).transpose()?;
 
     let (hpa, build_ms) = build(&set.grid, mode, &set.map_path)?;
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
@@ -156,7 +144,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         let result = hpa.find_path(s.start, s.goal);
         let query_us = t.elapsed().as_secs_f64() * 1e6;
         times.push(query_us);
-        let v = judge(&set.grid, s, &result);
+        let v = judge(&set.grid, s, mode, &result);
         if result.is_ok() {
             solved += 1;
         }
@@ -188,13 +176,13 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
                 query_us: output::round(query_us, 2),
             };
             w.write_all(output::json_line(&line)?.as_bytes())
-                .map_err(write_err)?;
+                .map_err(|e| w.error(e))?;
         }
         pb.inc(1);
     }
     pb.finish_and_clear();
-    if let Some(mut w) = paths_out {
-        w.flush().map_err(write_err)?;
+    if let Some(w) = paths_out {
+        w.finish()?;
     }
     if invalid > MAX_REPORTED {
         output::warn(&format!(
@@ -203,7 +191,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         ));
     }
 
-    let total_ms = times.iter().sum::<f64>() / 1e3;
+    let total_ms = output::sum(&times) / 1e3;
     let text = if a.json {
         output::json_line(&Summary {
             queries: ids.len(),

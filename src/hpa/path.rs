@@ -16,9 +16,15 @@ pub struct Path {
 }
 
 impl Path {
-    /// The path with its length computed from its steps.
+    /// The path with its length computed from its steps; `0.0` (not `-0.0`) for a path of
+    /// one cell.
     pub fn from_cells(cells: Vec<Cell>) -> Path {
-        let length = cells.windows(2).map(|w| octile(w[0], w[1])).sum();
+        // Folded from +0.0: `Sum` for floats starts at -0.0, which a zero-step path would
+        // keep and print as `-0.0`.
+        let length = cells
+            .windows(2)
+            .map(|w| octile(w[0], w[1]))
+            .fold(0.0, |sum, step| sum + step);
         Path { cells, length }
     }
 
@@ -265,6 +271,17 @@ mod tests {
         let mut one = vec![c(5, 5)];
         cut_loops(&mut one, &mut seen);
         assert_eq!(one, vec![c(5, 5)]);
+    }
+
+    #[test]
+    fn a_zero_step_path_has_positive_zero_length() {
+        let p = Path::from_cells(vec![Cell::new(3, 3)]);
+        assert!(
+            p.length == 0.0 && p.length.is_sign_positive(),
+            "{}",
+            p.length
+        );
+        assert_eq!(format!("{:.3}", p.length), "0.000");
     }
 
     #[test]

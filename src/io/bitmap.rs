@@ -1,7 +1,8 @@
 //! Obstacle bitmaps: images to grids and back, and the colour legend.
 
-use super::error::{display_name, MapError};
+use super::error::{display_name, excerpt, MapError};
 use super::movingai::{MAP_CHARACTERS, MAX_MAP_SIDE};
+use super::render::write_image;
 use crate::geom::Cell;
 use crate::grid::{Grid, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
 use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
@@ -82,7 +83,8 @@ impl ColorLegend {
     /// Parses a legend such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
     ///
     /// Each comma-separated entry is `RRGGBB=C` (an optional `#` before the hex), where `C` is
-    /// one ASCII character. Moving AI characters carry their own passability (`.`, `G`, `S`
+    /// one printable ASCII character other than `,` and `:`, which separate entries and the
+    /// passability suffix. Moving AI characters carry their own passability (`.`, `G`, `S`
     /// free; `@`, `O`, `T`, `W` blocked); any other character needs a `:free` or `:blocked`
     /// suffix, which may also override the default. A colour may appear only once, and a
     /// terrain code may not be free in one entry and blocked in another: a grid has one
@@ -109,7 +111,7 @@ impl ColorLegend {
                 file: source.to_string(),
                 entry: i + 1,
                 column: entry_column,
-                text: raw.to_string(),
+                text: excerpt(raw),
                 message,
             };
             let item = raw.trim();
@@ -119,11 +121,13 @@ impl ColorLegend {
             let (colour, code) = item
                 .split_once('=')
                 .ok_or_else(|| err("expected RRGGBB=C".into()))?;
-            let hex = colour.trim().trim_start_matches('#');
+            // One optional `#`: `##000000` is a typo, not a colour.
+            let hex = colour.trim();
+            let hex = hex.strip_prefix('#').unwrap_or(hex);
             if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(err(format!(
                     "{:?} is not a RRGGBB hex colour",
-                    colour.trim()
+                    excerpt(colour.trim())
                 )));
             }
             let v = u32::from_str_radix(hex, 16).map_err(|e| err(e.to_string()))?;
@@ -135,17 +139,30 @@ impl ColorLegend {
             };
             let mut chars = ch.chars();
             let terrain = match (chars.next(), chars.next()) {
+                // `,` separates entries and `:` the passability, so neither can be a code:
+                // both leave the code empty (or `:` after it) by the time it is read here.
+                (None, _) => {
+                    return Err(err(
+                        "no terrain code after `=` (`,` and `:` cannot be terrain codes)".into(),
+                    ))
+                }
                 (Some(c), None) if c.is_ascii() && !c.is_ascii_control() => c as u8,
                 _ => {
                     return Err(err(format!(
-                        "terrain code {ch:?} is not one ASCII character"
+                        "terrain code {:?} is not one ASCII character",
+                        excerpt(ch)
                     )))
                 }
             };
             let free = match pass {
                 Some("free") => true,
                 Some("blocked") => false,
-                Some(p) => return Err(err(format!("expected `free` or `blocked`, found {p:?}"))),
+                Some(p) => {
+                    return Err(err(format!(
+                        "expected `free` or `blocked`, found {:?}",
+                        excerpt(p)
+                    )))
+                }
                 None if MAP_CHARACTERS.contains(terrain) => {
                     TerrainSet::moving_ai().contains(terrain)
                 }
@@ -412,24 +429,34 @@ impl Grid {
 }
 
 /// Writes a grid as an image file (format from the extension): in legend colours when a
-/// legend is given, else black and white.
+/// legend is given, else black and white. The file is flushed and synced to disk before this
+/// returns (see [`OutputFile`](super::OutputFile)); it is not created when the extension
+/// names no supported format.
 ///
 /// # Errors
-/// [`MapError::Encode`] when the image cannot be encoded or written.
+/// [`MapError::Encode`] for an extension that names no supported format or an image the
+/// encoder rejects, [`MapError::Io`] when the file cannot be created or written (a full disk
+/// included).
 pub fn save_bitmap(
     grid: &Grid,
     path: impl AsRef<Path>,
     legend: Option<&ColorLegend>,
 ) -> Result<(), MapError> {
     let path = path.as_ref();
-    let res = match legend {
-        Some(l) => grid.to_image_with_legend(l).save(path),
-        None => grid.to_image().save(path),
-    };
-    res.map_err(|e| MapError::Encode {
+    let format = ImageFormat::from_path(path).map_err(|e| MapError::Encode {
         file: display_name(path),
         source: e,
-    })
+    })?;
+    match legend {
+        Some(l) => {
+            let img = grid.to_image_with_legend(l);
+            write_image(path, |out| img.write_to(out, format))
+        }
+        None => {
+            let img = grid.to_image();
+            write_image(path, |out| img.write_to(out, format))
+        }
+    }
 }
 
 /// Loads a grid from a `.map` file or, for any other extension, an obstacle bitmap.
@@ -474,6 +501,22 @@ mod tests {
         );
         assert!(ColorLegend::parse("#ff0000=x:free").unwrap().entries[0].free);
         assert!(ColorLegend::parse("ff0000=x").is_err());
+    }
+
+    #[test]
+    fn legend_rejects_a_double_hash_and_separator_codes() {
+        for (text, needle) in [
+            ("##000000=@", "\"##000000\" is not a RRGGBB hex colour"),
+            ("000000=:", "`,` and `:` cannot be terrain codes"),
+            ("000000=::free", "`,` and `:` cannot be terrain codes"),
+            ("000000=,:free", "`,` and `:` cannot be terrain codes"),
+        ] {
+            let e = ColorLegend::parse(text).unwrap_err();
+            assert!(
+                matches!(e, MapError::Legend { entry: 1, .. }) && e.to_string().contains(needle),
+                "{text}: {e}"
+            );
+        }
     }
 
     #[test]

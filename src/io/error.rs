@@ -6,7 +6,9 @@ use std::path::Path;
 ///
 /// Every variant carries `file`, the name of the input as the user would recognise it (a path,
 /// or the source name passed to a `parse_*` function), so that the [`Display`](std::fmt::Display)
-/// text alone is enough to find the problem. Lines and columns are 1-based, columns count
+/// text alone is enough to find the problem. Text quoted from the input (a header line, a
+/// number field, a legend entry) is cut to its first [`MapError::EXCERPT_CHARS`] characters
+/// and `…`, so that a corrupt file's 50 MB first line does not become a 50 MB message. Lines and columns are 1-based, columns count
 /// characters; pixels are 0-based `(x, y)` like cells. The image variants (`Decode`, `Encode`,
 /// `UnknownColor`, `Legend`) exist only with the `image` feature.
 #[derive(Debug, thiserror::Error)]
@@ -303,6 +305,10 @@ pub enum MapError {
 }
 
 impl MapError {
+    /// The longest piece of input, in characters, quoted in an error; longer text is cut and
+    /// ends in `…`.
+    pub const EXCERPT_CHARS: usize = 60;
+
     /// The file or source name the error is about.
     pub fn file(&self) -> &str {
         use MapError::*;
@@ -361,7 +367,30 @@ impl MapError {
     }
 }
 
+/// Input text as quoted in an error: whole when short, else its first
+/// [`MapError::EXCERPT_CHARS`] characters and `…`.
+pub(crate) fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(MapError::EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// How a path is named in error messages.
 pub(crate) fn display_name(path: &Path) -> String {
     path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_cut_on_characters() {
+        assert_eq!(excerpt("short"), "short");
+        let exact = "é".repeat(MapError::EXCERPT_CHARS);
+        assert_eq!(excerpt(&exact), exact);
+        let long = "é".repeat(MapError::EXCERPT_CHARS + 1);
+        assert_eq!(excerpt(&long), format!("{exact}…"));
+    }
 }

@@ -64,12 +64,15 @@ PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`
 //! ```
 //!
 //! Every failure is a [`MapError`] whose message names the file and, for text, the line and
-//! column.
+//! column. Every file written here ([`save_map`], and the image savers) goes through an
+//! [`OutputFile`], flushed and synced before success is returned, so that a failed write (a
+//! full disk) is an error naming the file rather than a silently truncated file.
 
 #[cfg(feature = "image")]
 mod bitmap;
 mod error;
 mod movingai;
+mod output;
 #[cfg(feature = "image")]
 mod render;
 mod scen;
@@ -83,9 +86,11 @@ pub use error::MapError;
 pub use movingai::{
     parse_map, read_map, save_map, write_map, MAP_CHARACTERS, MAX_MAP_CELLS, MAX_MAP_SIDE,
 };
+pub use output::OutputFile;
 #[cfg(feature = "image")]
 pub use render::{
-    effective_scale, render, save_png, Overlay, Palette, RenderOptions, MAX_RENDER_PIXELS,
+    cells_per_pixel, effective_scale, render, render_size, save_png, Overlay, Palette,
+    RenderOptions, MAX_RENDER_PIXELS,
 };
 pub use scen::{
     map_path_candidates, parse_scen, read_scen, resolve_map_path, Scenario, ScenarioFile,

@@ -1,6 +1,7 @@
 //! The Moving AI `.map` format: reading and writing.
 
-use super::error::{display_name, MapError};
+use super::error::{display_name, excerpt, MapError};
+use super::output::OutputFile;
 use crate::geom::Cell;
 use crate::grid::{Grid, TerrainSet};
 use std::io::Write;
@@ -83,7 +84,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
             return Err(MapError::Header {
                 file: file(),
                 line: no,
-                message: format!("unexpected {extra:?} after `{key}`"),
+                message: format!("unexpected {:?} after `{}`", excerpt(extra), excerpt(key)),
             });
         }
         let dup = |k: &str| MapError::Header {
@@ -97,7 +98,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
                 file: file(),
                 line: no,
                 field,
-                value: v.to_string(),
+                value: excerpt(v),
             })
         };
         match key {
@@ -112,7 +113,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
                         message: "`type` needs a value".into(),
                     });
                 };
-                ty = Some((no, v.to_string()));
+                ty = Some((no, excerpt(v)));
             }
             "height" => {
                 if height.replace(number("height", value)?).is_some() {
@@ -129,7 +130,10 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
                 return Err(MapError::Header {
                     file: file(),
                     line: no,
-                    message: format!("expected `type`, `height`, `width` or `map`, found {line:?}"),
+                    message: format!(
+                        "expected `type`, `height`, `width` or `map`, found {:?}",
+                        excerpt(line)
+                    ),
                 })
             }
         }
@@ -273,17 +277,15 @@ pub fn write_map(grid: &Grid, mut out: impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes a grid to a `.map` file.
+/// Writes a grid to a `.map` file, flushed and synced to disk before it returns (see
+/// [`OutputFile`]).
 ///
 /// # Errors
-/// [`MapError::Io`] when the file cannot be created or written.
+/// [`MapError::Io`] when the file cannot be created or written, a full disk included.
 pub fn save_map(grid: &Grid, path: impl AsRef<Path>) -> Result<(), MapError> {
-    let path = path.as_ref();
-    let f = std::fs::File::create(path).map_err(|e| MapError::io(path, e))?;
-    let mut w = std::io::BufWriter::new(f);
-    write_map(grid, &mut w)
-        .and_then(|_| w.flush())
-        .map_err(|e| MapError::io(path, e))
+    let mut out = OutputFile::create(path)?;
+    write_map(grid, &mut out).map_err(|e| out.error(e))?;
+    out.finish()
 }
 
 impl Grid {

@@ -4,13 +4,15 @@
 //! hierarchical search: whoever has leaves, gates or a path passes them in.
 
 use super::error::{display_name, MapError};
+use super::output::OutputFile;
 use crate::geom::{Cell, Rect};
 use crate::grid::Grid;
 use image::{ImageFormat, Rgb, RgbImage};
 use std::path::Path;
 
-/// Largest image [`render`] produces, in pixels (an 8192×8192 square, 192 MiB of RGB); the
-/// scale is lowered to stay under it.
+/// Largest image [`render`] produces, in pixels (an 8192×8192 square, 192 MiB of RGB). The
+/// scale is lowered to stay under it, down to one pixel per cell; a grid with more cells than
+/// this is drawn shrunk, one pixel per square block of cells ([`cells_per_pixel`]).
 pub const MAX_RENDER_PIXELS: u64 = 1 << 26;
 
 /// What to draw on top of the grid. Empty slices draw nothing.
@@ -102,30 +104,64 @@ pub fn effective_scale(grid: &Grid, scale: u32) -> u32 {
     (scale as u64).clamp(1, max.max(1)) as u32
 }
 
+/// The side of the square block of cells one pixel stands for: 1, unless the grid has more
+/// cells than [`MAX_RENDER_PIXELS`]; then the smallest block that keeps the image under it
+/// (2 for a 16384×16384 grid, drawn as 8192×8192 pixels).
+pub fn cells_per_pixel(grid: &Grid) -> u32 {
+    let (w, h) = (grid.width() as u64, grid.height() as u64);
+    let pixels = |d: u64| w.div_ceil(d) * h.div_ceil(d);
+    // The square root is a lower bound; the rounding up of the sides may need one more.
+    let mut d = (((w * h) / MAX_RENDER_PIXELS) as f64).sqrt().max(1.0) as u64;
+    while pixels(d) > MAX_RENDER_PIXELS {
+        d += 1;
+    }
+    d as u32
+}
+
+/// The size of the image [`render`] draws for `grid` at `scale`, in pixels: never more than
+/// [`MAX_RENDER_PIXELS`].
+pub fn render_size(grid: &Grid, scale: u32) -> (u32, u32) {
+    let (k, d) = (effective_scale(grid, scale), cells_per_pixel(grid));
+    (grid.width().div_ceil(d) * k, grid.height().div_ceil(d) * k)
+}
+
 /// Draws the grid and the overlay, in this order: cells, leaf outlines, gates, path, start
 /// and goal, so that the path is never hidden by the structure under it.
+///
+/// The image is [`render_size`]: `scale` pixels per cell, lowered to stay under
+/// [`MAX_RENDER_PIXELS`]. A grid with more cells than that is shrunk
+/// ([`cells_per_pixel`]): a pixel shows the first blocked cell of its block, so that thin
+/// walls stay visible, or the block's top-left cell when all are free.
 pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbImage {
     let k = effective_scale(grid, opts.scale);
+    let d = cells_per_pixel(grid);
+    let (width, height) = render_size(grid, opts.scale);
     let pal = &opts.palette;
-    let mut img = RgbImage::new(grid.width() * k, grid.height() * k);
-    let fill = |img: &mut RgbImage, x: u32, y: u32, c: [u8; 3]| {
-        for py in y * k..(y + 1) * k {
-            for px in x * k..(x + 1) * k {
+    let mut img = RgbImage::new(width, height);
+    // Blocks of `d × d` cells are `k × k` pixels; one of `d` and `k` is 1.
+    let fill = |img: &mut RgbImage, bx: u32, by: u32, c: [u8; 3]| {
+        for py in by * k..(by + 1) * k {
+            for px in bx * k..(bx + 1) * k {
                 img.put_pixel(px, py, Rgb(c));
             }
         }
     };
-    for y in 0..grid.height() {
-        for x in 0..grid.width() {
-            let cell = Cell::new(x, y);
-            let c = match (opts.terrain_tints, grid.is_free(cell), grid.terrain(cell)) {
-                (true, false, b'W') => pal.water,
-                (true, false, b'T') => pal.forest,
-                (true, true, b'S') => pal.swamp,
-                (_, true, _) => pal.free,
-                (_, false, _) => pal.blocked,
-            };
-            fill(&mut img, x, y, c);
+    let colour = |cell: Cell| match (opts.terrain_tints, grid.is_free(cell), grid.terrain(cell)) {
+        (true, false, b'W') => pal.water,
+        (true, false, b'T') => pal.forest,
+        (true, true, b'S') => pal.swamp,
+        (_, true, _) => pal.free,
+        (_, false, _) => pal.blocked,
+    };
+    for by in 0..grid.height().div_ceil(d) {
+        for bx in 0..grid.width().div_ceil(d) {
+            let (x0, y0) = (bx * d, by * d);
+            let (x1, y1) = ((x0 + d).min(grid.width()), (y0 + d).min(grid.height()));
+            let cell = (y0..y1)
+                .flat_map(|y| (x0..x1).map(move |x| Cell::new(x, y)))
+                .find(|&c| !grid.is_free(c))
+                .unwrap_or(Cell::new(x0, y0));
+            fill(&mut img, bx, by, colour(cell));
         }
     }
 
@@ -138,7 +174,8 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
             continue;
         };
         let c = Rgb(if free { pal.leaf } else { pal.blocked_leaf });
-        let (x1, y1, x2, y2) = (r.x1 * k, r.y1 * k, (r.x2 + 1) * k - 1, (r.y2 + 1) * k - 1);
+        let (x1, y1) = (r.x1 / d * k, r.y1 / d * k);
+        let (x2, y2) = ((r.x2 / d + 1) * k - 1, (r.y2 / d + 1) * k - 1);
         for px in x1..=x2 {
             img.put_pixel(px, y1, c);
             img.put_pixel(px, y2, c);
@@ -151,19 +188,19 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
 
     let inside = |c: &Cell| c.x < grid.width() && c.y < grid.height();
     for (a, b) in overlay.gates.iter().filter(|(a, b)| inside(a) && inside(b)) {
-        let centre = |c: &Cell| ((c.x * k + k / 2) as i64, (c.y * k + k / 2) as i64);
+        let centre = |c: &Cell| ((c.x / d * k + k / 2) as i64, (c.y / d * k + k / 2) as i64);
         line(&mut img, centre(a), centre(b), Rgb(pal.gate));
     }
 
     for c in overlay.path.iter().filter(|c| inside(c)) {
-        fill(&mut img, c.x, c.y, pal.path);
+        fill(&mut img, c.x / d, c.y / d, pal.path);
     }
     if let Some(s) = overlay.path.first().filter(|c| inside(c)) {
-        fill(&mut img, s.x, s.y, pal.start);
+        fill(&mut img, s.x / d, s.y / d, pal.start);
     }
     if let Some(g) = overlay.path.last().filter(|c| inside(c)) {
         if overlay.path.len() > 1 {
-            fill(&mut img, g.x, g.y, pal.goal);
+            fill(&mut img, g.x / d, g.y / d, pal.goal);
         }
     }
     img
@@ -193,15 +230,31 @@ fn line(img: &mut RgbImage, (mut x0, mut y0): (i64, i64), (x1, y1): (i64, i64), 
     }
 }
 
-/// Saves an image as PNG, whatever the extension.
+/// Saves an image as PNG, whatever the extension, flushed and synced to disk before it
+/// returns (see [`OutputFile`]).
 ///
 /// # Errors
-/// [`MapError::Encode`] when the image cannot be encoded or written.
+/// [`MapError::Io`] when the file cannot be created or written (a full disk included),
+/// [`MapError::Encode`] when the encoder fails.
 pub fn save_png(img: &RgbImage, path: impl AsRef<Path>) -> Result<(), MapError> {
-    let path = path.as_ref();
-    img.save_with_format(path, ImageFormat::Png)
-        .map_err(|e| MapError::Encode {
+    write_image(path.as_ref(), |out| img.write_to(out, ImageFormat::Png))
+}
+
+/// Creates `path` and lets `encode` write an image into it through an [`OutputFile`], so that
+/// no write error is lost: the image crate's own file helper flushes its buffer on drop,
+/// where the error is dropped too. I/O failures become [`MapError::Io`], encoder failures
+/// [`MapError::Encode`], both naming the file.
+pub(crate) fn write_image(
+    path: &Path,
+    encode: impl FnOnce(&mut OutputFile) -> image::ImageResult<()>,
+) -> Result<(), MapError> {
+    let mut out = OutputFile::create(path)?;
+    encode(&mut out).map_err(|e| match e {
+        image::ImageError::IoError(e) => out.error(e),
+        e => MapError::Encode {
             file: display_name(path),
             source: e,
-        })
+        },
+    })?;
+    out.finish()
 }

@@ -1,6 +1,6 @@
 //! The Moving AI `.scen` scenario format, and finding the map a scenario file belongs to.
 
-use super::error::{display_name, MapError};
+use super::error::{display_name, excerpt, MapError};
 use crate::geom::Cell;
 use crate::grid::Grid;
 use std::path::{Path, PathBuf};
@@ -21,13 +21,26 @@ pub struct Scenario {
     pub start: Cell,
     /// Goal cell.
     pub goal: Cell,
-    /// Length of a shortest path (8-connected, diagonal √2, no corner cutting).
+    /// Length of a shortest path (8-connected, diagonal √2, no corner cutting), as the file
+    /// prints it: rounded (see [`Scenario::tolerance`]).
     pub optimal: f64,
+    /// Digits after the decimal point of the optimal length as printed (`2` for `1010.68`,
+    /// `0` for `12`); an exponent moves it (`1.5e2` has `-1`). It gives the rounding the file
+    /// applied, see [`Scenario::tolerance`].
+    pub optimal_decimals: i32,
     /// 1-based line of the scenario in its file, so later checks can point back at it.
     pub line: usize,
 }
 
 impl Scenario {
+    /// How far a path's length may be from [`Scenario::optimal`] and still count as equal:
+    /// the larger of 1e-3 and half a unit in the last printed digit of the optimal length,
+    /// since files print rounded lengths (`1010.68` for 1010.678282 is 0.005 off).
+    pub fn tolerance(&self) -> f64 {
+        let half_unit = 0.5 * 10f64.powi(-self.optimal_decimals);
+        half_unit.max(1e-3)
+    }
+
     /// The basename of [`Scenario::map`], accepting both `/` and `\` as separators.
     pub fn map_basename(&self) -> &str {
         basename(&self.map)
@@ -98,7 +111,7 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
             return Err(MapError::ScenVersion {
                 file: file(),
                 line: vline,
-                found: vtext.to_string(),
+                found: excerpt(vtext),
             })
         }
     };
@@ -121,7 +134,7 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
                 file: file(),
                 line,
                 field: FIELDS[i],
-                value: f[i].to_string(),
+                value: excerpt(f[i]),
             })
         };
         let optimal = f[8]
@@ -132,7 +145,7 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
                 file: file(),
                 line,
                 field: FIELDS[8],
-                value: f[8].to_string(),
+                value: excerpt(f[8]),
             })?;
         let s = Scenario {
             bucket: int(0)?,
@@ -142,6 +155,7 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
             start: Cell::new(int(4)?, int(5)?),
             goal: Cell::new(int(6)?, int(7)?),
             optimal,
+            optimal_decimals: printed_decimals(f[8]),
             line,
         };
         for (what, p) in [("start", s.start), ("goal", s.goal)] {
@@ -164,6 +178,17 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
         source: source.to_string(),
         entries,
     })
+}
+
+/// Digits after the decimal point of a number as written, less its exponent: the position
+/// of the last printed digit. The text has already parsed as a finite `f64`.
+fn printed_decimals(text: &str) -> i32 {
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let fraction = mantissa.split_once('.').map_or(0, |(_, f)| f.len() as i32);
+    fraction.saturating_sub(exponent)
 }
 
 impl ScenarioFile {
@@ -288,6 +313,25 @@ mod tests {
         assert_eq!(c, vec![PathBuf::from("d/den312d.map")]);
         let c = map_path_candidates(Path::new("d/x.scen"), Some("a\\b\\y.map"));
         assert_eq!(c, vec![PathBuf::from("d/y.map")]);
+    }
+
+    #[test]
+    fn tolerance_follows_the_printed_precision() {
+        let tol = |optimal: &str| {
+            let text = format!("version 1\n0\ta.map\t4\t4\t0\t0\t3\t3\t{optimal}\n");
+            parse_scen(&text, "s").unwrap().entries[0].tolerance()
+        };
+        for (printed, expected) in [
+            ("1010.68", 0.005),
+            ("4.24264069", 1e-3),
+            ("12", 0.5),
+            ("12.0", 0.05),
+            ("1.5e2", 5.0),
+            ("4.2426e-0", 1e-3),
+        ] {
+            let t = tol(printed);
+            assert!((t - expected).abs() < 1e-12, "{printed}: {t}");
+        }
     }
 
     #[test]
