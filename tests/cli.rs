@@ -863,3 +863,80 @@ fn a_huge_garbage_line_is_quoted_as_an_excerpt() {
     assert!(err.len() < 300 && err.contains('…'), "{} bytes", err.len());
     assert!(err.contains("junk.map:1"), "{err}");
 }
+
+/// Issue 11 item 3: a structure estimated above `--max-memory` is refused with one line and
+/// status 2, on every command that builds one.
+#[test]
+fn max_memory_refuses_with_one_line() {
+    let arena = root().join("maps/arena.map");
+    let arena = arena.to_str().unwrap();
+    let scen = root().join("maps/arena.map.scen");
+    let scen = scen.to_str().unwrap();
+    for args in [
+        vec!["find", arena, "3,3", "45,40", "--max-memory", "64K"],
+        vec!["info", arena, "--max-memory", "64K"],
+        vec!["scen", scen, "--max-memory", "64K"],
+        vec![
+            "render",
+            arena,
+            "--tree",
+            "-o",
+            "/dev/null",
+            "--max-memory",
+            "64K",
+        ],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("memory") && err.contains("--max-memory"),
+            "{err}"
+        );
+    }
+    // Enough memory: it builds.
+    let o = run(&["find", arena, "3,3", "45,40", "--max-memory", "512M"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A malformed size is a usage error.
+    let o = run(&["find", arena, "3,3", "45,40", "--max-memory", "lots"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Issue 11 item 3: `render` without overlays builds no search structure, so a map whose
+/// structure would exceed `--max-memory` still renders; with an overlay it is refused.
+#[test]
+fn plain_render_builds_no_structure() {
+    let map = tmp("white2048.map");
+    let row = ".".repeat(2048) + "\n";
+    std::fs::write(
+        &map,
+        format!(
+            "type octile\nheight 2048\nwidth 2048\nmap\n{}",
+            row.repeat(2048)
+        ),
+    )
+    .unwrap();
+    let map = map.to_str().unwrap();
+    let png = tmp("white2048.png");
+    let png = png.to_str().unwrap();
+    let render = |extra: &[&str]| {
+        let base = [
+            "render",
+            map,
+            "-o",
+            png,
+            "--scale",
+            "1",
+            "--max-memory",
+            "1M",
+        ];
+        run(&[&base[..], extra].concat())
+    };
+    let o = render(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::metadata(png).unwrap().len() > 0);
+    let o = render(&["--gates"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("memory"), "{}", stderr(&o));
+}

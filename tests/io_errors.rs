@@ -757,3 +757,157 @@ fn long_input_is_quoted_as_an_excerpt() {
         short(ColorLegend::parse(&legend).unwrap_err());
     }
 }
+
+/// Cases for the long fuzz runs below: `QUADPATH_FUZZ_CASES`, or 100,000.
+fn fuzz_cases() -> u32 {
+    std::env::var("QUADPATH_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
+
+// The same properties as above with many more cases: too long for CI (minutes each). Run
+// them with `QUADPATH_FUZZ_CASES=1000000 cargo test --release --test io_errors -- --ignored`.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    #[ignore = "long fuzz run, kept out of CI; see README, Fuzzing"]
+    fn fuzz_random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
+        all_parsers(&bytes);
+    }
+
+    #[test]
+    #[ignore = "long fuzz run, kept out of CI; see README, Fuzzing"]
+    fn fuzz_mutated_inputs(e in edits(), which in 0u8..4) {
+        let base = match which {
+            0 => GOOD_MAP.as_bytes().to_vec(),
+            1 => GOOD_SCEN.as_bytes().to_vec(),
+            2 => b"000000=@,0000ff=W:blocked,ffffff=.".to_vec(),
+            #[cfg(feature = "image")]
+            _ => good_png(),
+            #[cfg(not(feature = "image"))]
+            _ => GOOD_MAP.replace('\n', "\r\n").into_bytes(),
+        };
+        all_parsers(&apply(base, &e));
+    }
+
+    #[cfg(feature = "image")]
+    #[test]
+    #[ignore = "long fuzz run, kept out of CI; see README, Fuzzing"]
+    fn fuzz_png_headers(w in any::<u32>(), h in any::<u32>(), depth in any::<u8>(), colour in any::<u8>()) {
+        let _ = io::decode_bitmap(&png_header(w, h, depth, colour), None, "hdr.png", &BitmapOptions::default());
+    }
+}
+
+/// CRC-32 (IEEE), for PNG chunks made by hand.
+#[cfg(feature = "image")]
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A PNG that claims `w`×`h` pixels of the given bit depth and colour type, with one tiny
+/// (and for most sizes far too short) image data chunk.
+#[cfg(feature = "image")]
+fn png_header(w: u32, h: u32, depth: u8, colour: u8) -> Vec<u8> {
+    let chunk = |out: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32(&body).to_be_bytes());
+    };
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = w.to_be_bytes().to_vec();
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[depth, colour, 0, 0, 0]);
+    chunk(&mut png, b"IHDR", &ihdr);
+    // zlib of a few zero bytes.
+    chunk(
+        &mut png,
+        b"IDAT",
+        &[0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01],
+    );
+    chunk(&mut png, b"IEND", &[]);
+    png
+}
+
+/// Every file of `tests/corpus` (truncated headers, huge claimed sizes, lying dimensions,
+/// non-UTF-8, CRLF, giant lines, odd legends, broken images) through every parser, as text
+/// and through the file loaders: no panic, and each answer is a typed error naming its
+/// source or a valid result.
+#[test]
+fn corpus_inputs_give_typed_errors_or_valid_grids() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "corpus missing: {}", files.len());
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        all_parsers(&bytes);
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            all_parsers(line.as_bytes());
+        }
+        let shown = path.display().to_string();
+        match io::read_map(path) {
+            Ok(g) => check_grid(&g),
+            Err(e) => assert!(e.to_string().contains(&shown), "{shown}: {e}"),
+        }
+        match io::read_scen(path) {
+            Ok(s) => assert!(s.entries.iter().all(|e| e.start.x < e.width)),
+            Err(e) => assert!(e.to_string().contains(&shown), "{shown}: {e}"),
+        }
+        #[cfg(feature = "image")]
+        match io::load_grid(path, &BitmapOptions::default()) {
+            Ok(g) => check_grid(&g),
+            Err(e) => assert!(!e.to_string().is_empty(), "{shown}"),
+        }
+    }
+}
+
+/// Hand-made PNG headers: tiny, empty, huge, and invalid depths and colour types decode to
+/// a grid or a typed error, never a panic or a huge allocation.
+#[cfg(feature = "image")]
+#[test]
+fn generated_png_headers_give_typed_errors() {
+    let ok = io::decode_bitmap(
+        &png_header(1, 1, 8, 0),
+        None,
+        "tiny.png",
+        &BitmapOptions::default(),
+    )
+    .unwrap();
+    assert_eq!((ok.width(), ok.height()), (1, 1));
+    for (w, h, depth, colour) in [
+        (0, 0, 8, 0),
+        (0, 5, 8, 0),
+        (100_000, 100_000, 8, 0),
+        (u32::MAX, u32::MAX, 16, 6),
+        (1 << 31, 1, 8, 0),
+        (65_536, 65_536, 1, 0),
+        (4, 4, 3, 0),
+        (4, 4, 8, 7),
+        (4, 4, 8, 3),
+    ] {
+        let bytes = png_header(w, h, depth, colour);
+        let r = io::decode_bitmap(&bytes, None, "gen.png", &BitmapOptions::default());
+        match r {
+            Ok(g) => check_grid(&g),
+            Err(e) => assert!(e.to_string().starts_with("gen.png"), "{w}x{h}: {e}"),
+        }
+    }
+}

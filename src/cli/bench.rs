@@ -3,8 +3,8 @@
 use super::output;
 use super::scen::judge;
 use super::{
-    build, load_scen, mode_name, select_queries, CliError, MapOptions, ModesArg, EXIT_FAILED,
-    EXIT_OK,
+    build, load_scen, mode_name, select_queries, CliError, MapOptions, MemoryOptions, ModesArg,
+    EXIT_FAILED, EXIT_OK,
 };
 use clap::{Args, ValueEnum};
 use quadpath::baseline;
@@ -47,6 +47,8 @@ pub struct BenchArgs {
     pub json: bool,
     #[command(flatten)]
     pub map_opts: MapOptions,
+    #[command(flatten)]
+    pub memory: MemoryOptions,
 }
 
 /// One row: one map and one mode.
@@ -108,7 +110,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     for (set, ids) in sets.iter().zip(selected) {
         let mut maps = Vec::new();
         for &m in &modes {
-            let (hpa, ms) = build(&set.grid, m, &set.map_path)?;
+            let (hpa, ms) = build(&set.grid, m, &set.map_path, a.memory.limit())?;
             maps.push((hpa, ms));
         }
         for &id in ids.iter().take(WARM_UP) {

@@ -3,7 +3,7 @@
 use super::output::{self, cell_json, cells_json};
 use super::{
     build, check_endpoint, load_map, mode_name, parse_cell, path_error, render, CliError,
-    MapOptions, ModeArg, EXIT_OK,
+    MapOptions, MemoryOptions, ModeArg, EXIT_OK,
 };
 use clap::Args;
 use serde::Serialize;
@@ -35,6 +35,8 @@ pub struct FindArgs {
     pub scale: u32,
     #[command(flatten)]
     pub map_opts: MapOptions,
+    #[command(flatten)]
+    pub memory: MemoryOptions,
 }
 
 #[derive(Serialize)]
@@ -55,7 +57,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
     check_endpoint(&grid, &a.map, "start", start)?;
     check_endpoint(&grid, &a.map, "goal", goal)?;
     let mode = a.mode.mode();
-    let (hpa, build_ms) = build(&grid, mode, &a.map)?;
+    let (hpa, build_ms) = build(&grid, mode, &a.map, a.memory.limit())?;
     let t = Instant::now();
     let found = hpa.find_path(start, goal);
     let query_us = t.elapsed().as_secs_f64() * 1e6;
@@ -68,7 +70,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             blocked_leaves: false,
             scale: a.scale,
         };
-        render::draw(&hpa, Some(&path.cells), &view, out)?;
+        render::draw(hpa.grid(), Some(&hpa), Some(&path.cells), &view, out)?;
     }
 
     let text = if a.json {

@@ -1,7 +1,7 @@
 //! `quadpath info`: the map and the structure built on it.
 
 use super::output;
-use super::{build, load_map, mode_name, CliError, MapOptions, ModesArg, EXIT_OK};
+use super::{build, load_map, mode_name, CliError, MapOptions, MemoryOptions, ModesArg, EXIT_OK};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -19,6 +19,8 @@ pub struct InfoArgs {
     pub json: bool,
     #[command(flatten)]
     pub map_opts: MapOptions,
+    #[command(flatten)]
+    pub memory: MemoryOptions,
 }
 
 #[derive(Serialize)]
@@ -61,7 +63,7 @@ pub fn run(a: InfoArgs) -> Result<i32, CliError> {
     let mut tree = None;
     let mut modes = Vec::new();
     for m in a.mode.modes() {
-        let (hpa, build_ms) = build(&grid, m, &a.map)?;
+        let (hpa, build_ms) = build(&grid, m, &a.map, a.memory.limit())?;
         if tree.is_none() {
             let t = hpa.tree();
             let (mut free_leaves, mut free_leaf_cells) = (0, 0);

@@ -13,7 +13,7 @@ mod scen;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use quadpath::io::{self, BitmapOptions, ColorLegend, MapError};
-use quadpath::{BuildError, Cell, Grid, HpaMap, Mode, QueryError};
+use quadpath::{BuildError, Cell, Config, Grid, HpaMap, Mode, QueryError};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -150,6 +150,72 @@ pub struct MapOptions {
     pub legend: Option<String>,
 }
 
+/// How much memory the search structure may take; shared by every subcommand that builds
+/// one.
+#[derive(Args, Debug, Clone, Default)]
+pub struct MemoryOptions {
+    /// Refuse (exit 2) to build a search structure estimated above SIZE bytes, e.g. 512M
+    /// or 2G (K, M, G, T are powers of 1024). Default: half the machine's physical memory
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<usize>,
+}
+
+impl MemoryOptions {
+    /// The limit in bytes: `--max-memory`, or half of `MemTotal` in `/proc/meminfo`, or
+    /// [`FALLBACK_MAX_MEMORY`] where that cannot be read.
+    pub fn limit(&self) -> usize {
+        self.max_memory.unwrap_or_else(|| {
+            std::fs::read_to_string("/proc/meminfo")
+                .ok()
+                .and_then(|m| mem_total(&m))
+                .map_or(FALLBACK_MAX_MEMORY, |total| total / 2)
+        })
+    }
+}
+
+/// The default `--max-memory` where the machine's memory cannot be read: 4 GiB.
+pub const FALLBACK_MAX_MEMORY: usize = 4 << 30;
+
+/// `MemTotal` in bytes from the text of `/proc/meminfo`.
+fn mem_total(meminfo: &str) -> Option<usize> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let mut parts = line["MemTotal:".len()..].split_whitespace();
+    let n: usize = parts.next()?.parse().ok()?;
+    match parts.next() {
+        Some("kB") => n.checked_mul(1024),
+        None => Some(n),
+        Some(_) => None,
+    }
+}
+
+/// Parses a byte count such as `1048576`, `512K`, `512M`, `2G`, `1T`, `64MiB`, `2gb`.
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let (num, unit) = t.split_at(digits);
+    let bad = || {
+        format!(
+            "invalid size {s:?}: write a number of bytes with an optional K, M, G or T, e.g. 512M"
+        )
+    };
+    let n: usize = num.parse().map_err(|_| bad())?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit
+        .strip_suffix("ib")
+        .or_else(|| unit.strip_suffix('b'))
+        .unwrap_or(&unit);
+    let shift = match unit {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        _ => return Err(bad()),
+    };
+    n.checked_mul(1usize << shift)
+        .ok_or_else(|| format!("invalid size {s:?}: too large"))
+}
+
 fn parse_threshold(s: &str) -> Result<f32, String> {
     match s.trim().parse::<f32>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
@@ -264,7 +330,13 @@ pub fn path_error(map: &Path, e: QueryError) -> CliError {
 
 /// A map that cannot be prepared for search: status 2.
 pub fn build_error(map: &Path, e: BuildError) -> CliError {
-    CliError::input(format!("{}: {e}", map.display()))
+    match e {
+        BuildError::MemoryLimit { .. } => CliError::input(format!(
+            "{}: {e} (raise it with --max-memory SIZE)",
+            map.display()
+        )),
+        e => CliError::input(format!("{}: {e}", map.display())),
+    }
 }
 
 /// Parses a cell written `x,y`.
@@ -320,10 +392,17 @@ pub fn load_map(path: &Path, opts: &MapOptions) -> Result<Grid, CliError> {
     Ok(io::load_grid(path, &bo)?)
 }
 
-/// Builds the search structure, timing it; returns the map and the build time in ms.
-pub fn build(grid: &Grid, mode: Mode, map: &Path) -> Result<(HpaMap, f64), CliError> {
+/// Builds the search structure within `max_memory` bytes, timing it; returns the map and
+/// the build time in ms.
+pub fn build(
+    grid: &Grid,
+    mode: Mode,
+    map: &Path,
+    max_memory: usize,
+) -> Result<(HpaMap, f64), CliError> {
     let t = Instant::now();
-    let hpa = HpaMap::new(grid.clone(), mode).map_err(|e| build_error(map, e))?;
+    let config = Config::from(mode).with_max_memory(Some(max_memory));
+    let hpa = HpaMap::new(grid.clone(), config).map_err(|e| build_error(map, e))?;
     Ok((hpa, t.elapsed().as_secs_f64() * 1e3))
 }
 
@@ -425,6 +504,30 @@ mod tests {
             assert_eq!(e.code, EXIT_INPUT, "{bad}");
             assert!(e.message.contains("start"), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("64KiB"), Ok(64 << 10));
+        assert_eq!(parse_size(" 3gb "), Ok(3 << 30));
+        for bad in [
+            "",
+            "M",
+            "12X",
+            "-1G",
+            "1.5G",
+            "99999999999999999999T",
+            "9999999999T",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        let info = "MemTotal:       24576000 kB\nMemFree: 1 kB\n";
+        assert_eq!(mem_total(info), Some(24576000 * 1024));
+        assert_eq!(mem_total("nothing"), None);
+        assert!(MemoryOptions::default().limit() > 0);
     }
 
     #[test]

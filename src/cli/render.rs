@@ -2,11 +2,12 @@
 
 use super::output;
 use super::{
-    build, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, ModeArg, EXIT_OK,
+    build, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, MemoryOptions,
+    ModeArg, EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, Overlay, RenderOptions};
-use quadpath::{Cell, HpaMap, Rect};
+use quadpath::{Cell, Grid, HpaMap, Rect};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -37,6 +38,8 @@ pub struct RenderArgs {
     pub mode: ModeArg,
     #[command(flatten)]
     pub map_opts: MapOptions,
+    #[command(flatten)]
+    pub memory: MemoryOptions,
 }
 
 /// What to draw besides the cells.
@@ -47,9 +50,16 @@ pub struct View {
     pub scale: u32,
 }
 
-/// Renders `hpa`'s grid with the requested overlays and saves it as PNG.
-pub fn draw(hpa: &HpaMap, path: Option<&[Cell]>, view: &View, out: &Path) -> Result<(), CliError> {
-    let leaves: Vec<(Rect, bool)> = if view.tree {
+/// Renders `grid` with the requested overlays and saves it as PNG. The tree and gate
+/// overlays come from `hpa`, which is only needed for them.
+pub fn draw(
+    grid: &Grid,
+    hpa: Option<&HpaMap>,
+    path: Option<&[Cell]>,
+    view: &View,
+    out: &Path,
+) -> Result<(), CliError> {
+    let leaves: Vec<(Rect, bool)> = if let Some(hpa) = hpa.filter(|_| view.tree) {
         hpa.tree()
             .leaves()
             .map(|l| (l.rect(), l.object_count() == 0))
@@ -57,7 +67,7 @@ pub fn draw(hpa: &HpaMap, path: Option<&[Cell]>, view: &View, out: &Path) -> Res
     } else {
         Vec::new()
     };
-    let gates = if view.gates {
+    let gates = if let Some(hpa) = hpa.filter(|_| view.gates) {
         hpa.crossings()
     } else {
         Vec::new()
@@ -72,7 +82,7 @@ pub fn draw(hpa: &HpaMap, path: Option<&[Cell]>, view: &View, out: &Path) -> Res
         blocked_leaves: view.blocked_leaves,
         ..Default::default()
     };
-    let img = io::render(hpa.grid(), &overlay, &opts);
+    let img = io::render(grid, &overlay, &opts);
     io::save_png(&img, out)?;
     Ok(())
 }
@@ -90,10 +100,14 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         check_endpoint(&grid, &a.map, "start", s)?;
         check_endpoint(&grid, &a.map, "goal", g)?;
     }
-    let (hpa, _) = build(&grid, a.mode.mode(), &a.map)?;
-    let path = match ends {
-        Some((s, g)) => Some(hpa.find_path(s, g).map_err(|e| path_error(&a.map, e))?),
-        None => None,
+    // Only the overlays need the search structure: a plain render builds none.
+    let hpa = match a.tree || a.gates || ends.is_some() {
+        true => Some(build(&grid, a.mode.mode(), &a.map, a.memory.limit())?.0),
+        false => None,
+    };
+    let path = match (ends, &hpa) {
+        (Some((s, g)), Some(hpa)) => Some(hpa.find_path(s, g).map_err(|e| path_error(&a.map, e))?),
+        _ => None,
     };
     let view = View {
         tree: a.tree,
@@ -102,7 +116,8 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         scale: a.scale,
     };
     draw(
-        &hpa,
+        &grid,
+        hpa.as_ref(),
         path.as_ref().map(|p| p.cells.as_slice()),
         &view,
         &a.output,

@@ -2,8 +2,8 @@
 
 use super::output::{self, cell_json, cells_json};
 use super::{
-    build, load_scen, mode_name, select_queries, CliError, MapOptions, ModeArg, EXIT_FAILED,
-    EXIT_OK,
+    build, load_scen, mode_name, select_queries, CliError, MapOptions, MemoryOptions, ModeArg,
+    EXIT_FAILED, EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, Scenario};
@@ -38,6 +38,8 @@ pub struct ScenArgs {
     pub json: bool,
     #[command(flatten)]
     pub map_opts: MapOptions,
+    #[command(flatten)]
+    pub memory: MemoryOptions,
 }
 
 /// How one query went, judged against its scenario line.
@@ -132,7 +134,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
     // explicitly, so that a full disk is reported instead of lost.
     let mut paths_out = a.paths.as_ref().map(io::OutputFile::create).transpose()?;
 
-    let (hpa, build_ms) = build(&set.grid, mode, &set.map_path)?;
+    let (hpa, build_ms) = build(&set.grid, mode, &set.map_path, a.memory.limit())?;
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
     let pb = output::progress(ids.len(), mode_name(mode), a.json);
     let (mut solved, mut unreachable, mut invalid) = (0, 0, 0);

@@ -206,8 +206,12 @@ impl Clusters {
                     + 4 * c.reach.capacity()
             })
             .sum();
-        tables
-            + self.items.memory_bytes()
+        tables + self.side_table_bytes()
+    }
+
+    /// Heap bytes of the slots, the key map and the per-leaf and per-gate side tables.
+    fn side_table_bytes(&self) -> usize {
+        self.items.memory_bytes()
             + self.by_key.capacity() * (std::mem::size_of::<(u64, ClusterId)>() + 1)
             + 4 * (self.of_leaf.capacity()
                 + self.local.capacity()
@@ -262,29 +266,7 @@ impl Clusters {
     /// Recomputes a cluster's gate list, entrances, and entrance-to-entrance routes.
     fn recompute(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid, id: ClusterId) {
         let mut c = std::mem::take(self.items.get_mut(id));
-        if self.local.len() < g.gate_capacity() {
-            self.local.resize(g.gate_capacity(), 0);
-            self.entrance.resize(g.gate_capacity(), NOT_ENTRANCE);
-        }
-        c.gates.clear();
-        for &leaf in &c.leaves {
-            c.gates.extend_from_slice(&g.leaf(leaf).gates);
-        }
-        for (i, &gate) in c.gates.iter().enumerate() {
-            self.local[gate.index()] = i as u32;
-            self.entrance[gate.index()] = NOT_ENTRANCE;
-        }
-        let mut entrances = std::mem::take(&mut c.entrances);
-        entrances.clear();
-        for dir in Direction::SIDES {
-            self.border_entrances(g, shape, grid, &c, dir, &mut entrances);
-        }
-        entrances.sort_unstable();
-        entrances.dedup();
-        for (i, &e) in entrances.iter().enumerate() {
-            self.entrance[e.index()] = i as u32;
-        }
-        c.entrances = entrances;
+        self.select(g, shape, grid, &mut c);
         let (n_e, n_g) = (c.entrances.len(), c.gates.len());
         c.dist.clear();
         c.dist.resize(n_e * n_e, f64::INFINITY);
@@ -308,6 +290,59 @@ impl Clusters {
             }
         }
         *self.items.get_mut(id) = c;
+    }
+
+    /// Heap bytes the route tables of every stale cluster will take once recomputed, plus
+    /// their gate and entrance lists and the side tables: the cluster layer's size before
+    /// its tables are allocated. Selects each stale cluster's gates and entrances (cheap,
+    /// and done again by the recomputation).
+    pub fn estimate_bytes(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid) -> usize {
+        let mut total = 0usize;
+        for i in 0..self.queue.len() {
+            let id = self.queue[i];
+            if !self.items.is_live(id) {
+                continue;
+            }
+            let mut c = std::mem::take(self.items.get_mut(id));
+            self.select(g, shape, grid, &mut c);
+            let (n_e, n_g) = (c.entrances.len(), c.gates.len());
+            let tables = n_e
+                .saturating_mul(n_e)
+                .saturating_mul(8)
+                .saturating_add(n_e.saturating_mul(n_g).saturating_mul(8));
+            total = total.saturating_add(tables).saturating_add(
+                4 * (c.leaves.capacity() + c.gates.capacity() + c.entrances.capacity()),
+            );
+            *self.items.get_mut(id) = c;
+        }
+        total.saturating_add(self.side_table_bytes())
+    }
+
+    /// Selects a cluster's gates and entrances (no route tables).
+    fn select(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid, c: &mut Cluster) {
+        if self.local.len() < g.gate_capacity() {
+            self.local.resize(g.gate_capacity(), 0);
+            self.entrance.resize(g.gate_capacity(), NOT_ENTRANCE);
+        }
+        c.gates.clear();
+        for &leaf in &c.leaves {
+            c.gates.extend_from_slice(&g.leaf(leaf).gates);
+        }
+        for (i, &gate) in c.gates.iter().enumerate() {
+            self.local[gate.index()] = i as u32;
+            self.entrance[gate.index()] = NOT_ENTRANCE;
+        }
+        let mut entrances = std::mem::take(&mut c.entrances);
+        entrances.clear();
+        for dir in Direction::SIDES {
+            self.border_entrances(g, shape, grid, c, dir, &mut entrances);
+        }
+        entrances.sort_unstable();
+        entrances.dedup();
+        for (i, &e) in entrances.iter().enumerate() {
+            self.entrance[e.index()] = i as u32;
+        }
+        c.entrances = entrances;
     }
 
     /// Appends the entrances on one side of a cluster. The crossings leaving it across

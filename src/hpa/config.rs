@@ -53,6 +53,15 @@ pub struct Config {
     /// Landmarks for differential heuristics (0 to 16; 0 turns them off). Each costs 4
     /// bytes per free cell and one grid Dijkstra at build time, and lets the search skip
     /// most of the dead ends the octile heuristic walks into. Optimality is unaffected.
+    ///
+    /// Landmarks only pay where walls make the octile distance a poor guess. On a large map
+    /// that is mostly wide open (more than 2^20 free cells, and more than 64 free cells per
+    /// gate, i.e. free leaves some hundreds of
+    /// cells across) the table is not built and [`HpaMap::landmark_count`] reports 0: inside
+    /// a free leaf the octile distance is already exact, and the table would cost 4 bytes
+    /// per free cell and landmark for nothing.
+    ///
+    /// [`HpaMap::landmark_count`]: super::HpaMap::landmark_count
     pub landmarks: u8,
     /// Short-move radius R (0 to [`Config::MAX_LOCAL_RADIUS`]; 0 turns it off). A query
     /// whose ends are at most R + ½ apart (octile distance) is first answered by an exact
@@ -64,7 +73,32 @@ pub struct Config {
     /// around cluster borders; the exact preset leaves it off, as its paths are optimal
     /// anyway. Each context keeps a (2R+1)² table for it.
     pub local_radius: u32,
+    /// The most heap memory, in bytes, the built structure may take (`None`: no limit).
+    /// Before the large parts are allocated (tree, gate graph, cluster tables, landmark
+    /// table) their size is estimated from cheap counts; when the running estimate goes
+    /// over the limit, [`HpaMap::new`] returns [`BuildError::MemoryLimit`] instead of
+    /// allocating. The estimate is an upper bound of [`HpaMap::memory_bytes`] in practice,
+    /// so a map that builds stays within the limit (edits can grow it later). Large
+    /// allocations are also made fallibly, so running out of memory is the same error
+    /// rather than an abort.
+    ///
+    /// The library default is `None`: a game knows its own budget, and any fixed default
+    /// would either refuse legitimate large maps or allow more than some machines have. The
+    /// `quadpath` command line defaults to half the machine's physical memory.
+    ///
+    /// [`HpaMap::new`]: super::HpaMap::new
+    /// [`HpaMap::memory_bytes`]: super::HpaMap::memory_bytes
+    /// [`BuildError::MemoryLimit`]: super::BuildError::MemoryLimit
+    pub max_memory: Option<usize>,
 }
+
+/// Free cells below which landmarks are always built when configured (see
+/// [`Config::landmarks`]): 2^20, a table of 32 MiB at 8 landmarks.
+pub(crate) const LANDMARK_OPEN_CELLS: u64 = 1 << 20;
+
+/// Free cells per gate above which a large map is considered wide open and gets no landmark
+/// table (see [`Config::landmarks`]).
+pub(crate) const LANDMARK_CELLS_PER_GATE: u64 = 64;
 
 impl Config {
     /// The largest [`Config::local_radius`]: its window then has 129² cells.
@@ -79,6 +113,7 @@ impl Config {
             max_leaf_side: None,
             landmarks: 8,
             local_radius: 0,
+            max_memory: None,
         }
     }
 
@@ -93,6 +128,7 @@ impl Config {
             max_leaf_side: None,
             landmarks: 0,
             local_radius: 16,
+            max_memory: None,
         }
     }
 
@@ -130,6 +166,13 @@ impl Config {
     /// With this many landmarks (0 to 16).
     pub fn with_landmarks(mut self, landmarks: u8) -> Self {
         self.landmarks = landmarks;
+        self
+    }
+
+    /// With this limit on the structure's heap memory in bytes, or none (see
+    /// [`Config::max_memory`]).
+    pub fn with_max_memory(mut self, bytes: Option<usize>) -> Self {
+        self.max_memory = bytes;
         self
     }
 

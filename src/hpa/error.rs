@@ -87,6 +87,19 @@ pub enum BuildError {
     /// The configuration is invalid.
     #[error("invalid configuration: {0}")]
     Config(#[from] ConfigError),
+    /// The structure would need more heap memory than
+    /// [`Config::max_memory`](super::Config::max_memory) allows, or the allocator refused
+    /// it. Nothing large was allocated when the estimate was over the limit.
+    #[error("building this map needs about {estimated} bytes of memory, over the limit of {limit} bytes")]
+    #[non_exhaustive]
+    MemoryLimit {
+        /// Estimated heap bytes of the structure (an upper bound in practice), counted up to
+        /// the part that went over.
+        estimated: usize,
+        /// The limit: [`Config::max_memory`](super::Config::max_memory), or `usize::MAX`
+        /// when the allocator itself failed without a limit set.
+        limit: usize,
+    },
 }
 
 /// Why a path query has no answer.

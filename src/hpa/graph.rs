@@ -184,15 +184,51 @@ pub(crate) struct GateGraph {
 }
 
 impl GateGraph {
-    pub fn new(width: u32, height: u32) -> Self {
-        GateGraph {
+    /// An empty graph for a `width`×`height` map, its per-cell table allocated fallibly.
+    pub fn try_new(width: u32, height: u32) -> Result<Self, std::collections::TryReserveError> {
+        let n = width as usize * height as usize;
+        let mut gate_at = Vec::new();
+        gate_at.try_reserve_exact(n)?;
+        gate_at.resize(n, NO_GATE);
+        Ok(GateGraph {
             leaves: Slots::default(),
             gates: Slots::default(),
             leaf_of_node: HashMap::default(),
-            gate_at: vec![NO_GATE; width as usize * height as usize],
+            gate_at,
             width: width as u64,
             crossing_count: 0,
+        })
+    }
+
+    /// An upper bound, in practice, on the heap bytes of the graph over free leaves
+    /// `leaves` of a `width`×`height` map, from their sizes alone: every cell on a leaf's
+    /// border counted as a gate, vectors at their growth capacity.
+    pub fn estimate_bytes(width: u32, height: u32, leaves: impl Iterator<Item = Rect>) -> usize {
+        use std::mem::size_of;
+        let (mut n_leaves, mut n_gates, mut lists, mut spilled) = (0usize, 0usize, 0usize, 0usize);
+        for r in leaves {
+            let (w, h) = (r.width() as usize, r.height() as usize);
+            let border = if w <= 2 || h <= 2 {
+                w * h
+            } else {
+                2 * (w + h) - 4
+            };
+            n_leaves += 1;
+            n_gates = n_gates.saturating_add(border);
+            lists =
+                lists.saturating_add(border.next_power_of_two().max(4) * (size_of::<GateId>() + 8));
+            // Cells of thin leaves and the corners of the others can have more links than
+            // the inline 4 (up to 8).
+            let crowded = if w <= 2 || h <= 2 { w * h } else { 4 };
+            spilled = spilled.saturating_add(crowded * 8 * size_of::<GateId>());
         }
+        let slots = |n: usize, item: usize| n.next_power_of_two() * (item + 1);
+        (width as usize * height as usize * 4)
+            .saturating_add(slots(n_leaves, size_of::<Leaf>()))
+            .saturating_add(slots(n_gates, size_of::<Gate>()))
+            .saturating_add(lists)
+            .saturating_add(spilled)
+            .saturating_add(2 * n_leaves * (size_of::<(u64, LeafId)>() + 1))
     }
 
     #[inline]

@@ -117,6 +117,31 @@ impl Landmarks {
         lm
     }
 
+    /// An upper bound on the heap bytes [`Landmarks::build`] takes for `k` landmarks on
+    /// `grid`, counting the building scratch too (two distance columns and a flood's marks
+    /// and queue over every cell), without allocating more than one byte per block.
+    pub fn estimate_bytes(grid: &Grid, k: usize) -> usize {
+        let k = k.min(MAX_LANDMARKS);
+        let (w, h) = (grid.width(), grid.height());
+        let n = w as usize * h as usize;
+        let stride = w.div_ceil(BLOCK) as usize;
+        let block_count = stride * h.div_ceil(BLOCK) as usize;
+        let mut used = vec![false; block_count];
+        let mut stored = 0usize;
+        for c in grid.free_cells() {
+            let b = &mut used[(c.y / BLOCK) as usize * stride + (c.x / BLOCK) as usize];
+            if !*b {
+                *b = true;
+                stored += 1;
+            }
+        }
+        // Kept: the block index, the step masks, the table, the landmark cells and flags.
+        let kept = block_count * 4 + n + stored * 64 * k * 4 + k * 9;
+        // Scratch while building: two u32 columns, the flood's marks and its queue.
+        let scratch = n * (4 + 4 + 1 + 8);
+        kept.saturating_add(scratch)
+    }
+
     /// Keeps the step masks in line after `blocked` cells became walls. The distances need
     /// nothing: losing steps keeps them 1-Lipschitz.
     pub fn on_blocked(&mut self, grid: &Grid, blocked: &[Cell]) {

@@ -48,6 +48,9 @@ pub struct HpaMap {
     pub(super) landmarks: Landmarks,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
+    /// The build's estimate of the heap bytes (see [`Config::max_memory`]).
+    #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+    pub(super) estimated_bytes: usize,
 }
 
 impl std::fmt::Debug for HpaMap {
@@ -76,10 +79,25 @@ impl HpaMap {
     ///
     /// # Errors
     /// [`BuildError::Config`] when the configuration is out of range, and
-    /// [`BuildError::MapTooLarge`] when a side exceeds what the quadtree can index.
+    /// [`BuildError::MapTooLarge`] when a side exceeds what the quadtree can index, and
+    /// [`BuildError::MemoryLimit`] when the structure's estimated size is over
+    /// [`Config::max_memory`] (checked before each large part is allocated) or the gate
+    /// table cannot be allocated.
     pub fn new(grid: Grid, config: impl Into<Config>) -> Result<Self, BuildError> {
         let config = config.into();
         config.validate()?;
+        let limit = config.max_memory.unwrap_or(usize::MAX);
+        let check = |estimated: usize| match estimated > limit {
+            true => Err(BuildError::MemoryLimit { estimated, limit }),
+            false => Ok(()),
+        };
+        // The tree holds one object per blocked cell: refuse before building what cannot fit.
+        let cells = grid.width() as u64 * grid.height() as u64;
+        let blocked = (cells - grid.free_count()) as usize;
+        check(
+            grid.memory_bytes()
+                .saturating_add(blocked.saturating_mul(std::mem::size_of::<(Cell, ())>())),
+        )?;
         let stopper = match config.max_leaf_side {
             Some(s) => SplitStopper::uniform().with_max_leaf_side(s),
             None => SplitStopper::uniform(),
@@ -99,8 +117,26 @@ impl HpaMap {
             QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
         })?;
         tree.track_changes(true);
+        let mut estimated = grid.memory_bytes() + tree.memory_bytes();
+        check(estimated)?;
+        let mut free: Vec<(NodeId, Rect)> = tree
+            .leaves()
+            .filter(|l| l.object_count() == 0)
+            .map(|l| (l.id(), l.rect()))
+            .collect();
+        estimated = estimated
+            .saturating_add(GateGraph::estimate_bytes(
+                grid.width(),
+                grid.height(),
+                free.iter().map(|&(_, r)| r),
+            ))
+            // The components' labels and marks, per leaf.
+            .saturating_add(free.len().next_power_of_two() * 32);
+        check(estimated)?;
+        let graph = GateGraph::try_new(grid.width(), grid.height())
+            .map_err(|_| BuildError::MemoryLimit { estimated, limit })?;
         let mut map = HpaMap {
-            graph: GateGraph::new(grid.width(), grid.height()),
+            graph,
             grid,
             tree,
             config,
@@ -108,13 +144,8 @@ impl HpaMap {
             clusters: None,
             landmarks: Landmarks::default(),
             crossing_buf: Vec::new(),
+            estimated_bytes: 0,
         };
-        let mut free: Vec<(NodeId, Rect)> = map
-            .tree
-            .leaves()
-            .filter(|l| l.object_count() == 0)
-            .map(|l| (l.id(), l.rect()))
-            .collect();
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
         free.sort_unstable_by_key(|(_, r)| morton(r.x1, r.y1));
@@ -122,6 +153,7 @@ impl HpaMap {
             .iter()
             .map(|&(id, rect)| map.graph.add_leaf(id, rect))
             .collect();
+        drop(free);
         for &a in &leaves {
             for b in map.later_neighbours(map.graph.leaf(a).rect) {
                 map.connect(a, b);
@@ -133,13 +165,29 @@ impl HpaMap {
             for &leaf in &leaves {
                 clusters.attach(&map.graph, &shape, leaf);
             }
+            // Entrances are chosen before the entrance × gate tables are allocated.
+            estimated =
+                estimated.saturating_add(clusters.estimate_bytes(&map.graph, &shape, &map.grid));
+            check(estimated)?;
             clusters.refresh_all(&map.graph, &shape, &map.grid);
             map.clusters = Some(Box::new(clusters));
         }
-        if config.landmarks > 0 {
-            map.landmarks = Landmarks::build(&map.grid, config.landmarks as usize);
+        if config.landmarks > 0 && landmarks_pay(&map) {
+            let k = config.landmarks as usize;
+            estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
+            check(estimated)?;
+            map.landmarks = Landmarks::build(&map.grid, k);
         }
+        map.estimated_bytes = estimated;
         Ok(map)
+    }
+
+    /// What [`HpaMap::new`] estimated the structure's heap bytes to be before building it
+    /// (compared with [`Config::max_memory`]); a test hook, to check the estimate against
+    /// [`HpaMap::memory_bytes`].
+    #[cfg(any(test, feature = "testing"))]
+    pub fn estimated_memory_bytes(&self) -> usize {
+        self.estimated_bytes
     }
 
     /// The map as it is now.
@@ -262,6 +310,16 @@ impl HpaMap {
         }
         self.crossing_buf = buf;
     }
+}
+
+/// Whether a landmark table is worth its 4 bytes per free cell and landmark (see
+/// [`Config::landmarks`]): always on maps up to 2^20 free cells, and on larger ones unless
+/// they are wide open, with more than 64 free cells per gate. Inside a free leaf the octile
+/// distance is exact, so on open ground the table would guide nothing.
+fn landmarks_pay(map: &HpaMap) -> bool {
+    use super::config::{LANDMARK_CELLS_PER_GATE, LANDMARK_OPEN_CELLS};
+    let free = map.grid.free_count();
+    free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * map.graph.gate_count() as u64
 }
 
 /// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.
