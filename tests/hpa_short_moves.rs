@@ -211,7 +211,9 @@ fn sweep_berlin() {
 /// visits no cell twice.
 #[test]
 fn reported_short_moves_are_optimal() {
-    let cases: [(&str, (u32, u32), (u32, u32)); 5] = [
+    // (map, start, goal)
+    type Move = (&'static str, (u32, u32), (u32, u32));
+    let cases: [Move; 5] = [
         ("mapf/Berlin_1_256.map", (62, 135), (64, 136)),
         ("repro", (65, 4), (63, 4)),
         ("arena", (14, 2), (15, 4)),

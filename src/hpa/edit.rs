@@ -3,6 +3,7 @@
 
 use super::error::EditError;
 use super::graph::LeafId;
+use super::landmarks::Landmarks;
 use super::map::HpaMap;
 use crate::geom::{Cell, Direction, Rect};
 use crate::quadtree::{LeafChange, NodeId};
@@ -101,7 +102,28 @@ impl HpaMap {
             self.landmarks.on_blocked(&self.grid, changed);
         } else {
             self.landmarks.on_freed(&self.grid, changed);
+            if self.config.landmarks > 0 && self.landmarks.count() == 0 {
+                self.landmarks_pending = true;
+            }
         }
+    }
+
+    /// Builds the landmarks a map went without (see `landmarks_pending`) if they now pay
+    /// and fit in [`Config::max_memory`](crate::Config::max_memory); returns whether it
+    /// built them.
+    fn build_pending_landmarks(&mut self) -> bool {
+        self.landmarks_pending = false;
+        let k = self.config.landmarks as usize;
+        let fits = self.config.max_memory.map_or(true, |limit| {
+            self.memory_bytes()
+                .saturating_add(Landmarks::estimate_bytes(&self.grid, k))
+                <= limit
+        });
+        if self.grid.free_count() == 0 || !fits || !super::map::landmarks_pay(self) {
+            return false;
+        }
+        self.landmarks = Landmarks::build(&self.grid, k);
+        true
     }
 
     /// Blocks or frees one cell of the grid (through its obstruction overlay, see
@@ -250,6 +272,10 @@ impl HpaMap {
                 .is_some_and(|c| c.refresh_one(&self.graph, &shape, &self.grid));
             if cluster {
                 report.clusters += 1;
+            } else if self.landmarks_pending {
+                if self.build_pending_landmarks() {
+                    report.landmarks += self.landmarks.count();
+                }
             } else if self.landmarks.refresh_one(&self.grid) {
                 report.landmarks += 1;
             } else {
@@ -266,7 +292,9 @@ impl HpaMap {
     /// Whether edits have left clusters or landmarks to recompute (see
     /// [`HpaMap::refresh`]).
     pub fn needs_refresh(&self) -> bool {
-        self.clusters.as_ref().is_some_and(|c| c.is_stale()) || self.landmarks.is_stale()
+        self.clusters.as_ref().is_some_and(|c| c.is_stale())
+            || self.landmarks.is_stale()
+            || self.landmarks_pending
     }
 
     /// Rebuilds gates and labels for the leaves the tree reports as replaced. All edits

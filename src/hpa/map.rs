@@ -46,6 +46,10 @@ pub struct HpaMap {
     /// compared with the rest of the struct.
     pub(super) clusters: Option<Box<Clusters>>,
     pub(super) landmarks: Landmarks,
+    /// Set when cells were freed on a map that has no landmarks though its configuration
+    /// asks for them (it was built with nothing free, or too open for them to pay): the
+    /// next refresh decides whether to build them now.
+    pub(super) landmarks_pending: bool,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
     /// The build's estimate of the heap bytes (see [`Config::max_memory`]).
@@ -143,6 +147,7 @@ impl HpaMap {
             components: Components::default(),
             clusters: None,
             landmarks: Landmarks::default(),
+            landmarks_pending: false,
             crossing_buf: Vec::new(),
             estimated_bytes: 0,
         };
@@ -316,7 +321,7 @@ impl HpaMap {
 /// [`Config::landmarks`]): always on maps up to 2^20 free cells, and on larger ones unless
 /// they are wide open, with more than 64 free cells per gate. Inside a free leaf the octile
 /// distance is exact, so on open ground the table would guide nothing.
-fn landmarks_pay(map: &HpaMap) -> bool {
+pub(super) fn landmarks_pay(map: &HpaMap) -> bool {
     use super::config::{LANDMARK_CELLS_PER_GATE, LANDMARK_OPEN_CELLS};
     let free = map.grid.free_count();
     free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * map.graph.gate_count() as u64
