@@ -174,11 +174,6 @@ impl Clusters {
         false
     }
 
-    /// Recomputes every stale cluster.
-    pub fn refresh_all(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid) {
-        while self.refresh_one(g, shape, grid) {}
-    }
-
     /// The live clusters.
     pub fn live(&self) -> impl Iterator<Item = &Cluster> + '_ {
         self.items.iter().map(|(_, c)| c)
@@ -267,6 +262,13 @@ impl Clusters {
     fn recompute(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid, id: ClusterId) {
         let mut c = std::mem::take(self.items.get_mut(id));
         self.select(g, shape, grid, &mut c);
+        self.compute_routes(g, id, &mut c);
+        *self.items.get_mut(id) = c;
+    }
+
+    /// Fills the route tables of cluster `c` (slot `id`), whose gates and entrances
+    /// [`Clusters::select`] has chosen.
+    fn compute_routes(&mut self, g: &GateGraph, id: ClusterId, c: &mut Cluster) {
         let (n_e, n_g) = (c.entrances.len(), c.gates.len());
         c.dist.clear();
         c.dist.resize(n_e * n_e, f64::INFINITY);
@@ -274,7 +276,7 @@ impl Clusters {
         c.pred.resize(n_e * n_g, NO_PRED);
         c.reach.clear();
         c.reach.resize(n_e * n_g, f32::INFINITY);
-        self.scratch.prepare(g, &c, id, &self.of_leaf, &self.local);
+        self.scratch.prepare(g, c, id, &self.of_leaf, &self.local);
         for i in 0..n_e {
             let source = self.local_of(c.entrances[i]);
             self.scratch.run(source);
@@ -289,14 +291,27 @@ impl Clusters {
                 *r = d as f32;
             }
         }
-        *self.items.get_mut(id) = c;
     }
 
-    /// Heap bytes the route tables of every stale cluster will take once recomputed, plus
-    /// their gate and entrance lists and the side tables: the cluster layer's size before
-    /// its tables are allocated. Selects each stale cluster's gates and entrances (cheap,
-    /// and done again by the recomputation).
-    pub fn estimate_bytes(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid) -> usize {
+    /// Fills the route tables of every stale cluster whose gates and entrances
+    /// [`Clusters::select_all`] has just chosen: the second half of a build, which does not
+    /// choose them again.
+    pub fn route_all(&mut self, g: &GateGraph) {
+        while let Some(id) = self.queue.pop() {
+            self.stale[id.index()] = false;
+            if self.items.is_live(id) {
+                let mut c = std::mem::take(self.items.get_mut(id));
+                self.compute_routes(g, id, &mut c);
+                *self.items.get_mut(id) = c;
+            }
+        }
+    }
+
+    /// Chooses the gates and entrances of every stale cluster, and returns the heap bytes
+    /// their route tables will take, plus their gate and entrance lists and the side
+    /// tables: the cluster layer's size before its tables are allocated by
+    /// [`Clusters::route_all`].
+    pub fn select_all(&mut self, g: &GateGraph, shape: &Shape, grid: &Grid) -> usize {
         let mut total = 0usize;
         for i in 0..self.queue.len() {
             let id = self.queue[i];

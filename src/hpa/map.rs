@@ -172,9 +172,9 @@ impl HpaMap {
             }
             // Entrances are chosen before the entrance × gate tables are allocated.
             estimated =
-                estimated.saturating_add(clusters.estimate_bytes(&map.graph, &shape, &map.grid));
+                estimated.saturating_add(clusters.select_all(&map.graph, &shape, &map.grid));
             check(estimated)?;
-            clusters.refresh_all(&map.graph, &shape, &map.grid);
+            clusters.route_all(&map.graph);
             map.clusters = Some(Box::new(clusters));
         }
         if config.landmarks > 0 && landmarks_pay(&map) {
