@@ -273,6 +273,15 @@ fn configurations_are_checked() {
         ))),
         ConfigError::ZeroGateStep
     ));
+    assert!(matches!(
+        refused(Config::fast().with_local_radius(Config::MAX_LOCAL_RADIUS + 1)),
+        ConfigError::LocalRadius { .. }
+    ));
+    assert!(HpaMap::new(
+        grid.clone(),
+        Config::fast().with_local_radius(Config::MAX_LOCAL_RADIUS)
+    )
+    .is_ok());
     // The limits themselves are accepted, and the message names the field.
     let map = HpaMap::new(grid.clone(), Config::exact().with_landmarks(16)).unwrap();
     assert_eq!(map.landmark_count(), 16);
@@ -359,4 +368,28 @@ fn a_map_built_without_free_cells_gets_landmarks_on_refresh() {
     // A blocking edit sets nothing pending.
     map.set_blocked(Cell::new(10, 10), true).unwrap();
     assert!(!map.needs_refresh());
+}
+
+/// Terrain edits off the map are refused with a typed error naming the area, and change
+/// nothing, like the other edits.
+#[test]
+fn terrain_edits_off_the_map_are_refused() {
+    for mode in [Mode::Exact, Mode::Fast] {
+        let grid = field();
+        let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+        let before = map.snapshot();
+        let outside = Rect::new(250, 250, 256, 256);
+        assert_eq!(
+            map.set_rect_terrain(outside, b'W'),
+            Err(quadpath::EditError::OutOfBounds {
+                rect: outside,
+                width: 256,
+                height: 256
+            })
+        );
+        assert!(map.set_terrain(Cell::new(0, 256), b'G').is_err());
+        assert_eq!(map.grid(), &grid, "a refused edit changed the grid");
+        assert!(!map.needs_refresh());
+        assert_same_structure(&map.snapshot(), &before, "after refused terrain edits");
+    }
 }
