@@ -76,10 +76,12 @@ pub mod quadtree;
 
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
-pub use grid::{Grid, Movement, MovementError, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
+pub use grid::{
+    Grid, Movement, MovementError, TerrainPatch, TerrainSet, TERRAIN_FREE, TERRAIN_WALL,
+};
 pub use hpa::{
     validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy, HpaMap,
-    Mode, Path, PathDefect, QueryError, RefreshReport, SearchContext,
+    Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport, SearchContext,
 };
 
 /// Hooks for tests of this crate and of code built on it: a canonical [`testing::Snapshot`]

@@ -1,7 +1,8 @@
 //! Property tests of the HPA* layer on random maps and random edit sequences.
 //!
 //! For exact mode, fast mode and fast mode with tiny clusters (2–8 cells), after every edit
-//! (`set_blocked`, `set_rect_blocked` with rectangles that may cover blocked cells):
+//! (`set_blocked`, `set_rect_blocked` with rectangles that may cover blocked cells,
+//! `set_rect_terrain`, and `apply_patch` with mixed terrain, small or over the whole map):
 //! - `check_consistency()` holds and the structure equals a fresh build on the same grid;
 //! - for random query pairs, exact paths have the oracle's length (Dijkstra in
 //!   `common::distances`) within 1e-6, `Unreachable` comes exactly when the oracle finds no
@@ -17,7 +18,9 @@ mod common;
 use common::Rng;
 use common::*;
 use proptest::prelude::*;
-use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap, QueryError, Rect, SearchContext};
+use quadpath::{
+    Cell, Config, GatePolicy, Grid, HpaMap, QueryError, Rect, SearchContext, TerrainPatch,
+};
 
 /// A random grid: sides 1..40, obstacle density 0–60%.
 fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
@@ -61,6 +64,16 @@ enum Edit {
         h: u32,
         code: u8,
     },
+    /// A GPPC-style patch of mixed terrain laid at (x, y), clipped to the map; `whole`
+    /// lays it over the whole map instead, which makes `apply_patch` rebuild.
+    Patch {
+        x: u32,
+        y: u32,
+        w: u32,
+        h: u32,
+        codes: Vec<u8>,
+        whole: bool,
+    },
 }
 
 fn edit_strategy() -> impl Strategy<Value = Edit> {
@@ -70,6 +83,10 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
             .prop_map(|(x, y, w, h, blocked)| Edit::Rect { x, y, w, h, blocked }),
         1 => (0u32..64, 0u32..64, 1u32..=6, 1u32..=6, proptest::sample::select(b".GSWT@".to_vec()))
             .prop_map(|(x, y, w, h, code)| Edit::Terrain { x, y, w, h, code }),
+        1 => (0u32..64, 0u32..64, 1u32..=10, 1u32..=10,
+              proptest::collection::vec(proptest::sample::select(b"..GS@@TW".to_vec()), 1..=100),
+              proptest::bool::weighted(0.15))
+            .prop_map(|(x, y, w, h, codes, whole)| Edit::Patch { x, y, w, h, codes, whole }),
     ]
 }
 
@@ -145,6 +162,56 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
                 );
             }
             return (r, !b".GS".contains(&code));
+        }
+        Edit::Patch {
+            x,
+            y,
+            w: pw,
+            h: ph,
+            ref codes,
+            whole,
+        } => {
+            let (x, y) = if whole { (0, 0) } else { (x % w, y % h) };
+            let (pw, ph) = if whole {
+                (w, h)
+            } else {
+                (pw.min(w - x), ph.min(h - y))
+            };
+            let patch_codes: Vec<u8> = (0..(pw * ph) as usize)
+                .map(|i| codes[i % codes.len()])
+                .collect();
+            let patch = TerrainPatch::new(pw, ph, patch_codes.clone());
+            let r = Rect::new(x, y, x + pw - 1, y + ph - 1);
+            let (mut blocked, mut freed) = (0, 0);
+            for (c, &code) in r.cells().zip(&patch_codes) {
+                let free_after = b".GS".contains(&code) && !grid.is_obstructed(c);
+                match (grid.is_free(c), free_after) {
+                    (true, false) => blocked += 1,
+                    (false, true) => freed += 1,
+                    _ => {}
+                }
+            }
+            let report = map.apply_patch(Cell::new(x, y), &patch).unwrap();
+            assert_eq!(
+                (report.blocked, report.freed),
+                (blocked, freed),
+                "apply_patch({x},{y}, {pw}x{ph}) counts"
+            );
+            let cells = (w * h) as usize;
+            assert_eq!(
+                report.rebuilt,
+                blocked + freed > 0 && (blocked + freed) * 8 >= cells,
+                "a patch rebuilds exactly when it changes one cell in 8"
+            );
+            assert_eq!(grid.apply_patch(Cell::new(x, y), &patch), blocked + freed);
+            for (c, &code) in r.cells().zip(&patch_codes) {
+                assert_eq!(
+                    map.grid().terrain(c),
+                    code,
+                    "{c}: the patch was not written"
+                );
+            }
+            return (r, blocked > 0);
         }
     };
     for c in r.cells() {

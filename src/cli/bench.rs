@@ -1,13 +1,13 @@
 //! `quadpath bench`: quadpath against plain grid A*, interleaved query by query.
 
 use super::output;
-use super::scen::judge;
+use super::scen::{judge, Expected, Tally};
 use super::{
-    build, load_scen, mode_name, select_queries, CliError, MapOptions, MemoryOptions, ModesArg,
-    EXIT_FAILED, EXIT_OK,
+    build, load_any, mode_name, replay, select_queries, CliError, Loaded, MapOptions,
+    MemoryOptions, ModesArg, ScenSet, EXIT_FAILED, EXIT_OK,
 };
 use clap::{Args, ValueEnum};
-use quadpath::baseline;
+use quadpath::{baseline, Mode};
 use serde::Serialize;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -53,26 +53,45 @@ pub struct BenchArgs {
 
 /// One row: one map and one mode.
 #[derive(Serialize)]
-struct Row {
-    scen: String,
-    map: String,
-    width: u32,
-    height: u32,
-    mode: &'static str,
-    queries: usize,
-    invalid: usize,
-    mean_subopt: f64,
-    max_subopt: f64,
-    build_ms: f64,
-    memory_bytes: usize,
-    quadpath_median_us: f64,
-    quadpath_total_ms: f64,
-    astar_median_us: Option<f64>,
-    astar_total_ms: Option<f64>,
-    speedup_median: Option<f64>,
-    speedup_total: Option<f64>,
+pub struct Row {
+    pub scen: String,
+    pub map: String,
+    pub width: u32,
+    pub height: u32,
+    pub mode: &'static str,
+    pub queries: usize,
+    pub invalid: usize,
+    pub mean_subopt: f64,
+    pub max_subopt: f64,
+    pub build_ms: f64,
+    pub memory_bytes: usize,
+    pub quadpath_median_us: f64,
+    pub quadpath_total_ms: f64,
+    pub astar_median_us: Option<f64>,
+    pub astar_total_ms: Option<f64>,
+    pub speedup_median: Option<f64>,
+    pub speedup_total: Option<f64>,
     /// The flat bitmap the baseline searches (its per-search open and closed sets come on top).
-    astar_memory_bytes: Option<usize>,
+    pub astar_memory_bytes: Option<usize>,
+    /// For a dynamic scenario: the replay's edits and totals.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay>,
+}
+
+/// The extra columns of a dynamic scenario's row: patches are laid and queries asked in file
+/// order, so the edits (with the refreshes they defer) count as much as the queries.
+#[derive(Serialize)]
+pub struct Replay {
+    pub patches: usize,
+    /// Laying the patches plus the deferred refreshes, ms.
+    pub edit_total_ms: f64,
+    /// Edits and queries, ms.
+    pub replay_total_ms: f64,
+    /// A* patching its bitmap, ms.
+    pub astar_edit_total_ms: Option<f64>,
+    pub astar_replay_total_ms: Option<f64>,
+    /// A* replay total / quadpath replay total.
+    pub speedup_replay: Option<f64>,
 }
 
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
@@ -90,11 +109,17 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     let sets = a
         .scens
         .iter()
-        .map(|p| load_scen(p, None, &a.map_opts))
+        .map(|p| load_any(p, None, &a.map_opts))
         .collect::<Result<Vec<_>, _>>()?;
     let selected: Vec<Vec<usize>> = sets
         .iter()
-        .map(|set| select_queries(set.scen.entries.len(), a.limit, a.sample))
+        .map(|set| {
+            let total = match set {
+                Loaded::Static(set) => set.scen.entries.len(),
+                Loaded::Dynamic(set) => set.scen.query_count(),
+            };
+            select_queries(total, a.limit, a.sample)
+        })
         .collect();
     if selected.iter().all(Vec::is_empty) {
         return Err(CliError::input(format!(
@@ -108,117 +133,13 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     }
     let mut rows = Vec::new();
     for (set, ids) in sets.iter().zip(selected) {
-        let mut maps = Vec::new();
-        for &m in &modes {
-            let (hpa, ms) = build(&set.grid, m, &set.map_path, a.memory.limit())?;
-            maps.push((hpa, ms));
-        }
-        for &id in ids.iter().take(WARM_UP) {
-            let s = &set.scen.entries[id];
-            for (hpa, _) in maps.iter_mut() {
-                let _ = black_box(hpa.find_path(s.start, s.goal));
+        let max_memory = a.memory.limit();
+        rows.extend(match set {
+            Loaded::Static(set) => bench_static(set, &ids, &modes, with_astar, max_memory, a.json)?,
+            Loaded::Dynamic(set) => {
+                replay::bench(set, &ids, &modes, with_astar, max_memory, a.json)?
             }
-            if with_astar {
-                black_box(baseline::astar(&set.grid, s.start, s.goal));
-            }
-        }
-
-        let name = set.map_path.file_name().map_or_else(
-            || set.map_path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let pb = output::progress(ids.len(), &name, a.json);
-        let m = maps.len();
-        let mut times = vec![Vec::with_capacity(ids.len()); m];
-        let mut subopts = vec![Vec::with_capacity(ids.len()); m];
-        let mut invalid = vec![0usize; m];
-        let mut astar_times = Vec::with_capacity(ids.len());
-        let mut astar_wrong = 0usize;
-        // Query k runs quadpath's modes then A*, and the reverse for odd k, so that neither
-        // side always finds the caches warmed by the other.
-        for (k, &id) in ids.iter().enumerate() {
-            let s = &set.scen.entries[id];
-            let mut order: Vec<usize> = (0..=m).collect();
-            if k % 2 == 1 {
-                order.reverse();
-            }
-            for j in order {
-                if j == m {
-                    if !with_astar {
-                        continue;
-                    }
-                    let t = Instant::now();
-                    let p = black_box(baseline::astar(&set.grid, s.start, s.goal));
-                    astar_times.push(t.elapsed().as_secs_f64() * 1e6);
-                    if !p
-                        .as_ref()
-                        .is_some_and(|p| (p.length - s.optimal).abs() <= s.tolerance())
-                    {
-                        astar_wrong += 1;
-                    }
-                    continue;
-                }
-                let t = Instant::now();
-                let result = black_box(maps[j].0.find_path(s.start, s.goal));
-                times[j].push(t.elapsed().as_secs_f64() * 1e6);
-                let v = judge(&set.grid, s, modes[j], &result);
-                if let Some(why) = v.invalid {
-                    invalid[j] += 1;
-                    if invalid[j] <= 3 {
-                        output::warn(&format!(
-                            "quadpath: invalid ({} mode): {}:{}: {} -> {}: {why}",
-                            mode_name(modes[j]),
-                            set.scen_path.display(),
-                            s.line,
-                            s.start,
-                            s.goal
-                        ));
-                    }
-                }
-                subopts[j].extend(v.subopt);
-            }
-            pb.inc(1);
-        }
-        pb.finish_and_clear();
-        if astar_wrong > 0 {
-            output::warn(&format!(
-                "quadpath: warning: {}: the A* baseline disagreed with the scenario's optimal length on {astar_wrong} queries",
-                set.scen_path.display()
-            ));
-        }
-        let astar_median = output::median(&astar_times);
-        let astar_total = output::sum(&astar_times) / 1e3;
-        for (j, (hpa, build_ms)) in maps.iter().enumerate() {
-            let median = output::median(&times[j]);
-            let total = output::sum(&times[j]) / 1e3;
-            let ratio = |a: f64, b: f64| {
-                if b > 0.0 {
-                    output::round(a / b, 3)
-                } else {
-                    0.0
-                }
-            };
-            rows.push(Row {
-                scen: set.scen_path.display().to_string(),
-                map: set.map_path.display().to_string(),
-                width: set.grid.width(),
-                height: set.grid.height(),
-                mode: mode_name(modes[j]),
-                queries: ids.len(),
-                invalid: invalid[j],
-                mean_subopt: output::round(output::mean(&subopts[j]), 8),
-                max_subopt: output::round(output::max(&subopts[j]), 8),
-                build_ms: output::round(*build_ms, 4),
-                memory_bytes: hpa.memory_bytes(),
-                quadpath_median_us: output::round(median, 3),
-                quadpath_total_ms: output::round(total, 4),
-                astar_median_us: with_astar.then(|| output::round(astar_median, 3)),
-                astar_total_ms: with_astar.then(|| output::round(astar_total, 4)),
-                speedup_median: with_astar.then(|| ratio(astar_median, median)),
-                speedup_total: with_astar.then(|| ratio(astar_total, total)),
-                astar_memory_bytes: with_astar.then(|| set.grid.memory_bytes()),
-            });
-        }
+        });
     }
 
     let text = if a.json {
@@ -229,6 +150,127 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     output::emit(&text)?;
     let bad = rows.iter().any(|r| r.invalid > 0);
     Ok(if bad { EXIT_FAILED } else { EXIT_OK })
+}
+
+/// One static scenario file: each mode and, with `with_astar`, plain A* on the same queries,
+/// interleaved; one row per mode.
+fn bench_static(
+    set: &ScenSet,
+    ids: &[usize],
+    modes: &[Mode],
+    with_astar: bool,
+    max_memory: usize,
+    quiet: bool,
+) -> Result<Vec<Row>, CliError> {
+    let mut rows = Vec::new();
+    let mut maps = Vec::new();
+    for &m in modes {
+        let (hpa, ms) = build(&set.grid, m, &set.map_path, max_memory)?;
+        maps.push((hpa, ms));
+    }
+    for &id in ids.iter().take(WARM_UP) {
+        let s = &set.scen.entries[id];
+        for (hpa, _) in maps.iter_mut() {
+            let _ = black_box(hpa.find_path(s.start, s.goal));
+        }
+        if with_astar {
+            black_box(baseline::astar(&set.grid, s.start, s.goal));
+        }
+    }
+
+    let name = set.map_path.file_name().map_or_else(
+        || set.map_path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let pb = output::progress(ids.len(), &name, quiet);
+    let m = maps.len();
+    let mut times = vec![Vec::with_capacity(ids.len()); m];
+    let mut tallies: Vec<Tally> = (0..m).map(|_| Tally::default()).collect();
+    let mut astar_times = Vec::with_capacity(ids.len());
+    let mut astar_wrong = 0usize;
+    // Query k runs quadpath's modes then A*, and the reverse for odd k, so that neither
+    // side always finds the caches warmed by the other.
+    for (k, &id) in ids.iter().enumerate() {
+        let s = &set.scen.entries[id];
+        let mut order: Vec<usize> = (0..=m).collect();
+        if k % 2 == 1 {
+            order.reverse();
+        }
+        for j in order {
+            if j == m {
+                if !with_astar {
+                    continue;
+                }
+                let t = Instant::now();
+                let p = black_box(baseline::astar(&set.grid, s.start, s.goal));
+                astar_times.push(t.elapsed().as_secs_f64() * 1e6);
+                if !p
+                    .as_ref()
+                    .is_some_and(|p| (p.length - s.optimal).abs() <= s.tolerance())
+                {
+                    astar_wrong += 1;
+                }
+                continue;
+            }
+            let t = Instant::now();
+            let result = black_box(maps[j].0.find_path(s.start, s.goal));
+            times[j].push(t.elapsed().as_secs_f64() * 1e6);
+            let v = judge(&set.grid, &Expected::from(s), modes[j], &result);
+            tallies[j].add(v, 3, || {
+                format!(
+                    " ({} mode): {}:{}: {} -> {}",
+                    mode_name(modes[j]),
+                    set.scen_path.display(),
+                    s.line,
+                    s.start,
+                    s.goal
+                )
+            });
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    if astar_wrong > 0 {
+        output::warn(&format!(
+            "quadpath: warning: {}: the A* baseline disagreed with the scenario's optimal length on {astar_wrong} queries",
+            set.scen_path.display()
+        ));
+    }
+    let astar_median = output::median(&astar_times);
+    let astar_total = output::sum(&astar_times) / 1e3;
+    for (j, (hpa, build_ms)) in maps.iter().enumerate() {
+        let median = output::median(&times[j]);
+        let total = output::sum(&times[j]) / 1e3;
+        let ratio = |a: f64, b: f64| {
+            if b > 0.0 {
+                output::round(a / b, 3)
+            } else {
+                0.0
+            }
+        };
+        rows.push(Row {
+            scen: set.scen_path.display().to_string(),
+            map: set.map_path.display().to_string(),
+            width: set.grid.width(),
+            height: set.grid.height(),
+            mode: mode_name(modes[j]),
+            queries: ids.len(),
+            invalid: tallies[j].invalid,
+            mean_subopt: output::round(output::mean(&tallies[j].subopts), 8),
+            max_subopt: output::round(output::max(&tallies[j].subopts), 8),
+            build_ms: output::round(*build_ms, 4),
+            memory_bytes: hpa.memory_bytes(),
+            quadpath_median_us: output::round(median, 3),
+            quadpath_total_ms: output::round(total, 4),
+            astar_median_us: with_astar.then(|| output::round(astar_median, 3)),
+            astar_total_ms: with_astar.then(|| output::round(astar_total, 4)),
+            speedup_median: with_astar.then(|| ratio(astar_median, median)),
+            speedup_total: with_astar.then(|| ratio(astar_total, total)),
+            astar_memory_bytes: with_astar.then(|| set.grid.memory_bytes()),
+            replay: None,
+        });
+    }
+    Ok(rows)
 }
 
 /// The rows as an aligned text table.
@@ -258,7 +300,53 @@ fn table(rows: &[Row]) -> String {
             r.invalid.to_string(),
         ]);
     }
-    let n = header.len();
+    let mut s = align(&cells);
+    s += "quadpath and A*: median time per query; speed-up: A* / quadpath, of the medians and of the\n\
+totals; subopt: mean of length / optimal - 1; memory: quadpath's grid, tree, gate graph,\n\
+clusters and landmarks; A* grid: the bitmap plain A* searches (its open and closed sets\n\
+come on top)\n";
+    let dynamic: Vec<&Row> = rows.iter().filter(|r| r.replay.is_some()).collect();
+    if dynamic.is_empty() {
+        return s;
+    }
+    let header = [
+        "dynamic scenario",
+        "mode",
+        "patches",
+        "quadpath edits",
+        "quadpath total",
+        "A* edits",
+        "A* total",
+        "speed-up",
+    ];
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for r in dynamic {
+        let replay = r.replay.as_ref().expect("filtered");
+        let opt = |v: Option<f64>| v.map_or_else(|| "-".into(), output::ms);
+        cells.push(vec![
+            r.map.clone(),
+            r.mode.to_string(),
+            replay.patches.to_string(),
+            output::ms(replay.edit_total_ms),
+            output::ms(replay.replay_total_ms),
+            opt(replay.astar_edit_total_ms),
+            opt(replay.astar_replay_total_ms),
+            replay
+                .speedup_replay
+                .map_or_else(|| "-".into(), |v| format!("{v:.1}x")),
+        ]);
+    }
+    s += "\n";
+    s += &align(&cells);
+    s += "dynamic scenarios replay patches and queries in file order: edits are the patches laid\n\
+(with the refreshes they defer, for quadpath), totals are edits plus queries; speed-up:\n\
+A* total / quadpath total\n";
+    s
+}
+
+/// Cells as aligned columns: the first two left-aligned (names), the rest right-aligned.
+fn align(cells: &[Vec<String>]) -> String {
+    let n = cells[0].len();
     let widths: Vec<usize> = (0..n)
         .map(|i| {
             cells
@@ -269,7 +357,7 @@ fn table(rows: &[Row]) -> String {
         })
         .collect();
     let mut s = String::new();
-    for row in &cells {
+    for row in cells {
         let mut line = String::new();
         for (i, c) in row.iter().enumerate() {
             let pad = widths[i] - c.chars().count();
@@ -285,9 +373,5 @@ fn table(rows: &[Row]) -> String {
         s += line.trim_end();
         s += "\n";
     }
-    s += "quadpath and A*: median time per query; speed-up: A* / quadpath, of the medians and of the\n\
-totals; subopt: mean of length / optimal - 1; memory: quadpath's grid, tree, gate graph,\n\
-clusters and landmarks; A* grid: the bitmap plain A* searches (its open and closed sets\n\
-come on top)\n";
     s
 }

@@ -9,6 +9,7 @@ mod find;
 mod info;
 mod output;
 mod render;
+mod replay;
 mod scen;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -414,14 +415,50 @@ pub struct ScenSet {
     pub grid: Grid,
 }
 
-/// Reads a scenario file, finds its map (unless `map` is given), loads it and checks every
-/// query against it.
-pub fn load_scen(
+/// A scenario file of either kind, loaded and checked.
+pub enum Loaded {
+    /// Moving AI `version 1`: queries on a fixed map.
+    Static(ScenSet),
+    /// GPPC `version 2`: queries and patches on a map that starts empty.
+    Dynamic(replay::DynamicSet),
+}
+
+/// Reads a scenario file of either kind. A static one gets its map found (unless `map` is
+/// given), loaded and checked against every query; a dynamic one brings its patches and
+/// has no map to give.
+pub fn load_any(
     scen_path: &Path,
     map: Option<&Path>,
     opts: &MapOptions,
+) -> Result<Loaded, CliError> {
+    match io::read_any_scen(scen_path)? {
+        io::AnyScenarioFile::Static(scen) => {
+            load_scen(scen_path, scen, map, opts).map(Loaded::Static)
+        }
+        io::AnyScenarioFile::Dynamic(scen) => {
+            if let Some(m) = map {
+                return Err(CliError::input(format!(
+                    "{}: a version 2 scenario starts from an empty map and lays its own patches; --map {} does not apply",
+                    scen_path.display(),
+                    m.display()
+                )));
+            }
+            Ok(Loaded::Dynamic(replay::DynamicSet {
+                scen_path: scen_path.to_path_buf(),
+                scen,
+            }))
+        }
+    }
+}
+
+/// Finds the map of a static scenario file (unless `map` is given), loads it and checks
+/// every query against it.
+fn load_scen(
+    scen_path: &Path,
+    scen: io::ScenarioFile,
+    map: Option<&Path>,
+    opts: &MapOptions,
 ) -> Result<ScenSet, CliError> {
-    let scen = io::read_scen(scen_path)?;
     let map_path = match map {
         Some(m) => m.to_path_buf(),
         None => io::resolve_map_path(scen_path).ok_or_else(|| {

@@ -2,23 +2,23 @@
 
 use super::output::{self, cell_json, cells_json};
 use super::{
-    build, load_scen, mode_name, select_queries, CliError, MapOptions, MemoryOptions, ModeArg,
-    EXIT_FAILED, EXIT_OK,
+    build, load_any, mode_name, select_queries, CliError, Loaded, MapOptions, MemoryOptions,
+    ModeArg, EXIT_FAILED, EXIT_OK,
 };
 use clap::Args;
-use quadpath::io::{self, Scenario};
-use quadpath::{validate, Grid, Mode, Path, QueryError};
+use quadpath::io::{self, DynamicQuery, Scenario};
+use quadpath::{validate, Cell, Grid, Mode, Path, QueryError};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// How many invalid queries are described on stderr before the rest are only counted.
-const MAX_REPORTED: usize = 10;
+pub const MAX_REPORTED: usize = 10;
 
 #[derive(Args, Debug)]
 pub struct ScenArgs {
-    /// A Moving AI .scen file
+    /// A Moving AI .scen file, or a GPPC dynamic (version 2) scenario with its patch file
     #[arg(value_name = "SCEN")]
     pub scen: PathBuf,
     /// The map, when it is not beside the scenario file under the usual name
@@ -42,62 +42,109 @@ pub struct ScenArgs {
     pub memory: MemoryOptions,
 }
 
+/// What a scenario file says about one query.
+pub struct Expected {
+    pub start: Cell,
+    pub goal: Cell,
+    /// The optimal length, or `None` when the file says the goal is unreachable.
+    pub optimal: Option<f64>,
+    /// How far a length may be from `optimal` and still equal it (files round them).
+    pub tolerance: f64,
+}
+
+impl From<&Scenario> for Expected {
+    fn from(s: &Scenario) -> Self {
+        Expected {
+            start: s.start,
+            goal: s.goal,
+            optimal: Some(s.optimal),
+            tolerance: s.tolerance(),
+        }
+    }
+}
+
+impl From<&DynamicQuery> for Expected {
+    fn from(q: &DynamicQuery) -> Self {
+        Expected {
+            start: q.start,
+            goal: q.goal,
+            optimal: q.optimal,
+            tolerance: q.tolerance(),
+        }
+    }
+}
+
 /// How one query went, judged against its scenario line.
 pub struct Verdict {
     /// length / optimal − 1 for a valid path (0 within the tolerance).
     pub subopt: Option<f64>,
     /// The goal was reported unreachable (or an end blocked).
     pub unreachable: bool,
+    /// Reported unreachable although the file gives a length.
+    pub false_unreachable: bool,
+    /// A path found although the file says there is none.
+    pub false_reachable: bool,
     /// Why the result is wrong, if it is.
     pub invalid: Option<String>,
 }
 
-/// Suboptimality of a path of `length` against the scenario's optimal length: 0 within
-/// [`Scenario::tolerance`] (scenario files round their lengths) and for an optimal length of 0.
-pub fn subopt(length: f64, s: &Scenario) -> f64 {
-    if length <= s.optimal + s.tolerance() || s.optimal <= 0.0 {
+/// Suboptimality of a path of `length` against an optimal length: 0 within `tolerance`
+/// (scenario files round their lengths) and for an optimal length of 0.
+pub fn subopt(length: f64, optimal: f64, tolerance: f64) -> f64 {
+    if length <= optimal + tolerance || optimal <= 0.0 {
         0.0
     } else {
-        length / s.optimal - 1.0
+        length / optimal - 1.0
     }
 }
 
-/// Checks a search result: a legal path from start to goal whose length is not below the
-/// optimal (beyond [`Scenario::tolerance`]) and, in exact mode, not above it either: exact
-/// mode promises optimal paths. Scenario queries are always solvable, so "unreachable" is
-/// wrong too.
-pub fn judge(grid: &Grid, s: &Scenario, mode: Mode, result: &Result<Path, QueryError>) -> Verdict {
-    match result {
-        Ok(p) => {
-            let tol = s.tolerance();
-            let invalid = match validate(grid, s.start, s.goal, p) {
+/// Checks a search result on `grid` (the map as it stands when the query runs): a legal
+/// path from start to goal whose length is not below the optimal (beyond the tolerance) and,
+/// in exact mode, not above it either, since exact mode promises optimal paths; or
+/// "unreachable" exactly when the file says so.
+pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryError>) -> Verdict {
+    let mut verdict = Verdict {
+        subopt: None,
+        unreachable: result.is_err(),
+        false_unreachable: false,
+        false_reachable: false,
+        invalid: None,
+    };
+    match (result, e.optimal) {
+        (Ok(p), None) => {
+            verdict.false_reachable = true;
+            verdict.invalid = Some(format!(
+                "found a path of length {:.6}, but the scenario says the goal is unreachable",
+                p.length
+            ));
+        }
+        (Ok(p), Some(optimal)) => {
+            let tol = e.tolerance;
+            verdict.invalid = match validate(grid, e.start, e.goal, p) {
                 Err(d) => Some(d.to_string()),
-                Ok(()) if p.length < s.optimal - tol => Some(format!(
-                    "length {:.6} is shorter than the optimal {:.6}",
-                    p.length, s.optimal
+                Ok(()) if p.length < optimal - tol => Some(format!(
+                    "length {:.6} is shorter than the optimal {optimal:.6}",
+                    p.length
                 )),
-                Ok(()) if mode == Mode::Exact && p.length > s.optimal + tol => Some(format!(
-                    "length {:.6} is longer than the optimal {:.6}, in exact mode",
-                    p.length, s.optimal
+                Ok(()) if mode == Mode::Exact && p.length > optimal + tol => Some(format!(
+                    "length {:.6} is longer than the optimal {optimal:.6}, in exact mode",
+                    p.length
                 )),
                 Ok(()) => None,
             };
-            let subopt = invalid.is_none().then(|| subopt(p.length, s));
-            Verdict {
-                subopt,
-                unreachable: false,
-                invalid,
+            if verdict.invalid.is_none() {
+                verdict.subopt = Some(subopt(p.length, optimal, tol));
             }
         }
-        Err(e) => Verdict {
-            subopt: None,
-            unreachable: true,
-            invalid: Some(format!(
-                "{e}, but the scenario gives an optimal length of {}",
-                s.optimal
-            )),
-        },
+        (Err(err), Some(optimal)) => {
+            verdict.false_unreachable = true;
+            verdict.invalid = Some(format!(
+                "{err}, but the scenario gives an optimal length of {optimal}"
+            ));
+        }
+        (Err(_), None) => {}
     }
+    verdict
 }
 
 /// The `--json` summary: exactly these keys.
@@ -115,20 +162,90 @@ struct Summary {
     total_query_ms: f64,
 }
 
-/// One line of `--paths`.
+/// One line of `--paths`: `id` is the index of the query among the file's queries;
+/// `optimal` is null for a query the file says is unreachable, `length` null and `path`
+/// empty when no path was found.
 #[derive(Serialize)]
 struct PathLine {
     id: usize,
     start: [u32; 2],
     goal: [u32; 2],
-    optimal: f64,
+    optimal: Option<f64>,
     length: Option<f64>,
     path: Vec<[u32; 2]>,
     query_us: f64,
 }
 
+/// Writes one line of `--paths` to `out`, if there is one.
+pub fn write_path_line(
+    out: Option<&mut io::OutputFile>,
+    id: usize,
+    e: &Expected,
+    result: &Result<Path, QueryError>,
+    query_us: f64,
+) -> Result<(), CliError> {
+    let Some(w) = out else { return Ok(()) };
+    let line = PathLine {
+        id,
+        start: cell_json(e.start),
+        goal: cell_json(e.goal),
+        optimal: e.optimal,
+        length: result.as_ref().ok().map(|p| p.length),
+        path: result
+            .as_ref()
+            .map(|p| cells_json(&p.cells))
+            .unwrap_or_default(),
+        query_us: output::round(query_us, 2),
+    };
+    w.write_all(output::json_line(&line)?.as_bytes())
+        .map_err(|e| w.error(e).into())
+}
+
+/// The verdicts of a run so far; the first few invalid results are described on stderr.
+#[derive(Default)]
+pub struct Tally {
+    pub solved: usize,
+    pub unreachable: usize,
+    pub false_unreachable: usize,
+    pub false_reachable: usize,
+    pub invalid: usize,
+    /// Suboptimality of each valid path.
+    pub subopts: Vec<f64>,
+}
+
+impl Tally {
+    /// Counts one verdict. An invalid one among the first `report` is described on stderr
+    /// as `quadpath: invalid{where_}: {why}`, `where_` computed only then.
+    pub fn add(&mut self, v: Verdict, report: usize, where_: impl FnOnce() -> String) {
+        self.solved += !v.unreachable as usize;
+        self.unreachable += v.unreachable as usize;
+        self.false_unreachable += v.false_unreachable as usize;
+        self.false_reachable += v.false_reachable as usize;
+        if let Some(why) = &v.invalid {
+            self.invalid += 1;
+            if self.invalid <= report {
+                output::warn(&format!("quadpath: invalid{}: {why}", where_()));
+            }
+        }
+        self.subopts.extend(v.subopt);
+    }
+
+    /// Says on stderr how many invalid results were not described.
+    pub fn finish(&self, reported: usize) {
+        if self.invalid > reported {
+            output::warn(&format!(
+                "quadpath: invalid: ... and {} more",
+                self.invalid - reported
+            ));
+        }
+    }
+}
+
 pub fn run(a: ScenArgs) -> Result<i32, CliError> {
-    let set = load_scen(&a.scen, a.map.as_deref(), &a.map_opts)?;
+    let set = match load_any(&a.scen, a.map.as_deref(), &a.map_opts)? {
+        Loaded::Static(set) => set,
+        Loaded::Dynamic(set) => return super::replay::scen(&a, set),
+    };
     let mode = a.mode.mode();
     // Created before the long work, so that an unwritable path fails at once; finished
     // explicitly, so that a full disk is reported instead of lost.
@@ -137,8 +254,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
     let (hpa, build_ms) = build(&set.grid, mode, &set.map_path, a.memory.limit())?;
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
     let pb = output::progress(ids.len(), mode_name(mode), a.json);
-    let (mut solved, mut unreachable, mut invalid) = (0, 0, 0);
-    let mut subopts = Vec::with_capacity(ids.len());
+    let mut tally = Tally::default();
     let mut times = Vec::with_capacity(ids.len());
     for &id in &ids {
         let s = &set.scen.entries[id];
@@ -146,52 +262,35 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         let result = hpa.find_path(s.start, s.goal);
         let query_us = t.elapsed().as_secs_f64() * 1e6;
         times.push(query_us);
-        let v = judge(&set.grid, s, mode, &result);
-        if result.is_ok() {
-            solved += 1;
-        }
-        unreachable += v.unreachable as usize;
-        if let Some(why) = &v.invalid {
-            invalid += 1;
-            if invalid <= MAX_REPORTED {
-                output::warn(&format!(
-                    "quadpath: invalid: {}:{}: {} -> {}: {why}",
+        let expected = Expected::from(s);
+        tally.add(
+            judge(&set.grid, &expected, mode, &result),
+            MAX_REPORTED,
+            || {
+                format!(
+                    ": {}:{}: {} -> {}",
                     set.scen_path.display(),
                     s.line,
                     s.start,
                     s.goal
-                ));
-            }
-        }
-        subopts.extend(v.subopt);
-        if let Some(w) = paths_out.as_mut() {
-            let line = PathLine {
-                id,
-                start: cell_json(s.start),
-                goal: cell_json(s.goal),
-                optimal: s.optimal,
-                length: result.as_ref().ok().map(|p| p.length),
-                path: result
-                    .as_ref()
-                    .map(|p| cells_json(&p.cells))
-                    .unwrap_or_default(),
-                query_us: output::round(query_us, 2),
-            };
-            w.write_all(output::json_line(&line)?.as_bytes())
-                .map_err(|e| w.error(e))?;
-        }
+                )
+            },
+        );
+        write_path_line(paths_out.as_mut(), id, &expected, &result, query_us)?;
         pb.inc(1);
     }
     pb.finish_and_clear();
     if let Some(w) = paths_out {
         w.finish()?;
     }
-    if invalid > MAX_REPORTED {
-        output::warn(&format!(
-            "quadpath: invalid: ... and {} more",
-            invalid - MAX_REPORTED
-        ));
-    }
+    tally.finish(MAX_REPORTED);
+    let Tally {
+        solved,
+        unreachable,
+        invalid,
+        subopts,
+        ..
+    } = tally;
 
     let total_ms = output::sum(&times) / 1e3;
     let text = if a.json {

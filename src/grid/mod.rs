@@ -2,10 +2,12 @@
 //! free cells that follow from both. The rules of movement over it live in [`movement`].
 
 pub mod movement;
+mod patch;
 
 use crate::geom::{Cell, Direction, Rect};
 use movement::{legal_step, step_cost};
 pub use movement::{Movement, MovementError, TerrainSet};
+pub use patch::TerrainPatch;
 
 /// Terrain code of the free cells of [`Grid::new_free`] and [`Grid::from_fn`], and of cells
 /// dug out by [`Grid::set_blocked`] (the Moving AI `.` character).
@@ -362,6 +364,13 @@ impl Grid {
     /// Heap bytes held: the passability and obstruction bits and the terrain bytes.
     pub fn memory_bytes(&self) -> usize {
         (self.free.capacity() + self.obstructed.capacity()) * 8 + self.terrain.capacity()
+    }
+
+    /// Heap bytes a `width × height` grid takes ([`Grid::memory_bytes`] of a new one), to
+    /// check a size from untrusted input before allocating it.
+    pub fn estimate_bytes(width: u32, height: u32) -> usize {
+        let cells = width as usize * height as usize;
+        cells.div_ceil(64) * 16 + cells
     }
 
     /// Iterates over the blocked cells, row by row.

@@ -32,7 +32,7 @@ mod query;
 mod search;
 
 pub use config::{Clustering, Config, Mode};
-pub use edit::RefreshReport;
+pub use edit::{PatchReport, RefreshReport};
 pub use error::{BuildError, ConfigError, EditError, Endpoint, QueryError};
 #[cfg(any(test, feature = "testing"))]
 pub use invariants::{EntranceRoute, Snapshot};

@@ -138,15 +138,116 @@ pub enum MapError {
         ch: char,
     },
 
-    /// A scenario file that does not start with `version 1` or `version 1.0`.
-    #[error("{file}:{line}: expected `version 1` or `version 1.0`, found {found:?}")]
+    /// A scenario file that does not start with the version line its reader expects.
+    #[error("{file}:{line}: expected {expected}, found {found:?}")]
     ScenVersion {
         /// The file.
         file: String,
         /// Line of the offending text.
         line: usize,
+        /// The versions accepted, e.g. `` `version 1` or `version 1.0` ``.
+        expected: &'static str,
         /// What was there instead.
         found: String,
+    },
+
+    /// A header line of a dynamic (`version 2`) scenario file that is wrong: an unknown or
+    /// repeated key, a bad value, or a required key missing before `commands`.
+    #[error("{file}:{line}: bad scenario header: {message}")]
+    ScenHeader {
+        /// The file.
+        file: String,
+        /// Line of the offending header line (or of `commands`, for a missing key).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A dynamic scenario whose `cost` line does not list `octile`, the cost model (8
+    /// directions, diagonal √2, no corner cutting) that quadpath's lengths follow.
+    #[error("{file}:{line}: the scenario gives costs for {models}, not `octile`, the model quadpath's lengths follow")]
+    NoOctileCost {
+        /// The file.
+        file: String,
+        /// Line of the `cost` line.
+        line: usize,
+        /// The models listed, space-separated.
+        models: String,
+    },
+
+    /// A command line of a dynamic scenario that is not `Q bucket sx sy gx gy cost…` or
+    /// `P bucket id x y`.
+    #[error("{file}:{line}: bad command: {message}")]
+    Command {
+        /// The file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A header line of a patch file that is wrong: not `type patch`, `patches N`, or a
+    /// patch's `height`, `width` and `map` lines; or the file ends before its last patch.
+    #[error("{file}:{line}: bad patch file: {message}")]
+    PatchHeader {
+        /// The patch file.
+        file: String,
+        /// Line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A patch out of order: patch `i` must be the `i`-th, counting from 0.
+    #[error("{file}:{line}: expected `patch {expected}`, found `patch {found}`: patches must be numbered 0, 1, 2, … in order")]
+    PatchOrder {
+        /// The patch file.
+        file: String,
+        /// Line of the `patch` line.
+        line: usize,
+        /// The number it should have.
+        expected: usize,
+        /// The number it has.
+        found: String,
+    },
+
+    /// A `P` command naming a patch its patch file does not have.
+    #[error("{file}:{line}: patch {id} does not exist: {patch_file} has {count} patches")]
+    UnknownPatch {
+        /// The scenario file.
+        file: String,
+        /// Line of the command.
+        line: usize,
+        /// The patch asked for.
+        id: u64,
+        /// How many patches there are.
+        count: usize,
+        /// The patch file.
+        patch_file: String,
+    },
+
+    /// A `P` command placing a patch where it does not fit on the map.
+    #[error("{file}:{line}: patch {id} ({patch_width}×{patch_height}) placed at ({x},{y}) reaches outside the {width}×{height} map")]
+    PatchOutside {
+        /// The scenario file.
+        file: String,
+        /// Line of the command.
+        line: usize,
+        /// The patch.
+        id: u64,
+        /// Column of its top-left cell.
+        x: u32,
+        /// Row of its top-left cell.
+        y: u32,
+        /// Its width.
+        patch_width: u32,
+        /// Its height.
+        patch_height: u32,
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
     },
 
     /// A scenario line without exactly 9 fields.
@@ -324,6 +425,13 @@ impl MapError {
             | RowLength { file, .. }
             | UnknownChar { file, .. }
             | ScenVersion { file, .. }
+            | ScenHeader { file, .. }
+            | NoOctileCost { file, .. }
+            | Command { file, .. }
+            | PatchHeader { file, .. }
+            | PatchOrder { file, .. }
+            | UnknownPatch { file, .. }
+            | PatchOutside { file, .. }
             | FieldCount { file, .. }
             | BadNumber { file, .. }
             | PointOutside { file, .. }
@@ -350,6 +458,13 @@ impl MapError {
             | RowLength { line, .. }
             | UnknownChar { line, .. }
             | ScenVersion { line, .. }
+            | ScenHeader { line, .. }
+            | NoOctileCost { line, .. }
+            | Command { line, .. }
+            | PatchHeader { line, .. }
+            | PatchOrder { line, .. }
+            | UnknownPatch { line, .. }
+            | PatchOutside { line, .. }
             | FieldCount { line, .. }
             | BadNumber { line, .. }
             | PointOutside { line, .. }

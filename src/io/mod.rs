@@ -70,6 +70,7 @@ PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`
 
 #[cfg(feature = "image")]
 mod bitmap;
+mod dynamic;
 mod error;
 mod movingai;
 mod output;
@@ -81,6 +82,10 @@ mod scen;
 pub use bitmap::{
     decode_bitmap, grid_from_image, grid_from_image_named, load_grid, read_bitmap, save_bitmap,
     BitmapOptions, ColorLegend, LegendEntry, MAX_PIXELS,
+};
+pub use dynamic::{
+    parse_dynamic_scen, parse_patches, read_any_scen, read_dynamic_scen, AnyScenarioFile,
+    DynamicCommand, DynamicQuery, DynamicScenario, PatchPlacement,
 };
 pub use error::MapError;
 pub use movingai::{

@@ -35,7 +35,7 @@ pub fn read_map(path: impl AsRef<Path>) -> Result<Grid, MapError> {
 
 /// Splits text into lines on `\n`, dropping one trailing `\r` per line, so that CRLF files and
 /// files without a final newline read the same as LF files.
-fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+pub(super) fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
@@ -161,7 +161,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
             height,
         });
     }
-    if width > MAX_MAP_SIDE || height > MAX_MAP_SIDE || width * height > MAX_MAP_CELLS {
+    if !size_accepted(width, height) {
         return Err(MapError::TooLarge {
             file: file(),
             width,
@@ -187,31 +187,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
                 expected: height,
             });
         }
-        let mut count: u64 = 0;
-        for ch in line.chars() {
-            count += 1;
-            if count > width {
-                break;
-            }
-            if !ch.is_ascii() || !MAP_CHARACTERS.contains(ch as u8) {
-                return Err(MapError::UnknownChar {
-                    file: file(),
-                    line: no,
-                    column: count as usize,
-                    ch,
-                });
-            }
-        }
-        if count != width {
-            let found = line.chars().count() as u64;
-            return Err(MapError::RowLength {
-                file: file(),
-                line: no,
-                column: (found.min(width) + 1) as usize,
-                expected: width,
-                found,
-            });
-        }
+        check_row(no, line, width, source)?;
         rows.push(line);
     }
     if (rows.len() as u64) < height {
@@ -232,6 +208,42 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
         codes,
         TerrainSet::moving_ai(),
     ))
+}
+
+/// Checks one row of map characters: exactly `width` of them, each in [`MAP_CHARACTERS`].
+/// `line` is its 1-based line in the file named `source`.
+pub(super) fn check_row(line: usize, text: &str, width: u64, source: &str) -> Result<(), MapError> {
+    let mut count: u64 = 0;
+    for ch in text.chars() {
+        count += 1;
+        if count > width {
+            break;
+        }
+        if !ch.is_ascii() || !MAP_CHARACTERS.contains(ch as u8) {
+            return Err(MapError::UnknownChar {
+                file: source.to_string(),
+                line,
+                column: count as usize,
+                ch,
+            });
+        }
+    }
+    if count != width {
+        let found = text.chars().count() as u64;
+        return Err(MapError::RowLength {
+            file: source.to_string(),
+            line,
+            column: (found.min(width) + 1) as usize,
+            expected: width,
+            found,
+        });
+    }
+    Ok(())
+}
+
+/// Whether a `width × height` map is within [`MAX_MAP_SIDE`] and [`MAX_MAP_CELLS`].
+pub(super) fn size_accepted(width: u64, height: u64) -> bool {
+    width <= MAX_MAP_SIDE && height <= MAX_MAP_SIDE && width * height <= MAX_MAP_CELLS
 }
 
 /// The map character a cell is written as: its terrain byte when that is a map character

@@ -37,14 +37,20 @@ impl Scenario {
     /// the larger of 1e-3 and half a unit in the last printed digit of the optimal length,
     /// since files print rounded lengths (`1010.68` for 1010.678282 is 0.005 off).
     pub fn tolerance(&self) -> f64 {
-        let half_unit = 0.5 * 10f64.powi(-self.optimal_decimals);
-        half_unit.max(1e-3)
+        tolerance(self.optimal_decimals)
     }
 
     /// The basename of [`Scenario::map`], accepting both `/` and `\` as separators.
     pub fn map_basename(&self) -> &str {
         basename(&self.map)
     }
+}
+
+/// The larger of 1e-3 and half a unit in the last printed digit of a length printed with
+/// `decimals` digits after the point.
+pub(super) fn tolerance(decimals: i32) -> f64 {
+    let half_unit = 0.5 * 10f64.powi(-decimals);
+    half_unit.max(1e-3)
 }
 
 fn basename(s: &str) -> &str {
@@ -111,6 +117,7 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
             return Err(MapError::ScenVersion {
                 file: file(),
                 line: vline,
+                expected: "`version 1` or `version 1.0`",
                 found: excerpt(vtext),
             })
         }
@@ -182,7 +189,7 @@ pub fn parse_scen(text: &str, source: &str) -> Result<ScenarioFile, MapError> {
 
 /// Digits after the decimal point of a number as written, less its exponent: the position
 /// of the last printed digit. The text has already parsed as a finite `f64`.
-fn printed_decimals(text: &str) -> i32 {
+pub(super) fn printed_decimals(text: &str) -> i32 {
     let (mantissa, exponent) = match text.find(['e', 'E']) {
         Some(i) => (&text[..i], text[i + 1..].parse::<i32>().unwrap_or(0)),
         None => (text, 0),
