@@ -569,6 +569,9 @@ fn legend_errors() {
 const GOOD_MAP: &str = "type octile\nheight 4\nwidth 5\nmap\n.GS@.\nOTW..\n.....\n@@.@.\n";
 const GOOD_SCEN: &str =
     "version 1\n0\tm.map\t5\t4\t0\t0\t4\t3\t5.1\n1\tm.map\t5\t4\t4\t0\t0\t2\t4.8\n";
+const GOOD_DYNAMIC: &str = "version 2\nheight 4\nwidth 5\ncost 2 manhattan octile\npatch p.patch\ncommands\nQ 0 0 0 4 3 7 5.24264\nP 1 0 2 1\nQ 2 4 3 0 0 -1 -1\n";
+const GOOD_PATCHES: &str =
+    "type patch\npatches 2\npatch 0\nheight 1\nwidth 2\nmap\n@.\npatch 1\nheight 2\nwidth 1\nmap\nT\n.\n";
 
 #[cfg(feature = "image")]
 fn good_png() -> Vec<u8> {
@@ -632,6 +635,24 @@ fn all_parsers(bytes: &[u8]) {
             assert!(e.start.x < e.width && e.goal.y < e.height);
         }
     }
+    match io::parse_dynamic_scen(&text, "fuzz.scen") {
+        Ok(s) => {
+            assert!(s.cost_models.iter().any(|m| m == "octile"));
+            for q in s.queries() {
+                assert!(q.start.x < s.width && q.goal.y < s.height);
+                assert!(q.optimal.map_or(true, |v| v.is_finite() && v >= 0.0));
+            }
+        }
+        Err(e) => assert_eq!(e.file(), "fuzz.scen"),
+    }
+    match io::parse_patches(&text, "fuzz.patch") {
+        Ok(patches) => {
+            for p in &patches {
+                assert_eq!(p.codes().len(), (p.width() * p.height()) as usize);
+            }
+        }
+        Err(e) => assert_eq!(e.file(), "fuzz.patch"),
+    }
     #[cfg(feature = "image")]
     {
         let _ = ColorLegend::parse(&text);
@@ -663,6 +684,16 @@ proptest! {
     #[test]
     fn mutated_scen_never_panics(e in edits()) {
         all_parsers(&apply(GOOD_SCEN.as_bytes().to_vec(), &e));
+    }
+
+    #[test]
+    fn mutated_dynamic_scen_never_panics(e in edits()) {
+        all_parsers(&apply(GOOD_DYNAMIC.as_bytes().to_vec(), &e));
+    }
+
+    #[test]
+    fn mutated_patches_never_panic(e in edits()) {
+        all_parsers(&apply(GOOD_PATCHES.as_bytes().to_vec(), &e));
     }
 
     #[cfg(feature = "image")]
@@ -779,11 +810,13 @@ proptest! {
 
     #[test]
     #[ignore = "long fuzz run, kept out of CI; see README, Fuzzing"]
-    fn fuzz_mutated_inputs(e in edits(), which in 0u8..4) {
+    fn fuzz_mutated_inputs(e in edits(), which in 0u8..6) {
         let base = match which {
             0 => GOOD_MAP.as_bytes().to_vec(),
             1 => GOOD_SCEN.as_bytes().to_vec(),
             2 => b"000000=@,0000ff=W:blocked,ffffff=.".to_vec(),
+            3 => GOOD_DYNAMIC.as_bytes().to_vec(),
+            4 => GOOD_PATCHES.as_bytes().to_vec(),
             #[cfg(feature = "image")]
             _ => good_png(),
             #[cfg(not(feature = "image"))]
@@ -870,6 +903,14 @@ fn corpus_inputs_give_typed_errors_or_valid_grids() {
         match io::read_scen(path) {
             Ok(s) => assert!(s.entries.iter().all(|e| e.start.x < e.width)),
             Err(e) => assert!(e.to_string().contains(&shown), "{shown}: {e}"),
+        }
+        // A version 2 file names its patch file, which may be the one in error.
+        match io::read_any_scen(path) {
+            Ok(_) => {}
+            Err(e) => assert!(
+                e.to_string().contains(&shown) || e.to_string().contains(".patch"),
+                "{shown}: {e}"
+            ),
         }
         #[cfg(feature = "image")]
         match io::load_grid(path, &BitmapOptions::default()) {
