@@ -1167,3 +1167,30 @@ fn bench_replays_dynamic_scenarios() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("dynamic scenario"), "{}", stdout(&o));
 }
+
+/// However much refresh work the replay allows before each query, the answers stay right:
+/// all of it, none (every query crosses what has gone stale), or a budget.
+#[test]
+fn dynamic_refresh_policies_all_give_valid_answers() {
+    let mut refreshes = Vec::new();
+    for policy in ["all", "none", "50"] {
+        let v = run_json(&[
+            "scen",
+            "maps/dao_arena2.scen",
+            "--mode",
+            "fast",
+            "--limit",
+            "400",
+            "--refresh",
+            policy,
+            "--json",
+        ]);
+        assert_eq!((u(&v, "queries"), u(&v, "invalid")), (400, 0), "{policy}: {v}");
+        refreshes.push(u(&v, "refreshes"));
+    }
+    assert_eq!(refreshes[1], 0, "`none` never refreshes");
+    assert!(refreshes[0] > 0 && refreshes[2] >= refreshes[0], "{refreshes:?}");
+    let o = run(&["scen", "maps/dao_arena2.scen", "--refresh", "soon"]);
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    assert!(stderr(&o).contains("invalid refresh budget"), "{}", stderr(&o));
+}

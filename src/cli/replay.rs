@@ -11,7 +11,7 @@ use quadpath::{baseline, Grid, HpaMap, Mode, TerrainPatch};
 use serde::Serialize;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A dynamic scenario file with its patches.
 pub struct DynamicSet {
@@ -106,16 +106,58 @@ fn lay(
     (report.changed(), report.rebuilt)
 }
 
-/// Runs a query on `hpa`, after the refresh the edits since the last query deferred (timed
-/// apart: it is the edits' cost, paid once before the next query).
+/// How much of the refresh work edits defer is done before each query of a replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefreshPolicy {
+    /// All of it: the queries always see a fresh structure.
+    All,
+    /// None: the queries cross whatever has gone stale.
+    Never,
+    /// As much as fits in this budget (at least one unit), as a game would spend a slice
+    /// of each frame; the queries cross what is left stale.
+    Within(Duration),
+}
+
+impl RefreshPolicy {
+    /// The policy in words, for summaries.
+    pub fn describe(self) -> String {
+        match self {
+            RefreshPolicy::All => "all of it each time".into(),
+            RefreshPolicy::Never => "none".into(),
+            RefreshPolicy::Within(d) => format!("up to {} each", output::us(d.as_secs_f64() * 1e6)),
+        }
+    }
+}
+
+/// Parses `--refresh`: `all`, `none`, or a budget in microseconds.
+pub fn parse_refresh(s: &str) -> Result<RefreshPolicy, String> {
+    match s.trim() {
+        "all" => Ok(RefreshPolicy::All),
+        "none" => Ok(RefreshPolicy::Never),
+        t => t
+            .parse::<u64>()
+            .map(|us| RefreshPolicy::Within(Duration::from_micros(us)))
+            .map_err(|_| {
+                format!("invalid refresh budget {s:?}: write `all`, `none` or a number of microseconds, e.g. 1000")
+            }),
+    }
+}
+
+/// Runs a query on `hpa`, after the refresh work that `policy` allows (timed apart: it is
+/// the edits' deferred cost, paid before the next query).
 fn ask(
     hpa: &mut HpaMap,
     q: &DynamicQuery,
+    policy: RefreshPolicy,
     clock: &mut Clock,
 ) -> Result<quadpath::Path, quadpath::QueryError> {
-    if hpa.needs_refresh() {
+    if hpa.needs_refresh() && policy != RefreshPolicy::Never {
         let t = Instant::now();
-        hpa.refresh();
+        match policy {
+            RefreshPolicy::All => drop(hpa.refresh()),
+            RefreshPolicy::Within(budget) => drop(hpa.refresh_within(budget)),
+            RefreshPolicy::Never => unreachable!("checked above"),
+        }
         clock.refreshes.push(t.elapsed().as_secs_f64() * 1e6);
     }
     let t = Instant::now();
@@ -175,7 +217,7 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
             }
             Step::Query(id, q) => (id, q),
         };
-        let result = ask(&mut hpa, q, &mut clock);
+        let result = ask(&mut hpa, q, a.refresh, &mut clock);
         let expected = Expected::from(q);
         tally.add(judge(&grid, &expected, mode, &result), MAX_REPORTED, || {
             format!(
@@ -244,11 +286,12 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
             "  patches         {patches} applied, {cells_changed} cells changed, {rebuilds} laid by a fresh build\n"
         );
         s += &format!(
-            "  edit time       median {} per patch, total {}; deferred refresh {} over {} queries\n",
+            "  edit time       median {} per patch, total {}; deferred refresh {} before {} queries ({})\n",
             output::us(output::median(&clock.edits)),
             output::ms(edit_total_ms),
             output::ms(refresh_total_ms),
-            clock.refreshes.len()
+            clock.refreshes.len(),
+            a.refresh.describe()
         );
         s += &format!("  answered        {}\n", clock.queries.len());
         s += &format!("  solved          {solved}\n");
@@ -288,6 +331,7 @@ pub fn bench(
     ids: &[usize],
     modes: &[Mode],
     with_astar: bool,
+    refresh: RefreshPolicy,
     max_memory: usize,
     quiet: bool,
 ) -> Result<Vec<Row>, CliError> {
@@ -323,7 +367,7 @@ pub fn bench(
             Step::Query(_, q) => {
                 for j in order {
                     if j < m {
-                        let result = ask(&mut maps[j].0, q, &mut clocks[j]);
+                        let result = ask(&mut maps[j].0, q, refresh, &mut clocks[j]);
                         let v = judge(maps[j].0.grid(), &Expected::from(q), modes[j], &result);
                         tallies[j].add(v, 3, || {
                             format!(

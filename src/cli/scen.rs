@@ -36,6 +36,10 @@ pub struct ScenArgs {
     /// Print the summary as one JSON object
     #[arg(long)]
     pub json: bool,
+    /// Dynamic (version 2) scenarios: the refresh work edits defer that is done before each
+    /// query: `all`, `none`, or a budget in microseconds, as a game would spend per frame
+    #[arg(long, value_name = "BUDGET", default_value = "1000", value_parser = super::replay::parse_refresh)]
+    pub refresh: super::replay::RefreshPolicy,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
