@@ -1185,12 +1185,23 @@ fn dynamic_refresh_policies_all_give_valid_answers() {
             policy,
             "--json",
         ]);
-        assert_eq!((u(&v, "queries"), u(&v, "invalid")), (400, 0), "{policy}: {v}");
+        assert_eq!(
+            (u(&v, "queries"), u(&v, "invalid")),
+            (400, 0),
+            "{policy}: {v}"
+        );
         refreshes.push(u(&v, "refreshes"));
     }
     assert_eq!(refreshes[1], 0, "`none` never refreshes");
-    assert!(refreshes[0] > 0 && refreshes[2] >= refreshes[0], "{refreshes:?}");
+    assert!(
+        refreshes[0] > 0 && refreshes[2] >= refreshes[0],
+        "{refreshes:?}"
+    );
     let o = run(&["scen", "maps/dao_arena2.scen", "--refresh", "soon"]);
     assert_eq!(o.status.code(), Some(2), "a usage error");
-    assert!(stderr(&o).contains("invalid refresh budget"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("invalid refresh budget"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -282,8 +282,16 @@ fn configurations_are_checked() {
         Config::fast().with_local_radius(Config::MAX_LOCAL_RADIUS)
     )
     .is_ok());
-    // The limits themselves are accepted, and the message names the field.
-    let map = HpaMap::new(grid.clone(), Config::exact().with_landmarks(16)).unwrap();
+    // The limits themselves are accepted, and the message names the field. (Landmarks need
+    // something to guide: a wall, and gates around it; open ground gets none.)
+    assert_eq!(
+        HpaMap::new(grid.clone(), Config::exact().with_landmarks(16))
+            .unwrap()
+            .landmark_count(),
+        0
+    );
+    let walled = Grid::from_fn(40, 40, |x, y| x != 20 || y > 30);
+    let map = HpaMap::new(walled, Config::exact().with_landmarks(16)).unwrap();
     assert_eq!(map.landmark_count(), 16);
     let msg = refused(Config::exact().with_landmarks(99)).to_string();
     assert!(msg.contains("99") && msg.contains("16"), "{msg}");

@@ -140,7 +140,10 @@ fn an_open_map_pays_no_per_cell_landmarks_in_exact_mode() {
         map.memory_bytes()
     );
     map.check_consistency().unwrap();
-    // Small maps keep their landmarks.
-    let map = HpaMap::new(Grid::new_free(64, 64), Mode::Exact).unwrap();
+    // Small maps keep their landmarks, unless they are one open field with nothing to
+    // guide around.
+    let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| x != 32 || y > 40), Mode::Exact).unwrap();
     assert_eq!(map.landmark_count(), 8);
+    let map = HpaMap::new(Grid::new_free(64, 64), Mode::Exact).unwrap();
+    assert_eq!(map.landmark_count(), 0);
 }

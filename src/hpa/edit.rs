@@ -202,9 +202,11 @@ impl HpaMap {
             self.landmarks.on_blocked(&self.grid, changed);
         } else {
             self.landmarks.on_freed(&self.grid, changed);
-            if self.config.landmarks > 0 && self.landmarks.count() == 0 {
-                self.landmarks_pending = true;
-            }
+        }
+        // A map built without landmarks (nothing free, or nothing for them to guide: open
+        // ground) may need them now: the next refresh builds them if they pay.
+        if self.config.landmarks > 0 && self.landmarks.count() == 0 {
+            self.landmarks_pending = true;
         }
     }
 

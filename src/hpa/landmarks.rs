@@ -61,7 +61,10 @@ pub(crate) struct Landmarks {
     /// Blocked cells past which every column counts as loose: a sixteenth of the free
     /// cells at build time. A map laid patch by patch over empty ground (the GPPC dynamic
     /// scenarios) otherwise keeps the columns of the empty map, and exact searches there
-    /// ran at octile speed (1.7 ms against 0.1 ms on `dao_arena2`).
+    /// ran at octile speed (`dao_arena2`: median query 1.7 ms, about 0.9 ms with this).
+    /// Tightening more often helps query-heavy replays and hurts edit-heavy ones on large
+    /// maps (each column is a search over the whole map); a sixteenth is the compromise
+    /// measured on `dao_arena2` and generated StarCraft replays.
     loose_after: usize,
     steps: Steps,
     /// Map width in cells.
@@ -114,7 +117,7 @@ impl Landmarks {
         let mut next = first.y as usize * w as usize + first.x as usize;
         lm.stale = vec![false; k];
         lm.loose = vec![false; k];
-        lm.loose_after = (grid.free_count() as usize / 64).max(64);
+        lm.loose_after = (grid.free_count() as usize / 16).max(64);
         lm.steps = steps;
         for l in 0..k {
             let cell = lm.steps.cell(next);

@@ -318,13 +318,16 @@ impl HpaMap {
 }
 
 /// Whether a landmark table is worth its 4 bytes per free cell and landmark (see
-/// [`Config::landmarks`]): always on maps up to 2^20 free cells, and on larger ones unless
-/// they are wide open, with more than 64 free cells per gate. Inside a free leaf the octile
-/// distance is exact, so on open ground the table would guide nothing.
+/// [`Config::landmarks`]): on maps up to 2^20 free cells unless they have no gate at all
+/// (one free leaf, or free leaves that never touch), and on larger ones unless they are
+/// wide open, with more than 64 free cells per gate. Inside a free leaf the octile distance
+/// is exact, so on open ground the table would guide nothing. A map that goes without is
+/// given its table by a refresh once edits make it pay (`landmarks_pending`).
 pub(super) fn landmarks_pay(map: &HpaMap) -> bool {
     use super::config::{LANDMARK_CELLS_PER_GATE, LANDMARK_OPEN_CELLS};
     let free = map.grid.free_count();
-    free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * map.graph.gate_count() as u64
+    let gates = map.graph.gate_count() as u64;
+    gates > 0 && (free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * gates)
 }
 
 /// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.
