@@ -138,6 +138,11 @@ const DEFAULT_MAPS: &[(&str, &str)] = &[
     ("64room_000", "maze/rooms"),
     ("maze-128-128-10", "maze/rooms"),
     ("random-64-64-10", "random"),
+    ("AcrosstheCape", "StarCraft"),
+    ("Aftershock", "StarCraft"),
+    ("BlackLotus", "StarCraft"),
+    ("Cauldron", "StarCraft"),
+    ("Expedition", "StarCraft"),
 ];
 
 fn group_of(name: &str) -> &'static str {
@@ -201,7 +206,7 @@ fn parse_args() -> Args {
 
 /// `NAME.map` in one of the map folders, with its `-even-1.scen`, else its `.map.scen`.
 fn locate(dir: &FsPath, name: &str) -> Option<(PathBuf, Option<PathBuf>)> {
-    for sub in ["classic", "mapf", "rabin", ""] {
+    for sub in ["classic", "mapf", "rabin", "sc1", ""] {
         let d = dir.join(sub);
         let map = d.join(format!("{name}.map"));
         if map.is_file() {
