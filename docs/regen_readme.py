@@ -3,26 +3,56 @@
 
 Run from the crate root after `cargo build --release`: re-runs every
 `cargo run --release -- ...` example with target/release/quadpath (in a scratch folder
-holding a link to maps/, so no stray files land in the tree), replaces the output block
-after each, and copies the rendered PNGs into docs/.
+holding a link to maps/, and to ../shared beside it for the benchmark maps, so no stray files
+land in the tree), replaces the output block after each, and copies the rendered PNGs into
+docs/.
+
+A command may span lines ending in `\`, and may use variables set earlier in its block
+(`S=../shared/maps`, then `$S/...`).
+
+`--section NAME` re-runs only the commands under the `## NAME` heading (for instance
+`--section Performance`, whose bench takes a few minutes) and leaves the rest of the README
+and the PNGs alone.
 """
-import json, os, re, shutil, subprocess, tempfile
+import argparse, json, os, re, shutil, subprocess, tempfile
+ap = argparse.ArgumentParser()
+ap.add_argument('--section', help='only the commands under this "## " heading')
+section = ap.parse_args().section
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 md_path = os.path.join(ROOT, 'README.md')
 Q = os.path.join(ROOT, 'target', 'release', 'quadpath')
-WORK = tempfile.mkdtemp(prefix='quadpath-docs-')
+SCRATCH = tempfile.mkdtemp(prefix='quadpath-docs-')
+WORK = os.path.join(SCRATCH, 'crate')
+os.mkdir(WORK)
 os.symlink(os.path.join(ROOT, 'maps'), os.path.join(WORK, 'maps'))
+os.symlink(os.path.join(os.path.dirname(ROOT), 'shared'), os.path.join(SCRATCH, 'shared'))
 os.mkdir(os.path.join(WORK, 'docs'))
 s = open(md_path).read()
 lines = s.split('\n')
 out = []
+heading = None
+env = {}  # variables set so far in the current ```sh block
+cmd = ''  # the command so far, when its line ends in a backslash
 i = 0
 while i < len(lines):
     l = lines[i]
     out.append(l)
-    m = re.match(r'^cargo run --release -- (.*?)(\s+#.*)?$', l)
-    if m and lines[i + 1] == '```':
-        args = m.group(1).split()
+    if l.startswith('## '):
+        heading = l[3:].strip()
+    if l.startswith('```'):
+        env, cmd = {}, ''
+    v = re.match(r'^([A-Z_]+)=(\S+)$', l)
+    if v:
+        env[v.group(1)] = v.group(2)
+    if cmd or l.startswith('cargo run --release -- '):
+        cmd += l[:-1] + ' ' if l.endswith('\\') else l
+        if l.endswith('\\'):
+            i += 1
+            continue
+    m = re.match(r'^cargo run --release -- (.*?)(\s+#.*)?$', cmd)
+    cmd = ''
+    if m and lines[i + 1] == '```' and section in (None, heading):
+        args = [re.sub(r'\$([A-Z_]+)', lambda v: env[v.group(1)], a) for a in m.group(1).split()]
         r = subprocess.run([Q] + args, cwd=WORK, capture_output=True, text=True)
         assert r.returncode == 0, (args, r.stderr)
         # copy the closing ``` and blank line, then the output block
@@ -40,6 +70,11 @@ while i < len(lines):
         continue
     i += 1
 s = '\n'.join(out)
+if section is not None:
+    open(md_path, 'w').write(s)
+    shutil.rmtree(SCRATCH)
+    print('refreshed the commands of section %r in' % section, md_path)
+    raise SystemExit
 d = json.loads(open(os.path.join(WORK, 'den_paths.jsonl')).readline())
 p = d['path']
 line = '{"id":%d,"start":[%d,%d],"goal":[%d,%d],"optimal":%s,"length":%s,"path":[%s,...,%s],"query_us":%s}' % (
@@ -50,5 +85,5 @@ s = re.sub(r'with the middle of its \d+-cell path', 'with the middle of its %d-c
 open(md_path, 'w').write(s)
 for f in ['find_arena.png', 'rts_valley_path.png', 'render_den312d.png']:
     shutil.copy(os.path.join(WORK, 'docs', f), os.path.join(ROOT, 'docs', f))
-shutil.rmtree(WORK)
+shutil.rmtree(SCRATCH)
 print('refreshed', md_path)

@@ -107,13 +107,6 @@ fn every_shared_map_reads_like_its_text() {
     }
 }
 
-/// How far a printed length may be from the true one: half a unit in its last printed
-/// digit, and never less than 1e-3.
-fn printed_tolerance(field: &str) -> f64 {
-    let decimals = field.split_once('.').map_or(0, |(_, frac)| frac.len());
-    (0.5 * 10f64.powi(-(decimals as i32))).max(1e-3)
-}
-
 #[test]
 fn every_shared_scenario_fits_its_map() {
     let dir = shared_maps();
@@ -128,7 +121,8 @@ fn every_shared_scenario_fits_its_map() {
         let s = io::read_scen(p).unwrap_or_else(|e| panic!("{e}"));
         assert!(!s.entries.is_empty(), "{}", p.display());
         let text = std::fs::read_to_string(p).unwrap();
-        // Each line's optimal length as printed, for the tolerance its precision allows.
+        // Each line's optimal length as printed: every line is parsed, and the bucket messages
+        // quote it. How far it may be from the true length is `Scenario::tolerance`.
         let printed: Vec<&str> = text
             .lines()
             .skip(1)
@@ -141,7 +135,7 @@ fn every_shared_scenario_fits_its_map() {
             io::resolve_map_path(p).unwrap_or_else(|| panic!("no map for {}", p.display()));
         let map_name = map_path.file_name().unwrap().to_str().unwrap();
         let g = io::read_map(&map_path).unwrap();
-        for (e, field) in s.entries.iter().zip(&printed) {
+        for e in &s.entries {
             assert_eq!(e.map_basename(), map_name, "{}:{}", p.display(), e.line);
             assert_eq!(
                 (e.width, e.height),
@@ -154,7 +148,7 @@ fn every_shared_scenario_fits_its_map() {
                 assert!(g.is_free(c), "{}:{}: {c} is not free", p.display(), e.line);
             }
             assert!(
-                e.optimal >= quadpath::octile(e.start, e.goal) - printed_tolerance(field),
+                e.optimal >= quadpath::octile(e.start, e.goal) - e.tolerance(),
                 "{}:{}",
                 p.display(),
                 e.line
@@ -171,7 +165,7 @@ fn every_shared_scenario_fits_its_map() {
             // print lengths to 6 significant digits (1059.998 as `1060`), so the bucket may
             // follow the true length on the other side of a multiple of 4.
             for (e, field) in s.entries.iter().zip(&printed) {
-                let tol = printed_tolerance(field);
+                let tol = e.tolerance();
                 let lo = ((e.optimal - tol) / 4.0).floor() as u32;
                 let hi = ((e.optimal + tol) / 4.0).floor() as u32;
                 assert!(

@@ -210,10 +210,28 @@ pub fn read_movingai(path: &std::path::Path) -> Grid {
     })
 }
 
-/// Reads the (start, goal, optimal) triples of a scenario file.
-pub fn read_scen(path: &std::path::Path) -> Vec<(Cell, Cell, f64)> {
+/// One scenario line: start, goal, the optimal length as printed, and how far a length may be
+/// from it and still count as equal.
+#[derive(Clone, Copy, Debug)]
+pub struct ScenLine {
+    pub start: Cell,
+    pub goal: Cell,
+    pub optimal: f64,
+    /// [`quadpath::io::Scenario::tolerance`]: files print rounded lengths (`1010.68` for
+    /// 1010.678282), so a fixed 1e-3 would fail correct paths.
+    pub tol: f64,
+}
+
+/// Reads the lines of a scenario file. Start, goal and optimal length come from this parser;
+/// the tolerance comes from the library's parse of the same file, which must agree with it
+/// on every line.
+pub fn read_scen(path: &std::path::Path) -> Vec<ScenLine> {
     let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
+    let lib = quadpath::io::read_scen(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .entries;
+    let mine: Vec<(Cell, Cell, f64)> = text
+        .lines()
         .skip(1)
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -224,6 +242,25 @@ pub fn read_scen(path: &std::path::Path) -> Vec<(Cell, Cell, f64)> {
                 Cell::new(n(6), n(7)),
                 f[8].parse().unwrap(),
             )
+        })
+        .collect();
+    assert_eq!(mine.len(), lib.len(), "{}: line count", path.display());
+    mine.into_iter()
+        .zip(&lib)
+        .map(|((start, goal, optimal), e)| {
+            assert!(
+                (start, goal, optimal) == (e.start, e.goal, e.optimal),
+                "{}:{}: the library parsed {:?}",
+                path.display(),
+                e.line,
+                (e.start, e.goal, e.optimal)
+            );
+            ScenLine {
+                start,
+                goal,
+                optimal,
+                tol: e.tolerance(),
+            }
         })
         .collect()
 }
