@@ -448,6 +448,10 @@ pub fn load_any(
                 scen,
             }))
         }
+        _ => Err(CliError::input(format!(
+            "{}: this kind of scenario file is read by the library but not run by this command",
+            scen_path.display()
+        ))),
     }
 }
 

@@ -226,8 +226,10 @@ pub fn read_dynamic_scen(path: impl AsRef<Path>) -> Result<DynamicScenario, MapE
     Ok(scen)
 }
 
-/// A scenario file of either kind, as [`read_any_scen`] finds it.
+/// A scenario file of either kind, as [`read_any_scen`] finds it. Non-exhaustive: a later
+/// version may join them.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum AnyScenarioFile {
     /// A Moving AI `version 1` file: queries on a fixed map.
     Static(super::ScenarioFile),
