@@ -594,3 +594,46 @@ fn valid_files_read_back_as_written() {
     let e = io::read_any_scen(files("v9", "version 9\n", None)).unwrap_err();
     assert!(e.to_string().contains("version 2"), "{e}");
 }
+
+/// Walls laid over a map built empty leave exact mode's landmark columns valid but loose.
+/// A refresh tightens them only once the searches since have done as much work as that
+/// costs: an editing-only burst leaves nothing to refresh, a few long searches make it pay,
+/// and the tightened columns still give optimal paths.
+#[test]
+fn loose_landmarks_are_tightened_once_queries_pay_for_it() {
+    let (w, h) = (120u32, 80u32);
+    let mut map = HpaMap::new(Grid::from_fn(w, h, |x, y| (x, y) != (60, 40)), Mode::Exact).unwrap();
+    assert_eq!(map.landmark_count(), 8);
+    // Long walls with gaps, a sixteenth of the map and more, laid as patches.
+    for i in 0..8u32 {
+        let mut codes = vec![b'@'; (w - 20) as usize];
+        codes[((i * 37) % (w - 20)) as usize] = b'.';
+        let y = 5 + 9 * i;
+        map.apply_patch(
+            Cell::new(10 * (i % 2), y),
+            &quadpath::TerrainPatch::new(w - 20, 1, codes),
+        )
+        .unwrap();
+    }
+    assert!(!map.needs_refresh(), "no query has paid for tightening yet");
+    assert_eq!(map.refresh().landmarks, 0);
+    let grid = map.grid().clone();
+    let (s, g) = (Cell::new(1, 1), Cell::new(w - 2, h - 1));
+    let want = distances(&grid, s)[(g.y * w + g.x) as usize].unwrap();
+    let mut asked = 0;
+    while !map.needs_refresh() {
+        let p = map.find_path(s, g).unwrap();
+        assert!((p.length - want).abs() < 1e-6);
+        asked += 1;
+        assert!(asked < 1000, "searches never paid for tightening");
+    }
+    let report = map.refresh();
+    assert!(report.complete && report.landmarks > 0, "{report:?}");
+    assert!(!map.needs_refresh());
+    let p = map.find_path(s, g).unwrap();
+    assert_valid(&grid, s, g, &p);
+    assert!(
+        (p.length - want).abs() < 1e-6,
+        "tightened columns stay exact"
+    );
+}

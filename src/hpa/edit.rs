@@ -9,6 +9,7 @@ use crate::geom::{Cell, Direction, Rect};
 use crate::grid::TerrainPatch;
 use crate::quadtree::{LeafChange, NodeId};
 use hashbrown::HashMap;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// What a refresh did, and whether anything is left for the next one.
@@ -378,8 +379,14 @@ impl HpaMap {
                 if self.build_pending_landmarks() {
                     report.landmarks += self.landmarks.count();
                 }
-            } else if self.landmarks.refresh_one(&self.grid) {
+            } else if self
+                .landmarks
+                .refresh_one(&self.grid, self.tightening_pays())
+            {
                 report.landmarks += 1;
+                if !self.landmarks.has_loose() {
+                    self.search_work.store(0, Ordering::Relaxed);
+                }
             } else {
                 break;
             }
@@ -395,8 +402,24 @@ impl HpaMap {
     /// [`HpaMap::refresh`]).
     pub fn needs_refresh(&self) -> bool {
         self.clusters.as_ref().is_some_and(|c| c.is_stale())
-            || self.landmarks.is_stale()
+            || self.landmarks.has_set_aside()
+            || self.tightening_pays()
             || self.landmarks_pending
+    }
+
+    /// Whether the loose landmark columns (see `Landmarks::loose`) are worth recomputing:
+    /// once the searches since they were last tightened have done at least as much work
+    /// as recomputing them would. A replay that edits much and asks little (buildings going
+    /// up all over a 1024² map between rare queries) then keeps its loose columns, and one
+    /// that asks much (`dao_arena2`) tightens them often.
+    pub(super) fn tightening_pays(&self) -> bool {
+        /// Cells a column search settles in the time a search expands one gate node (it
+        /// relaxes the node's crossings, each with its heuristic): a rough ratio of their
+        /// costs per step.
+        const SETTLES_PER_EXPANSION: u64 = 16;
+        self.landmarks.has_loose()
+            && self.search_work.load(Ordering::Relaxed) * SETTLES_PER_EXPANSION
+                >= self.landmarks.tightening_cost() as u64
     }
 
     /// Rebuilds gates and labels for the leaves the tree reports as replaced. All edits

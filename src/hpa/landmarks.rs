@@ -64,11 +64,12 @@ pub(crate) struct Landmarks {
     /// Blocked cells past which every column counts as loose: a sixteenth of the free
     /// cells at build time. A map laid patch by patch over empty ground (the GPPC dynamic
     /// scenarios) otherwise keeps the columns of the empty map, and exact searches there
-    /// ran at octile speed (`dao_arena2`: median query 1.7 ms, about 0.9 ms with this).
-    /// Tightening more often helps query-heavy replays and hurts edit-heavy ones on large
-    /// maps (each column is a search over the whole map); a sixteenth is the compromise
-    /// measured on `dao_arena2` and generated StarCraft replays.
+    /// ran at octile speed (`dao_arena2`: median query 1.7 ms, about 0.9 ms tightened).
+    /// Whether tightening is worth its cost is the map's call (see
+    /// `HpaMap::tightening_pays`): each column is a search over the whole map.
     loose_after: usize,
+    /// Free cells at build time: what recomputing one column costs, in cells settled.
+    column_cost: usize,
     steps: Steps,
     /// Map width in cells.
     width: u32,
@@ -120,7 +121,8 @@ impl Landmarks {
         let mut next = first.y as usize * w as usize + first.x as usize;
         lm.stale = vec![false; k];
         lm.loose = vec![false; k];
-        lm.loose_after = (grid.free_count() as usize / 16).max(64);
+        lm.column_cost = grid.free_count() as usize;
+        lm.loose_after = (lm.column_cost / 16).max(64);
         lm.steps = steps;
         for l in 0..k {
             let cell = lm.steps.cell(next);
@@ -335,19 +337,31 @@ impl Landmarks {
         self.scratch = heap.into_vec();
     }
 
-    /// Whether some landmark is set aside or loose until [`Landmarks::refresh`].
-    pub fn is_stale(&self) -> bool {
-        self.stale.contains(&true) || self.loose.contains(&true)
+    /// Whether some landmark is set aside until a refresh recomputes it.
+    pub fn has_set_aside(&self) -> bool {
+        self.stale.contains(&true)
     }
 
-    /// Recomputes the column of one landmark set aside by a repair over budget, else of one
-    /// grown loose; returns `false` when there is none. One grid search: tens of
-    /// milliseconds on a 1024² map, which is why a refresh with a time budget takes them one
-    /// at a time.
-    pub fn refresh_one(&mut self, grid: &Grid) -> bool {
-        let Some(l) =
-            (self.stale.iter().position(|&s| s)).or_else(|| self.loose.iter().position(|&s| s))
-        else {
+    /// Whether some landmark's column has grown loose (valid, but weaker than a fresh one).
+    pub fn has_loose(&self) -> bool {
+        self.loose.contains(&true)
+    }
+
+    /// Cells settled by recomputing every loose column.
+    pub fn tightening_cost(&self) -> usize {
+        self.loose.iter().filter(|&&l| l).count() * self.column_cost
+    }
+
+    /// Recomputes the column of one landmark set aside by a repair over budget, else, when
+    /// `loose_too`, of one grown loose; returns `false` when there is none. One grid search:
+    /// tens of milliseconds on a 1024² map, which is why a refresh with a time budget takes
+    /// them one at a time.
+    pub fn refresh_one(&mut self, grid: &Grid, loose_too: bool) -> bool {
+        let Some(l) = (self.stale.iter().position(|&s| s)).or_else(|| {
+            loose_too
+                .then(|| self.loose.iter().position(|&s| s))
+                .flatten()
+        }) else {
             return false;
         };
         let mut column = vec![UNREACHED; self.steps.masks.len()];
@@ -408,7 +422,7 @@ impl Landmarks {
     /// Recomputes the columns of every landmark set aside by a repair over budget.
     #[cfg(test)]
     pub fn refresh(&mut self, grid: &Grid) {
-        while self.refresh_one(grid) {}
+        while self.refresh_one(grid, true) {}
     }
 
     #[cfg(any(test, feature = "testing"))]
@@ -777,7 +791,10 @@ mod tests {
         let mut lm = Landmarks::build(&grid, 4);
         grid.set_blocked(Cell::new(60, 0), false);
         lm.on_freed(&grid, &[Cell::new(60, 0)]);
-        assert!(lm.is_stale(), "the repair should have run over its budget");
+        assert!(
+            lm.has_set_aside(),
+            "the repair should have run over its budget"
+        );
         // What is left in use is still a valid bound.
         lm.check(&grid).unwrap();
         let goal = Cell::new(70, 2);
@@ -787,7 +804,7 @@ mod tests {
             assert!(lm.bound(&row, c) <= truth[(c.y * 120 + c.x) as usize] + 1e-9);
         }
         lm.refresh(&grid);
-        assert!(!lm.is_stale());
+        assert!(!lm.has_set_aside());
         lm.check(&grid).unwrap();
         // Every column, repaired or recomputed, now holds exact distances again.
         for (l, &cell) in lm.cells.iter().enumerate() {

@@ -13,6 +13,7 @@ use super::policy;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::Grid;
 use crate::quadtree::{NodeId, QuadTree, QuadtreeError, SplitStopper};
+use std::sync::atomic::AtomicU64;
 
 /// A grid map prepared for hierarchical A\*: a quadtree of all-free and all-blocked
 /// leaves, gates between adjacent free leaves, and reachability labels. Cells can be
@@ -50,6 +51,10 @@ pub struct HpaMap {
     /// asks for them (it was built with nothing free, or too open for them to pay): the
     /// next refresh decides whether to build them now.
     pub(super) landmarks_pending: bool,
+    /// Gate expansions of the searches since the landmark columns were last tightened:
+    /// what loose columns cost the queries, to weigh against what tightening them costs
+    /// (see [`HpaMap::tightening_pays`]). Queries take `&self`, hence the atomic.
+    pub(super) search_work: AtomicU64,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
     /// The build's estimate of the heap bytes (see [`Config::max_memory`]).
@@ -148,6 +153,7 @@ impl HpaMap {
             clusters: None,
             landmarks: Landmarks::default(),
             landmarks_pending: false,
+            search_work: AtomicU64::new(0),
             crossing_buf: Vec::new(),
             estimated_bytes: 0,
         };

@@ -9,6 +9,7 @@ use super::policy::GatePolicy;
 use super::search::{Ends, SearchContext};
 use crate::geom::Cell;
 use std::cell::RefCell;
+use std::sync::atomic::Ordering;
 
 thread_local! {
     /// The context [`HpaMap::find_path`] searches with: one per thread, grown to the
@@ -101,6 +102,10 @@ impl HpaMap {
                 .search(&self.graph, ends, &self.landmarks)
                 .map(|(w, _)| w),
         };
+        if self.landmarks.has_loose() {
+            self.search_work
+                .fetch_add(ctx.last_expansions() as u64, Ordering::Relaxed);
+        }
         let mut waypoints = found.ok_or(QueryError::Unreachable { start, goal })?;
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, &waypoints);
