@@ -306,6 +306,31 @@ fn shared_sc1_sample() {
     shared("sc1");
 }
 
+/// Every line of every StarCraft scenario file (15,700 queries on 512² to 1024² maps), both
+/// modes: exact optimal within the printed precision, fast valid and never shorter. About
+/// a minute; the standard RTS benchmark is worth it.
+#[test]
+fn shared_sc1_whole_files() {
+    let dir = shared_dir("sc1");
+    let mut scens: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "scen"))
+        .collect();
+    scens.sort();
+    assert_eq!(scens.len(), 5, "{scens:?}");
+    let mut total = 0;
+    for scen in &scens {
+        let grid = read_movingai(&map_for(scen));
+        let queries = read_scen(scen);
+        let name = scen.file_name().unwrap().to_string_lossy().into_owned();
+        let sub = run(&format!("sc1/{name}"), &grid, &queries);
+        report(&format!("sc1/{name} (whole)"), queries.len(), &sub);
+        total += queries.len();
+    }
+    assert!(total > 15_000, "{total} queries");
+}
+
 /// The exact mode finds the optimum without the clusters of the fast mode, whatever leaf size
 /// limit splits the open areas; checked on one file so a regression in the split shows here.
 #[test]
