@@ -62,6 +62,41 @@ pub(crate) struct Leaf {
     pub gates: Vec<GateId>,
     /// Their cells, in the same order: the search scans these for every leaf it enters.
     pub cells: Vec<Cell>,
+    /// The gate at each border cell (see [`border_index`]), [`NO_GATE`] where there is
+    /// none; empty until the leaf's first gate. Gates lie on leaf borders, so this costs 4
+    /// bytes per border cell of a leaf with gates, not per cell of the map: a map that is
+    /// one big free leaf pays nothing.
+    border_gates: Vec<u32>,
+}
+
+/// Cells of `r` a gate may stand on: the border, or every cell of a leaf at most 2 wide.
+fn border_len(r: Rect) -> usize {
+    let (w, h) = (r.width() as usize, r.height() as usize);
+    if w <= 2 || h <= 2 {
+        w * h
+    } else {
+        2 * (w + h) - 4
+    }
+}
+
+/// The index of border cell `c` of `r` in `0..border_len(r)`: the top row, the bottom row,
+/// then the left and the right column between them (every cell, row by row, for a leaf at
+/// most 2 wide).
+fn border_index(r: Rect, c: Cell) -> usize {
+    let (w, h) = (r.width() as usize, r.height() as usize);
+    let (dx, dy) = ((c.x - r.x1) as usize, (c.y - r.y1) as usize);
+    if w <= 2 || h <= 2 {
+        dy * w + dx
+    } else if dy == 0 {
+        dx
+    } else if dy == h - 1 {
+        w + dx
+    } else if dx == 0 {
+        2 * w + dy - 1
+    } else {
+        debug_assert_eq!(dx, w - 1, "{c} is not on the border of {r}");
+        2 * w + (h - 2) + dy - 1
+    }
 }
 
 /// A gate: a cell of a free leaf with at least one crossing into another free leaf.
@@ -164,7 +199,7 @@ impl<I: SlotId, T> Slots<I, T> {
     }
 }
 
-/// Marks a cell without a gate in [`GateGraph::gate_at`]: a dense table of 4-byte entries
+/// Marks a border cell without a gate in a leaf's `border_gates`: a table of 4-byte entries
 /// is what makes it cheaper than a hash map, so it cannot afford an `Option`.
 const NO_GATE: u32 = u32::MAX;
 
@@ -175,65 +210,47 @@ pub(crate) struct GateGraph {
     gates: Slots<GateId, Gate>,
     /// Leaf by quadtree node ID (free leaves only).
     leaf_of_node: HashMap<u64, LeafId, ahash::RandomState>,
-    /// Gate index by cell index `y·W + x`, [`NO_GATE`] where there is none. It costs 4 bytes
-    /// a cell, less than a hash map once gates are a sizeable share of the cells (as in
-    /// exact mode), and it is looked up for every crossing added.
-    gate_at: Vec<u32>,
-    width: u64,
     crossing_count: usize,
 }
 
 impl GateGraph {
-    /// An empty graph for a `width`×`height` map, its per-cell table allocated fallibly.
-    pub fn try_new(width: u32, height: u32) -> Result<Self, std::collections::TryReserveError> {
-        let n = width as usize * height as usize;
-        let mut gate_at = Vec::new();
-        gate_at.try_reserve_exact(n)?;
-        gate_at.resize(n, NO_GATE);
-        Ok(GateGraph {
+    /// An empty graph. Nothing in it grows with the map's area: a gate's index lives in its
+    /// leaf.
+    pub fn new() -> Self {
+        GateGraph {
             leaves: Slots::default(),
             gates: Slots::default(),
             leaf_of_node: HashMap::default(),
-            gate_at,
-            width: width as u64,
             crossing_count: 0,
-        })
+        }
     }
 
     /// An upper bound, in practice, on the heap bytes of the graph over free leaves
     /// `leaves` of a `width`×`height` map, from their sizes alone: every cell on a leaf's
     /// border counted as a gate, vectors at their growth capacity.
-    pub fn estimate_bytes(width: u32, height: u32, leaves: impl Iterator<Item = Rect>) -> usize {
+    pub fn estimate_bytes(leaves: impl Iterator<Item = Rect>) -> usize {
         use std::mem::size_of;
         let (mut n_leaves, mut n_gates, mut lists, mut spilled) = (0usize, 0usize, 0usize, 0usize);
         for r in leaves {
             let (w, h) = (r.width() as usize, r.height() as usize);
-            let border = if w <= 2 || h <= 2 {
-                w * h
-            } else {
-                2 * (w + h) - 4
-            };
+            let border = border_len(r);
             n_leaves += 1;
             n_gates = n_gates.saturating_add(border);
-            lists =
-                lists.saturating_add(border.next_power_of_two().max(4) * (size_of::<GateId>() + 8));
+            // The gate and cell lists at growth capacity, and the border index.
+            lists = lists.saturating_add(
+                border.next_power_of_two().max(4) * (size_of::<GateId>() + 8) + border * 4,
+            );
             // Cells of thin leaves and the corners of the others can have more links than
             // the inline 4 (up to 8).
             let crowded = if w <= 2 || h <= 2 { w * h } else { 4 };
             spilled = spilled.saturating_add(crowded * 8 * size_of::<GateId>());
         }
         let slots = |n: usize, item: usize| n.next_power_of_two() * (item + 1);
-        (width as usize * height as usize * 4)
-            .saturating_add(slots(n_leaves, size_of::<Leaf>()))
+        slots(n_leaves, size_of::<Leaf>())
             .saturating_add(slots(n_gates, size_of::<Gate>()))
             .saturating_add(lists)
             .saturating_add(spilled)
             .saturating_add(2 * n_leaves * (size_of::<(u64, LeafId)>() + 1))
-    }
-
-    #[inline]
-    fn key(&self, c: Cell) -> usize {
-        (c.y as u64 * self.width + c.x as u64) as usize
     }
 
     #[inline]
@@ -321,6 +338,7 @@ impl GateGraph {
             rect,
             gates: Vec::new(),
             cells: Vec::new(),
+            border_gates: Vec::new(),
         });
         self.leaf_of_node.insert(id.raw(), leaf);
         leaf
@@ -344,6 +362,7 @@ impl GateGraph {
         leaf.gates = gates;
         leaf.gates.clear();
         leaf.cells.clear();
+        leaf.border_gates.clear();
         self.leaves.release(id);
     }
 
@@ -393,21 +412,21 @@ impl GateGraph {
 
     /// Frees gate `g`'s slot and cell index, leaving its leaf's list to the caller.
     fn release_gate(&mut self, g: GateId) {
-        let key = self.key(self.gate(g).cell);
-        self.gate_at[key] = NO_GATE;
+        let (cell, leaf) = (self.gate(g).cell, self.gate(g).leaf);
+        let leaf = self.leaves.get_mut(leaf);
+        leaf.border_gates[border_index(leaf.rect, cell)] = NO_GATE;
         self.gates.get_mut(g).links.clear();
         self.gates.release(g);
     }
 
     /// The gate at `cell` (creating it in `leaf` if there is none yet).
     fn gate_for(&mut self, cell: Cell, leaf: LeafId) -> GateId {
-        let key = self.key(cell);
-        if self.gate_at[key] != NO_GATE {
-            let g = GateId::from_index(self.gate_at[key] as usize);
-            debug_assert_eq!(self.gate(g).leaf, leaf);
-            return g;
+        let l = self.leaves.get(leaf);
+        let slot = border_index(l.rect, cell);
+        if let Some(&g) = l.border_gates.get(slot).filter(|&&g| g != NO_GATE) {
+            return GateId::from_index(g as usize);
         }
-        let pos = self.leaf(leaf).gates.len() as u32;
+        let pos = l.gates.len() as u32;
         let g = self.gates.insert(Gate {
             cell,
             leaf,
@@ -415,9 +434,12 @@ impl GateGraph {
             links: Links::new(),
         });
         let l = self.leaves.get_mut(leaf);
+        if l.border_gates.is_empty() {
+            l.border_gates.resize(border_len(l.rect), NO_GATE);
+        }
         l.gates.push(g);
         l.cells.push(cell);
-        self.gate_at[key] = g.index() as u32;
+        l.border_gates[slot] = g.index() as u32;
         g
     }
 
@@ -449,7 +471,11 @@ impl GateGraph {
             .leaves
             .items
             .iter()
-            .map(|l| l.gates.capacity() * size_of::<GateId>() + l.cells.capacity() * 8)
+            .map(|l| {
+                l.gates.capacity() * size_of::<GateId>()
+                    + l.cells.capacity() * 8
+                    + l.border_gates.capacity() * 4
+            })
             .sum();
         let spilled_links: usize = self
             .gates
@@ -458,8 +484,7 @@ impl GateGraph {
             .filter(|g| g.links.spilled())
             .map(|g| g.links.capacity() * size_of::<GateId>())
             .sum();
-        let maps = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1)
-            + self.gate_at.capacity() * 4;
+        let maps = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1);
         self.leaves.memory_bytes() + leaf_lists + self.gates.memory_bytes() + spilled_links + maps
     }
 }

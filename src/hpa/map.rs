@@ -90,8 +90,7 @@ impl HpaMap {
     /// [`BuildError::Config`] when the configuration is out of range, and
     /// [`BuildError::MapTooLarge`] when a side exceeds what the quadtree can index, and
     /// [`BuildError::MemoryLimit`] when the structure's estimated size is over
-    /// [`Config::max_memory`] (checked before each large part is allocated) or the gate
-    /// table cannot be allocated.
+    /// [`Config::max_memory`] (checked before each large part is allocated).
     pub fn new(grid: Grid, config: impl Into<Config>) -> Result<Self, BuildError> {
         let config = config.into();
         config.validate()?;
@@ -134,16 +133,11 @@ impl HpaMap {
             .map(|l| (l.id(), l.rect()))
             .collect();
         estimated = estimated
-            .saturating_add(GateGraph::estimate_bytes(
-                grid.width(),
-                grid.height(),
-                free.iter().map(|&(_, r)| r),
-            ))
+            .saturating_add(GateGraph::estimate_bytes(free.iter().map(|&(_, r)| r)))
             // The components' labels and marks, per leaf.
             .saturating_add(free.len().next_power_of_two() * 32);
         check(estimated)?;
-        let graph = GateGraph::try_new(grid.width(), grid.height())
-            .map_err(|_| BuildError::MemoryLimit { estimated, limit })?;
+        let graph = GateGraph::new();
         let mut map = HpaMap {
             graph,
             grid,
