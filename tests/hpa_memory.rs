@@ -1,6 +1,7 @@
 //! Issue 11 item 3: the build's memory estimate, the `Config::max_memory` limit, and open
 //! maps that must not pay per-cell landmark tables.
 
+use quadpath::quadtree::{QuadTree, SplitStopper};
 use quadpath::{BuildError, Cell, Config, Grid, HpaMap, Mode};
 
 /// A deterministic noise map: each cell blocked with probability `percent`/100.
@@ -108,6 +109,18 @@ fn dense_pattern_is_refused_under_a_few_mebibytes() {
         assert!(matches!(err, BuildError::MemoryLimit { limit, .. } if limit == 4 << 20));
         assert!(err.to_string().contains("memory"), "{err}");
     }
+    // Refused before its tree is built: the estimate reported is the grid plus the tree
+    // counted by `QuadTree::estimate_bytes`, the first check after the cell list (a few
+    // MiB), so the process never holds the tree's hundreds of MiB.
+    let mut cells: Vec<Cell> = dots.blocked_cells().collect();
+    let tree = QuadTree::estimate_bytes(1024, 1024, &SplitStopper::uniform(), &mut cells).unwrap();
+    assert!(tree > 32 << 20, "the tree alone would take {tree} bytes");
+    let limit = dots.memory_bytes() + cells.len() * 8 + (1 << 20);
+    let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();
+    assert!(
+        matches!(err, BuildError::MemoryLimit { estimated, .. } if estimated == dots.memory_bytes() + tree),
+        "{err}"
+    );
 }
 
 #[test]

@@ -949,3 +949,39 @@ fn id_scheme_all_sizes_up_to_64() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(cases(300))]
+
+    /// The size a tree would have, counted without building it, bounds the size of the tree
+    /// built (so a memory budget can be checked first), and not loosely: the node count is
+    /// the same, only the table's growth is rounded up.
+    #[test]
+    fn estimated_bytes_bound_the_built_tree(w in 1u32..200, h in 1u32..200, density in 0u32..=100,
+                                            side in prop::option::of(1u32..20), seed in any::<u64>()) {
+        let mut rng = seed | 1;
+        let mut cells = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                if (rng % 100) < density as u64 {
+                    cells.push(Cell::new(x, y));
+                }
+            }
+        }
+        let stopper = match side {
+            Some(s) => SplitStopper::uniform().with_max_leaf_side(s),
+            None => SplitStopper::uniform(),
+        };
+        let mut scratch = cells.clone();
+        let estimate = QuadTree::estimate_bytes(w, h, &stopper, &mut scratch).unwrap();
+        let tree = QuadTree::build(w, h, stopper, cells.iter().map(|&c| (c, ()))).unwrap();
+        let actual = tree.memory_bytes();
+        prop_assert!(estimate >= actual, "{w}x{h}: estimate {estimate} < actual {actual}");
+        prop_assert!(estimate <= 2 * actual + 1024, "{w}x{h}: estimate {estimate} vs actual {actual}");
+        scratch.sort_unstable_by_key(|c| (c.y, c.x));
+        prop_assert_eq!(scratch, cells, "the cells are only reordered");
+    }
+}

@@ -99,29 +99,42 @@ impl HpaMap {
             true => Err(BuildError::MemoryLimit { estimated, limit }),
             false => Ok(()),
         };
-        // The tree holds one object per blocked cell: refuse before building what cannot fit.
-        let cells = grid.width() as u64 * grid.height() as u64;
-        let blocked = (cells - grid.free_count()) as usize;
-        check(
-            grid.memory_bytes()
-                .saturating_add(blocked.saturating_mul(std::mem::size_of::<(Cell, ())>())),
-        )?;
+        // The tree holds one object per blocked cell: its size is counted by walking the
+        // splits it would make, and refused before anything of it is built. The cell list
+        // itself (8 bytes a blocked cell) is needed by the build anyway.
         let stopper = match config.max_leaf_side {
             Some(s) => SplitStopper::uniform().with_max_leaf_side(s),
             None => SplitStopper::uniform(),
         };
+        let too_large = |width, height| BuildError::MapTooLarge {
+            width,
+            height,
+            max: crate::quadtree::MAX_SIDE,
+        };
+        let cells = grid.width() as u64 * grid.height() as u64;
+        let blocked = (cells - grid.free_count()) as usize;
+        check(
+            grid.memory_bytes()
+                .saturating_add(blocked.saturating_mul(8)),
+        )?;
+        let mut blocked_cells: Vec<Cell> = grid.blocked_cells().collect();
+        let tree_bytes =
+            QuadTree::estimate_bytes(grid.width(), grid.height(), &stopper, &mut blocked_cells)
+                .map_err(|e| match e {
+                    QuadtreeError::BadSize { width, height } => too_large(width, height),
+                    QuadtreeError::OutOfBounds { .. } => {
+                        unreachable!("blocked cells lie on the grid")
+                    }
+                })?;
+        check(grid.memory_bytes().saturating_add(tree_bytes))?;
         let mut tree = QuadTree::build(
             grid.width(),
             grid.height(),
             stopper,
-            grid.blocked_cells().map(|c| (c, ())),
+            blocked_cells.into_iter().map(|c| (c, ())),
         )
         .map_err(|e| match e {
-            QuadtreeError::BadSize { width, height } => BuildError::MapTooLarge {
-                width,
-                height,
-                max: crate::quadtree::MAX_SIDE,
-            },
+            QuadtreeError::BadSize { width, height } => too_large(width, height),
             QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
         })?;
         tree.track_changes(true);

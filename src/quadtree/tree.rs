@@ -426,6 +426,109 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 }
 
+impl QuadTree<()> {
+    /// An upper bound on the heap bytes of the tree [`QuadTree::build`] would make from
+    /// objects at `cells` (one per cell, no payload), found by walking the splits it would
+    /// make without storing a node: so that a caller with a memory budget can refuse a map
+    /// before its tree is built. `cells` is reordered in place; nothing else is allocated.
+    /// The table is counted at the capacity a map of that many nodes grows to.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub fn estimate_bytes(
+        width: u32,
+        height: u32,
+        stopper: &SplitStopper,
+        cells: &mut [Cell],
+    ) -> Result<usize, QuadtreeError> {
+        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(QuadtreeError::BadSize { width, height });
+        }
+        let shape = Shape::new(width, height);
+        for &c in cells.iter() {
+            shape.check(c)?;
+        }
+        let (nodes, object_slots) = count_nodes(&shape, stopper, NodeId::ROOT, cells);
+        // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
+        // from 8 buckets on (all but one below).
+        let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
+        let mut buckets = 4;
+        while usable(buckets) < nodes {
+            buckets *= 2;
+        }
+        let slot = std::mem::size_of::<(u64, Node<()>)>() + 1;
+        let objects = object_slots * std::mem::size_of::<(Cell, ())>();
+        Ok(std::mem::size_of::<Self>()
+            + buckets * slot
+            + objects
+            + (shape.max_possible_depth() as usize + 1) * 8)
+    }
+}
+
+/// The nodes of the subtree [`QuadTree::build`] grows at `id` over `cells` (which lie in
+/// it), and the object slots its leaves' lists may hold (a list grown by pushing has at most
+/// the next power of two, and at least 4); `cells` is partitioned in place the way the build
+/// shares objects out among children.
+fn count_nodes(
+    shape: &Shape,
+    stopper: &SplitStopper,
+    id: NodeId,
+    cells: &mut [Cell],
+) -> (usize, usize) {
+    let rect = shape.rect(id);
+    if stopper.stops(rect, cells.len() as u64) {
+        let slots = match cells.len() {
+            0 => 0,
+            n => n.next_power_of_two().max(4),
+        };
+        return (1, slots);
+    }
+    let kids = shape.children(id, rect);
+    let last = shape.rect(kids[kids.len() - 1]);
+    let split_x = (last.x1 > rect.x1).then_some(last.x1);
+    let split_y = (last.y1 > rect.y1).then_some(last.y1);
+    let columns = 1 + split_x.is_some() as usize;
+    // The same quadrant rule as `split`: row-major children, objects at or past a split
+    // going right or down.
+    let quadrant = |c: &Cell| {
+        let col = split_x.is_some_and(|s| c.x >= s) as usize;
+        let row = split_y.is_some_and(|s| c.y >= s) as usize;
+        row * columns + col
+    };
+    // Group the cells by quadrant in place, in one pass plus swaps (a sort would cost a
+    // log factor at every level of a tree over millions of cells).
+    let mut counts = [0usize; 4];
+    for c in cells.iter() {
+        counts[quadrant(c)] += 1;
+    }
+    let mut next = [0usize; 4];
+    for k in 1..4 {
+        next[k] = next[k - 1] + counts[k - 1];
+    }
+    let ends: [usize; 4] = std::array::from_fn(|k| next[k] + counts[k]);
+    for k in 0..4 {
+        while next[k] < ends[k] {
+            let q = quadrant(&cells[next[k]]);
+            if q == k {
+                next[k] += 1;
+            } else {
+                cells.swap(next[k], next[q]);
+                next[q] += 1;
+            }
+        }
+    }
+    let (mut nodes, mut with_objects) = (1, 0);
+    let mut rest = cells;
+    for (k, &kid) in kids.iter().enumerate() {
+        let (mine, others) = rest.split_at_mut(counts[k]);
+        let (a, b) = count_nodes(shape, stopper, kid, mine);
+        nodes += a;
+        with_objects += b;
+        rest = others;
+    }
+    (nodes, with_objects)
+}
+
 impl<T: std::fmt::Debug, S> std::fmt::Debug for QuadTree<T, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QuadTree")
