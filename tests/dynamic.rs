@@ -320,7 +320,17 @@ const PATCHES: &str = "type patch\npatches 2\npatch 0\nheight 2\nwidth 3\nmap\n@
 #[test]
 fn malformed_files_give_typed_errors_naming_file_and_line() {
     type Check = fn(&MapError) -> bool;
-    let cases: Vec<(&str, String, Option<String>, Check, &str, usize)> = vec![
+    /// What the case is, the scenario text, the patch file's text (none: no file), the
+    /// error expected, and the file and line it must name (line 0: none).
+    type Case = (
+        &'static str,
+        String,
+        Option<String>,
+        Check,
+        &'static str,
+        usize,
+    );
+    let cases: Vec<Case> = vec![
         (
             "version",
             "version 3\n".into(),
@@ -331,7 +341,7 @@ fn malformed_files_give_typed_errors_naming_file_and_line() {
         ),
         (
             "unknown key",
-            format!("version 2\nheight 4\ncolour red\n"),
+            "version 2\nheight 4\ncolour red\n".into(),
             None,
             |e| matches!(e, MapError::ScenHeader { .. }),
             "s.scen",

@@ -482,7 +482,7 @@ fn parse_command(
             }
             let printed = f[6 + octile];
             let optimal = match printed.parse::<f64>() {
-                Ok(v) if v == -1.0 => None,
+                Ok(-1.0) => None,
                 Ok(v) if v.is_finite() && v >= 0.0 => Some(v),
                 _ => {
                     return Err(MapError::BadNumber {
