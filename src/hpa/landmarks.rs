@@ -64,7 +64,9 @@ pub(crate) struct Landmarks {
     /// Blocked cells past which every column counts as loose: a sixteenth of the free
     /// cells at build time. A map laid patch by patch over empty ground (the GPPC dynamic
     /// scenarios) otherwise keeps the columns of the empty map, and exact searches there
-    /// ran at octile speed (`dao_arena2`: median query 1.7 ms, about 0.9 ms tightened).
+    /// ran at octile speed (`dao_arena2`: median query 1.7 ms, about 1.2 ms tightened; a
+    /// sixty-fourth reaches 0.8 ms there but made a generated 1024² StarCraft replay 2.5×
+    /// slower overall).
     /// Whether tightening is worth its cost is the map's call (see
     /// `HpaMap::tightening_pays`): each column is a search over the whole map.
     loose_after: usize,
