@@ -223,21 +223,22 @@ fn shared_dir(sub: &str) -> PathBuf {
     d
 }
 
+/// The files of `dir` with extension `ext`, sorted.
+fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    files
+}
+
 /// A sample of every scenario file of every map in one directory of `../shared/maps`.
 fn shared(sub: &str) {
     let dir = shared_dir(sub);
-    let mut scens: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "scen"))
-        .collect();
-    scens.sort();
-    let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "map"))
-        .collect();
-    maps.sort();
+    let scens = files_with(&dir, "scen");
+    let maps = files_with(&dir, "map");
     assert!(!maps.is_empty(), "{}: no .map file", dir.display());
     for s in &scens {
         let map = quadpath::io::resolve_map_path(s);
@@ -312,12 +313,7 @@ fn shared_sc1_sample() {
 #[test]
 fn shared_sc1_whole_files() {
     let dir = shared_dir("sc1");
-    let mut scens: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "scen"))
-        .collect();
-    scens.sort();
+    let scens = files_with(&dir, "scen");
     assert_eq!(scens.len(), 5, "{scens:?}");
     let mut total = 0;
     for scen in &scens {

@@ -219,17 +219,9 @@ fn bench_static(
             let t = Instant::now();
             let result = black_box(maps[j].0.find_path(s.start, s.goal));
             times[j].push(t.elapsed().as_secs_f64() * 1e6);
-            let v = judge(&set.grid, &Expected::from(s), modes[j], &result);
-            tallies[j].add(v, 3, || {
-                format!(
-                    " ({} mode): {}:{}: {} -> {}",
-                    mode_name(modes[j]),
-                    set.scen_path.display(),
-                    s.line,
-                    s.start,
-                    s.goal
-                )
-            });
+            let expected = Expected::from(s);
+            let v = judge(&set.grid, &expected, modes[j], &result);
+            tallies[j].add(v, 3, &set.scen_path, &expected, Some(modes[j]));
         }
         pb.inc(1);
     }

@@ -4,7 +4,7 @@
 
 use super::bench::Row;
 use super::output;
-use super::scen::{judge, write_path_line, Expected, ScenArgs, Tally, MAX_REPORTED};
+use super::scen::{closing_lines, judge, write_path_line, Expected, ScenArgs, Tally, MAX_REPORTED};
 use super::{build, mode_name, select_queries, CliError, EXIT_FAILED, EXIT_OK};
 use quadpath::io::{self, DynamicCommand, DynamicQuery, DynamicScenario, PatchPlacement};
 use quadpath::{baseline, Grid, HpaMap, Mode, TerrainPatch};
@@ -170,16 +170,8 @@ fn ask(
 /// the replay's.
 #[derive(Serialize)]
 struct Summary {
-    queries: usize,
-    solved: usize,
-    unreachable: usize,
-    invalid: usize,
-    mean_subopt: f64,
-    p99_subopt: f64,
-    max_subopt: f64,
-    build_ms: f64,
-    median_query_us: f64,
-    total_query_ms: f64,
+    #[serde(flatten)]
+    queries: super::scen::Summary,
     queries_answered: usize,
     false_unreachable: usize,
     false_reachable: usize,
@@ -219,15 +211,8 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
         };
         let result = ask(&mut hpa, q, a.refresh, &mut clock);
         let expected = Expected::from(q);
-        tally.add(judge(&grid, &expected, mode, &result), MAX_REPORTED, || {
-            format!(
-                ": {}:{}: {} -> {}",
-                set.scen_path.display(),
-                q.line,
-                q.start,
-                q.goal
-            )
-        });
+        let v = judge(&grid, &expected, mode, &result);
+        tally.add(v, MAX_REPORTED, &set.scen_path, &expected, None);
         let query_us = *clock.queries.last().expect("just timed");
         write_path_line(paths_out.as_mut(), id, &expected, &result, query_us)?;
         pb.inc(1);
@@ -237,33 +222,15 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
         w.finish()?;
     }
     tally.finish(MAX_REPORTED);
-    let Tally {
-        solved,
-        unreachable,
-        false_unreachable,
-        false_reachable,
-        invalid,
-        subopts,
-    } = tally;
 
-    let total_query_ms = output::sum(&clock.queries) / 1e3;
     let edit_total_ms = output::sum(&clock.edits) / 1e3;
     let refresh_total_ms = output::sum(&clock.refreshes) / 1e3;
     let text = if a.json {
         output::json_line(&Summary {
-            queries: ids.len(),
-            solved,
-            unreachable,
-            invalid,
-            mean_subopt: output::round(output::mean(&subopts), 8),
-            p99_subopt: output::round(output::percentile(&subopts, 0.99), 8),
-            max_subopt: output::round(output::max(&subopts), 8),
-            build_ms: output::round(build_ms, 4),
-            median_query_us: output::round(output::median(&clock.queries), 3),
-            total_query_ms: output::round(total_query_ms, 4),
+            queries: super::scen::Summary::new(&tally, build_ms, &clock.queries),
             queries_answered: clock.queries.len(),
-            false_unreachable,
-            false_reachable,
+            false_unreachable: tally.false_unreachable,
+            false_reachable: tally.false_reachable,
             patches,
             cells_changed,
             rebuilds,
@@ -273,8 +240,7 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
             refreshes: clock.refreshes.len(),
         })?
     } else {
-        let mut s = String::new();
-        s += &format!(
+        let mut s = format!(
             "{}: {} queries and {patches} patches on a {}x{} map that starts empty, {} mode\n",
             set.scen_path.display(),
             ids.len(),
@@ -294,34 +260,27 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
             a.refresh.describe()
         );
         s += &format!("  answered        {}\n", clock.queries.len());
-        s += &format!("  solved          {solved}\n");
+        s += &format!("  solved          {}\n", tally.solved);
         s += &format!(
-            "  unreachable     {unreachable} (false unreachable {false_unreachable}, false reachable {false_reachable})\n"
+            "  unreachable     {} (false unreachable {}, false reachable {})\n",
+            tally.unreachable, tally.false_unreachable, tally.false_reachable
         );
-        s += &format!("  invalid         {invalid}\n");
-        s += &format!(
-            "  suboptimality   mean {}, p50 {}, p99 {}, max {}\n",
-            output::pct(output::mean(&subopts)),
-            output::pct(output::percentile(&subopts, 0.5)),
-            output::pct(output::percentile(&subopts, 0.99)),
-            output::pct(output::max(&subopts))
+        s += &format!("  invalid         {}\n", tally.invalid);
+        s += &closing_lines(
+            &tally,
+            build_ms,
+            " (the empty map)",
+            &clock.queries,
+            a.paths.as_deref(),
         );
-        s += &format!(
-            "  build           {} (the empty map)\n",
-            output::ms(build_ms)
-        );
-        s += &format!(
-            "  query time      median {}, total {}\n",
-            output::us(output::median(&clock.queries)),
-            output::ms(total_query_ms)
-        );
-        if let Some(p) = &a.paths {
-            s += &format!("  paths           {}\n", p.display());
-        }
         s
     };
     output::emit(&text)?;
-    Ok(if invalid > 0 { EXIT_FAILED } else { EXIT_OK })
+    Ok(if tally.invalid > 0 {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    })
 }
 
 /// `quadpath bench` on a dynamic file: each mode and, with `with_astar`, plain A* on its own
@@ -368,17 +327,9 @@ pub fn bench(
                 for j in order {
                     if j < m {
                         let result = ask(&mut maps[j].0, q, refresh, &mut clocks[j]);
-                        let v = judge(maps[j].0.grid(), &Expected::from(q), modes[j], &result);
-                        tallies[j].add(v, 3, || {
-                            format!(
-                                " ({} mode): {}:{}: {} -> {}",
-                                mode_name(modes[j]),
-                                set.scen_path.display(),
-                                q.line,
-                                q.start,
-                                q.goal
-                            )
-                        });
+                        let expected = Expected::from(q);
+                        let v = judge(maps[j].0.grid(), &expected, modes[j], &result);
+                        tallies[j].add(v, 3, &set.scen_path, &expected, Some(modes[j]));
                     } else if with_astar {
                         let t = Instant::now();
                         let p = black_box(baseline::astar(&astar_grid, q.start, q.goal));

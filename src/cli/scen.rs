@@ -54,6 +54,8 @@ pub struct Expected {
     pub optimal: Option<f64>,
     /// How far a length may be from `optimal` and still equal it (files round them).
     pub tolerance: f64,
+    /// The query's line in its file, for messages.
+    pub line: usize,
 }
 
 impl From<&Scenario> for Expected {
@@ -63,6 +65,7 @@ impl From<&Scenario> for Expected {
             goal: s.goal,
             optimal: Some(s.optimal),
             tolerance: s.tolerance(),
+            line: s.line,
         }
     }
 }
@@ -74,6 +77,7 @@ impl From<&DynamicQuery> for Expected {
             goal: q.goal,
             optimal: q.optimal,
             tolerance: q.tolerance(),
+            line: q.line,
         }
     }
 }
@@ -151,9 +155,9 @@ pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryE
     verdict
 }
 
-/// The `--json` summary: exactly these keys.
+/// The `--json` summary: exactly these keys (a dynamic scenario's adds its own after them).
 #[derive(Serialize)]
-struct Summary {
+pub struct Summary {
     queries: usize,
     solved: usize,
     unreachable: usize,
@@ -164,6 +168,54 @@ struct Summary {
     build_ms: f64,
     median_query_us: f64,
     total_query_ms: f64,
+}
+
+impl Summary {
+    /// The summary of a run: its verdicts, build time and per-query times (µs).
+    pub fn new(tally: &Tally, build_ms: f64, times: &[f64]) -> Self {
+        let subopts = &tally.subopts;
+        Summary {
+            queries: times.len(),
+            solved: tally.solved,
+            unreachable: tally.unreachable,
+            invalid: tally.invalid,
+            mean_subopt: output::round(output::mean(subopts), 8),
+            p99_subopt: output::round(output::percentile(subopts, 0.99), 8),
+            max_subopt: output::round(output::max(subopts), 8),
+            build_ms: output::round(build_ms, 4),
+            median_query_us: output::round(output::median(times), 3),
+            total_query_ms: output::round(output::sum(times) / 1e3, 4),
+        }
+    }
+}
+
+/// The text summary's last lines, shared by both kinds of file: suboptimality, build
+/// (`build_note` after its time), query times and the `--paths` file.
+pub fn closing_lines(
+    tally: &Tally,
+    build_ms: f64,
+    build_note: &str,
+    times: &[f64],
+    paths: Option<&std::path::Path>,
+) -> String {
+    let subopts = &tally.subopts;
+    let mut s = format!(
+        "  suboptimality   mean {}, p50 {}, p99 {}, max {}\n",
+        output::pct(output::mean(subopts)),
+        output::pct(output::percentile(subopts, 0.5)),
+        output::pct(output::percentile(subopts, 0.99)),
+        output::pct(output::max(subopts))
+    );
+    s += &format!("  build           {}{build_note}\n", output::ms(build_ms));
+    s += &format!(
+        "  query time      median {}, total {}\n",
+        output::us(output::median(times)),
+        output::ms(output::sum(times) / 1e3)
+    );
+    if let Some(p) = paths {
+        s += &format!("  paths           {}\n", p.display());
+    }
+    s
 }
 
 /// One line of `--paths`: `id` is the index of the query among the file's queries;
@@ -218,9 +270,17 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts one verdict. An invalid one among the first `report` is described on stderr
-    /// as `quadpath: invalid{where_}: {why}`, `where_` computed only then.
-    pub fn add(&mut self, v: Verdict, report: usize, where_: impl FnOnce() -> String) {
+    /// Counts the verdict on query `e` of `file`. An invalid one among the first `report`
+    /// is described on stderr as `quadpath: invalid[ (MODE mode)]: FILE:LINE: START -> GOAL:
+    /// why`, the mode named when a run compares several.
+    pub fn add(
+        &mut self,
+        v: Verdict,
+        report: usize,
+        file: &std::path::Path,
+        e: &Expected,
+        mode: Option<Mode>,
+    ) {
         self.solved += !v.unreachable as usize;
         self.unreachable += v.unreachable as usize;
         self.false_unreachable += v.false_unreachable as usize;
@@ -228,7 +288,14 @@ impl Tally {
         if let Some(why) = &v.invalid {
             self.invalid += 1;
             if self.invalid <= report {
-                output::warn(&format!("quadpath: invalid{}: {why}", where_()));
+                let mode = mode.map_or(String::new(), |m| format!(" ({} mode)", mode_name(m)));
+                output::warn(&format!(
+                    "quadpath: invalid{mode}: {}:{}: {} -> {}: {why}",
+                    file.display(),
+                    e.line,
+                    e.start,
+                    e.goal
+                ));
             }
         }
         self.subopts.extend(v.subopt);
@@ -267,19 +334,8 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         let query_us = t.elapsed().as_secs_f64() * 1e6;
         times.push(query_us);
         let expected = Expected::from(s);
-        tally.add(
-            judge(&set.grid, &expected, mode, &result),
-            MAX_REPORTED,
-            || {
-                format!(
-                    ": {}:{}: {} -> {}",
-                    set.scen_path.display(),
-                    s.line,
-                    s.start,
-                    s.goal
-                )
-            },
-        );
+        let v = judge(&set.grid, &expected, mode, &result);
+        tally.add(v, MAX_REPORTED, &set.scen_path, &expected, None);
         write_path_line(paths_out.as_mut(), id, &expected, &result, query_us)?;
         pb.inc(1);
     }
@@ -288,31 +344,11 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         w.finish()?;
     }
     tally.finish(MAX_REPORTED);
-    let Tally {
-        solved,
-        unreachable,
-        invalid,
-        subopts,
-        ..
-    } = tally;
 
-    let total_ms = output::sum(&times) / 1e3;
     let text = if a.json {
-        output::json_line(&Summary {
-            queries: ids.len(),
-            solved,
-            unreachable,
-            invalid,
-            mean_subopt: output::round(output::mean(&subopts), 8),
-            p99_subopt: output::round(output::percentile(&subopts, 0.99), 8),
-            max_subopt: output::round(output::max(&subopts), 8),
-            build_ms: output::round(build_ms, 4),
-            median_query_us: output::round(output::median(&times), 3),
-            total_query_ms: output::round(total_ms, 4),
-        })?
+        output::json_line(&Summary::new(&tally, build_ms, &times))?
     } else {
-        let mut s = String::new();
-        s += &format!(
+        let mut s = format!(
             "{}: {} queries on {} ({}x{}), {} mode\n",
             set.scen_path.display(),
             ids.len(),
@@ -321,27 +357,16 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
             set.grid.height(),
             mode_name(mode)
         );
-        s += &format!("  solved          {solved}\n");
-        s += &format!("  unreachable     {unreachable}\n");
-        s += &format!("  invalid         {invalid}\n");
-        s += &format!(
-            "  suboptimality   mean {}, p50 {}, p99 {}, max {}\n",
-            output::pct(output::mean(&subopts)),
-            output::pct(output::percentile(&subopts, 0.5)),
-            output::pct(output::percentile(&subopts, 0.99)),
-            output::pct(output::max(&subopts))
-        );
-        s += &format!("  build           {}\n", output::ms(build_ms));
-        s += &format!(
-            "  query time      median {}, total {}\n",
-            output::us(output::median(&times)),
-            output::ms(total_ms)
-        );
-        if let Some(p) = &a.paths {
-            s += &format!("  paths           {}\n", p.display());
-        }
+        s += &format!("  solved          {}\n", tally.solved);
+        s += &format!("  unreachable     {}\n", tally.unreachable);
+        s += &format!("  invalid         {}\n", tally.invalid);
+        s += &closing_lines(&tally, build_ms, "", &times, a.paths.as_deref());
         s
     };
     output::emit(&text)?;
-    Ok(if invalid > 0 { EXIT_FAILED } else { EXIT_OK })
+    Ok(if tally.invalid > 0 {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    })
 }

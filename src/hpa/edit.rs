@@ -217,12 +217,17 @@ impl HpaMap {
     fn build_pending_landmarks(&mut self) -> bool {
         self.landmarks_pending = false;
         let k = self.config.landmarks as usize;
+        // Cheapest test first: every edit of a map without landmarks comes here, and the
+        // size estimate walks every free cell.
+        if self.grid.free_count() == 0 || !super::map::landmarks_pay(self) {
+            return false;
+        }
         let fits = self.config.max_memory.map_or(true, |limit| {
             self.memory_bytes()
                 .saturating_add(Landmarks::estimate_bytes(&self.grid, k))
                 <= limit
         });
-        if self.grid.free_count() == 0 || !fits || !super::map::landmarks_pay(self) {
+        if !fits {
             return false;
         }
         self.landmarks = Landmarks::build(&self.grid, k);

@@ -2,7 +2,7 @@
 //! changes by patches laid between the queries.
 
 use super::error::{display_name, excerpt, MapError};
-use super::movingai::{check_row, lines, size_accepted, MAX_MAP_CELLS, MAX_MAP_SIDE};
+use super::movingai::{check_row, check_size, lines, MAX_MAP_SIDE};
 use super::scen::printed_decimals;
 use crate::geom::Cell;
 use crate::grid::{Grid, TerrainPatch};
@@ -394,15 +394,7 @@ pub fn parse_dynamic_scen(text: &str, source: &str) -> Result<DynamicScenario, M
     let width = header.width.ok_or_else(|| missing("width"))?;
     let (cost_models, cost_line) = header.cost.ok_or_else(|| missing("cost"))?;
     let patch_file = header.patch.ok_or_else(|| missing("patch"))?;
-    if !size_accepted(u64::from(width), u64::from(height)) {
-        return Err(MapError::TooLarge {
-            file: file(),
-            width: width.into(),
-            height: height.into(),
-            max_side: MAX_MAP_SIDE,
-            max_cells: MAX_MAP_CELLS,
-        });
-    }
+    check_size(width.into(), height.into(), source)?;
     let Some(octile) = cost_models.iter().position(|m| m == "octile") else {
         return Err(MapError::NoOctileCost {
             file: file(),
@@ -628,15 +620,7 @@ pub fn parse_patches(text: &str, source: &str) -> Result<Vec<TerrainPatch>, MapE
             |key: &str| header_error(map_line, format!("patch {expected} has no `{key}` line"));
         let height = height.ok_or_else(|| missing("height"))?;
         let width = width.ok_or_else(|| missing("width"))?;
-        if !size_accepted(width, height) {
-            return Err(MapError::TooLarge {
-                file: file(),
-                width,
-                height,
-                max_side: MAX_MAP_SIDE,
-                max_cells: MAX_MAP_CELLS,
-            });
-        }
+        check_size(width, height, source)?;
         // Rows are checked one by one before they are kept, so that a lying header costs
         // an error, not memory.
         let mut codes = Vec::new();

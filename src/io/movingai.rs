@@ -161,15 +161,7 @@ pub fn parse_map(text: &str, source: &str) -> Result<Grid, MapError> {
             height,
         });
     }
-    if !size_accepted(width, height) {
-        return Err(MapError::TooLarge {
-            file: file(),
-            width,
-            height,
-            max_side: MAX_MAP_SIDE,
-            max_cells: MAX_MAP_CELLS,
-        });
-    }
+    check_size(width, height, source)?;
 
     // First pass: check every row without allocating, so that the grid is only built for text
     // that really holds width × height cells.
@@ -241,9 +233,19 @@ pub(super) fn check_row(line: usize, text: &str, width: u64, source: &str) -> Re
     Ok(())
 }
 
-/// Whether a `width × height` map is within [`MAX_MAP_SIDE`] and [`MAX_MAP_CELLS`].
-pub(super) fn size_accepted(width: u64, height: u64) -> bool {
-    width <= MAX_MAP_SIDE && height <= MAX_MAP_SIDE && width * height <= MAX_MAP_CELLS
+/// Checks that a `width × height` map (or patch) of the file `source` is within
+/// [`MAX_MAP_SIDE`] and [`MAX_MAP_CELLS`].
+pub(super) fn check_size(width: u64, height: u64, source: &str) -> Result<(), MapError> {
+    if width <= MAX_MAP_SIDE && height <= MAX_MAP_SIDE && width * height <= MAX_MAP_CELLS {
+        return Ok(());
+    }
+    Err(MapError::TooLarge {
+        file: source.to_string(),
+        width,
+        height,
+        max_side: MAX_MAP_SIDE,
+        max_cells: MAX_MAP_CELLS,
+    })
 }
 
 /// The map character a cell is written as: its terrain byte when that is a map character
