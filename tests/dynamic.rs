@@ -647,3 +647,54 @@ fn loose_landmarks_are_tightened_once_queries_pay_for_it() {
         "tightened columns stay exact"
     );
 }
+
+/// `apply_patch` refuses a patch that reaches off the map, or past the largest coordinate,
+/// and changes nothing then; `QuadTree::estimate_bytes` refuses what `QuadTree::build`
+/// refuses.
+#[test]
+fn patches_off_the_map_are_refused_and_change_nothing() {
+    let grid = Grid::from_fn(10, 8, |x, y| (x, y) != (4, 4));
+    for mode in [Mode::Exact, Mode::Fast] {
+        let mut map = HpaMap::new(grid.clone(), mode).unwrap();
+        let before = map.snapshot();
+        let wall = quadpath::TerrainPatch::new(3, 2, vec![b'@'; 6]);
+        for at in [
+            Cell::new(8, 0),
+            Cell::new(0, 7),
+            Cell::new(u32::MAX, 0),
+            Cell::new(10, 8),
+        ] {
+            let e = map.apply_patch(at, &wall).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    quadpath::EditError::OutOfBounds {
+                        width: 10,
+                        height: 8,
+                        ..
+                    }
+                ),
+                "{at}: {e}"
+            );
+        }
+        assert_eq!(map.grid(), &grid);
+        common::assert_same_structure(&map.snapshot(), &before, "after refused patches");
+        assert!(!map.needs_refresh());
+    }
+    let mut cells = vec![Cell::new(3, 3)];
+    assert!(quadpath::quadtree::QuadTree::estimate_bytes(
+        0,
+        5,
+        &quadpath::quadtree::SplitStopper::uniform(),
+        &mut cells
+    )
+    .is_err());
+    let mut outside = vec![Cell::new(5, 0)];
+    assert!(quadpath::quadtree::QuadTree::estimate_bytes(
+        5,
+        5,
+        &quadpath::quadtree::SplitStopper::uniform(),
+        &mut outside
+    )
+    .is_err());
+}
