@@ -36,6 +36,9 @@
 //! - [`HpaMap`]: gates, the gate graph, clusters, landmarks, search, refinement and
 //!   smoothing, kept up to date under edits; [`Config`] and [`Mode`] choose how, and
 //!   [`BuildError`], [`QueryError`] and [`EditError`] say what went wrong.
+//! - [`World`]: movement classes (agent sizes, terrain sets) over one map, each with its own
+//!   [`HpaMap`] layer over the class's open positions, the [`ClearanceField`]s they share,
+//!   and one edit call that keeps them all up to date.
 //! - `baseline` (feature `baseline`): plain grid A\* from the `pathfinding` crate, the
 //!   yardstick.
 //!
@@ -73,16 +76,19 @@ mod grid;
 mod hpa;
 pub mod io;
 pub mod quadtree;
+mod world;
 
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
-    Grid, Movement, MovementError, TerrainPatch, TerrainSet, TERRAIN_FREE, TERRAIN_WALL,
+    ClearanceField, Grid, Movement, MovementError, TerrainPatch, TerrainSet, TERRAIN_FREE,
+    TERRAIN_WALL,
 };
 pub use hpa::{
     validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy, HpaMap,
     Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport, SearchContext,
 };
+pub use world::{ClassId, World, WorldEditReport, WorldError};
 
 /// Hooks for tests of this crate and of code built on it: a canonical [`testing::Snapshot`]
 /// of an [`HpaMap`] (taken by `HpaMap::snapshot`) to compare an edited map with a fresh

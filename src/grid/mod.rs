@@ -1,12 +1,15 @@
 //! The cell grid: the terrain of every cell, the obstructions placed on top of it, and the
 //! free cells that follow from both. The rules of movement over it live in [`movement`].
 
+mod clearance;
 pub mod movement;
 mod patch;
 
 use crate::geom::{Cell, Direction, Rect};
 use movement::{legal_step, step_cost};
 pub use movement::{Movement, MovementError, TerrainSet};
+pub(crate) use clearance::ClearanceChange;
+pub use clearance::ClearanceField;
 pub use patch::TerrainPatch;
 
 /// Terrain code of the free cells of [`Grid::new_free`] and [`Grid::from_fn`], and of cells
@@ -345,6 +348,35 @@ impl Grid {
         rect.cells()
             .filter(|&c| self.set_blocked(c, blocked))
             .count()
+    }
+
+    /// Places (`true`) or takes away (`false`) an obstruction on a cell, whatever its
+    /// terrain; returns whether the obstruction changed. Unlike [`Grid::set_blocked`], which
+    /// speaks of this grid's own passable set, this is the building itself: a dock built on
+    /// water obstructs the ships that the grid's set never let through, and taking it away
+    /// leaves the water as it was.
+    ///
+    /// # Panics
+    /// When the cell is outside the grid.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid};
+    ///
+    /// let mut grid = Grid::new_free(3, 1);
+    /// grid.set_terrain(Cell::new(2, 0), b'W');
+    /// assert!(grid.set_obstructed(Cell::new(2, 0), true), "a dock on the water");
+    /// assert!(grid.is_obstructed(Cell::new(2, 0)));
+    /// assert!(grid.set_obstructed(Cell::new(2, 0), false));
+    /// assert_eq!(grid.terrain(Cell::new(2, 0)), b'W');
+    /// ```
+    pub fn set_obstructed(&mut self, cell: Cell, obstructed: bool) -> bool {
+        let i = self.checked_index(cell);
+        if bit(&self.obstructed, i) == obstructed {
+            return false;
+        }
+        set_bit(&mut self.obstructed, i, obstructed);
+        self.refresh_free(i);
+        true
     }
 
     fn check_rect(&self, rect: Rect) {

@@ -355,6 +355,24 @@ impl std::hash::Hash for Movement {
     }
 }
 
+/// `2x2 on .GS`: the size and the passable codes, non-printable ones escaped. Error
+/// messages name a class this way.
+impl fmt::Display for Movement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{0}x{0} on ", self.size)?;
+        if self.passable.is_empty() {
+            return f.write_str("no terrain");
+        }
+        for code in self.passable.iter() {
+            write!(f, "{}", std::ascii::escape_default(code))?;
+        }
+        if !self.has_unit_costs() {
+            f.write_str(" with terrain costs")?;
+        }
+        Ok(())
+    }
+}
+
 impl Default for Movement {
     fn default() -> Self {
         Movement {
@@ -484,6 +502,37 @@ impl Movement {
         }
         (y..y + k).all(|cy| {
             (x..x + k).all(|cx| grid.cell_passable_for(&self.passable, cx as u32, cy as u32))
+        })
+    }
+
+    /// The grid of this class's open positions: a cell of it is free exactly when an agent
+    /// of this class may stand there ([`Movement::is_open`]). Every search of this crate
+    /// moves a 1×1 agent over free cells with the rule of [the model](Movement#the-model),
+    /// and that rule over open positions is the footprint rule of a `K × K` agent, so a
+    /// search structure built over this grid ([`HpaMap`](crate::HpaMap), or a
+    /// [`World`](crate::World) layer) serves the class exactly.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Movement};
+    ///
+    /// // A 1-cell gap in a wall: infantry passes, a 2×2 tank does not.
+    /// let grid = Grid::from_fn(8, 8, |x, y| x != 4 || y == 3);
+    /// let tank = Movement::default().with_size(2)?;
+    /// let open = tank.open_grid(&grid);
+    /// assert!(open.is_free(Cell::new(0, 0)) && !open.is_free(Cell::new(3, 3)));
+    /// // Columns 0..=2 left of the wall and 5..=6 right of it, rows 0..=6: cut apart.
+    /// assert_eq!(open.free_count(), 3 * 7 + 2 * 7);
+    /// # Ok::<(), quadpath::MovementError>(())
+    /// ```
+    pub fn open_grid(&self, grid: &Grid) -> Grid {
+        if self.size == 1 {
+            return Grid::from_fn(grid.width(), grid.height(), |x, y| {
+                grid.cell_passable_for(&self.passable, x, y)
+            });
+        }
+        let field = super::ClearanceField::new(grid, self.passable, self.size);
+        Grid::from_fn(grid.width(), grid.height(), |x, y| {
+            field.get(Cell::new(x, y)) >= self.size
         })
     }
 

@@ -6,7 +6,7 @@ use super::graph::LeafId;
 use super::landmarks::Landmarks;
 use super::map::HpaMap;
 use crate::geom::{Cell, Direction, Rect};
-use crate::grid::TerrainPatch;
+use crate::grid::{Grid, TerrainPatch};
 use crate::quadtree::{LeafChange, NodeId};
 use hashbrown::HashMap;
 use std::sync::atomic::Ordering;
@@ -35,6 +35,25 @@ pub struct PatchReport {
     /// Whether the structure was built afresh instead of edited, because the patch changed
     /// too much of the map for edits to be cheaper.
     pub rebuilt: bool,
+}
+
+impl RefreshReport {
+    /// The report of no work, complete: the start of a sum over layers.
+    pub(crate) fn default_complete() -> Self {
+        RefreshReport {
+            complete: true,
+            ..RefreshReport::default()
+        }
+    }
+
+    /// The work of both reports; complete when both are.
+    pub(crate) fn add(self, other: RefreshReport) -> Self {
+        RefreshReport {
+            clusters: self.clusters + other.clusters,
+            landmarks: self.landmarks + other.landmarks,
+            complete: self.complete && other.complete,
+        }
+    }
 }
 
 impl PatchReport {
@@ -96,32 +115,58 @@ impl HpaMap {
         })?;
         self.check_rect(rect)?;
         let flips = self.grid.patch_flips(at, patch);
+        let code_at = |c: Cell| patch.code(c.x - at.x, c.y - at.y);
+        let report = self.lay(&flips.blocking, &flips.freeing, |grid, c| {
+            grid.set_terrain(c, code_at(c));
+        });
+        // The codes that change no passability.
+        self.grid.apply_patch(at, patch);
+        Ok(report)
+    }
+
+    /// Flips the cells in `blocking` (free ones) to blocked and those in `freeing` to free:
+    /// the open positions a [`World`](crate::World) edit changed for this layer's class. The
+    /// layer's grid holds open positions as free cells, so a flip is a toggle.
+    pub(crate) fn flip_cells(&mut self, blocking: &[Cell], freeing: &[Cell]) -> PatchReport {
+        self.lay(blocking, freeing, |grid, c| {
+            grid.set_blocked(c, grid.is_free(c));
+        })
+    }
+
+    /// Lays a set of passability changes, `write` making each on a grid: a fresh build when
+    /// they are at least one cell in [`REBUILD_ONE_CELL_IN`] of the map, else edits, blocked
+    /// cells first.
+    fn lay(
+        &mut self,
+        blocking: &[Cell],
+        freeing: &[Cell],
+        mut write: impl FnMut(&mut Grid, Cell),
+    ) -> PatchReport {
         let mut report = PatchReport {
-            blocked: flips.blocking.len(),
-            freed: flips.freeing.len(),
+            blocked: blocking.len(),
+            freed: freeing.len(),
             rebuilt: false,
         };
         let cells = self.grid.width() as usize * self.grid.height() as usize;
         if report.changed() > 0 && report.changed() >= cells.div_ceil(REBUILD_ONE_CELL_IN) {
             let mut grid = self.grid.clone();
-            grid.apply_patch(at, patch);
+            for &c in blocking.iter().chain(freeing) {
+                write(&mut grid, c);
+            }
             if let Ok(fresh) = HpaMap::new(grid, self.config) {
                 *self = fresh;
                 report.rebuilt = true;
-                return Ok(report);
+                return report;
             }
         }
-        let code_at = |c: Cell| patch.code(c.x - at.x, c.y - at.y);
-        for (cells, blocked) in [(&flips.blocking, true), (&flips.freeing, false)] {
+        for (cells, blocked) in [(blocking, true), (freeing, false)] {
             for &c in cells {
-                self.grid.set_terrain(c, code_at(c));
+                write(&mut self.grid, c);
                 self.mark_in_tree(c, blocked);
             }
             self.after_edit(blocked, cells);
         }
-        // The codes that change no passability.
-        self.grid.apply_patch(at, patch);
-        Ok(report)
+        report
     }
 
     /// Blocks (`true`) or frees (`false`) one cell, updating the structure locally.

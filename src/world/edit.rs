@@ -1,0 +1,184 @@
+//! World edits: terrain and buildings change on the grid, then each clearance field is
+//! recomputed around them, then each layer flips the positions that opened or closed.
+
+use super::World;
+use crate::geom::{Cell, Rect};
+use crate::grid::{ClearanceChange, TerrainPatch};
+use crate::hpa::EditError;
+
+/// What one [`World`] edit did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorldEditReport {
+    /// Cells whose terrain code or obstruction changed.
+    pub cells: usize,
+    /// Clearance values that changed, over all fields.
+    pub clearances: usize,
+    /// Positions that opened or closed, over all layers.
+    pub positions: usize,
+    /// Layers built afresh rather than edited, because the edit changed too much of them
+    /// (see [`HpaMap::apply_patch`](crate::HpaMap::apply_patch)).
+    pub rebuilt_layers: usize,
+}
+
+impl World {
+    /// Sets the terrain code of one cell; any building on it stays.
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the cell is off the map; nothing changes then.
+    pub fn set_terrain(&mut self, cell: Cell, code: u8) -> Result<WorldEditReport, EditError> {
+        self.set_rect_terrain(Rect::new(cell.x, cell.y, cell.x, cell.y), code)
+    }
+
+    /// Sets the terrain code of every cell of `rect` (a river dug, a bridge laid), then
+    /// updates every field and layer once.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, Rect, TerrainSet, World};
+    ///
+    /// let mut world = World::new(Grid::new_free(30, 10));
+    /// let land = world.add_class(Movement::default(), Mode::Exact)?;
+    /// let ship = Movement::default().with_passable(TerrainSet::from_codes(b"W"));
+    /// let ship = world.add_class(ship, Mode::Exact)?;
+    /// // A river across the map: the land is cut in two, the ship can sail it.
+    /// let report = world.set_rect_terrain(Rect::new(14, 0, 15, 9), b'W')?;
+    /// assert_eq!((report.cells, report.positions), (20, 40));
+    /// assert!(!world.connected(land, Cell::new(0, 0), Cell::new(29, 0))?);
+    /// assert!(world.connected(ship, Cell::new(14, 0), Cell::new(15, 9))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
+    /// then.
+    pub fn set_rect_terrain(
+        &mut self,
+        rect: Rect,
+        code: u8,
+    ) -> Result<WorldEditReport, EditError> {
+        self.check_rect(rect)?;
+        let mut cells = 0;
+        for c in rect.cells() {
+            if self.grid.terrain(c) != code {
+                self.grid.set_terrain(c, code);
+                cells += 1;
+            }
+        }
+        Ok(self.propagate(rect, cells))
+    }
+
+    /// Places a building over `rect`: every cell in it is obstructed for every class,
+    /// whatever its terrain; the terrain stays underneath.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
+    ///
+    /// let mut world = World::new(Grid::new_free(12, 12));
+    /// let tank = world.add_class(Movement::default().with_size(3)?, Mode::Exact)?;
+    /// let report = world.place_building(Rect::new(4, 4, 7, 7))?;
+    /// // A 3×3 tank cannot stand where its footprint would touch the 4×4 building.
+    /// assert_eq!(report.positions, 6 * 6);
+    /// assert!(!world.is_open(tank, Cell::new(2, 2)) && world.is_open(tank, Cell::new(1, 1)));
+    /// world.remove_building(Rect::new(4, 4, 7, 7))?;
+    /// assert!(world.is_open(tank, Cell::new(2, 2)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
+    /// then.
+    pub fn place_building(&mut self, rect: Rect) -> Result<WorldEditReport, EditError> {
+        self.set_obstructed(rect, true)
+    }
+
+    /// Takes the building over `rect` away: the obstructions go and the terrain under them
+    /// is as it was.
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
+    /// then.
+    pub fn remove_building(&mut self, rect: Rect) -> Result<WorldEditReport, EditError> {
+        self.set_obstructed(rect, false)
+    }
+
+    fn set_obstructed(&mut self, rect: Rect, on: bool) -> Result<WorldEditReport, EditError> {
+        self.check_rect(rect)?;
+        let cells = rect
+            .cells()
+            .filter(|&c| self.grid.set_obstructed(c, on))
+            .count();
+        Ok(self.propagate(rect, cells))
+    }
+
+    /// Lays a terrain patch with its top-left cell at `at` (see
+    /// [`Grid::apply_patch`](crate::Grid::apply_patch)); buildings stay.
+    ///
+    /// # Errors
+    /// [`EditError::OutOfBounds`] when the patch reaches off the map; nothing changes then.
+    pub fn apply_patch(
+        &mut self,
+        at: Cell,
+        patch: &TerrainPatch,
+    ) -> Result<WorldEditReport, EditError> {
+        let rect = patch.rect_at(at).ok_or(EditError::OutOfBounds {
+            rect: Rect::new(at.x, at.y, at.x, at.y),
+            width: self.grid.width(),
+            height: self.grid.height(),
+        })?;
+        self.check_rect(rect)?;
+        let cells = rect
+            .cells()
+            .filter(|&c| self.grid.terrain(c) != patch.code(c.x - at.x, c.y - at.y))
+            .count();
+        self.grid.apply_patch(at, patch);
+        Ok(self.propagate(rect, cells))
+    }
+
+    fn check_rect(&self, rect: Rect) -> Result<(), EditError> {
+        let (width, height) = (self.grid.width(), self.grid.height());
+        if rect.x2 < width && rect.y2 < height {
+            Ok(())
+        } else {
+            Err(EditError::OutOfBounds {
+                rect,
+                width,
+                height,
+            })
+        }
+    }
+
+    /// Brings the fields and layers up to date after `cells` cells of `rect` changed on the
+    /// grid.
+    fn propagate(&mut self, rect: Rect, cells: usize) -> WorldEditReport {
+        let mut report = WorldEditReport {
+            cells,
+            ..WorldEditReport::default()
+        };
+        if cells == 0 {
+            return report;
+        }
+        let mut changes: Vec<ClearanceChange> = Vec::new();
+        let (mut blocking, mut freeing) = (Vec::new(), Vec::new());
+        for (f, field) in self.fields.iter_mut().enumerate() {
+            changes.clear();
+            field.update(&self.grid, rect, &mut |change| changes.push(change));
+            report.clearances += changes.len();
+            for layer in self.layers.iter_mut().filter(|l| l.field == f) {
+                let size = layer.movement.size() as u16;
+                blocking.clear();
+                freeing.clear();
+                for change in &changes {
+                    match (change.before >= size, change.after >= size) {
+                        (true, false) => blocking.push(change.cell),
+                        (false, true) => freeing.push(change.cell),
+                        _ => {}
+                    }
+                }
+                let laid = layer.map.flip_cells(&blocking, &freeing);
+                report.positions += laid.changed();
+                report.rebuilt_layers += laid.rebuilt as usize;
+            }
+        }
+        report
+    }
+}

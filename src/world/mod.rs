@@ -1,0 +1,356 @@
+//! Worlds of movement classes: one terrain grid, the clearance fields of its terrain sets,
+//! and one [`HpaMap`] layer per registered class, all kept up to date by one edit call.
+//!
+//! - `mod.rs` (this file): the [`World`] type, registering classes, queries;
+//! - `edit`: terrain and building edits, propagated field by field and layer by layer;
+//! - `error`: [`WorldError`].
+
+mod edit;
+mod error;
+
+pub use edit::WorldEditReport;
+pub use error::WorldError;
+
+use crate::geom::Cell;
+use crate::grid::{ClearanceField, Grid, Movement};
+use crate::hpa::{Config, HpaMap, Path, RefreshReport, SearchContext};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// The id of a movement class in a [`World`]: handed out by [`World::add_class`], in
+/// registration order from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassId(u32);
+
+impl ClassId {
+    /// The class's position in registration order.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for ClassId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "class {}", self.0)
+    }
+}
+
+/// One registered class: its movement, the field it reads, and its search structure.
+#[derive(Debug)]
+struct Layer {
+    movement: Movement,
+    /// Index into `World::fields`.
+    field: usize,
+    map: HpaMap,
+}
+
+/// Many movement classes over one map: infantry, tanks, ships and hovercraft, each with its
+/// own exact (or fast) search structure, all kept up to date by one edit call.
+///
+/// # The model
+/// - Each cell has a terrain code (the `.map` character, or a legend colour's code for
+///   bitmaps) and may carry an obstruction (a building).
+/// - A **movement class** ([`Movement`]) is an agent size `K ≥ 1` and the set of terrain
+///   codes the agent may stand on (default: the Moving AI free set `.`, `G`, `S`).
+/// - An agent of size `K` at cell `(x, y)` covers the `K × K` square with top-left corner
+///   `(x, y)`. The position is **open** when that whole square lies inside the map and
+///   every cell of it has a passable terrain and no obstruction. Paths are sequences of
+///   positions (top-left corners).
+/// - A straight step is legal between two open positions. A diagonal step from `(x, y)` to
+///   `(x + dx, y + dy)` is legal when both positions and the two orthogonal positions
+///   `(x + dx, y)` and `(x, y + dy)` are open: the no-corner-cutting rule, applied to the
+///   footprint. For `K = 1` and the default set this is exactly the model of
+///   [`HpaMap`] on the grid's free cells.
+/// - Costs stay octile: 1 for a straight step, √2 for a diagonal one.
+///
+/// # How it works
+/// For each distinct passable set the world keeps a [`ClearanceField`]: per cell, the side
+/// of the largest passable square anchored there, capped at the largest size registered on
+/// that set. A class of size `K` is open exactly where the clearance is at least `K`, and
+/// its layer is an [`HpaMap`] over that grid of open positions. The rule above over open
+/// positions is the 1×1 rule over free cells, so each layer is exact (or fast) for its
+/// class with the same guarantees as a plain map. An edit recomputes the clearance only up
+/// to `cap − 1` cells above and left of the edited cells (a clearance reads only the
+/// square below and right of its cell), then flips exactly the positions whose openness
+/// changed in every layer, with the same "equals a fresh build" guarantee as
+/// [`HpaMap::set_rect_blocked`]. Classes sharing a passable set share its field.
+///
+/// ```
+/// use quadpath::{Cell, Grid, Mode, Movement, Rect, TerrainSet, World};
+///
+/// // A wall with a 1-cell gap at (20, 10); water along the bottom row.
+/// let mut grid = Grid::from_fn(40, 21, |x, y| x != 20 || y == 10);
+/// grid.set_rect_terrain(Rect::new(0, 20, 39, 20), b'W');
+/// let mut world = World::new(grid);
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+///
+/// let (a, b) = (Cell::new(2, 2), Cell::new(36, 2));
+/// assert!(world.find_path(infantry, a, b)?.length > 34.0);
+/// assert!(world.find_path(tank, a, b).unwrap_err().is_unreachable(), "the gap is too narrow");
+///
+/// // Knock the wall down around the gap: now the tank fits through too.
+/// world.set_rect_terrain(Rect::new(20, 9, 20, 11), b'.')?;
+/// let path = world.find_path(tank, a, b)?;
+/// assert!(path.cells.iter().all(|&c| world.is_open(tank, c)));
+/// // A building in the breach closes it for both.
+/// world.place_building(Rect::new(20, 9, 20, 11))?;
+/// assert!(world.find_path(infantry, a, b).unwrap_err().is_unreachable());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct World {
+    grid: Grid,
+    fields: Vec<ClearanceField>,
+    layers: Vec<Layer>,
+}
+
+impl World {
+    /// A world over `grid`'s terrain and obstructions, with no class yet. The grid's own
+    /// passable set plays no part: each class brings its own.
+    pub fn new(grid: Grid) -> Self {
+        World {
+            grid,
+            fields: Vec::new(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// Registers a movement class and builds its layer with `config` (a [`Mode`] or a full
+    /// [`Config`]). A class on a passable set already registered shares its clearance
+    /// field (grown, if this class is the largest on it).
+    ///
+    /// [`Mode`]: crate::Mode
+    ///
+    /// ```
+    /// use quadpath::{Grid, Mode, Movement, TerrainSet, World, WorldError};
+    ///
+    /// let mut world = World::new(Grid::new_free(16, 16));
+    /// let ship = Movement::default().with_size(2)?.with_passable(TerrainSet::from_codes(b"W"));
+    /// let id = world.add_class(ship, Mode::Fast)?;
+    /// assert_eq!(world.layer(id).map(|l| l.grid().free_count()), Some(0), "no water yet");
+    /// let nothing = Movement::default().with_passable(TerrainSet::empty());
+    /// assert!(matches!(
+    ///     world.add_class(nothing, Mode::Exact),
+    ///     Err(WorldError::NoPassableTerrain { .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::NoPassableTerrain`] for an empty passable set,
+    /// [`WorldError::LargerThanMap`] for agents wider or taller than the map,
+    /// [`WorldError::TerrainCosts`] for a class with terrain costs, and
+    /// [`WorldError::Build`] when the layer cannot be built (a bad configuration, the
+    /// memory limit). Nothing changes then.
+    pub fn add_class(
+        &mut self,
+        movement: Movement,
+        config: impl Into<Config>,
+    ) -> Result<ClassId, WorldError> {
+        let (width, height) = (self.grid.width(), self.grid.height());
+        if movement.passable().is_empty() {
+            return Err(WorldError::NoPassableTerrain { movement });
+        }
+        if movement.size() > width || movement.size() > height {
+            return Err(WorldError::LargerThanMap {
+                movement,
+                width,
+                height,
+            });
+        }
+        if !movement.has_unit_costs() {
+            return Err(WorldError::TerrainCosts { movement });
+        }
+        let size = movement.size();
+        let existing = self
+            .fields
+            .iter()
+            .position(|f| f.passable() == movement.passable());
+        // A field grown for this class replaces the old one only once the layer is built.
+        let grown = match existing {
+            Some(i) if self.fields[i].cap() >= size => None,
+            _ => Some(ClearanceField::new(&self.grid, *movement.passable(), size)),
+        };
+        let field = grown.as_ref().unwrap_or_else(|| {
+            &self.fields[existing.expect("an existing field large enough")]
+        });
+        let open = Grid::from_fn(width, height, |x, y| field.get(Cell::new(x, y)) >= size);
+        let map = HpaMap::new(open, config).map_err(|error| WorldError::Build {
+            movement: movement.clone(),
+            error,
+        })?;
+        let field = match (existing, grown) {
+            (Some(i), Some(grown)) => {
+                self.fields[i] = grown;
+                i
+            }
+            (Some(i), None) => i,
+            (None, grown) => {
+                self.fields
+                    .push(grown.expect("a new set always gets a field"));
+                self.fields.len() - 1
+            }
+        };
+        let id = ClassId(self.layers.len() as u32);
+        self.layers.push(Layer {
+            movement,
+            field,
+            map,
+        });
+        Ok(id)
+    }
+
+    /// The terrain grid: terrain codes and obstructions. Its free cells are those of its own
+    /// passable set, which no class reads.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The registered classes with their ids, in registration order.
+    pub fn classes(&self) -> impl Iterator<Item = (ClassId, &Movement)> + '_ {
+        self.layers
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (ClassId(i as u32), &l.movement))
+    }
+
+    /// The movement of `class`, or `None` when it is not a class of this world.
+    pub fn movement(&self, class: ClassId) -> Option<&Movement> {
+        self.layers.get(class.index()).map(|l| &l.movement)
+    }
+
+    /// The search structure of `class`: an [`HpaMap`] whose free cells are the class's
+    /// open positions. For its statistics and memory; edit the world, not the layer.
+    pub fn layer(&self, class: ClassId) -> Option<&HpaMap> {
+        self.layers.get(class.index()).map(|l| &l.map)
+    }
+
+    /// The clearance field `class` reads (shared by every class on its passable set).
+    pub fn clearance_field(&self, class: ClassId) -> Option<&ClearanceField> {
+        self.layers
+            .get(class.index())
+            .map(|l| &self.fields[l.field])
+    }
+
+    /// The clearance fields, one per distinct passable set.
+    pub fn clearance_fields(&self) -> &[ClearanceField] {
+        &self.fields
+    }
+
+    /// Whether an agent of `class` may stand at `cell`; `false` off the map or for a class
+    /// not of this world.
+    pub fn is_open(&self, class: ClassId, cell: Cell) -> bool {
+        self.layer(class).is_some_and(|m| m.grid().is_free(cell))
+    }
+
+    fn checked(&self, class: ClassId) -> Result<&Layer, WorldError> {
+        self.layers
+            .get(class.index())
+            .ok_or(WorldError::UnknownClass {
+                class,
+                count: self.layers.len(),
+            })
+    }
+
+    /// The path an agent of `class` takes from position `start` to position `goal`, in
+    /// the mode of its layer: a sequence of positions (footprint top-left cells) in which
+    /// every step is legal under [the model](World#the-model).
+    ///
+    /// # Errors
+    /// [`WorldError::UnknownClass`]; [`WorldError::NotOpen`] when an end is not open for
+    /// the class; [`WorldError::Query`] for an end off the map
+    /// ([`QueryError::OutOfBounds`]) or no path ([`QueryError::Unreachable`], see
+    /// [`WorldError::is_unreachable`]).
+    pub fn find_path(&self, class: ClassId, start: Cell, goal: Cell) -> Result<Path, WorldError> {
+        let layer = self.checked(class)?;
+        layer
+            .map
+            .find_path(start, goal)
+            .map_err(|e| WorldError::of_query(class, &layer.movement, e))
+    }
+
+    /// [`World::find_path`] with caller-owned search buffers.
+    ///
+    /// # Errors
+    /// As [`World::find_path`].
+    pub fn find_path_with(
+        &self,
+        ctx: &mut SearchContext,
+        class: ClassId,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<Path, WorldError> {
+        let layer = self.checked(class)?;
+        layer
+            .map
+            .find_path_with(ctx, start, goal)
+            .map_err(|e| WorldError::of_query(class, &layer.movement, e))
+    }
+
+    /// Whether an agent of `class` can go from `a` to `b`, in constant time.
+    ///
+    /// # Errors
+    /// As [`World::find_path`], except that no path is the answer `false`.
+    pub fn connected(&self, class: ClassId, a: Cell, b: Cell) -> Result<bool, WorldError> {
+        let layer = self.checked(class)?;
+        layer
+            .map
+            .connected(a, b)
+            .map_err(|e| WorldError::of_query(class, &layer.movement, e))
+    }
+
+    /// Brings every layer's deferred work up to date (see [`HpaMap::refresh`]).
+    pub fn refresh(&mut self) -> RefreshReport {
+        self.layers
+            .iter_mut()
+            .fold(RefreshReport::default_complete(), |sum, l| {
+                sum.add(l.map.refresh())
+            })
+    }
+
+    /// [`World::refresh`] within a time budget for all layers together, taken layer by
+    /// layer in registration order (see [`HpaMap::refresh_within`]).
+    pub fn refresh_within(&mut self, budget: Duration) -> RefreshReport {
+        let deadline = Instant::now() + budget;
+        let mut sum = RefreshReport::default_complete();
+        for layer in &mut self.layers {
+            if !layer.map.needs_refresh() {
+                continue;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            sum = sum.add(layer.map.refresh_within(left));
+            if !sum.complete {
+                break;
+            }
+        }
+        sum.complete = !self.needs_refresh();
+        sum
+    }
+
+    /// Whether any layer has deferred work left.
+    pub fn needs_refresh(&self) -> bool {
+        self.layers.iter().any(|l| l.map.needs_refresh())
+    }
+
+    /// Heap bytes shared by every layer: the terrain grid and the clearance fields.
+    pub fn shared_memory_bytes(&self) -> usize {
+        self.grid.memory_bytes()
+            + self
+                .fields
+                .iter()
+                .map(ClearanceField::memory_bytes)
+                .sum::<usize>()
+    }
+
+    /// Heap bytes of the whole world: what is shared, and every layer
+    /// ([`HpaMap::memory_bytes`] of [`World::layer`]).
+    pub fn memory_bytes(&self) -> usize {
+        self.shared_memory_bytes()
+            + self
+                .layers
+                .iter()
+                .map(|l| l.map.memory_bytes())
+                .sum::<usize>()
+    }
+}
