@@ -2,6 +2,9 @@
 //! code they check: a plain Dijkstra over the grid and a step-by-step path checker.
 #![allow(dead_code)]
 
+#[cfg(feature = "baseline")]
+pub mod footprint;
+
 use quadpath::{Cell, Grid, Path};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
