@@ -1,6 +1,8 @@
 //! What the benchmarks share: a seeded generator and the 1024×1024 test map.
 #![allow(dead_code)] // each bench uses its own part of this module
 
+pub mod report;
+
 use quadpath::{io, Cell, Grid};
 use std::path::Path;
 
