@@ -265,7 +265,8 @@ fn jps_build(grid: &Grid) -> PathingGrid {
 
 enum Engine<'g> {
     Astar(Grid),
-    Quad(HpaMap),
+    // Boxed: the map is large beside the other contenders' handles.
+    Quad(Box<HpaMap>),
     Hpa(PathCache<MooreNeighborhood>, &'g Grid),
     Jps(PathingGrid),
 }
@@ -447,7 +448,9 @@ fn run_queries(
     cs.push(build("A*".into(), true, || Engine::Astar(grid.clone())));
     for (label, mode) in [("qp-exact", Mode::Exact), ("qp-fast", Mode::Fast)] {
         cs.push(build(label.into(), true, || {
-            Engine::Quad(HpaMap::new(grid.clone(), mode).expect("quadpath builds"))
+            Engine::Quad(Box::new(
+                HpaMap::new(grid.clone(), mode).expect("quadpath builds"),
+            ))
         }));
     }
     for chunk in HPA_CHUNKS {

@@ -17,10 +17,11 @@ fn r(x1: u32, y1: u32, x2: u32, y2: u32) -> Rect {
     Rect::new(x1, y1, x2, y2)
 }
 
+/// A leaf as `(depth, ix, iy, (x1, y1, x2, y2))`.
+type LeafKey = (u32, u32, u32, (u32, u32, u32, u32));
+
 /// The leaves as a sorted set of `(depth, ix, iy, rect)`.
-fn leaves<T, S: std::hash::BuildHasher>(
-    t: &QuadTree<T, S>,
-) -> BTreeSet<(u32, u32, u32, (u32, u32, u32, u32))> {
+fn leaves<T, S: std::hash::BuildHasher>(t: &QuadTree<T, S>) -> BTreeSet<LeafKey> {
     t.leaves()
         .map(|l| {
             let (n, rc) = (l.id(), l.rect());
@@ -29,9 +30,7 @@ fn leaves<T, S: std::hash::BuildHasher>(
         .collect()
 }
 
-fn set(
-    v: &[(u32, u32, u32, (u32, u32, u32, u32))],
-) -> BTreeSet<(u32, u32, u32, (u32, u32, u32, u32))> {
+fn set(v: &[LeafKey]) -> BTreeSet<LeafKey> {
     v.iter().copied().collect()
 }
 
