@@ -289,13 +289,13 @@ pub enum MovementError {
 ///   `(cost(a) + cost(b)) / 2`: symmetric, and with every cost 1 exactly the octile model.
 ///   The cost of a position of a K×K agent is the largest cost under its footprint (the
 ///   slowest ground it touches sets its pace). [`Movement::weighted_step_cost`] computes
-///   it. The searches of [`HpaMap`](crate::HpaMap) do not read terrain costs yet: they
-///   move the grid's own 1×1 class at unit cost.
+///   it. The searches do not read terrain costs yet: they move at unit cost, and a
+///   [`World`](crate::World) refuses a class with costs rather than ignore them.
 ///
 /// [`Movement`] bundles the agent size and the passable set: it is the description of a
-/// movement class (infantry, tanks, hovercraft) that later layers key their caches by.
-/// Terrain costs will plug in here too: a per-code weight beside the passable set, applied
-/// by [`Movement::step_cost`]; until then every passable code costs the same.
+/// movement class (infantry, tanks, hovercraft). An [`HpaMap`](crate::HpaMap) moves the
+/// grid's own 1×1 class; a [`World`](crate::World) keeps one search layer per registered
+/// class, over the class's [open positions](Movement::open_grid), all updated by one edit.
 ///
 /// The default is a 1×1 agent on the [Moving AI passable set](TerrainSet::moving_ai).
 ///

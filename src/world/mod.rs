@@ -260,7 +260,8 @@ impl World {
     /// # Errors
     /// [`WorldError::UnknownClass`]; [`WorldError::NotOpen`] when an end is not open for
     /// the class; [`WorldError::Query`] for an end off the map
-    /// ([`QueryError::OutOfBounds`]) or no path ([`QueryError::Unreachable`], see
+    /// ([`QueryError::OutOfBounds`](crate::QueryError::OutOfBounds)) or no path
+    /// ([`QueryError::Unreachable`](crate::QueryError::Unreachable), see
     /// [`WorldError::is_unreachable`]).
     pub fn find_path(&self, class: ClassId, start: Cell, goal: Cell) -> Result<Path, WorldError> {
         let layer = self.checked(class)?;
