@@ -456,3 +456,30 @@ fn large_edits_rebuild_layers_to_the_same_result() {
         .connected(tank, Cell::new(0, 0), Cell::new(0, 29))
         .unwrap());
 }
+
+/// Queries take `&self`: a world can be shared by the threads of a game.
+#[test]
+fn worlds_are_shared_across_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<World>();
+    let mut world = World::new(Grid::new_free(32, 32));
+    let tank = world
+        .add_class(Movement::default().with_size(2).unwrap(), Mode::Exact)
+        .unwrap();
+    let lengths: Vec<f64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|i| {
+                let world = &world;
+                s.spawn(move || {
+                    world
+                        .find_path(tank, Cell::new(i, 0), Cell::new(30, 30))
+                        .unwrap()
+                        .length
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!((lengths[0] - 30.0 * common::footprint::SQRT2).abs() < 1e-9);
+    assert!(lengths.windows(2).all(|w| w[0] > w[1]));
+}

@@ -257,6 +257,21 @@ impl World {
     /// the mode of its layer: a sequence of positions (footprint top-left cells) in which
     /// every step is legal under [the model](World#the-model).
     ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, World, WorldError};
+    ///
+    /// let mut world = World::new(Grid::from_fn(10, 10, |x, y| (x, y) != (5, 5)));
+    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+    /// let path = world.find_path(tank, Cell::new(0, 0), Cell::new(8, 8))?;
+    /// assert!(path.cells.iter().all(|&c| world.is_open(tank, c)));
+    /// // (4, 4) is free, but a 2×2 footprint from it covers the rock at (5, 5).
+    /// assert!(matches!(
+    ///     world.find_path(tank, Cell::new(4, 4), Cell::new(8, 8)),
+    ///     Err(WorldError::NotOpen { .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`WorldError::UnknownClass`]; [`WorldError::NotOpen`] when an end is not open for
     /// the class; [`WorldError::Query`] for an end off the map
@@ -272,6 +287,17 @@ impl World {
     }
 
     /// [`World::find_path`] with caller-owned search buffers.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, SearchContext, World};
+    ///
+    /// let mut world = World::new(Grid::new_free(16, 16));
+    /// let tank = world.add_class(Movement::default().with_size(3)?, Mode::Fast)?;
+    /// let mut ctx = SearchContext::new();
+    /// let path = world.find_path_with(&mut ctx, tank, Cell::new(0, 0), Cell::new(13, 13))?;
+    /// assert_eq!(path.cells.last(), Some(&Cell::new(13, 13)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`World::find_path`].
@@ -290,6 +316,18 @@ impl World {
     }
 
     /// Whether an agent of `class` can go from `a` to `b`, in constant time.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, World};
+    ///
+    /// // A wall down column 4 with a 1-cell gap at the bottom.
+    /// let mut world = World::new(Grid::from_fn(9, 9, |x, y| x != 4 || y == 8));
+    /// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+    /// assert!(world.connected(infantry, Cell::new(0, 0), Cell::new(8, 0))?);
+    /// assert!(!world.connected(tank, Cell::new(0, 0), Cell::new(7, 0))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// As [`World::find_path`], except that no path is the answer `false`.
@@ -346,6 +384,18 @@ impl World {
 
     /// Heap bytes of the whole world: what is shared, and every layer
     /// ([`HpaMap::memory_bytes`] of [`World::layer`]).
+    ///
+    /// ```
+    /// use quadpath::{Grid, Mode, Movement, World};
+    ///
+    /// let mut world = World::new(Grid::new_free(64, 64));
+    /// let ids = [1, 2, 3].map(|k| {
+    ///     world.add_class(Movement::default().with_size(k).unwrap(), Mode::Exact).unwrap()
+    /// });
+    /// let layers: usize = ids.iter().map(|&id| world.layer(id).unwrap().memory_bytes()).sum();
+    /// assert_eq!(world.memory_bytes(), world.shared_memory_bytes() + layers);
+    /// assert_eq!(world.clearance_fields().len(), 1, "one terrain set, one field");
+    /// ```
     pub fn memory_bytes(&self) -> usize {
         self.shared_memory_bytes()
             + self
