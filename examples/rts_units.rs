@@ -47,51 +47,40 @@ struct Unit {
 }
 
 fn units() -> Result<Vec<Unit>, MovementError> {
-    let land = TerrainSet::from_codes(b".GS");
-    let water = TerrainSet::from_codes(b"W");
-    let amphibious = TerrainSet::from_codes(b".GSW");
+    let unit = |name, size, codes: &[u8], (start, goal), colour, colour_name| {
+        Ok(Unit {
+            name,
+            movement: Movement::default()
+                .with_size(size)?
+                .with_passable(TerrainSet::from_codes(codes)),
+            start,
+            goal,
+            colour,
+            colour_name,
+        })
+    };
     // Base interiors from `examples/draw_rts_map.rs`: west (10,34)–(33,59), east
     // (95,38)–(118,63). The ends leave room for the tank's 3×3 footprint.
-    let (west, east) = (Cell::new(21, 45), Cell::new(107, 49));
-    // Drawn in this order, so the widest footprint goes under the others.
+    let bases = (Cell::new(21, 45), Cell::new(107, 49));
+    // The river between the north bridge (rows 14–17) and the middle one (47–50).
+    let river = (Cell::new(62, 18), Cell::new(59, 44));
+    // North of the west base to north of the east base, across the river midway between two
+    // bridges.
+    let across = (Cell::new(21, 29), Cell::new(106, 33));
+    // Drawn in this order, so the widest footprint goes under the others; the indices are
+    // TANK, SHIP, HOVER and INFANTRY.
     Ok(vec![
-        Unit {
-            name: "tank",
-            movement: Movement::default().with_size(3)?.with_passable(land),
-            start: west,
-            goal: east,
-            colour: [130, 40, 180],
-            colour_name: "purple",
-        },
-        Unit {
-            name: "ship",
-            movement: Movement::default().with_size(2)?.with_passable(water),
-            // The river between the north bridge (rows 14–17) and the middle one (47–50).
-            start: Cell::new(62, 18),
-            goal: Cell::new(59, 44),
-            colour: [255, 215, 0],
-            colour_name: "gold",
-        },
-        Unit {
-            name: "hover",
-            movement: Movement::default().with_passable(amphibious),
-            // North of the west base to north of the east base, across the river midway
-            // between two bridges.
-            start: Cell::new(21, 29),
-            goal: Cell::new(106, 33),
-            colour: [255, 120, 0],
-            colour_name: "orange",
-        },
-        Unit {
-            name: "infantry",
-            movement: Movement::default().with_passable(land),
-            start: west,
-            goal: east,
-            colour: [220, 20, 60],
-            colour_name: "red",
-        },
+        unit("tank", 3, b".GS", bases, [130, 40, 180], "purple")?,
+        unit("ship", 2, b"W", river, [255, 215, 0], "gold")?,
+        unit("hover", 1, b".GSW", across, [255, 120, 0], "orange")?,
+        unit("infantry", 1, b".GS", bases, [220, 20, 60], "red")?,
     ])
 }
+
+/// Positions of the units in [`units`].
+const TANK: usize = 0;
+const HOVER: usize = 2;
+const INFANTRY: usize = 3;
 
 /// First rows of the three bridges, north to south: 4 rows of road each, across the river,
 /// which meanders within columns 58 to 76 (see `examples/draw_rts_map.rs`).
@@ -150,6 +139,21 @@ fn plan(world: &World, class: ClassId, unit: &Unit) -> Result<Option<Path>, Worl
         }
         Err(e) => Err(e),
     }
+}
+
+/// Plans every unit's trip under a heading.
+fn plan_all(
+    world: &World,
+    classes: &[ClassId],
+    units: &[Unit],
+    heading: &str,
+) -> Result<Vec<Option<Path>>, WorldError> {
+    println!("{heading}:");
+    units
+        .iter()
+        .zip(classes)
+        .map(|(unit, &class)| plan(world, class, unit))
+        .collect()
 }
 
 /// Fails loudly unless `path` runs from the unit's start to its goal in legal steps for
@@ -281,22 +285,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         classes.push(class);
     }
 
-    println!("routes (exact mode):");
-    let before = units
-        .iter()
-        .zip(&classes)
-        .map(|(unit, &class)| plan(&world, class, unit))
-        .collect::<Result<Vec<_>, _>>()?;
+    let before = plan_all(&world, &classes, &units, "routes (exact mode)")?;
     // The hovercraft's trip on foot: over a bridge, where the hovercraft goes straight.
-    let (hover, infantry) = (2, 3);
     let on_foot = Unit {
         name: "infantry",
-        start: units[hover].start,
-        goal: units[hover].goal,
-        ..units[infantry].clone()
+        start: units[HOVER].start,
+        goal: units[HOVER].goal,
+        ..units[INFANTRY].clone()
     };
-    let walk = world.find_path(classes[infantry], on_foot.start, on_foot.goal)?;
-    check(&world, classes[infantry], &on_foot, &walk);
+    let walk = world.find_path(classes[INFANTRY], on_foot.start, on_foot.goal)?;
+    check(&world, classes[INFANTRY], &on_foot, &walk);
     assert_eq!(bridge(&walk), Some("north"));
     println!(
         "  (the hovercraft's trip on foot: {:.2} cells, over the north bridge)",
@@ -324,30 +322,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.positions,
         report.rebuilt_layers
     );
-    println!("routes with the gatehouse:");
-    let after = units
-        .iter()
-        .zip(&classes)
-        .map(|(unit, &class)| plan(&world, class, unit))
-        .collect::<Result<Vec<_>, _>>()?;
+    let after = plan_all(&world, &classes, &units, "routes with the gatehouse")?;
 
     // What the picture is meant to show, checked.
-    let tank = 0;
     let crossing = |paths: &[Option<Path>], unit: usize| paths[unit].as_ref().and_then(bridge);
-    assert_eq!(crossing(&before, tank), Some("middle"));
-    assert_eq!(crossing(&before, infantry), Some("middle"));
+    assert_eq!(crossing(&before, TANK), Some("middle"));
+    assert_eq!(crossing(&before, INFANTRY), Some("middle"));
     assert_eq!(
-        crossing(&after, tank),
+        crossing(&after, TANK),
         Some("south"),
         "the tank no longer fits"
     );
     assert_eq!(
-        crossing(&after, infantry),
+        crossing(&after, INFANTRY),
         Some("middle"),
         "infantry squeezes past"
     );
     assert_eq!(
-        crossing(&after, hover),
+        crossing(&after, HOVER),
         None,
         "the hovercraft needs no bridge"
     );
