@@ -387,6 +387,13 @@ fn bad_classes_and_queries_are_errors() {
         text.contains("class 0") && text.contains("2x2 on .GS") && text.contains("0,4"),
         "{text}"
     );
+    // A path legal for infantry but not for the tank: its footprint would touch the water.
+    let hugging = quadpath::Path::from_cells((0..10).map(|x| Cell::new(x, 4)).collect());
+    let err = world
+        .validate_path(tank, Cell::new(0, 4), Cell::new(9, 4), &hugging)
+        .unwrap_err();
+    assert!(matches!(err, WorldError::InvalidPath { class, .. } if class == tank), "{err:?}");
+    assert!(err.to_string().contains("2x2 on .GS"), "{err}");
     let err = world
         .find_path(tank, Cell::new(10, 0), Cell::new(0, 0))
         .unwrap_err();

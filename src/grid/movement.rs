@@ -359,17 +359,18 @@ impl std::hash::Hash for Movement {
 /// messages name a class this way.
 impl fmt::Display for Movement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{0}x{0} on ", self.size)?;
+        let mut text = format!("{0}x{0} on ", self.size);
         if self.passable.is_empty() {
-            return f.write_str("no terrain");
+            text += "no terrain";
         }
         for code in self.passable.iter() {
-            write!(f, "{}", std::ascii::escape_default(code))?;
+            text.extend(std::ascii::escape_default(code).map(char::from));
         }
         if !self.has_unit_costs() {
-            f.write_str(" with terrain costs")?;
+            text += " with terrain costs";
         }
-        Ok(())
+        // Padded as a whole, so that `{:<12}` lines classes up in tables.
+        f.pad(&text)
     }
 }
 
@@ -618,6 +619,10 @@ mod tests {
         assert!(s.remove(0) && !s.remove(0));
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![b'a', b'b', 255]);
         assert_eq!(format!("{:?}", TerrainSet::moving_ai()), "{'.', 'G', 'S'}");
+        let hover = Movement::default().with_passable(TerrainSet::from_codes(b".W\x01"));
+        assert_eq!(format!("[{:<14}]", hover), "[1x1 on \\x01.W ]");
+        let empty = Movement::default().with_passable(TerrainSet::empty());
+        assert_eq!(empty.to_string(), "1x1 on no terrain");
         assert!(TerrainSet::empty().is_empty() && !s.is_empty());
         assert_eq!(TerrainSet::default(), TerrainSet::empty());
     }

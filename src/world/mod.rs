@@ -339,6 +339,45 @@ impl World {
             .map_err(|e| WorldError::of_query(class, &layer.movement, e))
     }
 
+    /// Checks that `path` is a legal route for an agent of `class` from `start` to `goal`:
+    /// every position open, every step legal under [the model](World#the-model) (the
+    /// footprint's corner rule included), and its length the sum of its steps. The same
+    /// check as [`validate`](crate::validate), on the class's open positions.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, Path, World};
+    ///
+    /// let mut world = World::new(Grid::from_fn(6, 6, |x, y| (x, y) != (2, 2)));
+    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+    /// let (a, b) = (Cell::new(0, 0), Cell::new(4, 4));
+    /// let path = world.find_path(tank, a, b)?;
+    /// world.validate_path(tank, a, b, &path)?;
+    /// // Straight down the diagonal: the footprint would cover the rock at (2, 2).
+    /// let through = Path::from_cells((0..5).map(|i| Cell::new(i, i)).collect());
+    /// assert!(world.validate_path(tank, a, b, &through).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::UnknownClass`], and [`WorldError::InvalidPath`] with the first defect
+    /// found.
+    pub fn validate_path(
+        &self,
+        class: ClassId,
+        start: Cell,
+        goal: Cell,
+        path: &Path,
+    ) -> Result<(), WorldError> {
+        let layer = self.checked(class)?;
+        crate::validate(layer.map.grid(), start, goal, path).map_err(|defect| {
+            WorldError::InvalidPath {
+                class,
+                movement: layer.movement.clone(),
+                defect,
+            }
+        })
+    }
+
     /// Brings every layer's deferred work up to date (see [`HpaMap::refresh`]).
     pub fn refresh(&mut self) -> RefreshReport {
         self.layers
