@@ -40,6 +40,7 @@ fn pixels_of_cells_leaves_gates_and_path() {
         leaves: &leaves,
         gates: &gates,
         path: &path,
+        ..Default::default()
     };
     let opts = RenderOptions {
         scale: K,
@@ -137,6 +138,7 @@ fn options_change_what_is_drawn() {
         path: &stray,
         leaves: &leaves,
         gates: &[(Cell::new(99, 0), Cell::new(0, 0))],
+        ..Default::default()
     };
     let img = render(
         &g,

@@ -5,6 +5,7 @@
 //! status it carries.
 
 mod bench;
+mod class;
 mod find;
 mod info;
 mod output;
@@ -31,7 +32,8 @@ Exit status:
   1  a check failed (a path is invalid, shorter than optimal, or longer than optimal in
      exact mode), or the goal is unreachable
   2  usage or input error: missing or malformed file, unparsable or out-of-range coordinate,
-     start or goal on a blocked cell
+     start or goal on a blocked cell (or not open for the --size/--passable class), a bad
+     --size or --passable, an agent larger than the map
 
 Timings are only meaningful in an optimised build: run `cargo run --release -- ...` or the
 binary in target/release.";
@@ -46,6 +48,13 @@ grid A*, and renders the quadtree, its gates and paths to PNG.
 Coordinates are written x,y: x is the column, y the row, 0,0 the top-left cell. Movement is
 8-connected, a diagonal step costs √2 and may not cut a blocked corner.
 
+Movement classes: --size K moves an agent covering K x K cells (its position is the
+top-left one; every cell under it must be passable), --passable CHARS sets the terrain it
+may stand on (default .GS: water W, trees T and walls @ are impassable). find, scen, bench,
+info and render take both; scen and bench then check each query against plain A* for the
+class, since scenario files give lengths for 1x1 agents, and skip queries whose start or
+goal the class cannot stand on.
+
 Two modes: `exact` (every border crossing is a gate: optimal paths) and `fast` (fewer
 gates and string pulling: a smaller graph, paths usually within a few percent of optimal).
 
@@ -54,6 +63,7 @@ Examples:
   quadpath find maps/arena.map 3,3 45,40 --mode fast
   quadpath bench maps/*.scen --sample 100
   quadpath info maps/den312d.map
+  quadpath find maps/arena.map 3,3 45,40 --size 2 --passable .GST
   quadpath render maps/rts_valley.png -o valley.png --legend rts --tree --path 21,46 106,50";
 
 /// The command line.
@@ -366,8 +376,16 @@ pub fn parse_cell(what: &str, text: &str) -> Result<Cell, CliError> {
     Ok(Cell::new(num(x, "x")?, num(y, "y")?))
 }
 
-/// Checks that a query end is on the map and free; `map` names the map in the message.
-pub fn check_endpoint(grid: &Grid, map: &Path, what: &str, c: Cell) -> Result<(), CliError> {
+/// Checks that a query end is on the map and open for `class` on its grid `grid` (the
+/// loaded grid for the default class, whose message says "blocked cell"); `map` names the
+/// map in the message.
+pub fn check_endpoint(
+    grid: &Grid,
+    class: &class::Class,
+    map: &Path,
+    what: &str,
+    c: Cell,
+) -> Result<(), CliError> {
     if c.x >= grid.width() || c.y >= grid.height() {
         return Err(CliError::input(format!(
             "{}: {what} {c} is outside the {}x{} map (x must be below {}, y below {})",
@@ -379,8 +397,15 @@ pub fn check_endpoint(grid: &Grid, map: &Path, what: &str, c: Cell) -> Result<()
         )));
     }
     if !grid.is_free(c) {
+        let why = match class.label() {
+            None => "is on a blocked cell".to_string(),
+            Some(name) => format!(
+                "is not open for a {name} agent (its {k}x{k} square from there leaves the map or covers a cell it cannot stand on)",
+                k = class.movement.size()
+            ),
+        };
         return Err(CliError::input(format!(
-            "{}: {what} {c} is on a blocked cell",
+            "{}: {what} {c} {why}",
             map.display()
         )));
     }

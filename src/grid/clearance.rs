@@ -158,8 +158,9 @@ mod tests {
 
     /// The clearance of `(x, y)` by trying every square, capped.
     fn brute(g: &Grid, set: &TerrainSet, cap: u32, x: u32, y: u32) -> u32 {
-        let passable =
-            |cx: u32, cy: u32| cx < g.width() && cy < g.height() && g.cell_passable_for(set, cx, cy);
+        let passable = |cx: u32, cy: u32| {
+            cx < g.width() && cy < g.height() && g.cell_passable_for(set, cx, cy)
+        };
         (1..=cap)
             .take_while(|&k| (y..y + k).all(|cy| (x..x + k).all(|cx| passable(cx, cy))))
             .last()

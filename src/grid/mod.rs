@@ -6,10 +6,10 @@ pub mod movement;
 mod patch;
 
 use crate::geom::{Cell, Direction, Rect};
-use movement::{legal_step, step_cost};
-pub use movement::{Movement, MovementError, TerrainSet};
 pub(crate) use clearance::ClearanceChange;
 pub use clearance::ClearanceField;
+use movement::{legal_step, step_cost};
+pub use movement::{Movement, MovementError, TerrainSet};
 pub use patch::TerrainPatch;
 
 /// Terrain code of the free cells of [`Grid::new_free`] and [`Grid::from_fn`], and of cells

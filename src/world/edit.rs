@@ -51,11 +51,7 @@ impl World {
     /// # Errors
     /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
     /// then.
-    pub fn set_rect_terrain(
-        &mut self,
-        rect: Rect,
-        code: u8,
-    ) -> Result<WorldEditReport, EditError> {
+    pub fn set_rect_terrain(&mut self, rect: Rect, code: u8) -> Result<WorldEditReport, EditError> {
         self.check_rect(rect)?;
         let mut cells = 0;
         for c in rect.cells() {

@@ -35,7 +35,9 @@ pub enum WorldError {
     },
     /// A class with terrain costs: the layers search at unit cost for now, and would
     /// silently ignore them.
-    #[error("movement class {movement} has terrain costs, which world layers do not search by yet")]
+    #[error(
+        "movement class {movement} has terrain costs, which world layers do not search by yet"
+    )]
     TerrainCosts {
         /// The class asked for.
         movement: Movement,

@@ -172,9 +172,9 @@ impl World {
             Some(i) if self.fields[i].cap() >= size => None,
             _ => Some(ClearanceField::new(&self.grid, *movement.passable(), size)),
         };
-        let field = grown.as_ref().unwrap_or_else(|| {
-            &self.fields[existing.expect("an existing field large enough")]
-        });
+        let field = grown
+            .as_ref()
+            .unwrap_or_else(|| &self.fields[existing.expect("an existing field large enough")]);
         let open = Grid::from_fn(width, height, |x, y| field.get(Cell::new(x, y)) >= size);
         let map = HpaMap::new(open, config).map_err(|error| WorldError::Build {
             movement: movement.clone(),
