@@ -122,12 +122,15 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
         .iter()
         .map(|p| load_any(p, None, &a.map_opts))
         .collect::<Result<Vec<_>, _>>()?;
-    for set in &sets {
-        match set {
-            Loaded::Static(set) => drop(class.grid(&set.grid, &set.map_path)?),
-            Loaded::Dynamic(set) => class.refuse_dynamic(&set.scen_path)?,
-        }
-    }
+    // Each static file's grid for the class (its open positions), made and checked before
+    // the first query like the files; dynamic files refuse a non-default class.
+    let opens = sets
+        .iter()
+        .map(|set| match set {
+            Loaded::Static(set) => class.grid(&set.grid, &set.map_path).map(Some),
+            Loaded::Dynamic(set) => class.refuse_dynamic(&set.scen_path).map(|()| None),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let selected: Vec<Vec<usize>> = sets
         .iter()
         .map(|set| {
@@ -149,17 +152,18 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
         )));
     }
     let mut rows = Vec::new();
-    for (set, ids) in sets.iter().zip(selected) {
+    for ((set, ids), open) in sets.iter().zip(selected).zip(&opens) {
         let max_memory = a.memory.limit();
         rows.extend(match set {
             Loaded::Static(set) => {
+                let open = open.as_deref().expect("made for every static file");
                 let run = StaticRun {
                     modes: &modes,
                     with_astar,
                     max_memory,
                     quiet: a.json,
                 };
-                bench_static(set, &class, &ids, &run)?
+                bench_static(set, open, &class, &ids, &run)?
             }
             Loaded::Dynamic(set) => {
                 replay::bench(set, &ids, &modes, with_astar, a.refresh, max_memory, a.json)?
@@ -188,17 +192,16 @@ struct StaticRun<'a> {
 }
 
 /// One static scenario file: each mode and, with `with_astar`, plain A* on the same queries,
-/// interleaved; one row per mode. A non-default `class` searches its open grid, takes the
-/// reference lengths from A* there and skips queries it cannot stand at.
+/// interleaved; one row per mode. Both search `open`, the grid of `class`; a non-default
+/// class takes the reference lengths from A* there and skips queries it cannot stand at.
 fn bench_static(
     set: &ScenSet,
+    open: &quadpath::Grid,
     class: &Class,
     ids: &[usize],
     run: &StaticRun<'_>,
 ) -> Result<Vec<Row>, CliError> {
     let (modes, with_astar) = (run.modes, run.with_astar);
-    let open = class.grid(&set.grid, &set.map_path)?;
-    let open: &quadpath::Grid = &open;
     let mut rows = Vec::new();
     let mut maps = Vec::new();
     for &m in modes {
