@@ -1,6 +1,8 @@
 //! End-to-end tests of the `quadpath` binary: JSON outputs, exit codes, error messages, and
 //! an independent re-check of every path `scen --paths` writes.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -1217,4 +1219,505 @@ fn dynamic_refresh_policies_all_give_valid_answers() {
         "{}",
         stderr(&o)
     );
+}
+
+// Movement classes (`--size`, `--passable`), checked against oracles of the tests' own: the
+// open positions are worked out here cell by cell from the map's characters, and distances
+// on them come from the shared plain Dijkstra.
+
+/// The characters of a Moving AI map, row by row, read here.
+fn map_chars(path: &str) -> Vec<Vec<u8>> {
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    let mut lines = text.lines();
+    for l in lines.by_ref() {
+        if l.trim() == "map" {
+            break;
+        }
+    }
+    lines.map(|l| l.trim_end().as_bytes().to_vec()).collect()
+}
+
+/// Whether a `k × k` agent crossing `passable` may stand at (x, y): every cell of the square
+/// from there is on the map and of a passable character.
+fn brute_open(chars: &[Vec<u8>], k: usize, passable: &str, x: usize, y: usize) -> bool {
+    y + k <= chars.len()
+        && x + k <= chars[0].len()
+        && (y..y + k).all(|cy| (x..x + k).all(|cx| passable.as_bytes().contains(&chars[cy][cx])))
+}
+
+/// The class's open positions as a grid, for the shared Dijkstra.
+fn brute_open_grid(path: &str, k: usize, passable: &str) -> quadpath::Grid {
+    let chars = map_chars(path);
+    quadpath::Grid::from_fn(chars[0].len() as u32, chars.len() as u32, |x, y| {
+        brute_open(&chars, k, passable, x as usize, y as usize)
+    })
+}
+
+/// The oracle's length from `s` to `g` for the class whose open grid is `open`.
+fn oracle_length(open: &quadpath::Grid, s: (i64, i64), g: (i64, i64)) -> Option<f64> {
+    let d = common::distances(open, quadpath::Cell::new(s.0 as u32, s.1 as u32));
+    d[g.1 as usize * open.width() as usize + g.0 as usize]
+}
+
+/// Checks a path step by step on the oracle's open grid; returns its summed step cost.
+fn check_class_path(open: &quadpath::Grid, path: &[(i64, i64)]) -> f64 {
+    let mut len = 0.0;
+    for w in path.windows(2) {
+        let ((px, py), (x, y)) = (w[0], w[1]);
+        let (dx, dy) = (x - px, y - py);
+        assert!(
+            dx.abs() <= 1 && dy.abs() <= 1 && (dx, dy) != (0, 0),
+            "{w:?}"
+        );
+        assert!(common::legal(open, px, py, dx, dy), "illegal step {w:?}");
+        len += if dx != 0 && dy != 0 { SQRT2 } else { 1.0 };
+    }
+    len
+}
+
+#[test]
+fn class_find_matches_an_independent_search() {
+    let map = "maps/arena.map";
+    let pairs = [((3, 3), (45, 40)), ((10, 2), (40, 44)), ((25, 25), (3, 45))];
+    let mut by_set = Vec::new();
+    for (k, passable) in [(2, ".GS"), (3, ".GS"), (2, ".GST"), (1, ".GST"), (4, "GS.")] {
+        let open = brute_open_grid(map, k, passable);
+        for (s, g) in pairs {
+            let (ss, gs) = (format!("{},{}", s.0, s.1), format!("{},{}", g.0, g.1));
+            let size = k.to_string();
+            let args = [
+                "find",
+                map,
+                &ss,
+                &gs,
+                "--size",
+                &size,
+                "--passable",
+                passable,
+                "--json",
+            ];
+            let o = run(&args);
+            let opened = |c: (i64, i64)| open.is_free(quadpath::Cell::new(c.0 as u32, c.1 as u32));
+            if !opened(s) || !opened(g) {
+                assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+                assert!(stderr(&o).contains("is not open for a"), "{}", stderr(&o));
+                continue;
+            }
+            match oracle_length(&open, s, g) {
+                None => assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o)),
+                Some(want) => {
+                    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+                    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+                    let path: Vec<(i64, i64)> =
+                        v["path"].as_array().unwrap().iter().map(cell).collect();
+                    assert_eq!((path[0], *path.last().unwrap()), (s, g));
+                    assert!(
+                        (check_class_path(&open, &path) - want).abs() < 1e-6,
+                        "{args:?}"
+                    );
+                    assert!((f(&v, "length") - want).abs() < 1e-6, "{args:?}: {want}");
+                    let name = format!(
+                        "{k}x{k} on {}",
+                        if passable == "GS." { ".GS" } else { passable }
+                    );
+                    assert_eq!(v["class"].as_str(), Some(name.as_str()), "{v}");
+                    if k == 2 && s == (3, 3) {
+                        by_set.push((passable, want));
+                    }
+                }
+            }
+        }
+    }
+    // Trees in the passable set open shortcuts: the same 2x2 query is shorter across them.
+    assert_eq!(by_set.len(), 2, "{by_set:?}");
+    assert!(by_set[1].1 < by_set[0].1 - 0.1, "{by_set:?}");
+
+    // The default class, named or not, prints what it always did: no class key or line.
+    for extra in [&[][..], &["--size", "1", "--passable", "SG."][..]] {
+        let mut args = vec!["find", map, "3,3", "45,40", "--json"];
+        args.extend_from_slice(extra);
+        let v = run_json(&args);
+        assert!(v.get("class").is_none(), "{v}");
+        args.pop();
+        args.retain(|a| *a != "--json");
+        let out = stdout(&run(&args));
+        assert!(!out.contains("class"), "{out}");
+    }
+}
+
+/// `scen` with a class: every answered query's path is re-checked on the oracle's open grid
+/// and its length compared with the oracle's distance; skipped queries are exactly those
+/// with an end the class cannot stand at.
+#[test]
+fn class_scen_is_exact_against_an_independent_search() {
+    let mut class_unreachable = 0;
+    for (scen, map) in [
+        ("maps/arena.map.scen", "maps/arena.map"),
+        ("maps/maze-32-32-2-even-1.scen", "maps/maze-32-32-2.map"),
+        ("maps/den312d-even-1.scen", "maps/den312d.map"),
+    ] {
+        let lines = common::read_scen(&root().join(scen));
+        for k in [2usize, 3] {
+            let open = brute_open_grid(map, k, ".GS");
+            let paths = tmp(&format!("class_{k}.jsonl"));
+            let size = k.to_string();
+            let v = run_json(&[
+                "scen",
+                scen,
+                "--size",
+                &size,
+                "--json",
+                "--paths",
+                paths.to_str().unwrap(),
+            ]);
+            let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+            keys.sort_unstable();
+            let mut want: Vec<&str> = SCEN_KEYS
+                .iter()
+                .copied()
+                .chain(["class", "skipped"])
+                .collect();
+            want.sort_unstable();
+            assert_eq!(keys, want);
+            assert_eq!(
+                v["class"].as_str(),
+                Some(format!("{k}x{k} on .GS").as_str())
+            );
+            let is_open = |c: quadpath::Cell| open.is_free(c);
+            let skipped = lines
+                .iter()
+                .filter(|l| !is_open(l.start) || !is_open(l.goal))
+                .count() as u64;
+            assert!(skipped > 0, "{scen} {k}");
+            assert_eq!(u(&v, "skipped"), skipped, "{scen} {k}");
+            assert_eq!(u(&v, "queries"), lines.len() as u64);
+            assert_eq!(u(&v, "invalid"), 0);
+            assert_eq!(
+                u(&v, "solved") + u(&v, "unreachable") + skipped,
+                lines.len() as u64
+            );
+            assert_eq!(f(&v, "max_subopt"), 0.0);
+
+            let text = std::fs::read_to_string(&paths).unwrap();
+            let mut unreachable = 0;
+            for line in text.lines() {
+                let p: Value = serde_json::from_str(line).unwrap();
+                let (s, g) = (cell(&p["start"]), cell(&p["goal"]));
+                let want = oracle_length(&open, s, g);
+                match want {
+                    None => {
+                        unreachable += 1;
+                        assert!(p["length"].is_null() && p["optimal"].is_null(), "{p}");
+                    }
+                    Some(want) => {
+                        let path: Vec<(i64, i64)> =
+                            p["path"].as_array().unwrap().iter().map(cell).collect();
+                        assert_eq!((path[0], *path.last().unwrap()), (s, g));
+                        assert!((check_class_path(&open, &path) - want).abs() < 1e-6, "{p}");
+                        assert!((f(&p, "length") - want).abs() < 1e-6, "{p}");
+                        assert!((f(&p, "optimal") - want).abs() < 1e-6, "{p}");
+                    }
+                }
+            }
+            assert_eq!(text.lines().count() as u64, lines.len() as u64 - skipped);
+            assert_eq!(u(&v, "unreachable"), unreachable, "{scen} {k}");
+            class_unreachable += unreachable;
+        }
+    }
+    // Some queries are cut off for the larger agents: answered "unreachable", not failures.
+    assert!(class_unreachable > 0);
+    // Text: the class and the skipped count are named; fast mode stays valid.
+    let o = run(&[
+        "scen",
+        "maps/arena.map.scen",
+        "--size",
+        "2",
+        "--mode",
+        "fast",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("class           2x2 on .GS"), "{out}");
+    assert!(out.contains("skipped         31"), "{out}");
+    // The default class prints no such line.
+    let out = stdout(&run(&["scen", "maps/arena.map.scen", "--passable", "GS."]));
+    assert!(!out.contains("class") && !out.contains("skipped"), "{out}");
+}
+
+/// Trees in the passable set: a 1x1 agent's lengths drop below the file's where trees
+/// stood in the way, and `scen` takes its reference from the class, not the file.
+#[test]
+fn class_passable_trees_change_the_reference() {
+    let scen = "maps/arena.map.scen";
+    let open = brute_open_grid("maps/arena.map", 1, ".GST");
+    let paths = tmp("class_trees.jsonl");
+    let v = run_json(&[
+        "scen",
+        scen,
+        "--passable",
+        ".GST",
+        "--json",
+        "--paths",
+        paths.to_str().unwrap(),
+    ]);
+    assert_eq!((u(&v, "invalid"), u(&v, "skipped")), (0, 0));
+    let lines = common::read_scen(&root().join(scen));
+    let mut shorter = 0;
+    for (line, l) in std::fs::read_to_string(&paths).unwrap().lines().zip(&lines) {
+        let p: Value = serde_json::from_str(line).unwrap();
+        let want = oracle_length(&open, cell(&p["start"]), cell(&p["goal"])).unwrap();
+        assert!((f(&p, "length") - want).abs() < 1e-6, "{p}");
+        shorter += (want < l.optimal - l.tol) as usize;
+    }
+    assert!(shorter > 0, "trees block some of the file's shortest paths");
+}
+
+#[test]
+fn class_bench_rows_name_the_class() {
+    for baseline in ["astar", "none"] {
+        let v = run_json(&[
+            "bench",
+            "maps/arena.map.scen",
+            "maps/den312d-even-1.scen",
+            "--size",
+            "2",
+            "--sample",
+            "25",
+            "--baseline",
+            baseline,
+            "--json",
+        ]);
+        let rows = v.as_array().unwrap();
+        assert_eq!(rows.len(), 4);
+        for r in rows {
+            assert_eq!(r["class"].as_str(), Some("2x2 on .GS"), "{r}");
+            assert_eq!(u(r, "invalid"), 0, "{r}");
+            assert_eq!(u(r, "queries"), 25);
+            assert!(u(r, "skipped") > 0 && u(r, "skipped") < 25, "{r}");
+            if r["mode"] == "exact" {
+                assert_eq!(f(r, "max_subopt"), 0.0, "{r}");
+            }
+        }
+    }
+    let o = run(&[
+        "bench",
+        "maps/arena.map.scen",
+        "--size",
+        "3",
+        "--sample",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("3x3 on .GS") && stdout(&o).contains("skipped)"));
+    let v = run_json(&["bench", "maps/arena.map.scen", "--sample", "5", "--json"]);
+    assert!(
+        v[0].get("class").is_none() && v[0].get("skipped").is_none(),
+        "{v}"
+    );
+}
+
+#[test]
+fn class_info_describes_the_open_area() {
+    let map = "maps/den312d.map";
+    let v = run_json(&["info", map, "--size", "2", "--json"]);
+    let open = brute_open_grid(map, 2, ".GS");
+    assert_eq!(v["class"].as_str(), Some("2x2 on .GS"));
+    assert_eq!(u(&v, "open_positions"), open.free_count());
+    let cells = u(&v, "cells");
+    assert!((f(&v, "open_share") - open.free_count() as f64 / cells as f64).abs() < 1e-5);
+    assert!(u(&v, "open_positions") < u(&v, "free_cells"));
+    // One u16 clearance per cell.
+    assert_eq!(u(&v, "clearance_bytes"), cells * 2);
+    assert_eq!(u(&v["tree"], "free_leaf_cells"), open.free_count());
+    let text = stdout(&run(&["info", map, "--size", "2"]));
+    assert!(
+        text.contains("class         2x2 on .GS") && text.contains("clearance"),
+        "{text}"
+    );
+    let v = run_json(&["info", map, "--json"]);
+    for key in ["class", "open_positions", "open_share", "clearance_bytes"] {
+        assert!(v.get(key).is_none(), "{key} in {v}");
+    }
+}
+
+/// `render --size 2`: at one pixel per cell, exactly the cells the class cannot stand at,
+/// walls aside, look different from the default render; with a path, the cells under the
+/// agent's footprint look different too.
+#[test]
+fn class_render_tints_the_open_area_and_the_footprint() {
+    let map = "maps/arena.map";
+    let chars = map_chars(map);
+    let plain = tmp("class_plain.png");
+    let class = tmp("class_2.png");
+    for (out, extra) in [(&plain, &[][..]), (&class, &["--size", "2"][..])] {
+        let mut args = vec!["render", map, "--scale", "1", "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let (a, b) = (
+        image::open(&plain).unwrap().to_rgb8(),
+        image::open(&class).unwrap().to_rgb8(),
+    );
+    let mut tinted = 0;
+    for (y, row) in chars.iter().enumerate() {
+        for (x, &c) in row.iter().enumerate() {
+            let differs = a.get_pixel(x as u32, y as u32) != b.get_pixel(x as u32, y as u32);
+            let want = c != b'@' && !brute_open(&chars, 2, ".GS", x, y);
+            assert_eq!(differs, want, "cell {x},{y} ({})", c as char);
+            tinted += want as usize;
+        }
+    }
+    assert!(tinted > 0);
+
+    // A path: every cell of the 2x2 square at each position differs from the plain render.
+    let v = run_json(&["find", map, "3,3", "45,40", "--size", "2", "--json"]);
+    let path: Vec<(i64, i64)> = v["path"].as_array().unwrap().iter().map(cell).collect();
+    let with_path = tmp("class_2_path.png");
+    let o = run(&[
+        "render",
+        map,
+        "--scale",
+        "1",
+        "--size",
+        "2",
+        "-o",
+        with_path.to_str().unwrap(),
+        "--path",
+        "3,3",
+        "45,40",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("class 2x2 on .GS"), "{}", stdout(&o));
+    let p = image::open(&with_path).unwrap().to_rgb8();
+    for &(x, y) in &path {
+        for (cx, cy) in [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)] {
+            let (cx, cy) = (cx as u32, cy as u32);
+            assert_ne!(p.get_pixel(cx, cy), b.get_pixel(cx, cy), "{cx},{cy}");
+        }
+    }
+    // Away from the path nothing changed.
+    // Under the footprint: within the 2x2 square from some path position.
+    let near = |x: i64, y: i64| {
+        path.iter()
+            .any(|&(px, py)| (0..2).contains(&(x - px)) && (0..2).contains(&(y - py)))
+    };
+    let mut same = 0;
+    for y in 0..49i64 {
+        for x in 0..49i64 {
+            if !near(x, y) {
+                assert_eq!(
+                    p.get_pixel(x as u32, y as u32),
+                    b.get_pixel(x as u32, y as u32)
+                );
+                same += 1;
+            }
+        }
+    }
+    assert!(same > 2000);
+
+    // find --render draws with the class too (it adds the tree and gates, so only its size
+    // is compared).
+    let found = tmp("class_find.png");
+    let o = run(&[
+        "find",
+        map,
+        "3,3",
+        "45,40",
+        "--size",
+        "2",
+        "--render",
+        found.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let img = image::open(&found).unwrap();
+    assert_eq!((img.width(), img.height()), (49 * 4, 49 * 4));
+}
+
+/// Every bad class input: one line, exit status 2, naming what is wrong.
+#[test]
+fn class_input_errors_exit_2_with_one_line() {
+    let arena = "maps/arena.map";
+    for cmd in [
+        &["find", arena, "3,3", "45,40"][..],
+        &["scen", "maps/arena.map.scen"][..],
+        &["bench", "maps/arena.map.scen"][..],
+        &["info", arena][..],
+        &["render", arena, "-o", "/dev/null"][..],
+    ] {
+        for (flags, needle) in [
+            (
+                &["--size", "0"][..],
+                "--size 0: agent size 0 is out of range: it must be 1 to 1024",
+            ),
+            (&["--size", "1025"][..], "--size 1025"),
+            (
+                &["--size", "50"][..],
+                "a 50x50 on .GS agent does not fit on the 49x49 map",
+            ),
+            (&["--passable", ""][..], "--passable is empty"),
+            (&["--passable", ".é"][..], "'é' is not a terrain character"),
+            (&["--passable", ". G"][..], "' ' is not a terrain character"),
+            (
+                &["--passable", ".\u{7}"][..],
+                "'\\u{7}' is not a terrain character",
+            ),
+        ] {
+            let mut args = cmd.to_vec();
+            args.extend_from_slice(flags);
+            expect_error(&args, 2, needle);
+        }
+    }
+    // A map taller than wide (or the reverse) refuses an agent too tall for it.
+    let wide = tmp("wide.map");
+    std::fs::write(&wide, "type octile\nheight 2\nwidth 5\nmap\n.....\n.....\n").unwrap();
+    expect_error(
+        &["info", wide.to_str().unwrap(), "--size", "3"],
+        2,
+        "a 3x3 on .GS agent does not fit on the 5x2 map",
+    );
+    // Ends the class cannot stand at name the class and the cell; the default keeps its words.
+    expect_error(
+        &["find", arena, "1,1", "45,40", "--size", "3"],
+        2,
+        "start 1,1 is not open for a 3x3 on .GS agent",
+    );
+    expect_error(
+        &["find", arena, "3,3", "46,46", "--size", "3"],
+        2,
+        "goal 46,46 is not open for a 3x3 on .GS agent",
+    );
+    expect_error(
+        &[
+            "render",
+            arena,
+            "-o",
+            "/dev/null",
+            "--size",
+            "2",
+            "--path",
+            "3,3",
+            "47,47",
+        ],
+        2,
+        "goal 47,47 is not open for a 2x2 on .GS agent",
+    );
+    expect_error(
+        &["find", arena, "0,0", "45,40", "--passable", ".G"],
+        2,
+        "start 0,0 is not open for a 1x1 on .G agent",
+    );
+    expect_error(
+        &["find", arena, "0,0", "45,40"],
+        2,
+        "start 0,0 is on a blocked cell",
+    );
+    // Dynamic (version 2) replays refuse classes.
+    for cmd in ["scen", "bench"] {
+        expect_error(
+            &[cmd, "maps/dao_arena2.scen", "--size", "2"],
+            2,
+            "movement classes are not supported for version 2 (dynamic) scenario replays",
+        );
+    }
 }

@@ -40,6 +40,7 @@ fn pixels_of_cells_leaves_gates_and_path() {
         leaves: &leaves,
         gates: &gates,
         path: &path,
+        ..Default::default()
     };
     let opts = RenderOptions {
         scale: K,
@@ -137,6 +138,7 @@ fn options_change_what_is_drawn() {
         path: &stray,
         leaves: &leaves,
         gates: &[(Cell::new(99, 0), Cell::new(0, 0))],
+        ..Default::default()
     };
     let img = render(
         &g,
@@ -239,4 +241,41 @@ fn save_png_to_a_full_disk_fails() {
     let e = io::save_png(&img, "/dev/full").unwrap_err();
     assert!(matches!(e, io::MapError::Io { .. }), "{e:?}");
     assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+}
+
+/// A movement class's overlay: cells outside its open area are blended halfway toward
+/// `closed` (walls keep their colour), and the squares under a 2×2 agent's path halfway
+/// toward `footprint`, each once, with the positions themselves in the path colours.
+#[test]
+fn open_area_tint_and_footprint() {
+    let (g, pal) = setup();
+    let half = |a: [u8; 3], b: [u8; 3]| -> [u8; 3] {
+        std::array::from_fn(|i| ((a[i] as u16 + b[i] as u16) / 2) as u8)
+    };
+    // The open area is whatever the caller says: columns 2 to 6 here.
+    let open = Grid::from_fn(10, 8, |x, _| (2..=6).contains(&x));
+    let path = [Cell::new(2, 2), Cell::new(3, 3), Cell::new(4, 3)];
+    let overlay = Overlay {
+        path: &path,
+        open: Some(&open),
+        footprint: 2,
+        ..Default::default()
+    };
+    let img = render(&g, &overlay, &io::RenderOptions::default());
+    // Not open: a free cell, water, forest are tinted; the wall is not.
+    assert_eq!(px(&img, 9, 0, 1, 1), half(pal.free, pal.closed));
+    assert_eq!(px(&img, 0, 7, 1, 1), half(pal.water, pal.closed));
+    assert_eq!(px(&img, 1, 7, 1, 1), half(pal.forest, pal.closed));
+    assert_eq!(px(&img, 7, 3, 1, 1), pal.blocked);
+    assert_eq!(px(&img, 2, 0, 1, 1), pal.free);
+    // Under the footprint but not a position: blended once, even where two squares overlap.
+    assert_eq!(px(&img, 3, 2, 1, 1), half(pal.free, pal.footprint));
+    assert_eq!(px(&img, 4, 4, 1, 1), half(pal.free, pal.footprint));
+    assert_eq!(px(&img, 5, 4, 1, 1), half(pal.free, pal.footprint));
+    // The positions: start, path, goal.
+    assert_eq!(px(&img, 2, 2, 1, 1), pal.start);
+    assert_eq!(px(&img, 3, 3, 1, 1), pal.path);
+    assert_eq!(px(&img, 4, 3, 1, 1), pal.goal);
+    // Off the footprint and open: untouched.
+    assert_eq!(px(&img, 6, 5, 1, 1), pal.free);
 }

@@ -1,7 +1,8 @@
 //! `quadpath bench`: quadpath against plain grid A*, interleaved query by query.
 
+use super::class::{Class, ClassKeys, ClassOptions};
 use super::output;
-use super::scen::{judge, Expected, Tally};
+use super::scen::{judge, Tally};
 use super::{
     build, load_any, mode_name, replay, select_queries, CliError, Loaded, MapOptions,
     MemoryOptions, ModesArg, ScenSet, EXIT_FAILED, EXIT_OK,
@@ -50,6 +51,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "BUDGET", default_value = "1000", value_parser = super::replay::parse_refresh)]
     pub refresh: super::replay::RefreshPolicy,
     #[command(flatten)]
+    pub class: ClassOptions,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -77,6 +80,9 @@ pub struct Row {
     pub speedup_total: Option<f64>,
     /// The flat bitmap the baseline searches (its per-search open and closed sets come on top).
     pub astar_memory_bytes: Option<usize>,
+    /// A non-default movement class and the queries it skipped (counted in `queries`).
+    #[serde(flatten)]
+    pub class: ClassKeys,
     /// For a dynamic scenario: the replay's edits and totals.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub replay: Option<Replay>,
@@ -99,6 +105,7 @@ pub struct Replay {
 }
 
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
+    let class = a.class.class()?;
     let modes = a.mode.modes();
     let with_astar = a.baseline == Baseline::Astar;
     for (flag, n) in [("--limit", a.limit), ("--sample", a.sample)] {
@@ -114,6 +121,15 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
         .scens
         .iter()
         .map(|p| load_any(p, None, &a.map_opts))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Each static file's grid for the class (its open positions), made and checked before
+    // the first query like the files; dynamic files refuse a non-default class.
+    let opens = sets
+        .iter()
+        .map(|set| match set {
+            Loaded::Static(set) => class.grid(&set.grid, &set.map_path).map(Some),
+            Loaded::Dynamic(set) => class.refuse_dynamic(&set.scen_path).map(|()| None),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let selected: Vec<Vec<usize>> = sets
         .iter()
@@ -136,10 +152,19 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
         )));
     }
     let mut rows = Vec::new();
-    for (set, ids) in sets.iter().zip(selected) {
+    for ((set, ids), open) in sets.iter().zip(selected).zip(&opens) {
         let max_memory = a.memory.limit();
         rows.extend(match set {
-            Loaded::Static(set) => bench_static(set, &ids, &modes, with_astar, max_memory, a.json)?,
+            Loaded::Static(set) => {
+                let open = open.as_deref().expect("made for every static file");
+                let run = StaticRun {
+                    modes: &modes,
+                    with_astar,
+                    max_memory,
+                    quiet: a.json,
+                };
+                bench_static(set, open, &class, &ids, &run)?
+            }
             Loaded::Dynamic(set) => {
                 replay::bench(set, &ids, &modes, with_astar, a.refresh, max_memory, a.json)?
             }
@@ -156,20 +181,31 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     Ok(if bad { EXIT_FAILED } else { EXIT_OK })
 }
 
-/// One static scenario file: each mode and, with `with_astar`, plain A* on the same queries,
-/// interleaved; one row per mode.
-fn bench_static(
-    set: &ScenSet,
-    ids: &[usize],
-    modes: &[Mode],
+/// How to run a static scenario file.
+struct StaticRun<'a> {
+    modes: &'a [Mode],
+    /// Whether to time plain A* beside quadpath.
     with_astar: bool,
     max_memory: usize,
+    /// No progress bar.
     quiet: bool,
+}
+
+/// One static scenario file: each mode and, with `with_astar`, plain A* on the same queries,
+/// interleaved; one row per mode. Both search `open`, the grid of `class`; a non-default
+/// class takes the reference lengths from A* there and skips queries it cannot stand at.
+fn bench_static(
+    set: &ScenSet,
+    open: &quadpath::Grid,
+    class: &Class,
+    ids: &[usize],
+    run: &StaticRun<'_>,
 ) -> Result<Vec<Row>, CliError> {
+    let (modes, with_astar) = (run.modes, run.with_astar);
     let mut rows = Vec::new();
     let mut maps = Vec::new();
     for &m in modes {
-        let (hpa, ms) = build(&set.grid, m, &set.map_path, max_memory)?;
+        let (hpa, ms) = build(open, m, &set.map_path, run.max_memory)?;
         maps.push((hpa, ms));
     }
     for &id in ids.iter().take(WARM_UP) {
@@ -178,7 +214,7 @@ fn bench_static(
             let _ = black_box(hpa.find_path(s.start, s.goal));
         }
         if with_astar {
-            black_box(baseline::astar(&set.grid, s.start, s.goal));
+            black_box(baseline::astar(open, s.start, s.goal));
         }
     }
 
@@ -186,44 +222,60 @@ fn bench_static(
         || set.map_path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let pb = output::progress(ids.len(), &name, quiet);
+    let pb = output::progress(ids.len(), &name, run.quiet);
     let m = maps.len();
     let mut times = vec![Vec::with_capacity(ids.len()); m];
     let mut tallies: Vec<Tally> = (0..m).map(|_| Tally::default()).collect();
     let mut astar_times = Vec::with_capacity(ids.len());
     let mut astar_wrong = 0usize;
+    let mut skipped = 0usize;
     // Query k runs quadpath's modes then A*, and the reverse for odd k, so that neither
     // side always finds the caches warmed by the other.
     for (k, &id) in ids.iter().enumerate() {
         let s = &set.scen.entries[id];
+        pb.inc(1);
+        if class.skips(open, s) {
+            skipped += 1;
+            continue;
+        }
         let mut order: Vec<usize> = (0..=m).collect();
         if k % 2 == 1 {
             order.reverse();
         }
+        let mut results = Vec::from_iter((0..m).map(|_| None));
+        let mut astar_length = None;
         for j in order {
             if j == m {
                 if !with_astar {
                     continue;
                 }
                 let t = Instant::now();
-                let p = black_box(baseline::astar(&set.grid, s.start, s.goal));
+                let p = black_box(baseline::astar(open, s.start, s.goal));
                 astar_times.push(t.elapsed().as_secs_f64() * 1e6);
-                if !p
-                    .as_ref()
-                    .is_some_and(|p| (p.length - s.optimal).abs() <= s.tolerance())
-                {
-                    astar_wrong += 1;
-                }
+                astar_length = Some(p.map(|p| p.length));
                 continue;
             }
             let t = Instant::now();
             let result = black_box(maps[j].0.find_path(s.start, s.goal));
             times[j].push(t.elapsed().as_secs_f64() * 1e6);
-            let expected = Expected::from(s);
-            let v = judge(&set.grid, &expected, modes[j], &result);
+            results[j] = Some(result);
+        }
+        // Judged after the timed runs, so that a class's reference can come from the
+        // A* run just timed (or, without one, from an untimed A* run now).
+        let expected = class.expected_with(s, || {
+            astar_length.unwrap_or_else(|| baseline::astar(open, s.start, s.goal).map(|p| p.length))
+        });
+        if class.default
+            && astar_length
+                .is_some_and(|l| !l.is_some_and(|l| (l - s.optimal).abs() <= s.tolerance()))
+        {
+            astar_wrong += 1;
+        }
+        for (j, result) in results.iter().enumerate() {
+            let result = result.as_ref().expect("every mode ran");
+            let v = judge(open, &expected, modes[j], result);
             tallies[j].add(v, 3, &set.scen_path, &expected, Some(modes[j]));
         }
-        pb.inc(1);
     }
     pb.finish_and_clear();
     if astar_wrong > 0 {
@@ -247,8 +299,8 @@ fn bench_static(
         rows.push(Row {
             scen: set.scen_path.display().to_string(),
             map: set.map_path.display().to_string(),
-            width: set.grid.width(),
-            height: set.grid.height(),
+            width: open.width(),
+            height: open.height(),
             mode: mode_name(modes[j]),
             queries: ids.len(),
             invalid: tallies[j].invalid,
@@ -262,7 +314,8 @@ fn bench_static(
             astar_total_ms: with_astar.then(|| output::round(astar_total, 4)),
             speedup_median: with_astar.then(|| ratio(astar_median, median)),
             speedup_total: with_astar.then(|| ratio(astar_total, total)),
-            astar_memory_bytes: with_astar.then(|| set.grid.memory_bytes()),
+            astar_memory_bytes: with_astar.then(|| open.memory_bytes()),
+            class: ClassKeys::new(class, skipped),
             replay: None,
         });
     }
@@ -281,10 +334,19 @@ fn table(rows: &[Row]) -> String {
             .file_name()
             .map_or(r.map.clone(), |n| n.to_string_lossy().into_owned());
         let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let class = r
+            .class
+            .class
+            .as_ref()
+            .map_or(String::new(), |c| format!(", {c}"));
+        let skipped = r
+            .class
+            .skipped
+            .map_or(String::new(), |n| format!(" ({n} skipped)"));
         cells.push(vec![
-            format!("{name} ({}x{})", r.width, r.height),
+            format!("{name} ({}x{}{class})", r.width, r.height),
             r.mode.to_string(),
-            r.queries.to_string(),
+            format!("{}{skipped}", r.queries),
             output::ms(r.build_ms),
             output::bytes(r.memory_bytes),
             opt(r.astar_memory_bytes.map(output::bytes)),

@@ -1,5 +1,6 @@
 //! `quadpath find`: one path on one map.
 
+use super::class::ClassOptions;
 use super::output::{self, cell_json, cells_json};
 use super::{
     build, check_endpoint, load_map, mode_name, parse_cell, path_error, render, CliError,
@@ -34,6 +35,8 @@ pub struct FindArgs {
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub scale: u32,
     #[command(flatten)]
+    pub class: ClassOptions,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -48,16 +51,21 @@ struct FindJson<'a> {
     build_ms: f64,
     query_us: f64,
     mode: &'a str,
+    /// The movement class, for a non-default one only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    class: Option<String>,
 }
 
 pub fn run(a: FindArgs) -> Result<i32, CliError> {
     let start = parse_cell("start", &a.start)?;
     let goal = parse_cell("goal", &a.goal)?;
+    let class = a.class.class()?;
     let grid = load_map(&a.map, &a.map_opts)?;
-    check_endpoint(&grid, &a.map, "start", start)?;
-    check_endpoint(&grid, &a.map, "goal", goal)?;
+    let open = class.grid(&grid, &a.map)?;
+    check_endpoint(&open, &class, &a.map, "start", start)?;
+    check_endpoint(&open, &class, &a.map, "goal", goal)?;
     let mode = a.mode.mode();
-    let (hpa, build_ms) = build(&grid, mode, &a.map, a.memory.limit())?;
+    let (hpa, build_ms) = build(&open, mode, &a.map, a.memory.limit())?;
     let t = Instant::now();
     let found = hpa.find_path(start, goal);
     let query_us = t.elapsed().as_secs_f64() * 1e6;
@@ -70,7 +78,15 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             blocked_leaves: false,
             scale: a.scale,
         };
-        render::draw(hpa.grid(), Some(&hpa), Some(&path.cells), &view, out)?;
+        render::draw(
+            &grid,
+            &open,
+            &class,
+            Some(&hpa),
+            Some(&path.cells),
+            &view,
+            out,
+        )?;
     }
 
     let text = if a.json {
@@ -82,6 +98,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             build_ms: output::round(build_ms, 4),
             query_us: output::round(query_us, 2),
             mode: mode_name(mode),
+            class: class.label(),
         })?
     } else {
         let mut s = String::new();
@@ -92,6 +109,9 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             grid.height(),
             mode_name(mode)
         );
+        if let Some(c) = class.label() {
+            s += &format!("class    {c}\n");
+        }
         s += &format!("length   {:.6}\n", path.length);
         s += &format!(
             "cells    {} ({} steps)\n",

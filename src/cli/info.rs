@@ -1,8 +1,10 @@
 //! `quadpath info`: the map and the structure built on it.
 
+use super::class::ClassOptions;
 use super::output;
 use super::{build, load_map, mode_name, CliError, MapOptions, MemoryOptions, ModesArg, EXIT_OK};
 use clap::Args;
+use quadpath::ClearanceField;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -18,6 +20,8 @@ pub struct InfoArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
+    pub class: ClassOptions,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -31,8 +35,26 @@ struct Info {
     cells: u64,
     free_cells: u64,
     free_share: f64,
+    /// For a non-default movement class only: its open area. The tree and the modes then
+    /// describe the structure built on the class's open positions.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    class: Option<ClassInfo>,
     tree: TreeInfo,
     modes: Vec<ModeInfo>,
+}
+
+/// A movement class's open area and the memory it needs beside its own structure.
+#[derive(Serialize)]
+struct ClassInfo {
+    /// The class, e.g. `2x2 on .GS`.
+    class: String,
+    /// Positions the class may stand at (top-left cells of its footprint).
+    open_positions: u64,
+    open_share: f64,
+    /// The clearance field of the class's terrain set, capped at its size: the memory a
+    /// `World` shares between every class on that terrain set, beside each class's layer
+    /// (the modes' `memory_bytes`).
+    clearance_bytes: usize,
 }
 
 #[derive(Serialize)]
@@ -59,11 +81,13 @@ struct ModeInfo {
 }
 
 pub fn run(a: InfoArgs) -> Result<i32, CliError> {
+    let class = a.class.class()?;
     let grid = load_map(&a.map, &a.map_opts)?;
+    let open = class.grid(&grid, &a.map)?;
     let mut tree = None;
     let mut modes = Vec::new();
     for m in a.mode.modes() {
-        let (hpa, build_ms) = build(&grid, m, &a.map, a.memory.limit())?;
+        let (hpa, build_ms) = build(&open, m, &a.map, a.memory.limit())?;
         if tree.is_none() {
             let t = hpa.tree();
             let (mut free_leaves, mut free_leaf_cells) = (0, 0);
@@ -102,6 +126,15 @@ pub fn run(a: InfoArgs) -> Result<i32, CliError> {
         cells,
         free_cells: grid.free_count(),
         free_share: output::round(grid.free_count() as f64 / cells as f64, 6),
+        class: class.label().map(|name| {
+            let m = &class.movement;
+            ClassInfo {
+                class: name,
+                open_positions: open.free_count(),
+                open_share: output::round(open.free_count() as f64 / cells as f64, 6),
+                clearance_bytes: ClearanceField::new(&grid, *m.passable(), m.size()).memory_bytes(),
+            }
+        }),
         tree,
         modes,
     };
@@ -126,6 +159,18 @@ fn text(i: &Info) -> String {
         i.free_cells,
         i.free_share * 100.0
     );
+    if let Some(c) = &i.class {
+        s += &format!("class         {}\n", c.class);
+        s += &format!(
+            "open          {} positions ({:.1}%): the tree and modes below are built on them\n",
+            c.open_positions,
+            c.open_share * 100.0
+        );
+        s += &format!(
+            "clearance     {} (shared by every class on the same terrain; the modes' memory is this class's layer)\n",
+            output::bytes(c.clearance_bytes)
+        );
+    }
     let t = &i.tree;
     s += &format!(
         "quadtree      depth {}, {} nodes, {} leaves ({} free, {} blocked)\n",

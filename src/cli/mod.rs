@@ -5,6 +5,7 @@
 //! status it carries.
 
 mod bench;
+mod class;
 mod find;
 mod info;
 mod output;
@@ -31,7 +32,8 @@ Exit status:
   1  a check failed (a path is invalid, shorter than optimal, or longer than optimal in
      exact mode), or the goal is unreachable
   2  usage or input error: missing or malformed file, unparsable or out-of-range coordinate,
-     start or goal on a blocked cell
+     start or goal on a blocked cell (or not open for the --size/--passable class), a bad
+     --size or --passable, an agent larger than the map
 
 Timings are only meaningful in an optimised build: run `cargo run --release -- ...` or the
 binary in target/release.";
@@ -46,6 +48,13 @@ grid A*, and renders the quadtree, its gates and paths to PNG.
 Coordinates are written x,y: x is the column, y the row, 0,0 the top-left cell. Movement is
 8-connected, a diagonal step costs √2 and may not cut a blocked corner.
 
+Movement classes: --size K moves an agent covering K x K cells (its position is the
+top-left one; every cell under it must be passable), --passable CHARS sets the terrain it
+may stand on (default .GS: water W, trees T and walls @ are impassable). find, scen, bench,
+info and render take both; scen and bench then check each query against plain A* for the
+class, since scenario files give lengths for 1x1 agents, and skip queries whose start or
+goal the class cannot stand on.
+
 Two modes: `exact` (every border crossing is a gate: optimal paths) and `fast` (fewer
 gates and string pulling: a smaller graph, paths usually within a few percent of optimal).
 
@@ -54,6 +63,7 @@ Examples:
   quadpath find maps/arena.map 3,3 45,40 --mode fast
   quadpath bench maps/*.scen --sample 100
   quadpath info maps/den312d.map
+  quadpath find maps/arena.map 3,3 45,40 --size 2 --passable .GST
   quadpath render maps/rts_valley.png -o valley.png --legend rts --tree --path 21,46 106,50";
 
 /// The command line.
@@ -76,7 +86,11 @@ enum Command {
     /// Find one path on a map and print it.
     #[command(
         long_about = "Find one path on a map and print it: its length, the number of cells, the\n\
-build and query times, then the cells as x,y pairs.\n\nExample:\n  quadpath find maps/arena.map 3,3 45,40 --render path.png",
+build and query times, then the cells as x,y pairs.\n\n\
+--size K finds the path of an agent covering K x K cells (the cells printed are its\n\
+top-left positions), --passable CHARS the terrain it may stand on; both ends must be\n\
+open for it.\n\nExamples:\n  quadpath find maps/arena.map 3,3 45,40 --render path.png\n  \
+quadpath find maps/arena.map 3,3 45,40 --size 2 --passable .GST --render tank.png",
         after_help = AFTER_HELP
     )]
     Find(find::FindArgs),
@@ -89,8 +103,14 @@ shorter than optimal or, in exact mode, longer than optimal, or if a query is re
 unreachable. Lengths within 1e-3, or half a unit in the last digit the file prints if\n\
 that is more, count as equal.\n\n\
 The map is found beside the scenario file (X.map.scen -> X.map, X-even-1.scen -> X.map,\n\
-else the basename of the map field); --map overrides.\n\nExample:\n  \
-quadpath scen maps/arena.map.scen --mode fast --paths arena_paths.jsonl",
+else the basename of the map field); --map overrides.\n\n\
+With --size K or --passable CHARS (a movement class other than 1x1 on .GS) each query's\n\
+reference length comes from plain A* for the class, since the file's lengths are for 1x1\n\
+agents; queries whose start or goal the class cannot stand at are skipped (counted, not\n\
+failures), and unreachable ones must be answered unreachable. Not available for version 2\n\
+(dynamic) files.\n\nExamples:\n  \
+quadpath scen maps/arena.map.scen --mode fast --paths arena_paths.jsonl\n  \
+quadpath scen maps/arena.map.scen --size 2",
         after_help = AFTER_HELP
     )]
     Scen(scen::ScenArgs),
@@ -105,7 +125,11 @@ A* is slow on large maps: --sample N takes N queries spread evenly over each fil
 every difficulty bucket is covered), --limit N the first N. Every scenario file and its map\n\
 are read and checked before the first query runs; a run with no query at all (--sample 0,\n\
 --limit 0, empty files) is an input error.\n\n\
-Example:\n  quadpath bench maps/arena.map.scen maps/den312d-even-1.scen --sample 100",
+--size K and --passable CHARS time a movement class: both sides search its open positions,\n\
+A* gives the reference lengths, and queries the class cannot stand at are skipped (as in\n\
+`scen`).\n\n\
+Examples:\n  quadpath bench maps/arena.map.scen maps/den312d-even-1.scen --sample 100\n  \
+quadpath bench maps/den312d-even-1.scen --size 3 --sample 50",
         after_help = AFTER_HELP
     )]
     Bench(bench::BenchArgs),
@@ -113,7 +137,11 @@ Example:\n  quadpath bench maps/arena.map.scen maps/den312d-even-1.scen --sample
     #[command(
         long_about = "Describe a map and the structure built on it: size and free cells; the\n\
 quadtree's depth, nodes and leaves; gates, crossings, connected components, build time and\n\
-memory, for each mode.\n\nExample:\n  quadpath info maps/den312d.map --json",
+memory, for each mode.\n\n\
+With --size K or --passable CHARS: the movement class's open positions, the structure built\n\
+on them, and the memory of the clearance field the class needs, shared by every class on\n\
+the same terrain, apart from its own layer's.\n\n\
+Examples:\n  quadpath info maps/den312d.map --json\n  quadpath info maps/den312d.map --size 2",
         after_help = AFTER_HELP
     )]
     Info(info::InfoArgs),
@@ -122,7 +150,11 @@ memory, for each mode.\n\nExample:\n  quadpath info maps/den312d.map --json",
         long_about = "Draw a map to PNG, optionally with the quadtree's free leaves (--tree), the\n\
 gates between them (--gates) and a path (--path). Water, forest and swamp cells of maps\n\
 with terrain (Moving AI characters, or a bitmap read with --legend) are tinted.\n\n\
-Example:\n  quadpath render maps/den312d.map -o den.png --scale 4 --tree --gates",
+With --size K or --passable CHARS, cells the movement class cannot stand at are tinted\n\
+(walls aside), the tree, gates and path are the class's, and the path is drawn over the\n\
+K x K square the agent covers at each position.\n\n\
+Examples:\n  quadpath render maps/den312d.map -o den.png --scale 4 --tree --gates\n  \
+quadpath render maps/arena.map -o tank.png --size 2 --path 3,3 45,40",
         after_help = AFTER_HELP
     )]
     Render(render::RenderArgs),
@@ -366,8 +398,16 @@ pub fn parse_cell(what: &str, text: &str) -> Result<Cell, CliError> {
     Ok(Cell::new(num(x, "x")?, num(y, "y")?))
 }
 
-/// Checks that a query end is on the map and free; `map` names the map in the message.
-pub fn check_endpoint(grid: &Grid, map: &Path, what: &str, c: Cell) -> Result<(), CliError> {
+/// Checks that a query end is on the map and open for `class` on its grid `grid` (the
+/// loaded grid for the default class, whose message says "blocked cell"); `map` names the
+/// map in the message.
+pub fn check_endpoint(
+    grid: &Grid,
+    class: &class::Class,
+    map: &Path,
+    what: &str,
+    c: Cell,
+) -> Result<(), CliError> {
     if c.x >= grid.width() || c.y >= grid.height() {
         return Err(CliError::input(format!(
             "{}: {what} {c} is outside the {}x{} map (x must be below {}, y below {})",
@@ -379,8 +419,15 @@ pub fn check_endpoint(grid: &Grid, map: &Path, what: &str, c: Cell) -> Result<()
         )));
     }
     if !grid.is_free(c) {
+        let why = match class.label() {
+            None => "is on a blocked cell".to_string(),
+            Some(name) => format!(
+                "is not open for a {name} agent (its {k}x{k} square from there leaves the map or covers a cell it cannot stand on)",
+                k = class.movement.size()
+            ),
+        };
         return Err(CliError::input(format!(
-            "{}: {what} {c} is on a blocked cell",
+            "{}: {what} {c} {why}",
             map.display()
         )));
     }

@@ -1,5 +1,6 @@
 //! `quadpath render`, and the drawing shared with `find --render`.
 
+use super::class::{Class, ClassOptions};
 use super::output;
 use super::{
     build, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, MemoryOptions,
@@ -37,6 +38,8 @@ pub struct RenderArgs {
     #[arg(long, value_enum, default_value_t)]
     pub mode: ModeArg,
     #[command(flatten)]
+    pub class: ClassOptions,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -50,10 +53,14 @@ pub struct View {
     pub scale: u32,
 }
 
-/// Renders `grid` with the requested overlays and saves it as PNG. The tree and gate
-/// overlays come from `hpa`, which is only needed for them.
+/// Renders `grid` (the loaded map) with the requested overlays and saves it as PNG. The
+/// tree and gate overlays come from `hpa`, which is only needed for them. For a
+/// non-default `class`, the cells outside its open area (`open`, its grid) are tinted and
+/// the path is drawn with the agent's footprint.
 pub fn draw(
     grid: &Grid,
+    open: &Grid,
+    class: &Class,
     hpa: Option<&HpaMap>,
     path: Option<&[Cell]>,
     view: &View,
@@ -76,6 +83,8 @@ pub fn draw(
         leaves: &leaves,
         gates: &gates,
         path: path.unwrap_or(&[]),
+        open: (!class.default).then_some(open),
+        footprint: class.movement.size(),
     };
     let opts = RenderOptions {
         scale: view.scale,
@@ -95,14 +104,16 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         },
         None => None,
     };
+    let class = a.class.class()?;
     let grid = load_map(&a.map, &a.map_opts)?;
+    let open = class.grid(&grid, &a.map)?;
     if let Some((s, g)) = ends {
-        check_endpoint(&grid, &a.map, "start", s)?;
-        check_endpoint(&grid, &a.map, "goal", g)?;
+        check_endpoint(&open, &class, &a.map, "start", s)?;
+        check_endpoint(&open, &class, &a.map, "goal", g)?;
     }
     // Only the overlays need the search structure: a plain render builds none.
     let hpa = match a.tree || a.gates || ends.is_some() {
-        true => Some(build(&grid, a.mode.mode(), &a.map, a.memory.limit())?.0),
+        true => Some(build(&open, a.mode.mode(), &a.map, a.memory.limit())?.0),
         false => None,
     };
     let path = match (ends, &hpa) {
@@ -117,6 +128,8 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
     };
     draw(
         &grid,
+        &open,
+        &class,
         hpa.as_ref(),
         path.as_ref().map(|p| p.cells.as_slice()),
         &view,
@@ -131,6 +144,9 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         "wrote {} ({width}x{height} pixels, {density})",
         a.output.display()
     );
+    if let Some(c) = class.label() {
+        msg += &format!("; class {c}");
+    }
     if let Some(p) = &path {
         msg += &format!("; path length {:.6}, {} cells", p.length, p.cells.len());
     }

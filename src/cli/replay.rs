@@ -389,6 +389,7 @@ pub fn bench(
             speedup_median: with_astar.then(|| ratio(astar_median, median)),
             speedup_total: with_astar.then(|| ratio(ms(&astar.queries), query)),
             astar_memory_bytes: with_astar.then(|| astar_grid.memory_bytes()),
+            class: Default::default(),
             replay: Some(super::bench::Replay {
                 patches: c.edits.len(),
                 edit_total_ms: output::round(edit, 4),

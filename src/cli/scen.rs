@@ -1,5 +1,6 @@
 //! `quadpath scen`: run and check every query of a Moving AI scenario file.
 
+use super::class::{ClassKeys, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
     build, load_any, mode_name, select_queries, CliError, Loaded, MapOptions, MemoryOptions,
@@ -40,6 +41,8 @@ pub struct ScenArgs {
     /// query: `all`, `none`, or a budget in microseconds, as a game would spend per frame
     #[arg(long, value_name = "BUDGET", default_value = "1000", value_parser = super::replay::parse_refresh)]
     pub refresh: super::replay::RefreshPolicy,
+    #[command(flatten)]
+    pub class: ClassOptions,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
@@ -155,7 +158,8 @@ pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryE
     verdict
 }
 
-/// The `--json` summary: exactly these keys (a dynamic scenario's adds its own after them).
+/// The `--json` summary: exactly these keys (a dynamic scenario's adds its own after them,
+/// a non-default movement class `class` and `skipped`).
 #[derive(Serialize)]
 pub struct Summary {
     queries: usize,
@@ -168,14 +172,17 @@ pub struct Summary {
     build_ms: f64,
     median_query_us: f64,
     total_query_ms: f64,
+    #[serde(flatten)]
+    class: ClassKeys,
 }
 
 impl Summary {
-    /// The summary of a run: its verdicts, build time and per-query times (µs).
+    /// The summary of a run: its verdicts, build time and per-query times (µs), one for
+    /// each query run; skipped queries count among the queries.
     pub fn new(tally: &Tally, build_ms: f64, times: &[f64]) -> Self {
         let subopts = &tally.subopts;
         Summary {
-            queries: times.len(),
+            queries: times.len() + tally.skipped,
             solved: tally.solved,
             unreachable: tally.unreachable,
             invalid: tally.invalid,
@@ -185,7 +192,13 @@ impl Summary {
             build_ms: output::round(build_ms, 4),
             median_query_us: output::round(output::median(times), 3),
             total_query_ms: output::round(output::sum(times) / 1e3, 4),
+            class: ClassKeys::default(),
         }
+    }
+
+    /// This summary naming a non-default movement class and its skipped queries.
+    pub fn with_class(self, class: ClassKeys) -> Self {
+        Summary { class, ..self }
     }
 }
 
@@ -265,6 +278,8 @@ pub struct Tally {
     pub false_unreachable: usize,
     pub false_reachable: usize,
     pub invalid: usize,
+    /// Queries not run: their start or goal is not open for the movement class.
+    pub skipped: usize,
     /// Suboptimality of each valid path.
     pub subopts: Vec<f64>,
 }
@@ -313,31 +328,39 @@ impl Tally {
 }
 
 pub fn run(a: ScenArgs) -> Result<i32, CliError> {
+    let class = a.class.class()?;
     let set = match load_any(&a.scen, a.map.as_deref(), &a.map_opts)? {
         Loaded::Static(set) => set,
-        Loaded::Dynamic(set) => return super::replay::scen(&a, set),
+        Loaded::Dynamic(set) => {
+            class.refuse_dynamic(&a.scen)?;
+            return super::replay::scen(&a, set);
+        }
     };
+    let open = class.grid(&set.grid, &set.map_path)?;
     let mode = a.mode.mode();
     // Created before the long work, so that an unwritable path fails at once; finished
     // explicitly, so that a full disk is reported instead of lost.
     let mut paths_out = a.paths.as_ref().map(io::OutputFile::create).transpose()?;
 
-    let (hpa, build_ms) = build(&set.grid, mode, &set.map_path, a.memory.limit())?;
+    let (hpa, build_ms) = build(&open, mode, &set.map_path, a.memory.limit())?;
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
     let pb = output::progress(ids.len(), mode_name(mode), a.json);
     let mut tally = Tally::default();
     let mut times = Vec::with_capacity(ids.len());
     for &id in &ids {
         let s = &set.scen.entries[id];
+        pb.inc(1);
+        let Some(expected) = class.expected(&open, s) else {
+            tally.skipped += 1;
+            continue;
+        };
         let t = Instant::now();
         let result = hpa.find_path(s.start, s.goal);
         let query_us = t.elapsed().as_secs_f64() * 1e6;
         times.push(query_us);
-        let expected = Expected::from(s);
-        let v = judge(&set.grid, &expected, mode, &result);
+        let v = judge(&open, &expected, mode, &result);
         tally.add(v, MAX_REPORTED, &set.scen_path, &expected, None);
         write_path_line(paths_out.as_mut(), id, &expected, &result, query_us)?;
-        pb.inc(1);
     }
     pb.finish_and_clear();
     if let Some(w) = paths_out {
@@ -345,8 +368,9 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
     }
     tally.finish(MAX_REPORTED);
 
+    let class_keys = ClassKeys::new(&class, tally.skipped);
     let text = if a.json {
-        output::json_line(&Summary::new(&tally, build_ms, &times))?
+        output::json_line(&Summary::new(&tally, build_ms, &times).with_class(class_keys))?
     } else {
         let mut s = format!(
             "{}: {} queries on {} ({}x{}), {} mode\n",
@@ -360,6 +384,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         s += &format!("  solved          {}\n", tally.solved);
         s += &format!("  unreachable     {}\n", tally.unreachable);
         s += &format!("  invalid         {}\n", tally.invalid);
+        s += &class_keys.lines();
         s += &closing_lines(&tally, build_ms, "", &times, a.paths.as_deref());
         s
     };

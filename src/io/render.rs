@@ -25,6 +25,16 @@ pub struct Overlay<'a> {
     pub gates: &'a [(Cell, Cell)],
     /// A path; its first cell is marked as the start, its last as the goal.
     pub path: &'a [Cell],
+    /// The open positions of a movement class on the drawn grid, as
+    /// [`Movement::open_grid`](crate::Movement::open_grid) gives them (same size). Every
+    /// cell that is not open and not drawn as a wall is blended halfway toward
+    /// [`Palette::closed`], so the class's open area stands out while the terrain under it
+    /// stays visible. `None` draws no such tint.
+    pub open: Option<&'a Grid>,
+    /// The side of the agent that walks the path: each path position is drawn over the
+    /// `footprint × footprint` square the agent covers there, blended halfway toward
+    /// [`Palette::footprint`]. 0 and 1 draw the positions alone.
+    pub footprint: u32,
 }
 
 /// Colours of a render.
@@ -48,6 +58,10 @@ pub struct Palette {
     pub gate: [u8; 3],
     /// Path cells.
     pub path: [u8; 3],
+    /// What cells a movement class cannot stand on are blended toward ([`Overlay::open`]).
+    pub closed: [u8; 3],
+    /// What cells under a large agent's path are blended toward ([`Overlay::footprint`]).
+    pub footprint: [u8; 3],
     /// The start cell.
     pub start: [u8; 3],
     /// The goal cell.
@@ -66,6 +80,8 @@ impl Default for Palette {
             blocked_leaf: [90, 90, 100],
             gate: [230, 150, 0],
             path: [220, 30, 30],
+            closed: [230, 170, 110],
+            footprint: [255, 120, 120],
             start: [0, 190, 0],
             goal: [160, 0, 200],
         }
@@ -125,8 +141,9 @@ pub fn render_size(grid: &Grid, scale: u32) -> (u32, u32) {
     (grid.width().div_ceil(d) * k, grid.height().div_ceil(d) * k)
 }
 
-/// Draws the grid and the overlay, in this order: cells, leaf outlines, gates, path, start
-/// and goal, so that the path is never hidden by the structure under it.
+/// Draws the grid and the overlay, in this order: cells (tinted outside a class's open
+/// area), leaf outlines, gates, the path's footprint, path, start and goal, so that the path
+/// is never hidden by the structure under it.
 ///
 /// The image is [`render_size`]: `scale` pixels per cell, lowered to stay under
 /// [`MAX_RENDER_PIXELS`]. A grid with more cells than that is shrunk
@@ -161,7 +178,11 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
                 .flat_map(|y| (x0..x1).map(move |x| Cell::new(x, y)))
                 .find(|&c| !grid.is_free(c))
                 .unwrap_or(Cell::new(x0, y0));
-            fill(&mut img, bx, by, colour(cell));
+            let mut c = colour(cell);
+            if overlay.open.is_some_and(|o| !o.is_free(cell)) && c != pal.blocked {
+                c = blend(c, pal.closed);
+            }
+            fill(&mut img, bx, by, c);
         }
     }
 
@@ -192,6 +213,25 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
         line(&mut img, centre(a), centre(b), Rgb(pal.gate));
     }
 
+    if overlay.footprint > 1 {
+        // Each block is blended once, however many footprints cover it.
+        let blocks_wide = grid.width().div_ceil(d) as usize;
+        let mut done = vec![false; blocks_wide * grid.height().div_ceil(d) as usize];
+        for p in overlay.path.iter().filter(|c| inside(c)) {
+            let x2 = (p.x as u64 + overlay.footprint as u64).min(grid.width() as u64) as u32;
+            let y2 = (p.y as u64 + overlay.footprint as u64).min(grid.height() as u64) as u32;
+            for by in p.y / d..=(y2 - 1) / d {
+                for bx in p.x / d..=(x2 - 1) / d {
+                    let i = by as usize * blocks_wide + bx as usize;
+                    if !done[i] {
+                        done[i] = true;
+                        let under = img.get_pixel(bx * k, by * k).0;
+                        fill(&mut img, bx, by, blend(under, pal.footprint));
+                    }
+                }
+            }
+        }
+    }
     for c in overlay.path.iter().filter(|c| inside(c)) {
         fill(&mut img, c.x / d, c.y / d, pal.path);
     }
@@ -204,6 +244,11 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
         }
     }
     img
+}
+
+/// The colour halfway between `a` and `b`.
+fn blend(a: [u8; 3], b: [u8; 3]) -> [u8; 3] {
+    std::array::from_fn(|i| ((a[i] as u16 + b[i] as u16) / 2) as u8)
 }
 
 /// Bresenham's line, clipped to the image.
