@@ -1351,13 +1351,18 @@ fn class_find_matches_an_independent_search() {
 #[test]
 fn class_scen_is_exact_against_an_independent_search() {
     let mut class_unreachable = 0;
-    for (scen, map) in [
-        ("maps/arena.map.scen", "maps/arena.map"),
-        ("maps/maze-32-32-2-even-1.scen", "maps/maze-32-32-2.map"),
-        ("maps/den312d-even-1.scen", "maps/den312d.map"),
+    // The maze's corridors are two cells wide: a 3x3 agent stands nowhere in it.
+    for (scen, map, sizes) in [
+        ("maps/arena.map.scen", "maps/arena.map", &[2usize, 3][..]),
+        (
+            "maps/maze-32-32-2-even-1.scen",
+            "maps/maze-32-32-2.map",
+            &[2][..],
+        ),
+        ("maps/den312d-even-1.scen", "maps/den312d.map", &[2, 3][..]),
     ] {
         let lines = common::read_scen(&root().join(scen));
-        for k in [2usize, 3] {
+        for &k in sizes {
             let open = brute_open_grid(map, k, ".GS");
             let paths = tmp(&format!("class_{k}.jsonl"));
             let size = k.to_string();
@@ -1712,6 +1717,14 @@ fn class_input_errors_exit_2_with_one_line() {
         2,
         "start 0,0 is on a blocked cell",
     );
+    // A class that can stand at no query's ends checked nothing: that is not a pass.
+    for cmd in ["scen", "bench"] {
+        expect_error(
+            &[cmd, "maps/arena.map.scen", "--size", "45"],
+            2,
+            "none of the 160 queries has both ends open for a 45x45 on .GS agent: nothing to check",
+        );
+    }
     // Dynamic (version 2) replays refuse classes.
     for cmd in ["scen", "bench"] {
         expect_error(

@@ -392,7 +392,10 @@ fn bad_classes_and_queries_are_errors() {
     let err = world
         .validate_path(tank, Cell::new(0, 4), Cell::new(9, 4), &hugging)
         .unwrap_err();
-    assert!(matches!(err, WorldError::InvalidPath { class, .. } if class == tank), "{err:?}");
+    assert!(
+        matches!(err, WorldError::InvalidPath { class, .. } if class == tank),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("2x2 on .GS"), "{err}");
     let err = world
         .find_path(tank, Cell::new(10, 0), Cell::new(0, 0))

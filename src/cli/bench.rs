@@ -278,6 +278,7 @@ fn bench_static(
         }
     }
     pb.finish_and_clear();
+    class.require_some_open(&set.scen_path, ids.len(), skipped)?;
     if astar_wrong > 0 {
         output::warn(&format!(
             "quadpath: warning: {}: the A* baseline disagreed with the scenario's optimal length on {astar_wrong} queries",

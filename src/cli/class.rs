@@ -150,6 +150,23 @@ impl Class {
         }))
     }
 
+    /// Input error when the class skipped every one of the `total` queries of `scen`: a run
+    /// that checked nothing must not pass for one that checked everything.
+    pub fn require_some_open(
+        &self,
+        scen: &Path,
+        total: usize,
+        skipped: usize,
+    ) -> Result<(), CliError> {
+        match self.label() {
+            Some(class) if total > 0 && skipped == total => Err(CliError::input(format!(
+                "{}: none of the {total} queries has both ends open for a {class} agent: nothing to check",
+                scen.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// Input error for version 2 (dynamic) scenarios, which lay patches on the map as they
     /// go: the commands replay them for 1×1 agents only.
     pub fn refuse_dynamic(&self, scen: &Path) -> Result<(), CliError> {

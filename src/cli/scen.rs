@@ -367,6 +367,7 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         w.finish()?;
     }
     tally.finish(MAX_REPORTED);
+    class.require_some_open(&set.scen_path, ids.len(), tally.skipped)?;
 
     let class_keys = ClassKeys::new(&class, tally.skipped);
     let text = if a.json {
