@@ -108,12 +108,7 @@ impl HpaMap {
         at: Cell,
         patch: &TerrainPatch,
     ) -> Result<PatchReport, EditError> {
-        let rect = patch.rect_at(at).ok_or(EditError::OutOfBounds {
-            rect: Rect::new(at.x, at.y, at.x, at.y),
-            width: self.grid.width(),
-            height: self.grid.height(),
-        })?;
-        self.check_rect(rect)?;
+        EditError::check_patch(&self.grid, at, patch)?;
         let flips = self.grid.patch_flips(at, patch);
         let code_at = |c: Cell| patch.code(c.x - at.x, c.y - at.y);
         let report = self.lay(&flips.blocking, &flips.freeing, |grid, c| {
@@ -224,17 +219,8 @@ impl HpaMap {
         Ok(changed.len())
     }
 
-    fn check_rect(&self, rect: Rect) -> Result<(), EditError> {
-        let (width, height) = (self.grid.width(), self.grid.height());
-        if rect.x2 < width && rect.y2 < height {
-            Ok(())
-        } else {
-            Err(EditError::OutOfBounds {
-                rect,
-                width,
-                height,
-            })
-        }
+    fn check_rect(&self, rect: Rect) -> Result<Rect, EditError> {
+        EditError::check_area(&self.grid, rect)
     }
 
     /// Brings the structure up to date after `changed` cells all became blocked (or all

@@ -6,6 +6,7 @@
 //! report new conditions without breaking a `match`.
 
 use crate::geom::{Cell, Rect};
+use crate::grid::{Grid, TerrainPatch};
 
 /// Which end of a query an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -150,4 +151,37 @@ pub enum EditError {
         /// Map height.
         height: u32,
     },
+}
+
+impl EditError {
+    /// `rect`, when it lies inside `grid`; the error every edit of an area gives otherwise.
+    pub(crate) fn check_area(grid: &Grid, rect: Rect) -> Result<Rect, EditError> {
+        let (width, height) = (grid.width(), grid.height());
+        if rect.x2 < width && rect.y2 < height {
+            Ok(rect)
+        } else {
+            Err(EditError::OutOfBounds {
+                rect,
+                width,
+                height,
+            })
+        }
+    }
+
+    /// The area `patch` covers laid at `at`, when it lies inside `grid`.
+    pub(crate) fn check_patch(
+        grid: &Grid,
+        at: Cell,
+        patch: &TerrainPatch,
+    ) -> Result<Rect, EditError> {
+        match patch.rect_at(at) {
+            Some(rect) => EditError::check_area(grid, rect),
+            // Past the largest coordinate: there is no rectangle to name but its corner.
+            None => Err(EditError::OutOfBounds {
+                rect: Rect::new(at.x, at.y, at.x, at.y),
+                width: grid.width(),
+                height: grid.height(),
+            }),
+        }
+    }
 }

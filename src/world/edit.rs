@@ -116,12 +116,7 @@ impl World {
         at: Cell,
         patch: &TerrainPatch,
     ) -> Result<WorldEditReport, EditError> {
-        let rect = patch.rect_at(at).ok_or(EditError::OutOfBounds {
-            rect: Rect::new(at.x, at.y, at.x, at.y),
-            width: self.grid.width(),
-            height: self.grid.height(),
-        })?;
-        self.check_rect(rect)?;
+        let rect = EditError::check_patch(&self.grid, at, patch)?;
         let cells = rect
             .cells()
             .filter(|&c| self.grid.terrain(c) != patch.code(c.x - at.x, c.y - at.y))
@@ -130,17 +125,8 @@ impl World {
         Ok(self.propagate(rect, cells))
     }
 
-    fn check_rect(&self, rect: Rect) -> Result<(), EditError> {
-        let (width, height) = (self.grid.width(), self.grid.height());
-        if rect.x2 < width && rect.y2 < height {
-            Ok(())
-        } else {
-            Err(EditError::OutOfBounds {
-                rect,
-                width,
-                height,
-            })
-        }
+    fn check_rect(&self, rect: Rect) -> Result<Rect, EditError> {
+        EditError::check_area(&self.grid, rect)
     }
 
     /// Brings the fields and layers up to date after `cells` cells of `rect` changed on the

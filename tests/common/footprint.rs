@@ -126,25 +126,9 @@ pub fn assert_legal(
     );
 }
 
-/// Reads a Moving AI map's terrain codes with a parser of its own.
+/// Reads a Moving AI map's terrain codes with the tests' own parser.
 pub fn read_terrain(path: &std::path::Path) -> Terrain {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let (mut w, mut h) = (0, 0);
-    for line in lines.by_ref() {
-        let mut it = line.split_whitespace();
-        match (it.next(), it.next()) {
-            (Some("width"), Some(v)) => w = v.parse().unwrap(),
-            (Some("height"), Some(v)) => h = v.parse().unwrap(),
-            (Some("map"), _) => break,
-            _ => {}
-        }
-    }
-    let codes: Vec<u8> = lines
-        .take(h as usize)
-        .flat_map(|l| l.as_bytes()[..w as usize].to_vec())
-        .collect();
-    assert_eq!(codes.len(), (w * h) as usize, "{}", path.display());
+    let (w, h, codes) = super::read_movingai_codes(path);
     Terrain {
         w,
         h,

@@ -195,6 +195,14 @@ impl Rng {
 
 /// Reads a Moving AI map with a parser of its own, independent of `quadpath::io`.
 pub fn read_movingai(path: &std::path::Path) -> Grid {
+    let (w, h, codes) = read_movingai_codes(path);
+    Grid::from_fn(w, h, |x, y| {
+        matches!(codes[(y * w + x) as usize], b'.' | b'G' | b'S')
+    })
+}
+
+/// A Moving AI map's width, height and characters row by row, by the same parser.
+pub fn read_movingai_codes(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
     let (mut w, mut h) = (0, 0);
@@ -207,10 +215,12 @@ pub fn read_movingai(path: &std::path::Path) -> Grid {
             _ => {}
         }
     }
-    let rows: Vec<&[u8]> = lines.take(h as usize).map(|l| l.as_bytes()).collect();
-    Grid::from_fn(w, h, |x, y| {
-        matches!(rows[y as usize][x as usize], b'.' | b'G' | b'S')
-    })
+    let codes: Vec<u8> = lines
+        .take(h as usize)
+        .flat_map(|l| l.as_bytes()[..w as usize].to_vec())
+        .collect();
+    assert_eq!(codes.len(), (w * h) as usize, "{}", path.display());
+    (w, h, codes)
 }
 
 /// One scenario line: start, goal, the optimal length as printed, and how far a length may be
