@@ -85,8 +85,9 @@ pub use grid::{
     TERRAIN_WALL,
 };
 pub use hpa::{
-    validate, BuildError, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy, HpaMap,
-    Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport, SearchContext,
+    validate, BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint,
+    GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError,
+    RefreshReport, SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 

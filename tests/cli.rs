@@ -430,6 +430,56 @@ fn find_text_and_render() {
     assert_eq!((img.width(), img.height()), (49 * 3, 49 * 3));
 }
 
+/// The text form names every part of the memory and of the build, per mode.
+#[test]
+fn info_text_breaks_memory_and_build_down() {
+    let o = run(&["info", "maps/den312d.map"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = |start: &str| {
+        out.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?} in\n{out}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        line("memory"),
+        [
+            "memory",
+            "grid",
+            "tree",
+            "leaves",
+            "gates",
+            "components",
+            "clusters",
+            "landmarks"
+        ]
+    );
+    assert_eq!(
+        line("build "),
+        [
+            "build",
+            "tree",
+            "gates",
+            "components",
+            "clusters",
+            "landmarks"
+        ]
+    );
+    // Each mode has one row per table (after the mode summary's own row).
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("exact")).count(),
+        3,
+        "{out}"
+    );
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("fast")).count(),
+        3,
+        "{out}"
+    );
+}
+
 #[test]
 fn info_json_is_consistent() {
     for map in ["maps/den312d.map", "maps/arena.map"] {
@@ -460,11 +510,42 @@ fn info_json_is_consistent() {
         // for fast mode's clusters as well).
         assert_eq!((u(exact, "landmarks"), u(exact, "clusters")), (8, 0));
         assert_eq!(u(fast, "landmarks"), 0);
+        assert!(u(&exact["memory_parts"], "landmarks") > 0);
+        assert_eq!(u(&fast["memory_parts"], "landmarks"), 0);
         assert!(
             u(exact, "gates") >= u(fast, "gates") && u(exact, "crossings") >= u(fast, "crossings")
         );
         for m in modes {
             assert!(u(m, "memory_bytes") > 0 && f(m, "build_ms") > 0.0);
+            // The breakdowns: every part named, the bytes adding up to the total, the
+            // steps to no more than the whole build.
+            let parts = m["memory_parts"].as_object().unwrap();
+            let mut names: Vec<&str> = parts.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            assert_eq!(
+                names,
+                [
+                    "clusters",
+                    "components",
+                    "gates",
+                    "grid",
+                    "landmarks",
+                    "leaves",
+                    "tree"
+                ]
+            );
+            let sum: u64 = parts.values().map(|v| v.as_u64().unwrap()).sum();
+            assert_eq!(sum, u(m, "memory_bytes"));
+            assert!(u(&m["memory_parts"], "grid") > 0 && u(&m["memory_parts"], "gates") > 0);
+            let steps = m["build_parts_ms"].as_object().unwrap();
+            let mut names: Vec<&str> = steps.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            assert_eq!(
+                names,
+                ["clusters", "components", "gates", "landmarks", "tree"]
+            );
+            let spent: f64 = steps.values().map(|v| v.as_f64().unwrap()).sum();
+            assert!(spent > 0.0 && spent <= f(m, "build_ms") + 1e-3, "{m}");
             assert!(
                 u(m, "crossings") * 2 >= u(m, "gates"),
                 "every gate has a crossing"

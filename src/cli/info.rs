@@ -6,6 +6,7 @@ use super::{build, load_map, mode_name, CliError, MapOptions, MemoryOptions, Mod
 use clap::Args;
 use quadpath::ClearanceField;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -78,6 +79,11 @@ struct ModeInfo {
     landmarks: usize,
     build_ms: f64,
     memory_bytes: usize,
+    /// `memory_bytes` part by part (`HpaMap::memory_breakdown`).
+    memory_parts: BTreeMap<&'static str, usize>,
+    /// The build's steps, in ms (`HpaMap::build_profile`); they add up to a little less
+    /// than `build_ms`, which also counts the copy of the grid.
+    build_parts_ms: BTreeMap<&'static str, f64>,
 }
 
 pub fn run(a: InfoArgs) -> Result<i32, CliError> {
@@ -113,6 +119,13 @@ pub fn run(a: InfoArgs) -> Result<i32, CliError> {
             landmarks: hpa.landmark_count(),
             build_ms: output::round(build_ms, 4),
             memory_bytes: hpa.memory_bytes(),
+            memory_parts: hpa.memory_breakdown().parts().into_iter().collect(),
+            build_parts_ms: hpa
+                .build_profile()
+                .parts()
+                .into_iter()
+                .map(|(name, d)| (name, output::round(d.as_secs_f64() * 1e3, 4)))
+                .collect(),
         });
     }
     let Some(tree) = tree else {
@@ -189,6 +202,38 @@ fn text(i: &Info) -> String {
             output::ms(m.build_ms),
             output::bytes(m.memory_bytes)
         );
+    }
+    // The parts in the library's order (the JSON maps sort their keys).
+    let memory_names = quadpath::MemoryBreakdown::default().parts().map(|(n, _)| n);
+    let build_names = quadpath::BuildProfile::default().parts().map(|(n, _)| n);
+    s += &parts_table("memory", &memory_names, &i.modes, |m, n| {
+        output::bytes(m.memory_parts[n])
+    });
+    s += &parts_table("build", &build_names, &i.modes, |m, n| {
+        output::ms(m.build_parts_ms[n])
+    });
+    s
+}
+
+/// A table of one row per mode and one column per part.
+fn parts_table(
+    what: &str,
+    names: &[&'static str],
+    modes: &[ModeInfo],
+    cell: impl Fn(&ModeInfo, &'static str) -> String,
+) -> String {
+    let width = |n: &str| n.len().max(10);
+    let mut s = format!("\n{what:<6}");
+    for n in names {
+        s += &format!(" {n:>w$}", w = width(n));
+    }
+    s += "\n";
+    for m in modes {
+        s += &format!("{:<6}", m.mode);
+        for n in names {
+            s += &format!(" {:>w$}", cell(m, n), w = width(n));
+        }
+        s += "\n";
     }
     s
 }

@@ -464,8 +464,9 @@ impl GateGraph {
             .flat_map(move |&g| self.gate(g).links.iter().map(move |&o| self.gate(o).leaf))
     }
 
-    /// Heap bytes held, approximately.
-    pub fn memory_bytes(&self) -> usize {
+    /// Heap bytes held by the leaves, approximately: their records, cell and gate lists,
+    /// border indexes, and the node → leaf map.
+    pub fn leaf_bytes(&self) -> usize {
         use std::mem::size_of;
         let leaf_lists: usize = self
             .leaves
@@ -477,14 +478,19 @@ impl GateGraph {
                     + l.border_gates.capacity() * 4
             })
             .sum();
+        let map = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1);
+        self.leaves.memory_bytes() + leaf_lists + map
+    }
+
+    /// Heap bytes held by the gates and their crossings, approximately.
+    pub fn gate_bytes(&self) -> usize {
         let spilled_links: usize = self
             .gates
             .items
             .iter()
             .filter(|g| g.links.spilled())
-            .map(|g| g.links.capacity() * size_of::<GateId>())
+            .map(|g| g.links.capacity() * std::mem::size_of::<GateId>())
             .sum();
-        let maps = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1);
-        self.leaves.memory_bytes() + leaf_lists + self.gates.memory_bytes() + spilled_links + maps
+        self.gates.memory_bytes() + spilled_links
     }
 }

@@ -10,10 +10,12 @@ use super::error::BuildError;
 use super::graph::{GateGraph, LeafId};
 use super::landmarks::Landmarks;
 use super::policy;
+use super::profile::{BuildProfile, MemoryBreakdown};
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::Grid;
 use crate::quadtree::{NodeId, QuadTree, QuadtreeError, SplitStopper};
 use std::sync::atomic::AtomicU64;
+use std::time::Instant;
 
 /// A grid map prepared for hierarchical A\*: a quadtree of all-free and all-blocked
 /// leaves, gates between adjacent free leaves, and reachability labels. Cells can be
@@ -57,6 +59,8 @@ pub struct HpaMap {
     pub(super) search_work: AtomicU64,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
+    /// How long each step of the build took.
+    pub(super) build_profile: BuildProfile,
     /// The build's estimate of the heap bytes (see [`Config::max_memory`]).
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(super) estimated_bytes: usize,
@@ -93,6 +97,13 @@ impl HpaMap {
     /// [`Config::max_memory`] (checked before each large part is allocated).
     pub fn new(grid: Grid, config: impl Into<Config>) -> Result<Self, BuildError> {
         let config = config.into();
+        let mut profile = BuildProfile::default();
+        let mut clock = Instant::now();
+        // The time since the last lap, restarting the clock.
+        let mut lap = move || {
+            let now = Instant::now();
+            std::mem::replace(&mut clock, now).elapsed()
+        };
         config.validate()?;
         let limit = config.max_memory.unwrap_or(usize::MAX);
         let check = |estimated: usize| match estimated > limit {
@@ -138,6 +149,7 @@ impl HpaMap {
             QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
         })?;
         tree.track_changes(true);
+        profile.tree = lap();
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
         check(estimated)?;
         let mut free: Vec<(NodeId, Rect)> = tree
@@ -162,6 +174,7 @@ impl HpaMap {
             landmarks_pending: false,
             search_work: AtomicU64::new(0),
             crossing_buf: Vec::new(),
+            build_profile: BuildProfile::default(),
             estimated_bytes: 0,
         };
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
@@ -177,7 +190,9 @@ impl HpaMap {
                 map.connect(a, b);
             }
         }
+        profile.gates = lap();
         map.components.label_all(&map.graph);
+        profile.components = lap();
         let shape = map.tree.shape();
         if let Some(mut clusters) = config.clusters.and_then(|cfg| Clusters::new(cfg, &shape)) {
             for &leaf in &leaves {
@@ -190,12 +205,15 @@ impl HpaMap {
             clusters.route_all(&map.graph);
             map.clusters = Some(Box::new(clusters));
         }
+        profile.clusters = lap();
         if config.landmarks > 0 && landmarks_pay(&map) {
             let k = config.landmarks as usize;
             estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
             check(estimated)?;
             map.landmarks = Landmarks::build(&map.grid, k);
         }
+        profile.landmarks = lap();
+        map.build_profile = profile;
         map.estimated_bytes = estimated;
         Ok(map)
     }
@@ -262,12 +280,43 @@ impl HpaMap {
     /// the clusters and the landmark table. Search contexts are not included: they belong
     /// to the caller (or to each querying thread, see [`HpaMap::find_path`]).
     pub fn memory_bytes(&self) -> usize {
-        self.grid.memory_bytes()
-            + self.tree.memory_bytes()
-            + self.graph.memory_bytes()
-            + self.components.memory_bytes()
-            + self.clusters.as_ref().map_or(0, |c| c.memory_bytes())
-            + self.landmarks.memory_bytes()
+        self.memory_breakdown().total()
+    }
+
+    /// [`HpaMap::memory_bytes`] part by part: where a map's bytes go.
+    ///
+    /// ```
+    /// use quadpath::{Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| (x * y) % 7 != 3), Mode::Fast)?;
+    /// let parts = map.memory_breakdown();
+    /// assert_eq!(parts.total(), map.memory_bytes());
+    /// assert!(parts.gates > 0 && parts.landmarks == 0, "fast mode keeps no landmarks");
+    /// # Ok::<(), quadpath::BuildError>(())
+    /// ```
+    pub fn memory_breakdown(&self) -> MemoryBreakdown {
+        MemoryBreakdown {
+            grid: self.grid.memory_bytes(),
+            tree: self.tree.memory_bytes(),
+            leaves: self.graph.leaf_bytes(),
+            gates: self.graph.gate_bytes(),
+            components: self.components.memory_bytes(),
+            clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
+            landmarks: self.landmarks.memory_bytes(),
+        }
+    }
+
+    /// How long each step of the build that made this map took ([`HpaMap::new`], or the
+    /// last rebuild). Edits since do not count.
+    ///
+    /// ```
+    /// use quadpath::{Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::new_free(256, 256), Mode::Fast)?;
+    /// let profile = map.build_profile();
+    /// assert!(profile.total() >= profile.clusters);
+    /// # Ok::<(), quadpath::BuildError>(())
+    /// ```
+    pub fn build_profile(&self) -> BuildProfile {
+        self.build_profile
     }
 
     /// Every crossing as a pair of cells, each reported once, for rendering and tests.

@@ -28,6 +28,7 @@ mod map;
 mod open;
 mod path;
 mod policy;
+mod profile;
 mod query;
 mod search;
 
@@ -39,4 +40,5 @@ pub use invariants::{EntranceRoute, Snapshot};
 pub use map::HpaMap;
 pub use path::{validate, Path, PathDefect};
 pub use policy::GatePolicy;
+pub use profile::{BuildProfile, MemoryBreakdown};
 pub use search::SearchContext;

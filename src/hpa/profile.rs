@@ -1,0 +1,88 @@
+//! Where an [`HpaMap`](super::HpaMap)'s bytes and build time go, part by part: what
+//! `quadpath info` prints, and what tells a change to the layout whether it paid.
+
+use std::time::Duration;
+
+/// Heap bytes of an [`HpaMap`](super::HpaMap), by part ([`HpaMap::memory_breakdown`]).
+///
+/// [`HpaMap::memory_breakdown`]: super::HpaMap::memory_breakdown
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemoryBreakdown {
+    /// The grid: free and obstruction bits, terrain codes.
+    pub grid: usize,
+    /// The quadtree: its node table and the blocked cells it holds.
+    pub tree: usize,
+    /// The free leaves of the gate graph: their records, cell and gate lists, border
+    /// indexes, and the node → leaf map.
+    pub leaves: usize,
+    /// The gates: their records with their crossings (links to the gates across).
+    pub gates: usize,
+    /// The component labels.
+    pub components: usize,
+    /// Fast mode's clusters: their leaves, entrances and entrance routes.
+    pub clusters: usize,
+    /// The landmark distance tables.
+    pub landmarks: usize,
+}
+
+impl MemoryBreakdown {
+    /// All parts together: [`HpaMap::memory_bytes`](super::HpaMap::memory_bytes).
+    pub fn total(&self) -> usize {
+        self.grid
+            + self.tree
+            + self.leaves
+            + self.gates
+            + self.components
+            + self.clusters
+            + self.landmarks
+    }
+
+    /// Each part with its name, in the order of the fields.
+    pub fn parts(&self) -> [(&'static str, usize); 7] {
+        [
+            ("grid", self.grid),
+            ("tree", self.tree),
+            ("leaves", self.leaves),
+            ("gates", self.gates),
+            ("components", self.components),
+            ("clusters", self.clusters),
+            ("landmarks", self.landmarks),
+        ]
+    }
+}
+
+/// How long each step of [`HpaMap::new`](super::HpaMap::new) took, as recorded by the
+/// build ([`HpaMap::build_profile`](super::HpaMap::build_profile)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BuildProfile {
+    /// Sizing and building the quadtree.
+    pub tree: Duration,
+    /// Free leaves, their gates and the crossings between them.
+    pub gates: Duration,
+    /// Component labels.
+    pub components: Duration,
+    /// Clusters: entrances chosen and routed (fast mode).
+    pub clusters: Duration,
+    /// Landmark distance tables.
+    pub landmarks: Duration,
+}
+
+impl BuildProfile {
+    /// All steps together.
+    pub fn total(&self) -> Duration {
+        self.tree + self.gates + self.components + self.clusters + self.landmarks
+    }
+
+    /// Each step with its name, in the order of the fields.
+    pub fn parts(&self) -> [(&'static str, Duration); 5] {
+        [
+            ("tree", self.tree),
+            ("gates", self.gates),
+            ("components", self.components),
+            ("clusters", self.clusters),
+            ("landmarks", self.landmarks),
+        ]
+    }
+}
