@@ -21,6 +21,7 @@
 //! of 41 units. 41/29 is just below √2, so the stored steps never exceed the true ones and
 //! every bound holds exactly, without floating-point doubt.
 
+use super::landmark_table::DistanceTable;
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{
     lattice_step_cost, legal_steps, LATTICE_DIAGONAL as DIAGONAL, LATTICE_STRAIGHT as STRAIGHT,
@@ -30,7 +31,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// The value of cells that no landmark distance has reached (another component, or walls).
-const UNREACHED: u32 = u32::MAX;
+pub(crate) const UNREACHED: u32 = u32::MAX;
 /// The most landmarks a map may have.
 pub(crate) const MAX_LANDMARKS: usize = 16;
 /// Cells one edit's repair may settle, over all landmarks, before the landmarks still
@@ -40,15 +41,10 @@ pub(crate) const MAX_LANDMARKS: usize = 16;
 /// 1.4 s on such searches, with this one none.
 const REPAIR_BUDGET: usize = 4096;
 
-/// Cells per side of a storage block.
-const BLOCK: u32 = 8;
-/// Marks a block with no storage: all its cells have been walls since the build.
-const NO_BLOCK: u32 = u32::MAX;
-
-/// Landmark cells and their distance table. The table is kept in 8×8 blocks, allocated
-/// only where some cell is free, so a map that is mostly rock or void pays for its open
-/// part only; a block's `64·k` values are contiguous, which keeps nearby cells in the same
-/// cache lines.
+/// Landmark cells and their distance table. The table ([`DistanceTable`]) is kept in 8×8
+/// blocks, allocated only where some cell is free, so a map that is mostly rock or void pays
+/// for its open part only; a block's `64·k` values are contiguous 16-bit offsets, which
+/// keeps nearby cells in the same cache lines.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Landmarks {
     k: usize,
@@ -75,12 +71,7 @@ pub(crate) struct Landmarks {
     steps: Steps,
     /// Map width in cells.
     width: u32,
-    /// Blocks per row.
-    stride: u32,
-    /// Storage index of each block, or [`NO_BLOCK`].
-    blocks: Vec<u32>,
-    /// `dist[(block · 64 + cell in block) · k + l]`.
-    dist: Vec<u32>,
+    table: DistanceTable,
     scratch: Vec<Reverse<(u32, Cell)>>,
 }
 
@@ -99,12 +90,10 @@ impl Landmarks {
         let k = k.min(MAX_LANDMARKS);
         let (w, h) = (grid.width(), grid.height());
         let n = w as usize * h as usize;
-        let stride = w.div_ceil(BLOCK);
         let mut lm = Landmarks {
             k,
             width: w,
-            stride,
-            blocks: vec![NO_BLOCK; stride as usize * h.div_ceil(BLOCK) as usize],
+            table: DistanceTable::new(w, h, k),
             ..Landmarks::default()
         };
         let steps = Steps::new(grid);
@@ -115,7 +104,7 @@ impl Landmarks {
             return lm;
         };
         for c in grid.free_cells() {
-            lm.block_of(c);
+            lm.table.slot_or_alloc(c);
         }
         let mut queue = Dial::default();
         let mut column = vec![UNREACHED; n];
@@ -131,7 +120,7 @@ impl Landmarks {
             lm.cells.push(cell);
             column.fill(UNREACHED);
             queue.run(&lm.steps, cell, &mut column);
-            lm.store_column(l, &column);
+            lm.table.store_column(l, &column, w);
             for (m, &d) in nearest.iter_mut().zip(&column) {
                 *m = (*m).min(d);
             }
@@ -147,19 +136,19 @@ impl Landmarks {
         let k = k.min(MAX_LANDMARKS);
         let (w, h) = (grid.width(), grid.height());
         let n = w as usize * h as usize;
-        let stride = w.div_ceil(BLOCK) as usize;
-        let block_count = stride * h.div_ceil(BLOCK) as usize;
-        let mut used = vec![false; block_count];
-        let mut stored = 0usize;
-        for c in grid.free_cells() {
-            let b = &mut used[(c.y / BLOCK) as usize * stride + (c.x / BLOCK) as usize];
-            if !*b {
-                *b = true;
-                stored += 1;
-            }
-        }
+        let (block_count, block_bytes) = DistanceTable::estimate(w, h, k);
+        let mut used = DistanceTable::new(w, h, 0);
+        let stored = grid
+            .free_cells()
+            .filter(|&c| {
+                let fresh = used.slot(c).is_none();
+                used.slot_or_alloc(c);
+                fresh
+            })
+            .count();
         // Kept: the block index, the step masks, the table, the landmark cells and flags.
-        let kept = block_count * 4 + n + stored * 64 * k * 4 + k * 9;
+        // (Values too far from their block's base for 16 bits are rare enough to ignore.)
+        let kept = block_count * 4 + n + stored * block_bytes + k * 9;
         // Scratch while building: two u32 columns, the flood's marks and its queue.
         let scratch = n * (4 + 4 + 1 + 8);
         kept.saturating_add(scratch)
@@ -181,46 +170,6 @@ impl Landmarks {
         }
     }
 
-    /// Copies one landmark's distances, indexed by cell, into the block storage.
-    fn store_column(&mut self, l: usize, column: &[u32]) {
-        let (side, w) = (BLOCK as usize, self.width as usize);
-        let h = column.len() / w;
-        for (bi, &b) in self.blocks.iter().enumerate() {
-            if b == NO_BLOCK {
-                continue;
-            }
-            let (x0, y0) = (
-                bi % self.stride as usize * side,
-                bi / self.stride as usize * side,
-            );
-            let base = b as usize * 64;
-            for dy in 0..side.min(h - y0) {
-                let row = &column[(y0 + dy) * w + x0..][..side.min(w - x0)];
-                for (dx, &d) in row.iter().enumerate() {
-                    self.dist[(base + dy * side + dx) * self.k + l] = d;
-                }
-            }
-        }
-    }
-
-    /// The storage index of `c`'s first value, allocating its block if needed.
-    fn block_of(&mut self, c: Cell) -> usize {
-        let b = &mut self.blocks[(c.y / BLOCK * self.stride + c.x / BLOCK) as usize];
-        if *b == NO_BLOCK {
-            *b = (self.dist.len() / (64 * self.k.max(1))) as u32;
-            self.dist.resize(self.dist.len() + 64 * self.k, UNREACHED);
-        }
-        (*b as usize * 64 + ((c.y % BLOCK) * BLOCK + c.x % BLOCK) as usize) * self.k
-    }
-
-    /// The storage index of `c`'s first value, if its block has storage.
-    #[inline]
-    fn index(&self, c: Cell) -> Option<usize> {
-        let b = self.blocks[(c.y / BLOCK * self.stride + c.x / BLOCK) as usize];
-        (b != NO_BLOCK)
-            .then(|| (b as usize * 64 + ((c.y % BLOCK) * BLOCK + c.x % BLOCK) as usize) * self.k)
-    }
-
     /// Number of landmarks.
     pub fn count(&self) -> usize {
         self.k
@@ -228,19 +177,12 @@ impl Landmarks {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        (self.dist.capacity() + self.blocks.capacity()) * 4
-            + self.cells.capacity() * 8
-            + self.steps.masks.capacity()
+        self.table.memory_bytes() + self.cells.capacity() * 8 + self.steps.masks.capacity()
     }
 
     /// `c`'s distances, all [`UNREACHED`] for a cell without storage.
-    #[inline]
-    fn row(&self, c: Cell) -> &[u32] {
-        const NONE: [u32; MAX_LANDMARKS] = [UNREACHED; MAX_LANDMARKS];
-        match self.index(c) {
-            Some(i) => &self.dist[i..i + self.k],
-            None => &NONE[..self.k],
-        }
+    fn row(&self, c: Cell) -> [u32; MAX_LANDMARKS] {
+        self.table.row(c)
     }
 
     /// Prepares lower bounds on the distance to `goal`.
@@ -250,7 +192,7 @@ impl Landmarks {
             mask: [0; MAX_LANDMARKS],
         };
         if self.k > 0 {
-            for (l, &d) in self.row(goal).iter().enumerate() {
+            for (l, &d) in self.row(goal)[..self.k].iter().enumerate() {
                 if d != UNREACHED && !self.stale[l] {
                     g.row[l] = d;
                     g.mask[l] = u32::MAX;
@@ -263,20 +205,14 @@ impl Landmarks {
     /// A lower bound on the distance from `c` to the goal of `goal`, in cells.
     #[inline]
     pub fn bound(&self, goal: &GoalRow, c: Cell) -> f64 {
-        let Some(i) = self.index(c) else {
+        let Some(s) = self.table.slot(c) else {
             return 0.0;
         };
-        let mut best = 0u32;
-        for ((&d, &g), &m) in self.dist[i..i + self.k]
-            .iter()
-            .zip(&goal.row)
-            .zip(&goal.mask)
-        {
-            // A cell of the goal's region always has a value where the goal has one; the
-            // masks keep the bound honest even if it did not.
-            let m = m & ((d != UNREACHED) as u32).wrapping_neg();
-            best = best.max(d.abs_diff(g) & m);
-        }
+        // A cell of the goal's region always has a value where the goal has one; the
+        // masks keep the bound honest even if it did not.
+        let best = self
+            .table
+            .largest_gap(s, &goal.row[..self.k], &goal.mask[..self.k]);
         best as f64 * (1.0 / STRAIGHT as f64)
     }
 
@@ -288,7 +224,7 @@ impl Landmarks {
         }
         let mut seeds: Vec<Cell> = Vec::new();
         for &c in freed {
-            self.block_of(c);
+            self.table.slot_or_alloc(c);
             self.steps.update(grid, c);
             for dy in -1..=1i64 {
                 for dx in -1..=1i64 {
@@ -308,13 +244,13 @@ impl Landmarks {
                 continue;
             }
             heap.clear();
+            let slot = |c: Cell| self.table.slot(c).expect("free cells have storage");
             for &s in &seeds {
-                let i = self.index(s).expect("free cells have storage");
-                heap.push(Reverse((self.dist[i + l], s)));
+                heap.push(Reverse((self.table.get(slot(s), l), s)));
             }
             while let Some(Reverse((d, c))) = heap.pop() {
-                let i = self.index(c).expect("free cells have storage");
-                if d == UNREACHED || d != self.dist[i + l] {
+                let slot = |c: Cell| self.table.slot(c).expect("free cells have storage");
+                if d == UNREACHED || d != self.table.get(slot(c), l) {
                     continue;
                 }
                 if budget == 0 {
@@ -326,10 +262,9 @@ impl Landmarks {
                 for (j, w) in self.steps.from(ci) {
                     let n = self.steps.cell(j);
                     let nd = d + w;
-                    let i = self.index(n).expect("free cells have storage");
-                    let slot = &mut self.dist[i + l];
-                    if nd < *slot {
-                        *slot = nd;
+                    let at = self.table.slot(n).expect("free cells have storage");
+                    if nd < self.table.get(at, l) {
+                        self.table.set(at, l, nd);
                         heap.push(Reverse((nd, n)));
                     }
                 }
@@ -385,7 +320,7 @@ impl Landmarks {
         // From a cell that is still blocked nothing is reached: the column comes out empty
         // and the landmark unused, which is safe.
         Dial::default().run(&self.steps, self.cells[l], &mut column);
-        self.store_column(l, &column);
+        self.table.store_column(l, &column, self.width);
         self.stale[l] = false;
         self.loose[l] = false;
         true
@@ -396,26 +331,17 @@ impl Landmarks {
     /// no other landmark or they reach nothing free.
     fn farthest_from_others(&self, grid: &Grid, l: usize) -> Option<Cell> {
         let mut best: Option<(u32, Cell)> = None;
-        let (side, stride) = (BLOCK, self.stride);
-        for (bi, &b) in self.blocks.iter().enumerate() {
-            if b == NO_BLOCK {
+        for (c, slot) in self.table.cells() {
+            if !grid.is_free(c) {
                 continue;
             }
-            let (x0, y0) = (bi as u32 % stride * side, bi as u32 / stride * side);
-            for i in 0..64u32 {
-                let c = Cell::new(x0 + i % side, y0 + i / side);
-                if !grid.is_free(c) {
-                    continue;
-                }
-                let row = &self.dist[(b as usize * 64 + i as usize) * self.k..][..self.k];
-                let nearest = (0..self.k)
-                    .filter(|&m| m != l && !self.stale[m])
-                    .map(|m| row[m])
-                    .min()
-                    .filter(|&d| d != UNREACHED)?;
-                if best.map_or(true, |(d, _)| nearest > d) {
-                    best = Some((nearest, c));
-                }
+            let nearest = (0..self.k)
+                .filter(|&m| m != l && !self.stale[m])
+                .map(|m| self.table.get(slot, m))
+                .min()
+                .filter(|&d| d != UNREACHED)?;
+            if best.map_or(true, |(d, _)| nearest > d) {
+                best = Some((nearest, c));
             }
         }
         best.map(|(_, c)| c)
@@ -445,7 +371,8 @@ impl Landmarks {
                     }
                     let n = c.step(dir).expect("a legal step stays on the grid");
                     let w = lattice_step_cost(dir);
-                    for (l, (&a, &b)) in self.row(c).iter().zip(self.row(n)).enumerate() {
+                    for (l, (&a, &b)) in self.row(c)[..self.k].iter().zip(&self.row(n)).enumerate()
+                    {
                         let ok = self.stale[l]
                             || if a == UNREACHED || b == UNREACHED {
                                 a == b

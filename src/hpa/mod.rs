@@ -23,6 +23,7 @@ mod error;
 mod graph;
 #[cfg(any(test, feature = "testing"))]
 mod invariants;
+mod landmark_table;
 mod landmarks;
 mod map;
 mod open;
