@@ -464,6 +464,24 @@ impl GateGraph {
             .flat_map(move |&g| self.gate(g).links.iter().map(move |&o| self.gate(o).leaf))
     }
 
+    /// Gives back the room the build's growing vectors left over: a built graph is mostly
+    /// read, and edits grow what they touch again.
+    pub fn shrink_to_fit(&mut self) {
+        for leaf in &mut self.leaves.items {
+            leaf.gates.shrink_to_fit();
+            leaf.cells.shrink_to_fit();
+        }
+        for gate in &mut self.gates.items {
+            gate.links.shrink_to_fit();
+        }
+        for slots in [&mut self.leaves.live, &mut self.gates.live] {
+            slots.shrink_to_fit();
+        }
+        self.leaves.items.shrink_to_fit();
+        self.gates.items.shrink_to_fit();
+        self.leaf_of_node.shrink_to_fit();
+    }
+
     /// Heap bytes held by the leaves, approximately: their records, cell and gate lists,
     /// border indexes, and the node → leaf map.
     pub fn leaf_bytes(&self) -> usize {

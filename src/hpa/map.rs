@@ -190,6 +190,7 @@ impl HpaMap {
                 map.connect(a, b);
             }
         }
+        map.graph.shrink_to_fit();
         profile.gates = lap();
         map.components.label_all(&map.graph);
         profile.components = lap();
