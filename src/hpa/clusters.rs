@@ -47,7 +47,7 @@ pub(crate) struct Cluster {
     pub dist: Vec<f64>,
     /// `pred[i·G + v]`: predecessor (local index) of local gate `v` on the shortest route
     /// from entrance `i`.
-    pub pred: Vec<u32>,
+    pub pred: Preds,
     /// `reach[i·G + v]`: distance inside the cluster from entrance `i` to local gate `v`.
     /// A query ties its start to entrance `i` through the gates of the start's leaf with
     /// these, instead of searching the cluster.
@@ -62,17 +62,96 @@ impl Default for Cluster {
             gates: Vec::new(),
             entrances: Vec::new(),
             dist: Vec::new(),
-            pred: Vec::new(),
+            pred: Preds::Narrow(Vec::new()),
             reach: Vec::new(),
         }
     }
 }
 
+/// A cluster's predecessor tables, at 16 bits an entry when its gates can be numbered so
+/// (every cluster of the default side), else at 32: they are half of what clusters weigh.
+#[derive(Clone, Debug)]
+pub(crate) enum Preds {
+    /// Local indexes below [`NARROW_SENTINELS`]; `u16::MAX` is [`NO_PRED`] and
+    /// `u16::MAX − 1` is [`FROM_ORIGIN`].
+    Narrow(Vec<u16>),
+    /// Local indexes as they are.
+    Wide(Vec<u32>),
+}
+
+/// Local indexes a narrow table cannot hold: its two sentinels.
+const NARROW_SENTINELS: u32 = u16::MAX as u32 - 1;
+
+impl Preds {
+    /// `n` entries of [`NO_PRED`], narrow if local indexes below `gates` fit.
+    fn unreached(n: usize, gates: usize) -> Self {
+        if gates < NARROW_SENTINELS as usize {
+            Preds::Narrow(vec![u16::MAX; n])
+        } else {
+            Preds::Wide(vec![NO_PRED; n])
+        }
+    }
+
+    /// Copies `from` (local indexes and sentinels) to the entries from `at`.
+    fn store(&mut self, at: usize, from: &[u32]) {
+        match self {
+            Preds::Narrow(t) => {
+                for (slot, &p) in t[at..at + from.len()].iter_mut().zip(from) {
+                    *slot = match p {
+                        NO_PRED => u16::MAX,
+                        FROM_ORIGIN => u16::MAX - 1,
+                        p => p as u16,
+                    };
+                }
+            }
+            Preds::Wide(t) => t[at..at + from.len()].copy_from_slice(from),
+        }
+    }
+
+    /// Entry `i`, sentinels as [`NO_PRED`] and [`FROM_ORIGIN`].
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            Preds::Narrow(t) => match t[i] {
+                u16::MAX => NO_PRED,
+                p if p == u16::MAX - 1 => FROM_ORIGIN,
+                p => p as u32,
+            },
+            Preds::Wide(t) => t[i],
+        }
+    }
+
+    /// Heap bytes held.
+    fn memory_bytes(&self) -> usize {
+        match self {
+            Preds::Narrow(t) => t.capacity() * 2,
+            Preds::Wide(t) => t.capacity() * 4,
+        }
+    }
+}
+
+/// One entrance's predecessor tree in a cluster's [`Preds`], by local gate index.
+#[derive(Clone, Copy)]
+pub(crate) struct Routes<'a> {
+    preds: &'a Preds,
+    first: usize,
+}
+
+impl Routes<'_> {
+    /// The predecessor of local gate `v`: a local index, [`FROM_ORIGIN`] or [`NO_PRED`].
+    #[inline]
+    pub fn pred(&self, v: u32) -> u32 {
+        self.preds.get(self.first + v as usize)
+    }
+}
+
 impl Cluster {
     /// The predecessor tree of entrance `i`'s routes, by local index.
-    pub fn routes_from(&self, i: usize) -> &[u32] {
-        let n_g = self.gates.len();
-        &self.pred[i * n_g..(i + 1) * n_g]
+    pub fn routes_from(&self, i: usize) -> Routes<'_> {
+        Routes {
+            preds: &self.pred,
+            first: i * self.gates.len(),
+        }
     }
 }
 
@@ -193,10 +272,8 @@ impl Clusters {
         let tables: usize = self
             .live()
             .map(|c| {
-                4 * (c.leaves.capacity()
-                    + c.gates.capacity()
-                    + c.entrances.capacity()
-                    + c.pred.capacity())
+                4 * (c.leaves.capacity() + c.gates.capacity() + c.entrances.capacity())
+                    + c.pred.memory_bytes()
                     + 8 * c.dist.capacity()
                     + 4 * c.reach.capacity()
             })
@@ -272,8 +349,7 @@ impl Clusters {
         let (n_e, n_g) = (c.entrances.len(), c.gates.len());
         c.dist.clear();
         c.dist.resize(n_e * n_e, f64::INFINITY);
-        c.pred.clear();
-        c.pred.resize(n_e * n_g, NO_PRED);
+        c.pred = Preds::unreached(n_e * n_g, n_g);
         c.reach.clear();
         c.reach.resize(n_e * n_g, f32::INFINITY);
         self.scratch.prepare(g, c, id, &self.of_leaf, &self.local);
@@ -283,7 +359,7 @@ impl Clusters {
             for j in 0..n_e {
                 c.dist[i * n_e + j] = self.scratch.dist[self.local_of(c.entrances[j]) as usize];
             }
-            c.pred[i * n_g..(i + 1) * n_g].copy_from_slice(&self.scratch.pred[..n_g]);
+            c.pred.store(i * n_g, &self.scratch.pred[..n_g]);
             for (r, &d) in c.reach[i * n_g..(i + 1) * n_g]
                 .iter_mut()
                 .zip(&self.scratch.dist)
@@ -550,6 +626,29 @@ impl LocalSearch {
             self.dist[i] = d;
             self.pred[i] = from;
             self.open.push(d, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both widths give back the local indexes and sentinels they were given.
+    #[test]
+    fn predecessor_tables_round_trip() {
+        let row = [3, NO_PRED, FROM_ORIGIN, 0, NARROW_SENTINELS - 1];
+        for gates in [10, NARROW_SENTINELS as usize] {
+            let mut preds = Preds::unreached(2 * row.len(), gates);
+            assert_eq!(
+                matches!(preds, Preds::Narrow(_)),
+                gates < NARROW_SENTINELS as usize
+            );
+            preds.store(row.len(), &row);
+            for (i, &p) in row.iter().enumerate() {
+                assert_eq!(preds.get(i), NO_PRED);
+                assert_eq!(preds.get(row.len() + i), p, "{gates} gates, entry {i}");
+            }
         }
     }
 }

@@ -4,7 +4,7 @@
 //! goal; a node's record keeps its predecessor with a flag saying whether the node was
 //! entered over a crossing, which is all the pruning rules below need.
 
-use super::clusters::{Cluster, ClusterId, Clusters, FROM_ORIGIN, NO_PRED};
+use super::clusters::{Cluster, ClusterId, Clusters, Routes, FROM_ORIGIN, NO_PRED};
 use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
@@ -555,13 +555,13 @@ impl SearchContext {
     }
 }
 
-/// The gates met following predecessor table `pred` of cluster `c` from local gate `v` to
+/// The gates met following the predecessor tree `routes` of cluster `c` from local gate `v` to
 /// `stop` (excluded) or to the table's origin (included).
-fn walk(c: &Cluster, pred: &[u32], mut v: u32, stop: Option<u32>) -> Vec<GateId> {
+fn walk(c: &Cluster, routes: Routes<'_>, mut v: u32, stop: Option<u32>) -> Vec<GateId> {
     let mut out = Vec::new();
     while Some(v) != stop && v != FROM_ORIGIN && v != NO_PRED {
         out.push(c.gates[v as usize]);
-        v = pred[v as usize];
+        v = routes.pred(v);
     }
     out
 }
