@@ -172,8 +172,23 @@ pub(crate) struct Clusters {
     /// exactly when its flag is set, so the queue never outgrows the slots.
     stale: Vec<bool>,
     queue: Vec<ClusterId>,
+    /// Per cluster slot: whether its entrances are too many for route tables to pay (see
+    /// [`MAX_TABLE_ENTRIES`]): it keeps none, and the search crosses it over its gates,
+    /// as it crosses a stale one.
+    plain: Vec<bool>,
     scratch: LocalSearch,
 }
+
+/// The most entries (entrances × gates) a cluster keeps route tables for: 768 KiB at 6
+/// bytes an entry. Computing them is one search of the cluster per entrance. A cluster
+/// past this is a field of one-cell leaves with dozens of entrances, where tables weigh
+/// several times the gates they summarise and the abstract search saves little. Measured
+/// (fast mode, clusters of side 64): StarCraft and Dragon Age clusters hold about 10
+/// thousand entries on average and maze clusters 20 thousand, where a 64×64 cluster of
+/// random noise holds over 200 thousand, and a 256² map of 17% noise spent 23 MiB and
+/// 250 ms on tables, twice what exact mode takes in all. A threshold on entrances alone
+/// (32) made maze queries twice as slow.
+const MAX_TABLE_ENTRIES: usize = 1 << 17;
 
 impl Clusters {
     /// The clusters of a map of this shape, or `None` for a map too small to gain from
@@ -195,6 +210,7 @@ impl Clusters {
             entrance: Vec::new(),
             stale: Vec::new(),
             queue: Vec::new(),
+            plain: Vec::new(),
             scratch: LocalSearch::default(),
         })
     }
@@ -210,10 +226,11 @@ impl Clusters {
         self.of_leaf[leaf.index()]
     }
 
-    /// Whether a cluster's routes are up to date.
+    /// Whether a cluster's routes are up to date and kept: it is searched over its
+    /// entrances. A stale or plain one (see `Clusters::plain`) is crossed over its gates.
     #[inline]
     pub fn is_fresh(&self, id: ClusterId) -> bool {
-        !self.stale[id.index()]
+        !self.stale[id.index()] && !self.plain[id.index()]
     }
 
     /// The entrance index of a gate of a fresh cluster, if it is an entrance.
@@ -290,6 +307,7 @@ impl Clusters {
                 + self.entrance.capacity()
                 + self.queue.capacity())
             + self.stale.capacity()
+            + self.plain.capacity()
     }
 
     /// Puts a new free leaf into its cluster, which becomes stale, and returns it.
@@ -304,6 +322,7 @@ impl Clusters {
         });
         if self.stale.len() < self.items.capacity() {
             self.stale.resize(self.items.capacity(), false);
+            self.plain.resize(self.items.capacity(), false);
         }
         self.items.get_mut(cluster).leaves.push(leaf);
         if self.of_leaf.len() <= leaf.index() {
@@ -347,6 +366,14 @@ impl Clusters {
     /// [`Clusters::select`] has chosen.
     fn compute_routes(&mut self, g: &GateGraph, id: ClusterId, c: &mut Cluster) {
         let (n_e, n_g) = (c.entrances.len(), c.gates.len());
+        let plain = n_e * n_g > MAX_TABLE_ENTRIES;
+        self.plain[id.index()] = plain;
+        if plain {
+            c.dist = Vec::new();
+            c.pred = Preds::Narrow(Vec::new());
+            c.reach = Vec::new();
+            return;
+        }
         c.dist.clear();
         c.dist.resize(n_e * n_e, f64::INFINITY);
         c.pred = Preds::unreached(n_e * n_g, n_g);
@@ -397,6 +424,11 @@ impl Clusters {
             let mut c = std::mem::take(self.items.get_mut(id));
             self.select(g, shape, grid, &mut c);
             let (n_e, n_g) = (c.entrances.len(), c.gates.len());
+            let n_e = if n_e * n_g > MAX_TABLE_ENTRIES {
+                0
+            } else {
+                n_e
+            };
             let tables = n_e
                 .saturating_mul(n_e)
                 .saturating_mul(8)

@@ -73,7 +73,8 @@ impl HpaMap {
                     .map(|&e| self.graph.gate(e).cell)
                     .collect();
                 let n = cells.len();
-                let mut routes: Vec<EntranceRoute> = (0..n * n)
+                // A plain cluster (too many entrances for tables to pay) keeps none.
+                let mut routes: Vec<EntranceRoute> = (0..c.dist.len())
                     .filter(|&k| c.dist[k].is_finite())
                     .map(|k| (cells[k / n], cells[k % n], (c.dist[k] * 1e6).round() as i64))
                     .collect();

@@ -284,6 +284,10 @@ pub fn assert_same_structure(
     want: &quadpath::testing::Snapshot,
     context: &str,
 ) {
+    // Equal snapshots are the rule; the report below compares lists pairwise.
+    if got == want {
+        return;
+    }
     fn diff<T: PartialEq + std::fmt::Debug>(name: &str, a: &[T], b: &[T], context: &str) {
         let extra: Vec<&T> = a.iter().filter(|x| !b.contains(x)).take(5).collect();
         let missing: Vec<&T> = b.iter().filter(|x| !a.contains(x)).take(5).collect();
