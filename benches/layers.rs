@@ -1,0 +1,131 @@
+//! What one layer costs: build time and heap bytes of an [`HpaMap`] in both modes, part by
+//! part (`HpaMap::build_profile`, `HpaMap::memory_breakdown`), on the StarCraft maps of
+//! `../shared/maps/sc1` and a few others, printed as markdown tables (the "Lean layers"
+//! section of `BENCHMARKS.md` keeps them in view).
+//!
+//! Build time is the median of `--reps` builds; memory is the map's own account, which
+//! `tests/hpa_memory.rs` checks against a counting allocator.
+//!
+//! Usage: `cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]`;
+//! a map name is looked up in `sc1`, `mapf`, `classic` and `rabin`.
+
+mod common;
+use common::report::*;
+use quadpath::io::read_map;
+use quadpath::{Grid, HpaMap, Mode};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const DEFAULT_MAPS: &[&str] = &[
+    "Cauldron",
+    "Expedition",
+    "AcrosstheCape",
+    "BlackLotus",
+    "Aftershock",
+    "orz900d",
+    "maze512-32-9",
+    "random-64-64-10",
+];
+
+fn usage() -> ! {
+    eprintln!("usage: cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]");
+    std::process::exit(2)
+}
+
+fn find_map(name: &str) -> Option<Grid> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/maps");
+    ["sc1", "mapf", "classic", "rabin"]
+        .iter()
+        .map(|d| root.join(d).join(format!("{name}.map")))
+        .find(|p| p.is_file())
+        .map(|p| read_map(&p).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn main() {
+    let (mut reps, mut maps, mut markdown) = (3usize, Vec::new(), None);
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| usage());
+        match arg.as_str() {
+            "--bench" => {}
+            "--reps" => reps = value().parse::<usize>().unwrap_or_else(|_| usage()).max(1),
+            "--maps" => maps = value().split(',').map(str::to_string).collect(),
+            "--markdown" => markdown = Some(PathBuf::from(value())),
+            _ => usage(),
+        }
+    }
+    if maps.is_empty() {
+        maps = DEFAULT_MAPS.iter().map(|s| s.to_string()).collect();
+    }
+    let mut totals = Vec::new();
+    let mut memory_rows = Vec::new();
+    let mut build_rows = Vec::new();
+    for name in &maps {
+        let Some(grid) = find_map(name) else {
+            eprintln!("layers: {name}: not found, skipped");
+            continue;
+        };
+        eprintln!("layers: {name}");
+        let size = format!("{}×{}", grid.width(), grid.height());
+        for mode in [Mode::Exact, Mode::Fast] {
+            let mode_name = format!("{mode:?}").to_lowercase();
+            let mut times = Vec::new();
+            let mut last = None;
+            for _ in 0..reps {
+                let t = Instant::now();
+                let map = HpaMap::new(grid.clone(), mode).expect("builds");
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+                last = Some(map);
+            }
+            let map = last.expect("at least one build");
+            let parts = map.memory_breakdown();
+            let steps = map.build_profile();
+            totals.push(vec![
+                name.clone(),
+                size.clone(),
+                mode_name.clone(),
+                fmt_ms(median(&times)),
+                fmt_bytes(parts.total()),
+            ]);
+            let mut row = vec![name.clone(), mode_name.clone()];
+            row.extend(parts.parts().iter().map(|&(_, b)| fmt_bytes(b)));
+            memory_rows.push(row);
+            let mut row = vec![name.clone(), mode_name];
+            row.extend(
+                steps
+                    .parts()
+                    .iter()
+                    .map(|&(_, d): &(_, Duration)| fmt_ms(d.as_secs_f64() * 1e3)),
+            );
+            build_rows.push(row);
+        }
+    }
+    let header = |first: &[&str], rest: Vec<&str>| -> Vec<String> {
+        first.iter().chain(&rest).map(|s| s.to_string()).collect()
+    };
+    let mut out = String::new();
+    out += &format!("Build time (median of {reps} builds) and heap bytes of one layer.\n\n");
+    table(
+        &mut out,
+        &header(&["map", "size", "mode", "build", "memory"], vec![]),
+        &totals,
+    );
+    out += "Memory by part (`HpaMap::memory_breakdown`).\n\n";
+    let memory_names = quadpath::MemoryBreakdown::default().parts().map(|(n, _)| n);
+    table(
+        &mut out,
+        &header(&["map", "mode"], memory_names.to_vec()),
+        &memory_rows,
+    );
+    out += "Build time by step, last build (`HpaMap::build_profile`).\n\n";
+    let build_names = quadpath::BuildProfile::default().parts().map(|(n, _)| n);
+    table(
+        &mut out,
+        &header(&["map", "mode"], build_names.to_vec()),
+        &build_rows,
+    );
+    print!("{out}");
+    if let Some(path) = markdown {
+        std::fs::write(&path, &out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}
