@@ -10,7 +10,6 @@
 
 use super::landmarks::{MAX_LANDMARKS, UNREACHED};
 use crate::geom::Cell;
-use hashbrown::HashMap;
 
 /// Cells per side of a storage block.
 const BLOCK: u32 = 8;
@@ -38,8 +37,9 @@ pub(crate) struct DistanceTable {
     base: Vec<u32>,
     /// `off[(block · 64 + cell in block) · k + l]`: the value minus its base.
     off: Vec<u16>,
-    /// Values whose offset is over [`OFF_MAX`], by their index in `off`.
-    wide: HashMap<u32, u32, ahash::RandomState>,
+    /// Values whose offset is over [`OFF_MAX`], with their index in `off`, sorted by index.
+    /// There are few or none (a vector keeps the map handle small).
+    wide: Vec<(u32, u32)>,
 }
 
 /// Where one cell's values are: the index of its first offset, and of its block's first
@@ -102,7 +102,7 @@ impl DistanceTable {
     pub fn get(&self, s: Slot, l: usize) -> u32 {
         match self.off[s.off + l] {
             OFF_UNREACHED => UNREACHED,
-            OFF_WIDE => self.wide[&((s.off + l) as u32)],
+            OFF_WIDE => self.wide_value(s.off + l),
             o => self.base[s.base + l] + o as u32,
         }
     }
@@ -151,17 +151,33 @@ impl DistanceTable {
         self.put(s.off + l, self.base[s.base + l], value);
     }
 
+    /// The side map's value for offset index `i`.
+    fn wide_value(&self, i: usize) -> u32 {
+        let at = self
+            .wide
+            .binary_search_by_key(&(i as u32), |&(k, _)| k)
+            .expect("a wide offset has its value in the side map");
+        self.wide[at].1
+    }
+
     /// Writes `value` at offset index `i` against `base`, in place or in the side map.
     fn put(&mut self, i: usize, base: u32, value: u32) {
+        let key = i as u32;
         if self.off[i] == OFF_WIDE {
-            self.wide.remove(&(i as u32));
+            if let Ok(at) = self.wide.binary_search_by_key(&key, |&(k, _)| k) {
+                self.wide.remove(at);
+            }
         }
         self.off[i] = if value == UNREACHED {
             OFF_UNREACHED
         } else if value - base <= OFF_MAX {
             (value - base) as u16
         } else {
-            self.wide.insert(i as u32, value);
+            let at = self
+                .wide
+                .binary_search_by_key(&key, |&(k, _)| k)
+                .unwrap_err();
+            self.wide.insert(at, (key, value));
             OFF_WIDE
         };
     }
@@ -246,7 +262,7 @@ impl DistanceTable {
     pub fn memory_bytes(&self) -> usize {
         (self.blocks.capacity() + self.base.capacity()) * 4
             + self.off.capacity() * 2
-            + self.wide.capacity() * (8 + 1)
+            + self.wide.capacity() * 8
     }
 }
 

@@ -50,11 +50,11 @@ pub(crate) struct Landmarks {
     k: usize,
     cells: Vec<Cell>,
     /// Landmarks whose column is out of date and must not be used until recomputed.
-    stale: Vec<bool>,
+    stale: LandmarkSet,
     /// Landmarks whose column is still valid but has grown loose: cells blocked since it
     /// was computed lengthen real distances the column does not know of, so the bound
     /// drifts towards the octile one. Used, and recomputed by the next refresh.
-    loose: Vec<bool>,
+    loose: LandmarkSet,
     /// Cells blocked since the columns were last all tightened.
     blocked_since: usize,
     /// Blocked cells past which every column counts as loose: a sixteenth of the free
@@ -73,6 +73,44 @@ pub(crate) struct Landmarks {
     width: u32,
     table: DistanceTable,
     scratch: Vec<Reverse<(u32, Cell)>>,
+}
+
+/// A set of landmark indexes (below [`MAX_LANDMARKS`]) as bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LandmarkSet(u16);
+
+const _: () = assert!(MAX_LANDMARKS <= 16, "a landmark set holds 16 indexes");
+
+impl LandmarkSet {
+    /// The set of `0..k`.
+    fn first(k: usize) -> Self {
+        LandmarkSet(((1u32 << k) - 1) as u16)
+    }
+
+    fn contains(self, l: usize) -> bool {
+        self.0 >> l & 1 == 1
+    }
+
+    fn insert(&mut self, l: usize) {
+        self.0 |= 1 << l;
+    }
+
+    fn remove(&mut self, l: usize) {
+        self.0 &= !(1 << l);
+    }
+
+    fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// The smallest index in the set.
+    fn lowest(self) -> Option<usize> {
+        (!self.is_empty()).then(|| self.0.trailing_zeros() as usize)
+    }
 }
 
 /// The goal's row of the table, ready to bound distances to it.
@@ -110,8 +148,6 @@ impl Landmarks {
         let mut column = vec![UNREACHED; n];
         let mut nearest = vec![UNREACHED; n];
         let mut next = first.y as usize * w as usize + first.x as usize;
-        lm.stale = vec![false; k];
-        lm.loose = vec![false; k];
         lm.column_cost = grid.free_count() as usize;
         lm.loose_after = (lm.column_cost / 16).max(64);
         lm.steps = steps;
@@ -164,7 +200,7 @@ impl Landmarks {
             }
             self.blocked_since += blocked.len();
             if self.blocked_since >= self.loose_after {
-                self.loose.fill(true);
+                self.loose = LandmarkSet::first(self.k);
                 self.blocked_since = 0;
             }
         }
@@ -193,7 +229,7 @@ impl Landmarks {
         };
         if self.k > 0 {
             for (l, &d) in self.row(goal)[..self.k].iter().enumerate() {
-                if d != UNREACHED && !self.stale[l] {
+                if d != UNREACHED && !self.stale.contains(l) {
                     g.row[l] = d;
                     g.mask[l] = u32::MAX;
                 }
@@ -240,7 +276,7 @@ impl Landmarks {
         let mut heap = BinaryHeap::from(std::mem::take(&mut self.scratch));
         let mut budget = REPAIR_BUDGET;
         for l in 0..self.k {
-            if self.stale[l] {
+            if self.stale.contains(l) {
                 continue;
             }
             heap.clear();
@@ -254,7 +290,7 @@ impl Landmarks {
                     continue;
                 }
                 if budget == 0 {
-                    self.stale[l] = true;
+                    self.stale.insert(l);
                     break;
                 }
                 budget -= 1;
@@ -276,17 +312,17 @@ impl Landmarks {
 
     /// Whether some landmark is set aside until a refresh recomputes it.
     pub fn has_set_aside(&self) -> bool {
-        self.stale.contains(&true)
+        !self.stale.is_empty()
     }
 
     /// Whether some landmark's column has grown loose (valid, but weaker than a fresh one).
     pub fn has_loose(&self) -> bool {
-        self.loose.contains(&true)
+        !self.loose.is_empty()
     }
 
     /// Cells settled by recomputing every loose column.
     pub fn tightening_cost(&self) -> usize {
-        self.loose.iter().filter(|&&l| l).count() * self.column_cost
+        self.loose.len() * self.column_cost
     }
 
     /// Recomputes the column of one landmark set aside by a repair over budget, else, when
@@ -294,15 +330,15 @@ impl Landmarks {
     /// tens of milliseconds on a 1024² map, which is why a refresh with a time budget takes
     /// them one at a time.
     pub fn refresh_one(&mut self, grid: &Grid, loose_too: bool) -> bool {
-        let Some(l) = (self.stale.iter().position(|&s| s)).or_else(|| {
-            loose_too
-                .then(|| self.loose.iter().position(|&s| s))
-                .flatten()
-        }) else {
+        let Some(l) = self
+            .stale
+            .lowest()
+            .or_else(|| loose_too.then(|| self.loose.lowest()).flatten())
+        else {
             return false;
         };
         let mut column = vec![UNREACHED; self.steps.masks.len()];
-        if !self.stale[l] {
+        if !self.stale.contains(l) {
             // Grown loose: the map has changed enough that where the landmark stands may no
             // longer be a good place either (on a map laid over empty ground, the first
             // landmarks sit in the corners of the empty map). Move it to the free cell
@@ -321,8 +357,8 @@ impl Landmarks {
         // and the landmark unused, which is safe.
         Dial::default().run(&self.steps, self.cells[l], &mut column);
         self.table.store_column(l, &column, self.width);
-        self.stale[l] = false;
-        self.loose[l] = false;
+        self.stale.remove(l);
+        self.loose.remove(l);
         true
     }
 
@@ -336,7 +372,7 @@ impl Landmarks {
                 continue;
             }
             let nearest = (0..self.k)
-                .filter(|&m| m != l && !self.stale[m])
+                .filter(|&m| m != l && !self.stale.contains(m))
                 .map(|m| self.table.get(slot, m))
                 .min()
                 .filter(|&d| d != UNREACHED)?;
@@ -373,7 +409,7 @@ impl Landmarks {
                     let w = lattice_step_cost(dir);
                     for (l, (&a, &b)) in self.row(c)[..self.k].iter().zip(&self.row(n)).enumerate()
                     {
-                        let ok = self.stale[l]
+                        let ok = self.stale.contains(l)
                             || if a == UNREACHED || b == UNREACHED {
                                 a == b
                             } else {
@@ -750,7 +786,7 @@ mod tests {
         let mut lm = Landmarks::build(&grid, 2);
         let old = lm.cells[0];
         grid.set_blocked(old, true);
-        lm.stale[0] = true;
+        lm.stale.insert(0);
         lm.refresh(&grid);
         let new = lm.cells[0];
         assert!(grid.is_free(new));

@@ -59,8 +59,9 @@ pub struct HpaMap {
     pub(super) search_work: AtomicU64,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
-    /// How long each step of the build took.
-    pub(super) build_profile: BuildProfile,
+    /// How long each step of the build took (boxed: read rarely, and the map stays a
+    /// small handle).
+    pub(super) build_profile: Box<BuildProfile>,
     /// The build's estimate of the heap bytes (see [`Config::max_memory`]).
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(super) estimated_bytes: usize,
@@ -174,7 +175,7 @@ impl HpaMap {
             landmarks_pending: false,
             search_work: AtomicU64::new(0),
             crossing_buf: Vec::new(),
-            build_profile: BuildProfile::default(),
+            build_profile: Box::default(),
             estimated_bytes: 0,
         };
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
@@ -214,7 +215,7 @@ impl HpaMap {
             map.landmarks = Landmarks::build(&map.grid, k);
         }
         profile.landmarks = lap();
-        map.build_profile = profile;
+        *map.build_profile = profile;
         map.estimated_bytes = estimated;
         Ok(map)
     }
@@ -317,7 +318,7 @@ impl HpaMap {
     /// # Ok::<(), quadpath::BuildError>(())
     /// ```
     pub fn build_profile(&self) -> BuildProfile {
-        self.build_profile
+        *self.build_profile
     }
 
     /// Every crossing as a pair of cells, each reported once, for rendering and tests.
