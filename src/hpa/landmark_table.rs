@@ -23,6 +23,10 @@ const OFF_UNREACHED: u16 = u16::MAX;
 const OFF_WIDE: u16 = u16::MAX - 1;
 /// The largest offset stored in place.
 const OFF_MAX: u32 = u16::MAX as u32 - 2;
+/// How far below a block's smallest value its base is set: the repair after an edit only
+/// lowers values, and this room (141 straight steps) lets it do so without rewriting the
+/// block's 64 offsets each time.
+const HEADROOM: u32 = 4096;
 
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
@@ -32,8 +36,8 @@ pub(crate) struct DistanceTable {
     stride: u32,
     /// Storage index of each block, or [`NO_BLOCK`].
     blocks: Vec<u32>,
-    /// `base[block · k + l]`: the smallest value of landmark `l` in the block, or
-    /// [`UNREACHED`] while it has none.
+    /// `base[block · k + l]`: at or below the smallest value of landmark `l` in the block
+    /// (by up to [`HEADROOM`]), or [`UNREACHED`] while it has none.
     base: Vec<u32>,
     /// `off[(block · 64 + cell in block) · k + l]`: the value minus its base.
     off: Vec<u16>,
@@ -146,7 +150,7 @@ impl DistanceTable {
     pub fn set(&mut self, s: Slot, l: usize, value: u32) {
         let base = self.base[s.base + l];
         if value != UNREACHED && value < base {
-            self.rebase(s, l, value);
+            self.rebase(s, l, value.saturating_sub(HEADROOM));
         }
         self.put(s.off + l, self.base[s.base + l], value);
     }
@@ -184,25 +188,21 @@ impl DistanceTable {
 
     /// Lowers landmark `l`'s base in the block of `s` to `base`, rewriting its 64 values.
     fn rebase(&mut self, s: Slot, l: usize, base: u32) {
+        // The block's first offset index for landmark 0.
         let first = s.off - (s.off / self.k % PER_BLOCK) * self.k;
-        let first = Slot {
-            off: first,
-            base: s.base,
-        };
-        let values: Vec<u32> = (0..PER_BLOCK)
-            .map(|c| {
-                self.get(
-                    Slot {
-                        off: first.off + c * self.k,
-                        ..first
-                    },
-                    l,
-                )
-            })
-            .collect();
+        let mut values = [UNREACHED; PER_BLOCK];
+        for (c, v) in values.iter_mut().enumerate() {
+            *v = self.get(
+                Slot {
+                    off: first + c * self.k,
+                    base: s.base,
+                },
+                l,
+            );
+        }
         self.base[s.base + l] = base;
         for (c, v) in values.into_iter().enumerate() {
-            self.put(first.off + c * self.k + l, base, v);
+            self.put(first + c * self.k + l, base, v);
         }
     }
 
@@ -229,7 +229,10 @@ impl DistanceTable {
                 .filter_map(on_map)
                 .map(|i| column[i])
                 .min()
-                .unwrap_or(UNREACHED);
+                .map_or(UNREACHED, |least| match least {
+                    UNREACHED => UNREACHED,
+                    least => least.saturating_sub(HEADROOM),
+                });
             self.base[b as usize * self.k + l] = base;
             let first = b as usize * PER_BLOCK;
             for c in 0..PER_BLOCK {
