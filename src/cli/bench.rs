@@ -88,6 +88,66 @@ pub struct Row {
     pub replay: Option<Replay>,
 }
 
+/// The speed-up `baseline / quadpath`, rounded; 0 when quadpath took no measurable time.
+pub fn ratio(baseline: f64, quadpath: f64) -> f64 {
+    if quadpath > 0.0 {
+        output::round(baseline / quadpath, 3)
+    } else {
+        0.0
+    }
+}
+
+/// What a row says about one map and mode, before the class and replay columns: the
+/// rest follows from it.
+pub struct RowFigures<'a> {
+    pub scen: String,
+    pub map: String,
+    pub width: u32,
+    pub height: u32,
+    pub mode: Mode,
+    pub queries: usize,
+    pub tally: &'a Tally,
+    pub build_ms: f64,
+    pub memory_bytes: usize,
+    /// quadpath's per-query times, µs.
+    pub quadpath_us: &'a [f64],
+    /// A*'s per-query times (µs) and the bytes of its bitmap, when it ran.
+    pub astar: Option<(&'a [f64], usize)>,
+}
+
+impl Row {
+    /// The row of `f`, with no class and no replay columns.
+    pub fn new(f: RowFigures<'_>) -> Row {
+        let median = output::median(f.quadpath_us);
+        let total = output::sum(f.quadpath_us) / 1e3;
+        let astar = f
+            .astar
+            .map(|(times, bytes)| (output::median(times), output::sum(times) / 1e3, bytes));
+        Row {
+            scen: f.scen,
+            map: f.map,
+            width: f.width,
+            height: f.height,
+            mode: mode_name(f.mode),
+            queries: f.queries,
+            invalid: f.tally.invalid,
+            mean_subopt: output::round(output::mean(&f.tally.subopts), 8),
+            max_subopt: output::round(output::max(&f.tally.subopts), 8),
+            build_ms: output::round(f.build_ms, 4),
+            memory_bytes: f.memory_bytes,
+            quadpath_median_us: output::round(median, 3),
+            quadpath_total_ms: output::round(total, 4),
+            astar_median_us: astar.map(|(m, _, _)| output::round(m, 3)),
+            astar_total_ms: astar.map(|(_, t, _)| output::round(t, 4)),
+            speedup_median: astar.map(|(m, _, _)| ratio(m, median)),
+            speedup_total: astar.map(|(_, t, _)| ratio(t, total)),
+            astar_memory_bytes: astar.map(|(_, _, b)| b),
+            class: ClassKeys::default(),
+            replay: None,
+        }
+    }
+}
+
 /// The extra columns of a dynamic scenario's row: patches are laid and queries asked in file
 /// order, so the edits (with the refreshes they defer) count as much as the queries.
 #[derive(Serialize)]
@@ -285,39 +345,22 @@ fn bench_static(
             set.scen_path.display()
         ));
     }
-    let astar_median = output::median(&astar_times);
-    let astar_total = output::sum(&astar_times) / 1e3;
     for (j, (hpa, build_ms)) in maps.iter().enumerate() {
-        let median = output::median(&times[j]);
-        let total = output::sum(&times[j]) / 1e3;
-        let ratio = |a: f64, b: f64| {
-            if b > 0.0 {
-                output::round(a / b, 3)
-            } else {
-                0.0
-            }
-        };
         rows.push(Row {
-            scen: set.scen_path.display().to_string(),
-            map: set.map_path.display().to_string(),
-            width: open.width(),
-            height: open.height(),
-            mode: mode_name(modes[j]),
-            queries: ids.len(),
-            invalid: tallies[j].invalid,
-            mean_subopt: output::round(output::mean(&tallies[j].subopts), 8),
-            max_subopt: output::round(output::max(&tallies[j].subopts), 8),
-            build_ms: output::round(*build_ms, 4),
-            memory_bytes: hpa.memory_bytes(),
-            quadpath_median_us: output::round(median, 3),
-            quadpath_total_ms: output::round(total, 4),
-            astar_median_us: with_astar.then(|| output::round(astar_median, 3)),
-            astar_total_ms: with_astar.then(|| output::round(astar_total, 4)),
-            speedup_median: with_astar.then(|| ratio(astar_median, median)),
-            speedup_total: with_astar.then(|| ratio(astar_total, total)),
-            astar_memory_bytes: with_astar.then(|| open.memory_bytes()),
             class: ClassKeys::new(class, skipped),
-            replay: None,
+            ..Row::new(RowFigures {
+                scen: set.scen_path.display().to_string(),
+                map: set.map_path.display().to_string(),
+                width: open.width(),
+                height: open.height(),
+                mode: modes[j],
+                queries: ids.len(),
+                tally: &tallies[j],
+                build_ms: *build_ms,
+                memory_bytes: hpa.memory_bytes(),
+                quadpath_us: &times[j],
+                astar: with_astar.then(|| (&astar_times[..], open.memory_bytes())),
+            })
         });
     }
     Ok(rows)

@@ -2,7 +2,7 @@
 //! are laid through the incremental edit API (`HpaMap::apply_patch`), and each query is
 //! checked against the map as it stands.
 
-use super::bench::Row;
+use super::bench::{ratio, Row, RowFigures};
 use super::output;
 use super::scen::{closing_lines, judge, write_path_line, Expected, ScenArgs, Tally, MAX_REPORTED};
 use super::{build, mode_name, select_queries, CliError, EXIT_FAILED, EXIT_OK};
@@ -356,40 +356,12 @@ pub fn bench(
     let ms = |v: &[f64]| output::sum(v) / 1e3;
     let astar_edit = ms(&astar.edits);
     let astar_total = astar_edit + ms(&astar.queries);
-    let ratio = |a: f64, b: f64| {
-        if b > 0.0 {
-            output::round(a / b, 3)
-        } else {
-            0.0
-        }
-    };
-    let astar_median = output::median(&astar.queries);
     let mut rows = Vec::new();
     for (j, (hpa, build_ms)) in maps.iter().enumerate() {
         let c = &clocks[j];
         let edit = ms(&c.edits) + ms(&c.refreshes);
         let query = ms(&c.queries);
-        let median = output::median(&c.queries);
         rows.push(Row {
-            scen: set.scen_path.display().to_string(),
-            map: format!("{} (dynamic)", set.name()),
-            width: set.scen.width,
-            height: set.scen.height,
-            mode: mode_name(modes[j]),
-            queries: c.queries.len(),
-            invalid: tallies[j].invalid,
-            mean_subopt: output::round(output::mean(&tallies[j].subopts), 8),
-            max_subopt: output::round(output::max(&tallies[j].subopts), 8),
-            build_ms: output::round(*build_ms, 4),
-            memory_bytes: hpa.memory_bytes(),
-            quadpath_median_us: output::round(median, 3),
-            quadpath_total_ms: output::round(query, 4),
-            astar_median_us: with_astar.then(|| output::round(astar_median, 3)),
-            astar_total_ms: with_astar.then(|| output::round(ms(&astar.queries), 4)),
-            speedup_median: with_astar.then(|| ratio(astar_median, median)),
-            speedup_total: with_astar.then(|| ratio(ms(&astar.queries), query)),
-            astar_memory_bytes: with_astar.then(|| astar_grid.memory_bytes()),
-            class: Default::default(),
             replay: Some(super::bench::Replay {
                 patches: c.edits.len(),
                 edit_total_ms: output::round(edit, 4),
@@ -398,6 +370,19 @@ pub fn bench(
                 astar_replay_total_ms: with_astar.then(|| output::round(astar_total, 4)),
                 speedup_replay: with_astar.then(|| ratio(astar_total, edit + query)),
             }),
+            ..Row::new(RowFigures {
+                scen: set.scen_path.display().to_string(),
+                map: format!("{} (dynamic)", set.name()),
+                width: set.scen.width,
+                height: set.scen.height,
+                mode: modes[j],
+                queries: c.queries.len(),
+                tally: &tallies[j],
+                build_ms: *build_ms,
+                memory_bytes: hpa.memory_bytes(),
+                quadpath_us: &c.queries,
+                astar: with_astar.then(|| (&astar.queries[..], astar_grid.memory_bytes())),
+            })
         });
     }
     Ok(rows)
