@@ -71,6 +71,7 @@
 
 #[cfg(feature = "baseline")]
 pub mod baseline;
+pub mod flow;
 mod geom;
 mod grid;
 mod hpa;
@@ -78,6 +79,7 @@ pub mod io;
 pub mod quadtree;
 mod world;
 
+pub use flow::{FlowError, FlowField, FlowGoal};
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{

@@ -229,6 +229,7 @@ impl HpaMap {
         if changed.is_empty() {
             return;
         }
+        self.revision = super::map::next_revision();
         self.update(blocked);
         if blocked {
             self.landmarks.on_blocked(&self.grid, changed);
@@ -566,7 +567,7 @@ impl HpaMap {
     }
 
     /// The free leaf holding `c`, if `c` is on the map and free.
-    fn free_leaf_at(&self, c: Cell) -> Option<LeafId> {
+    pub(crate) fn free_leaf_at(&self, c: Cell) -> Option<LeafId> {
         if !self.grid.is_free(c) {
             return None;
         }

@@ -65,6 +65,17 @@ pub struct HpaMap {
     /// The build's estimate of the heap bytes (see [`Config::max_memory`]).
     #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
     pub(super) estimated_bytes: usize,
+    /// Which state of the cells this is (see [`HpaMap::revision`]).
+    pub(super) revision: u64,
+}
+
+/// Revisions come from one counter for every map in the process, so that two maps, or a
+/// map and its rebuilt self, never share one by accident.
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
+/// A revision no map has had yet.
+pub(super) fn next_revision() -> u64 {
+    NEXT_REVISION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl std::fmt::Debug for HpaMap {
@@ -177,6 +188,7 @@ impl HpaMap {
             crossing_buf: Vec::new(),
             build_profile: Box::default(),
             estimated_bytes: 0,
+            revision: next_revision(),
         };
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
@@ -226,6 +238,26 @@ impl HpaMap {
     #[cfg(any(test, feature = "testing"))]
     pub fn estimated_memory_bytes(&self) -> usize {
         self.estimated_bytes
+    }
+
+    /// A number that changes whenever the map's cells do, and only then: every edit that
+    /// blocks or frees a cell (and every rebuild) gives the map a revision no map in this
+    /// process has had before. Whatever a caller derives from the map (a
+    /// [`FlowField`](crate::FlowField), a cached path) is current while the revision is
+    /// the one it was derived at.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let mut map = HpaMap::new(Grid::new_free(8, 8), Mode::Exact)?;
+    /// let before = map.revision();
+    /// map.set_blocked(Cell::new(3, 3), false)?; // already free: nothing changes
+    /// assert_eq!(map.revision(), before);
+    /// map.set_blocked(Cell::new(3, 3), true)?;
+    /// assert_ne!(map.revision(), before);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The map as it is now.

@@ -34,11 +34,14 @@ mod query;
 mod search;
 
 pub use config::{Clustering, Config, Mode};
+// What the flow fields (`crate::flow`) read of a map: the gate graph and the open list.
 pub use edit::{PatchReport, RefreshReport};
 pub use error::{BuildError, ConfigError, EditError, Endpoint, QueryError};
+pub(crate) use graph::{GateGraph, GateId, LeafId, SlotId};
 #[cfg(any(test, feature = "testing"))]
 pub use invariants::{EntranceRoute, Snapshot};
 pub use map::HpaMap;
+pub(crate) use open::OpenList;
 pub use path::{validate, Path, PathDefect};
 pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};

@@ -2,12 +2,12 @@
 //! threads, each searching with its own [`SearchContext`].
 
 use super::error::{Endpoint, QueryError};
-use super::graph::LeafId;
+use super::graph::{GateGraph, LeafId};
 use super::map::HpaMap;
 use super::path::{self, Path};
 use super::policy::GatePolicy;
 use super::search::{Ends, SearchContext};
-use crate::geom::Cell;
+use crate::geom::{Cell, Rect};
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
@@ -139,6 +139,21 @@ impl HpaMap {
         let la = self.free_leaf_of(a, Endpoint::Start)?;
         let lb = self.free_leaf_of(b, Endpoint::Goal)?;
         Ok(self.components.same(la, lb))
+    }
+
+    /// The gate graph, for the flow fields.
+    pub(crate) fn gate_graph(&self) -> &GateGraph {
+        &self.graph
+    }
+
+    /// The free leaves overlapping `r`, which must lie on the map.
+    pub(crate) fn free_leaves_in(&self, r: Rect) -> Vec<LeafId> {
+        self.tree
+            .leaves_in_rect(r)
+            .into_iter()
+            .filter(|l| l.object_count() == 0)
+            .map(|l| self.graph.leaf_of_node(l.id()))
+            .collect()
     }
 
     /// The free leaf holding `c`, or why there is none.

@@ -1,6 +1,7 @@
 //! What can go wrong when registering a movement class or asking a world for a path.
 
 use super::ClassId;
+use crate::flow::FlowError;
 use crate::geom::Cell;
 use crate::grid::Movement;
 use crate::hpa::{BuildError, Endpoint, PathDefect, QueryError};
@@ -84,6 +85,16 @@ pub enum WorldError {
         movement: Movement,
         /// Why.
         error: QueryError,
+    },
+    /// A flow field could not be built for the class.
+    #[error("flow field for {class} ({movement}): {error}")]
+    Flow {
+        /// The class.
+        class: ClassId,
+        /// Its movement.
+        movement: Movement,
+        /// Why.
+        error: FlowError,
     },
 }
 

@@ -11,6 +11,7 @@ mod error;
 pub use edit::WorldEditReport;
 pub use error::WorldError;
 
+use crate::flow::{FlowField, FlowGoal};
 use crate::geom::Cell;
 use crate::grid::{ClearanceField, Grid, Movement};
 use crate::hpa::{Config, HpaMap, Path, RefreshReport, SearchContext};
@@ -337,6 +338,47 @@ impl World {
             .map
             .connected(a, b)
             .map_err(|e| WorldError::of_query(class, &layer.movement, e))
+    }
+
+    /// The flow field leading agents of `class` to `goal` (a position, or any open
+    /// position of a rectangle): see [`HpaMap::flow_field`]. Read it with the class's
+    /// layer, [`World::layer`]; an edit of the world makes it stale until
+    /// [`FlowField::refresh`](crate::FlowField::refresh) with that layer.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, World};
+    ///
+    /// // A wall down column 4 with a 1-cell gap at the bottom: infantry only.
+    /// let mut world = World::new(Grid::from_fn(9, 9, |x, y| x != 4 || y == 8));
+    /// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+    /// let goal = Cell::new(7, 0);
+    /// let field = world.flow_field(infantry, goal)?;
+    /// let layer = world.layer(infantry).expect("a class of this world");
+    /// let route = field.path_from(layer, Cell::new(0, 0))?.expect("through the gap");
+    /// assert!(route.cells.contains(&Cell::new(4, 8)));
+    /// let tanks = world.flow_field(tank, goal)?;
+    /// assert_eq!(tanks.distance(world.layer(tank).unwrap(), Cell::new(0, 0))?, None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::UnknownClass`], and [`WorldError::Flow`] when the goal reaches off
+    /// the map or holds no position open for the class.
+    pub fn flow_field(
+        &self,
+        class: ClassId,
+        goal: impl Into<FlowGoal>,
+    ) -> Result<FlowField, WorldError> {
+        let layer = self.checked(class)?;
+        layer
+            .map
+            .flow_field(goal)
+            .map_err(|error| WorldError::Flow {
+                class,
+                movement: layer.movement.clone(),
+                error,
+            })
     }
 
     /// Checks that `path` is a legal route for an agent of `class` from `start` to `goal`:

@@ -1,0 +1,396 @@
+//! [`FlowField`]: distances to one goal for every position of a map, and how to follow
+//! them.
+
+use super::solve::{self, UNREACHED};
+use super::FlowError;
+use crate::geom::{Cell, Direction, Rect};
+use crate::grid::movement::step_cost;
+use crate::hpa::{GatePolicy, HpaMap, Path, SlotId};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Where a flow field leads: one cell, or anywhere in a rectangle ("move into this
+/// area"), in which case a position's distance is to the nearest open cell of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlowGoal {
+    /// One position.
+    Cell(Cell),
+    /// Any open position of a rectangle.
+    Area(Rect),
+}
+
+impl FlowGoal {
+    /// The goal as a rectangle (one cell for [`FlowGoal::Cell`]).
+    pub fn area(self) -> Rect {
+        match self {
+            FlowGoal::Cell(c) => Rect::new(c.x, c.y, c.x, c.y),
+            FlowGoal::Area(r) => r,
+        }
+    }
+}
+
+impl From<Cell> for FlowGoal {
+    fn from(c: Cell) -> Self {
+        FlowGoal::Cell(c)
+    }
+}
+
+impl From<Rect> for FlowGoal {
+    fn from(r: Rect) -> Self {
+        FlowGoal::Area(r)
+    }
+}
+
+impl fmt::Display for FlowGoal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FlowGoal::Cell(c) => write!(f, "cell {c}"),
+            FlowGoal::Area(r) => write!(f, "area {},{}-{},{}", r.x1, r.y1, r.x2, r.y2),
+        }
+    }
+}
+
+/// Every open position's distance to one goal, and the next step of an optimal route from
+/// it: what a group of units moving to one place shares (see the [module
+/// docs](crate::flow) for why it is exact).
+///
+/// A field is computed from a map ([`HpaMap::flow_field`], or
+/// [`World::flow_field`](crate::World::flow_field) for a movement class) and read with
+/// that map: the queries take it as an argument, so a field can be kept in a game's own
+/// state across frames and shared by every thread (it is `Send + Sync`).
+///
+/// **Laziness.** On an exact map the build is one search over the gate graph; a leaf's
+/// per-position distances are worked out the first time a position in it is asked
+/// about, and kept. A field that 200 units follow across a 1024² map touches only the
+/// leaves they walk through ([`FlowField::computed_leaves`]).
+///
+/// **Edits.** A field is a snapshot: once its map changes (its
+/// [`revision`](HpaMap::revision) moves on) every query answers [`FlowError::Stale`]
+/// until [`FlowField::refresh`] recomputes the field from the map as it is. It is never
+/// repaired in place, so it can never send a unit through a wall built after it.
+///
+/// ```
+/// use quadpath::{Cell, FlowError, Grid, HpaMap, Mode, Rect};
+/// let mut map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y == 15), Mode::Exact)?;
+/// let goal = Cell::new(15, 0);
+/// let mut field = map.flow_field(goal)?;
+/// let from = Cell::new(0, 0);
+/// let d = field.distance(&map, from)?.expect("reachable, through the gap at the bottom");
+/// let path = field.path_from(&map, from)?.expect("reachable");
+/// assert_eq!(path.cells.last(), Some(&goal));
+/// assert!((path.length - d).abs() < 1e-9);
+/// assert_eq!(field.distance(&map, Cell::new(8, 3))?, None, "a wall cell");
+/// // Close the gap: the field is stale until refreshed, and then the goal is cut off.
+/// map.set_blocked(Cell::new(8, 15), true)?;
+/// assert_eq!(field.next_step(&map, from), Err(FlowError::Stale));
+/// field.refresh(&map)?;
+/// assert_eq!(field.distance(&map, from)?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct FlowField {
+    goal: FlowGoal,
+    revision: u64,
+    width: u32,
+    height: u32,
+    values: Values,
+}
+
+/// The distances behind a field.
+#[derive(Debug)]
+enum Values {
+    /// A map with every crossing as a gate: gate distances, and per leaf slot the leaf's
+    /// table once asked for.
+    Leaves {
+        gates: Vec<f64>,
+        tables: Vec<OnceLock<Box<[f64]>>>,
+    },
+    /// A map with sparse gates: every cell's distance, row by row.
+    Cells(Vec<f64>),
+}
+
+impl HpaMap {
+    /// The flow field leading to `goal` (a [`Cell`] or a [`Rect`], see [`FlowGoal`]).
+    ///
+    /// On a map with every crossing as a gate ([`GatePolicy::All`], exact mode) this is
+    /// one Dijkstra over the gate graph, and positions are filled in leaf by leaf as they
+    /// are asked about. On a map with sparse gates (fast mode) it is one Dijkstra over
+    /// every open cell, done here: exact too, but it takes 8 bytes per cell of the map.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+    /// let map = HpaMap::new(Grid::new_free(32, 32), Mode::Exact)?;
+    /// // "Anywhere along the east edge."
+    /// let field = map.flow_field(Rect::new(31, 0, 31, 31))?;
+    /// assert_eq!(field.distance(&map, Cell::new(1, 5))?, Some(30.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FlowError::GoalOutOfBounds`] for a goal reaching off the map and
+    /// [`FlowError::GoalNotOpen`] for one with no free cell.
+    pub fn flow_field(&self, goal: impl Into<FlowGoal>) -> Result<FlowField, FlowError> {
+        let goal = goal.into();
+        let area = goal.area();
+        let (width, height) = (self.grid().width(), self.grid().height());
+        if area.x2 >= width || area.y2 >= height {
+            return Err(FlowError::GoalOutOfBounds {
+                goal,
+                width,
+                height,
+            });
+        }
+        let goal_leaves = self.free_leaves_in(area);
+        if goal_leaves.is_empty() {
+            return Err(FlowError::GoalNotOpen { goal });
+        }
+        let values = if self.config().gates == GatePolicy::All {
+            let graph = self.gate_graph();
+            Values::Leaves {
+                gates: solve::gate_distances(graph, area, &goal_leaves),
+                tables: (0..graph.leaf_capacity())
+                    .map(|_| OnceLock::new())
+                    .collect(),
+            }
+        } else {
+            Values::Cells(solve::cell_distances(self.grid(), area))
+        };
+        Ok(FlowField {
+            goal,
+            revision: self.revision(),
+            width,
+            height,
+            values,
+        })
+    }
+}
+
+impl FlowField {
+    /// The goal the field leads to.
+    pub fn goal(&self) -> FlowGoal {
+        self.goal
+    }
+
+    /// Whether the field still describes `map` (built from it, and no edit since).
+    pub fn is_current(&self, map: &HpaMap) -> bool {
+        map.revision() == self.revision
+    }
+
+    /// Recomputes the field from `map` as it is now if it is stale; returns whether it
+    /// did. Refreshing with another map re-targets the field to that map.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let mut map = HpaMap::new(Grid::new_free(8, 8), Mode::Exact)?;
+    /// let mut field = map.flow_field(Cell::new(7, 7))?;
+    /// assert!(!field.refresh(&map)?, "nothing changed");
+    /// map.set_blocked(Cell::new(4, 4), true)?;
+    /// assert!(field.refresh(&map)?);
+    /// assert!(field.is_current(&map));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`HpaMap::flow_field`]: the goal may have been built over. The field stays stale
+    /// then.
+    pub fn refresh(&mut self, map: &HpaMap) -> Result<bool, FlowError> {
+        if self.is_current(map) {
+            return Ok(false);
+        }
+        *self = map.flow_field(self.goal)?;
+        Ok(true)
+    }
+
+    /// The length of an optimal route from `cell` to the goal: `Some(0.0)` on the goal,
+    /// `None` when no route exists (a blocked cell, or one walled off from the goal).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::new_free(8, 8), Mode::Exact)?;
+    /// let field = map.flow_field(Cell::new(0, 0))?;
+    /// assert_eq!(field.distance(&map, Cell::new(3, 0))?, Some(3.0));
+    /// assert_eq!(field.distance(&map, Cell::new(0, 0))?, Some(0.0));
+    /// assert!(field.distance(&map, Cell::new(8, 0)).is_err(), "off the map");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FlowError::Stale`] when `map` changed since the field was computed, and
+    /// [`FlowError::OutOfBounds`] for a cell off the map.
+    pub fn distance(&self, map: &HpaMap, cell: Cell) -> Result<Option<f64>, FlowError> {
+        self.check(map, cell)?;
+        let d = self.value(map, cell);
+        Ok((d < UNREACHED).then_some(d))
+    }
+
+    /// The neighbour to step to from `cell` on an optimal route to the goal: the legal
+    /// step that minimises the neighbour's distance plus the step, the first in
+    /// [`Direction::ALL`] order among equals. `None` when there is no step to take: on
+    /// the goal, or when the goal cannot be reached ([`FlowField::distance`] tells the
+    /// two apart).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::new_free(8, 8), Mode::Exact)?;
+    /// let field = map.flow_field(Cell::new(7, 7))?;
+    /// assert_eq!(field.next_step(&map, Cell::new(0, 0))?, Some(Cell::new(1, 1)));
+    /// assert_eq!(field.next_step(&map, Cell::new(7, 7))?, None, "arrived");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FlowField::distance`].
+    pub fn next_step(&self, map: &HpaMap, cell: Cell) -> Result<Option<Cell>, FlowError> {
+        self.check(map, cell)?;
+        Ok(self.step_from(map, cell))
+    }
+
+    /// The route `next_step` leads along from `cell` to the goal (`cell` first; one cell
+    /// when `cell` is on the goal), or `None` when the goal cannot be reached. Its length
+    /// is the field's [`distance`](FlowField::distance) from `cell`.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(10, 10, |x, y| x != 5 || y == 0), Mode::Exact)?;
+    /// let field = map.flow_field(Cell::new(9, 9))?;
+    /// let path = field.path_from(&map, Cell::new(0, 9))?.expect("over the top");
+    /// assert!(path.cells.contains(&Cell::new(5, 0)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`FlowField::distance`].
+    pub fn path_from(&self, map: &HpaMap, cell: Cell) -> Result<Option<Path>, FlowError> {
+        self.check(map, cell)?;
+        if self.value(map, cell) == UNREACHED {
+            return Ok(None);
+        }
+        let mut cells = vec![cell];
+        let mut here = cell;
+        while let Some(next) = self.step_from(map, here) {
+            cells.push(next);
+            here = next;
+        }
+        Ok(Some(Path::from_cells(cells)))
+    }
+
+    /// How many leaves have their per-position distances worked out so far (0 for a field
+    /// over a map with sparse gates, which holds every cell from the start).
+    pub fn computed_leaves(&self) -> usize {
+        match &self.values {
+            Values::Leaves { tables, .. } => tables.iter().filter(|t| t.get().is_some()).count(),
+            Values::Cells(_) => 0,
+        }
+    }
+
+    /// Heap bytes the field holds now (it grows as leaves are worked out).
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        match &self.values {
+            Values::Leaves { gates, tables } => {
+                gates.capacity() * size_of::<f64>()
+                    + tables.capacity() * size_of::<OnceLock<Box<[f64]>>>()
+                    + tables
+                        .iter()
+                        .filter_map(|t| t.get())
+                        .map(|t| t.len() * size_of::<f64>())
+                        .sum::<usize>()
+            }
+            Values::Cells(cells) => cells.capacity() * size_of::<f64>(),
+        }
+    }
+
+    /// Refuses a stale field and a cell off the map.
+    fn check(&self, map: &HpaMap, cell: Cell) -> Result<(), FlowError> {
+        if !self.is_current(map) {
+            return Err(FlowError::Stale);
+        }
+        if cell.x >= self.width || cell.y >= self.height {
+            return Err(FlowError::OutOfBounds {
+                cell,
+                width: self.width,
+                height: self.height,
+            });
+        }
+        Ok(())
+    }
+
+    /// The distance of a cell on the map, [`UNREACHED`] when blocked or cut off.
+    fn value(&self, map: &HpaMap, cell: Cell) -> f64 {
+        self.area_of(map, cell).value(cell)
+    }
+
+    /// The table `cell`'s distance is read from: its leaf's (worked out now if it was not
+    /// yet), or the whole map's.
+    fn area_of<'a>(&'a self, map: &HpaMap, cell: Cell) -> Area<'a> {
+        match &self.values {
+            Values::Leaves { gates, tables } => match map.free_leaf_at(cell) {
+                Some(leaf) => {
+                    let graph = map.gate_graph();
+                    let table = tables[leaf.index()].get_or_init(|| {
+                        solve::leaf_distances(graph, leaf, gates, self.goal.area())
+                    });
+                    Area {
+                        rect: graph.leaf(leaf).rect,
+                        table,
+                    }
+                }
+                None => Area {
+                    rect: Rect::new(cell.x, cell.y, cell.x, cell.y),
+                    table: &[UNREACHED],
+                },
+            },
+            Values::Cells(cells) => Area {
+                rect: Rect::new(0, 0, self.width - 1, self.height - 1),
+                table: cells,
+            },
+        }
+    }
+
+    /// The best legal step out of `cell`, if it is reachable and not on the goal.
+    fn step_from(&self, map: &HpaMap, cell: Cell) -> Option<Cell> {
+        let area = self.area_of(map, cell);
+        let here = area.value(cell);
+        if here == 0.0 || here == UNREACHED {
+            return None;
+        }
+        let grid = map.grid();
+        let mut best: Option<(f64, Cell)> = None;
+        for dir in Direction::ALL {
+            if !grid.can_step(cell, dir) {
+                continue;
+            }
+            let next = cell.step(dir).expect("a legal step stays on the map");
+            // Most neighbours share the cell's leaf: no lookup for them.
+            let d = match area.rect.contains(next) {
+                true => area.value(next),
+                false => self.value(map, next),
+            };
+            let via = d + step_cost(dir);
+            if best.map_or(true, |(b, _)| via < b) {
+                best = Some((via, next));
+            }
+        }
+        // The distance obeys Bellman's equation, so the best neighbour is strictly closer:
+        // the walk cannot cycle.
+        debug_assert!(
+            best.is_some_and(|(b, _)| b < here + 1e-6),
+            "no step down from {cell}"
+        );
+        best.map(|(_, next)| next)
+    }
+}
+
+/// A rectangle of the map with its distances, row by row.
+struct Area<'a> {
+    rect: Rect,
+    table: &'a [f64],
+}
+
+impl Area<'_> {
+    #[inline]
+    fn value(&self, c: Cell) -> f64 {
+        let r = self.rect;
+        self.table[(c.y - r.y1) as usize * r.width() as usize + (c.x - r.x1) as usize]
+    }
+}

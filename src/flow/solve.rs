@@ -1,0 +1,226 @@
+//! The searches behind a flow field: a backward Dijkstra over the gate graph, the sweep
+//! that carries gate distances into one leaf, and the cell-level Dijkstra for maps whose
+//! gates are sparse.
+
+use crate::geom::{Cell, Direction, Rect};
+use crate::grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
+use crate::grid::Grid;
+use crate::hpa::{GateGraph, LeafId, OpenList, SlotId};
+
+/// Distance of a position the goal cannot be reached from.
+pub(super) const UNREACHED: f64 = f64::INFINITY;
+
+/// The octile distance from `c` to the nearest cell of `r`.
+pub(super) fn octile_to_rect(c: Cell, r: Rect) -> f64 {
+    octile(c, Cell::new(c.x.clamp(r.x1, r.x2), c.y.clamp(r.y1, r.y2)))
+}
+
+/// Every gate's distance to `goal`, whose open part lies in the free leaves `goal_leaves`;
+/// indexed by gate slot, [`UNREACHED`] for gates in other components and free slots.
+pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafId]) -> Vec<f64> {
+    let n = graph.gate_capacity();
+    let mut dist = vec![UNREACHED; n];
+    // Whether a gate's distance came over a crossing. Only those gates need to offer their
+    // leaf-mates anything: a gate reached from a leaf-mate `u` is never a better way into
+    // the rest of the leaf than `u` itself (triangle inequality), and `u` offered them all.
+    let mut crossed = vec![false; n];
+    let mut done = vec![false; n];
+    let mut open = OpenList::default();
+    // Every gate of a leaf holding part of the goal starts at its straight distance to
+    // that part. Leaf-mates need not offer each other anything on top: the distance to a
+    // rectangle grows by at most the step between two cells.
+    for &leaf in goal_leaves {
+        let l = graph.leaf(leaf);
+        let part = l
+            .rect
+            .intersection(&goal)
+            .expect("the leaf overlaps the goal");
+        for (&g, &c) in l.gates.iter().zip(&l.cells) {
+            let d = octile_to_rect(c, part);
+            if d < dist[g.index()] {
+                dist[g.index()] = d;
+                open.push(d, g.index() as u32);
+            }
+        }
+    }
+    while let Some(node) = open.pop() {
+        let i = node as usize;
+        if std::mem::replace(&mut done[i], true) {
+            continue; // an entry superseded by a shorter one
+        }
+        let d = dist[i];
+        let gate = graph.gate(crate::hpa::GateId::from_index(i));
+        let relax_leaf = crossed[i];
+        let mut offer = |v: usize, c: Cell, over_crossing: bool| {
+            let nd = d + octile(gate.cell, c);
+            if !done[v] && nd < dist[v] {
+                dist[v] = nd;
+                crossed[v] = over_crossing;
+                open.push(nd, v as u32);
+            }
+        };
+        if relax_leaf {
+            let l = graph.leaf(gate.leaf);
+            for (&v, &c) in l.gates.iter().zip(&l.cells) {
+                offer(v.index(), c, false);
+            }
+        }
+        for &v in &gate.links {
+            offer(v.index(), graph.gate(v).cell, true);
+        }
+    }
+    dist
+}
+
+/// The distances of every cell of free leaf `leaf` (row by row over its rectangle): the
+/// least over its gates of the gate's distance plus the octile distance, and 0 on the
+/// goal's part of the leaf.
+pub(super) fn leaf_distances(
+    graph: &GateGraph,
+    leaf: LeafId,
+    gate_dist: &[f64],
+    goal: Rect,
+) -> Box<[f64]> {
+    let l = graph.leaf(leaf);
+    let r = l.rect;
+    let w = r.width() as usize;
+    let at = |c: Cell| (c.y - r.y1) as usize * w + (c.x - r.x1) as usize;
+    let mut table = vec![UNREACHED; r.area() as usize];
+    for (&g, &c) in l.gates.iter().zip(&l.cells) {
+        let v = &mut table[at(c)];
+        *v = v.min(gate_dist[g.index()]);
+    }
+    if let Some(part) = r.intersection(&goal) {
+        for c in part.cells() {
+            table[at(c)] = 0.0;
+        }
+    }
+    sweep(&mut table, w);
+    table.into_boxed_slice()
+}
+
+/// Carries the values of an open `w`-wide rectangle to every cell, each cell ending with
+/// the least of `value(s) + octile(s, cell)` over all cells `s`.
+///
+/// Two raster passes suffice. The forward pass (rows down, left to right) reads the
+/// neighbours west, north-west, north and north-east; the backward pass the other four.
+/// An octile route moves in at most two directions, and its steps can always be ordered
+/// so that those the forward pass carries come first: southward and eastward moves
+/// (S, SE, SW, E) first, then W, N, NE and NW, which the backward pass carries.
+fn sweep(table: &mut [f64], w: usize) {
+    let h = table.len() / w;
+    let (d, s) = (DIAGONAL_COST, STRAIGHT_COST);
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            let mut v = table[i];
+            if x > 0 {
+                v = v.min(table[i - 1] + s);
+            }
+            if y > 0 {
+                v = v.min(table[i - w] + s);
+                if x > 0 {
+                    v = v.min(table[i - w - 1] + d);
+                }
+                if x + 1 < w {
+                    v = v.min(table[i - w + 1] + d);
+                }
+            }
+            table[i] = v;
+        }
+    }
+    for y in (0..h).rev() {
+        for x in (0..w).rev() {
+            let i = y * w + x;
+            let mut v = table[i];
+            if x + 1 < w {
+                v = v.min(table[i + 1] + s);
+            }
+            if y + 1 < h {
+                v = v.min(table[i + w] + s);
+                if x + 1 < w {
+                    v = v.min(table[i + w + 1] + d);
+                }
+                if x > 0 {
+                    v = v.min(table[i + w - 1] + d);
+                }
+            }
+            table[i] = v;
+        }
+    }
+}
+
+/// Every cell's distance to the free cells of `goal`, row by row over the whole grid, by
+/// Dijkstra over legal steps: for maps whose gate graph does not hold every crossing.
+pub(super) fn cell_distances(grid: &Grid, goal: Rect) -> Vec<f64> {
+    let w = grid.width() as usize;
+    let index = |c: Cell| c.y as usize * w + c.x as usize;
+    let mut dist = vec![UNREACHED; w * grid.height() as usize];
+    let mut done = vec![false; dist.len()];
+    let mut open = OpenList::default();
+    for c in goal.cells().filter(|&c| grid.is_free(c)) {
+        dist[index(c)] = 0.0;
+        open.push(0.0, index(c) as u32);
+    }
+    while let Some(node) = open.pop() {
+        let i = node as usize;
+        if std::mem::replace(&mut done[i], true) {
+            continue;
+        }
+        let c = Cell::new((i % w) as u32, (i / w) as u32);
+        // Steps are symmetric, so the legal steps out of `c` are the legal steps into it.
+        for dir in Direction::ALL {
+            if !grid.can_step(c, dir) {
+                continue;
+            }
+            let n = c.step(dir).expect("a legal step stays on the map");
+            let (j, nd) = (index(n), dist[i] + step_cost(dir));
+            if !done[j] && nd < dist[j] {
+                dist[j] = nd;
+                open.push(nd, j as u32);
+            }
+        }
+    }
+    dist
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sweep against its definition: the least of value + octile over every source.
+    #[test]
+    fn sweep_equals_least_value_plus_octile() {
+        let (w, h) = (9usize, 7usize);
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..200 {
+            let mut table = vec![UNREACHED; w * h];
+            let mut sources = Vec::new();
+            for _ in 0..(1 + round % 5) {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let i = (rng % (w * h) as u64) as usize;
+                let v = (rng >> 20) as f64 % 1000.0 / 10.0;
+                table[i] = table[i].min(v);
+                sources.push(i);
+            }
+            let expected: Vec<f64> = (0..w * h)
+                .map(|i| {
+                    let c = Cell::new((i % w) as u32, (i / w) as u32);
+                    sources
+                        .iter()
+                        .map(|&s| table[s] + octile(Cell::new((s % w) as u32, (s / w) as u32), c))
+                        .fold(UNREACHED, f64::min)
+                })
+                .collect();
+            sweep(&mut table, w);
+            for (i, (&got, &want)) in table.iter().zip(&expected).enumerate() {
+                assert!(
+                    (got - want).abs() < 1e-9,
+                    "round {round}, cell {i}: {got} != {want}"
+                );
+            }
+        }
+    }
+}
