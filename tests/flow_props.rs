@@ -9,6 +9,7 @@
 //!   that length, ending in the goal;
 //! - after an edit the old field answers `Stale` for every query until `refresh`, and then
 //!   holds all of the above on the edited map.
+//!
 //! Also: movement classes (a 2×2 agent against the footprint oracle), the scenario files'
 //! optimal lengths, laziness, errors, and sharing a field between threads.
 
