@@ -10,9 +10,9 @@
 //! a map name is looked up in `sc1`, `mapf`, `classic` and `rabin`.
 
 mod common;
+use common::find_map;
 use common::report::*;
-use quadpath::io::read_map;
-use quadpath::{Grid, HpaMap, Mode};
+use quadpath::{HpaMap, Mode};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -30,15 +30,6 @@ const DEFAULT_MAPS: &[&str] = &[
 fn usage() -> ! {
     eprintln!("usage: cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]");
     std::process::exit(2)
-}
-
-fn find_map(name: &str) -> Option<Grid> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/maps");
-    ["sc1", "mapf", "classic", "rabin"]
-        .iter()
-        .map(|d| root.join(d).join(format!("{name}.map")))
-        .find(|p| p.is_file())
-        .map(|p| read_map(&p).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn main() {

@@ -4,7 +4,18 @@
 pub mod report;
 
 use quadpath::{io, Cell, Grid};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The map `name` from `../shared/maps` (looked up in `sc1`, `mapf`, `classic` and
+/// `rabin`), or `None` when it is not there.
+pub fn find_map(name: &str) -> Option<Grid> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/maps");
+    ["sc1", "mapf", "classic", "rabin"]
+        .iter()
+        .map(|d| root.join(d).join(format!("{name}.map")))
+        .find(|p| p.is_file())
+        .map(|p| io::read_map(&p).unwrap_or_else(|e| panic!("{e}")))
+}
 
 /// A tiny deterministic xorshift64* generator, so that runs are repeatable.
 pub struct Rng(pub u64);

@@ -267,7 +267,10 @@ impl FlowField {
         }
         let mut cells = vec![cell];
         let mut here = cell;
-        while let Some(next) = self.step_from(map, here) {
+        // The leaves the walk has looked at lately: a route crosses a few leaves many times
+        // along their borders, and each lookup in the tree costs several hash probes.
+        let mut seen = Areas::default();
+        while let Some(next) = self.step_with(map, here, &mut seen) {
             cells.push(next);
             here = next;
         }
@@ -349,8 +352,12 @@ impl FlowField {
 
     /// The best legal step out of `cell`, if it is reachable and not on the goal.
     fn step_from(&self, map: &HpaMap, cell: Cell) -> Option<Cell> {
-        let area = self.area_of(map, cell);
-        let here = area.value(cell);
+        self.step_with(map, cell, &mut Areas::default())
+    }
+
+    /// [`FlowField::step_from`], reading distances through the recently used `seen`.
+    fn step_with<'a>(&'a self, map: &HpaMap, cell: Cell, seen: &mut Areas<'a>) -> Option<Cell> {
+        let here = seen.value(self, map, cell);
         if here == 0.0 || here == UNREACHED {
             return None;
         }
@@ -361,12 +368,7 @@ impl FlowField {
                 continue;
             }
             let next = cell.step(dir).expect("a legal step stays on the map");
-            // Most neighbours share the cell's leaf: no lookup for them.
-            let d = match area.rect.contains(next) {
-                true => area.value(next),
-                false => self.value(map, next),
-            };
-            let via = d + step_cost(dir);
+            let via = seen.value(self, map, next) + step_cost(dir);
             if best.map_or(true, |(b, _)| via < b) {
                 best = Some((via, next));
             }
@@ -381,7 +383,34 @@ impl FlowField {
     }
 }
 
+/// The last few areas a walk read, most recent first: most cells and their neighbours lie
+/// in one of them.
+#[derive(Default)]
+struct Areas<'a> {
+    recent: [Option<Area<'a>>; 4],
+}
+
+impl<'a> Areas<'a> {
+    /// The distance of free or blocked `cell`, from a recent area if one holds it.
+    #[inline]
+    fn value(&mut self, field: &'a FlowField, map: &HpaMap, cell: Cell) -> f64 {
+        if let Some(i) = self
+            .recent
+            .iter()
+            .position(|a| a.as_ref().is_some_and(|a| a.rect.contains(cell)))
+        {
+            // Move it to the front, so that the current leaf is found first.
+            self.recent[..=i].rotate_right(1);
+        } else {
+            self.recent.rotate_right(1);
+            self.recent[0] = Some(field.area_of(map, cell));
+        }
+        self.recent[0].as_ref().expect("just set").value(cell)
+    }
+}
+
 /// A rectangle of the map with its distances, row by row.
+#[derive(Clone, Copy)]
 struct Area<'a> {
     rect: Rect,
     table: &'a [f64],
