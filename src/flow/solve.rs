@@ -5,7 +5,7 @@
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 use crate::grid::Grid;
-use crate::hpa::{GateGraph, LeafId, OpenList, SlotId};
+use crate::hpa::{GateGraph, GateId, LeafId, OpenList, SlotId};
 
 /// Distance of a position the goal cannot be reached from.
 pub(super) const UNREACHED: f64 = f64::INFINITY;
@@ -20,11 +20,12 @@ pub(super) fn octile_to_rect(c: Cell, r: Rect) -> f64 {
 pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafId]) -> Vec<f64> {
     let n = graph.gate_capacity();
     let mut dist = vec![UNREACHED; n];
-    // Whether a gate's distance came over a crossing. Only those gates need to offer their
-    // leaf-mates anything: a gate reached from a leaf-mate `u` is never a better way into
-    // the rest of the leaf than `u` itself (triangle inequality), and `u` offered them all.
-    let mut crossed = vec![false; n];
-    let mut done = vec![false; n];
+    // Per gate: settled, and whether its distance came over a crossing. Only gates reached
+    // over a crossing need to offer their leaf-mates anything: a gate reached from a
+    // leaf-mate `u` is never a better way into the rest of the leaf than `u` itself
+    // (triangle inequality), and `u` offered them all. One byte a gate keeps the flags of
+    // a large map in cache.
+    let mut state = vec![0u8; n];
     let mut open = OpenList::default();
     // Every gate of a leaf holding part of the goal starts at its straight distance to
     // that part. Leaf-mates need not offer each other anything on top: the distance to a
@@ -45,32 +46,43 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
     }
     while let Some(node) = open.pop() {
         let i = node as usize;
-        if std::mem::replace(&mut done[i], true) {
+        if state[i] & SETTLED != 0 {
             continue; // an entry superseded by a shorter one
         }
+        state[i] |= SETTLED;
         let d = dist[i];
-        let gate = graph.gate(crate::hpa::GateId::from_index(i));
-        let relax_leaf = crossed[i];
-        let mut offer = |v: usize, c: Cell, over_crossing: bool| {
-            let nd = d + octile(gate.cell, c);
-            if !done[v] && nd < dist[v] {
+        let gate = graph.gate(GateId::from_index(i));
+        let relax_leaf = state[i] & CROSSED != 0;
+        // Settled gates are skipped before their cells are read: the records of gates
+        // behind the wavefront are the cache misses this loop is made of.
+        let mut offer = |v: usize, cell: &dyn Fn() -> Cell, crossing: u8| {
+            if state[v] & SETTLED != 0 {
+                return;
+            }
+            let nd = d + octile(gate.cell, cell());
+            if nd < dist[v] {
                 dist[v] = nd;
-                crossed[v] = over_crossing;
+                state[v] = crossing;
                 open.push(nd, v as u32);
             }
         };
         if relax_leaf {
             let l = graph.leaf(gate.leaf);
             for (&v, &c) in l.gates.iter().zip(&l.cells) {
-                offer(v.index(), c, false);
+                offer(v.index(), &|| c, 0);
             }
         }
         for &v in &gate.links {
-            offer(v.index(), graph.gate(v).cell, true);
+            offer(v.index(), &|| graph.gate(v).cell, CROSSED);
         }
     }
     dist
 }
+
+/// [`gate_distances`]' flags: the gate is settled.
+const SETTLED: u8 = 1;
+/// [`gate_distances`]' flags: the gate's distance came over a crossing.
+const CROSSED: u8 = 2;
 
 /// The distances of every cell of free leaf `leaf` (row by row over its rectangle): the
 /// least over its gates of the gate's distance plus the octile distance, and 0 on the
