@@ -121,17 +121,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
         s += &format!("build    {}\n", output::ms(build_ms));
         s += &format!("query    {}\n", output::us(query_us));
         s += "path    ";
-        let mut width = 8;
-        for c in &path.cells {
-            let item = format!(" {c}");
-            if width + item.len() > 88 {
-                s += "\n        ";
-                width = 8;
-            }
-            width += item.len();
-            s += &item;
-        }
-        s += "\n";
+        s += &output::wrapped_cells(&path.cells, 8);
         if let Some(out) = &a.render {
             s += &format!("render   {}\n", out.display());
         }

@@ -33,6 +33,24 @@ pub fn cells_json(cells: &[Cell]) -> Vec<[u32; 2]> {
     cells.iter().map(|&c| cell_json(c)).collect()
 }
 
+/// Cells as ` x,y` items after a label `indent` columns wide, wrapped before column 88 onto
+/// lines indented as much; ends with a newline.
+pub fn wrapped_cells(cells: &[Cell], indent: usize) -> String {
+    let mut s = String::new();
+    let mut width = indent;
+    for c in cells {
+        let item = format!(" {c}");
+        if width + item.len() > 88 {
+            s += "\n";
+            s += &" ".repeat(indent);
+            width = indent;
+        }
+        width += item.len();
+        s += &item;
+    }
+    s + "\n"
+}
+
 /// A progress bar on stderr when it is a terminal and `quiet` is off; hidden otherwise.
 pub fn progress(len: usize, prefix: &str, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
