@@ -737,15 +737,22 @@ fn input_errors_exit_2_with_one_line() {
     );
 }
 
-#[test]
-fn unreachable_goal_exits_1() {
-    let rooms = tmp("two_rooms.map");
+/// Writes a 7x4 map of two 3-cell-wide rooms split by a wall at x = 3 to the temporary
+/// file `name`; returns its path.
+fn two_rooms(name: &str) -> String {
+    let rooms = tmp(name);
     std::fs::write(
         &rooms,
         "type octile\nheight 4\nwidth 7\nmap\n...@...\n...@...\n...@...\n...@...\n",
     )
     .unwrap();
-    let rooms = rooms.to_str().unwrap();
+    rooms.to_str().unwrap().to_string()
+}
+
+#[test]
+fn unreachable_goal_exits_1() {
+    let rooms = two_rooms("two_rooms.map");
+    let rooms = rooms.as_str();
     expect_error(&["find", rooms, "0,0", "6,3"], 1, "no path from 0,0 to 6,3");
     expect_error(
         &["find", rooms, "0,0", "6,3", "--json", "--mode", "fast"],
@@ -1967,13 +1974,8 @@ fn flow_class_matches_the_footprint_oracle() {
 
 #[test]
 fn flow_unreachable_from_is_null_and_exits_1() {
-    let rooms = tmp("flow_two_rooms.map");
-    std::fs::write(
-        &rooms,
-        "type octile\nheight 4\nwidth 7\nmap\n...@...\n...@...\n...@...\n...@...\n",
-    )
-    .unwrap();
-    let rooms = rooms.to_str().unwrap();
+    let rooms = two_rooms("flow_two_rooms.map");
+    let rooms = rooms.as_str();
     let args = [
         "flow", rooms, "6,3", "--from", "0,0", "--from", "4,0", "--json",
     ];
@@ -2099,20 +2101,9 @@ fn flow_render_draws_the_heat_map() {
     assert!(mixed > 100, "{mixed} cells with arrows");
 
     // Open cells cut off from the goal have a colour of their own.
-    let rooms = tmp("flow_render_rooms.map");
-    std::fs::write(
-        &rooms,
-        "type octile\nheight 4\nwidth 7\nmap\n...@...\n...@...\n...@...\n...@...\n",
-    )
-    .unwrap();
+    let rooms = two_rooms("flow_render_rooms.map");
     let png = tmp("flow_rooms.png");
-    let o = run(&[
-        "flow",
-        rooms.to_str().unwrap(),
-        "6,3",
-        "--render",
-        png.to_str().unwrap(),
-    ]);
+    let o = run(&["flow", &rooms, "6,3", "--render", png.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let img = image::open(&png).unwrap().to_rgb8();
     // Without --scale a small map is drawn large: 8 pixels per cell at most.

@@ -101,17 +101,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             class: class.label(),
         })?
     } else {
-        let mut s = String::new();
-        s += &format!(
-            "map      {} ({}x{}, {} mode)\n",
-            a.map.display(),
-            grid.width(),
-            grid.height(),
-            mode_name(mode)
-        );
-        if let Some(c) = class.label() {
-            s += &format!("class    {c}\n");
-        }
+        let mut s = output::map_header(&a.map, &grid, mode, &class);
         s += &format!("length   {:.6}\n", path.length);
         s += &format!(
             "cells    {} ({} steps)\n",

@@ -153,17 +153,7 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
                 .collect(),
         })?
     } else {
-        let mut s = String::new();
-        s += &format!(
-            "map      {} ({}x{}, {} mode)\n",
-            a.map.display(),
-            grid.width(),
-            grid.height(),
-            mode_name(mode)
-        );
-        if let Some(c) = class.label() {
-            s += &format!("class    {c}\n");
-        }
+        let mut s = output::map_header(&a.map, &grid, mode, &class);
         s += &format!("goal     {goal}\n");
         s += &format!(
             "build    {} (flow field), {} (map)\n",
