@@ -339,4 +339,23 @@ fn field_heat_map_pixels() {
         assert_eq!(img.get_pixel(K + 5, y).0, pal.goal);
         assert_ne!(img.get_pixel(K + 7, y).0, pal.goal);
     }
+
+    // One pixel per cell: paths 3 pixels wide and starts 5, so that they stay visible.
+    let paths = vec![vec![Cell::new(3, 5), Cell::new(3, 4), Cell::new(3, 3)]];
+    let small = render_field(
+        &g,
+        &FieldOverlay {
+            paths: &paths,
+            ..field
+        },
+        &FieldRenderOptions { scale: 1, ..opts },
+    );
+    assert_eq!(small.dimensions(), (10, 8));
+    assert_eq!(
+        small.get_pixel(1, 5).0,
+        pal.start,
+        "two pixels off the start"
+    );
+    assert_eq!(small.get_pixel(2, 2).0, pal.path, "one pixel off the path");
+    assert_ne!(small.get_pixel(1, 2).0, pal.path);
 }

@@ -112,8 +112,8 @@ pub fn arrow_block(grid: &Grid, scale: u32, arrow_spacing: u32) -> u32 {
 /// Draws the field over `grid`: each cell coloured by its distance along the palette's
 /// ramp (blocked cells, cells outside a class's open area and open cells that cannot
 /// reach the goal in their own colours), then one arrow per square of
-/// [`arrow_block`] cells along the step from its middle cell, then the paths, then the
-/// goal with a ring around it.
+/// [`arrow_block`] cells along the step from its middle cell, then the paths (wider than
+/// their cells below 4 pixels per cell), then the goal with a ring around it.
 ///
 /// The image is [`render_size`]`(grid, opts.scale)`. A grid drawn shrunk (more cells than
 /// [`MAX_RENDER_PIXELS`](super::MAX_RENDER_PIXELS)) shows the top-left cell of each block.
@@ -179,10 +179,13 @@ pub fn render_field(grid: &Grid, field: &FieldOverlay<'_>, opts: &FieldRenderOpt
         }
     }
 
+    // Paths and starts fill their cells; below 4 pixels per cell they are drawn wider
+    // than a cell, so that they stay visible on large maps.
+    let (pen, start_pen) = if k >= 4 { (k, k) } else { (3, 5) };
     let inside = |c: &Cell| c.x < grid.width() && c.y < grid.height();
     for path in field.paths {
         for c in path.iter().filter(|c| inside(c)) {
-            fill(&mut img, c.x / d, c.y / d, pal.path);
+            dot(&mut img, k, (c.x / d, c.y / d), pen, pal.path);
         }
     }
     for s in field
@@ -191,7 +194,7 @@ pub fn render_field(grid: &Grid, field: &FieldOverlay<'_>, opts: &FieldRenderOpt
         .filter_map(|p| p.first())
         .filter(|c| inside(c))
     {
-        fill(&mut img, s.x / d, s.y / d, pal.start);
+        dot(&mut img, k, (s.x / d, s.y / d), start_pen, pal.start);
     }
 
     if let Some(g) = field.goal.intersection(&grid.bounds()) {
@@ -199,7 +202,7 @@ pub fn render_field(grid: &Grid, field: &FieldOverlay<'_>, opts: &FieldRenderOpt
             fill(&mut img, c.x / d, c.y / d, pal.goal);
         }
         // A ring a few pixels out, so that a one-pixel goal can be found.
-        let margin = (k as i64 + 3).max(5);
+        let margin = (k as i64 + 3).max(7);
         let (x1, y1) = (
             (g.x1 / d * k) as i64 - margin,
             (g.y1 / d * k) as i64 - margin,
@@ -218,6 +221,20 @@ pub fn render_field(grid: &Grid, field: &FieldOverlay<'_>, opts: &FieldRenderOpt
         }
     }
     img
+}
+
+/// A `size`-pixel square centred on block `(bx, by)` of `k × k` pixels (the block itself
+/// when `size` is `k`), clipped to the image.
+fn dot(img: &mut RgbImage, k: u32, (bx, by): (u32, u32), size: u32, c: [u8; 3]) {
+    let (x0, y0) = (
+        (bx * k + k / 2) as i64 - (size / 2) as i64,
+        (by * k + k / 2) as i64 - (size / 2) as i64,
+    );
+    for py in y0.max(0)..(y0 + size as i64).min(img.height() as i64) {
+        for px in x0.max(0)..(x0 + size as i64).min(img.width() as i64) {
+            img.put_pixel(px as u32, py as u32, Rgb(c));
+        }
+    }
 }
 
 /// The ramp's colour at `t` (0 to 1), interpolated between its stops.
