@@ -113,8 +113,9 @@ cells and the exit status is 1. A goal or --from cell off the map or on a blocke
 not open for the --size/--passable class) is an input error (status 2), like a blocked\n\
 start in `find`.\n\n\
 --json prints one object: {\"goal\":[x,y],\"build_ms\":..,\"map_build_ms\":..,\"mode\":..,\n\
-\"memory_bytes\":..,\"computed_leaves\":..,\"results\":[{\"from\":[x,y],\"distance\":D or\n\
-null,\"path\":[[x,y],...],\"query_us\":..},...]} (and \"class\" for a non-default class).\n\n\
+\"memory_bytes\":..,\"computed_leaves\":..,\"results\":[{\"from\":[x,y],\n\
+\"distance\":D or null,\"path\":[[x,y],...],\"query_us\":..},...]} (and \"class\" for a\n\
+non-default class).\n\n\
 --render OUT.png draws the distance field as a heat map (light yellow near the goal to dark\n\
 blue far from it; walls dark, open cells that cannot reach the goal grey, cells the class\n\
 cannot stand at brown), one arrow along the next step per square of cells about 14 pixels\n\
