@@ -124,13 +124,8 @@ pub fn render_field(grid: &Grid, field: &FieldOverlay<'_>, opts: &FieldRenderOpt
     let (bw, bh) = (grid.width().div_ceil(d), grid.height().div_ceil(d));
     let pal = &opts.palette;
     let mut img = RgbImage::new(width, height);
-    let fill = |img: &mut RgbImage, bx: u32, by: u32, c: [u8; 3]| {
-        for py in by * k..(by + 1) * k {
-            for px in bx * k..(bx + 1) * k {
-                img.put_pixel(px, py, Rgb(c));
-            }
-        }
-    };
+    // A block's `k × k` pixels.
+    let fill = |img: &mut RgbImage, bx: u32, by: u32, c: [u8; 3]| dot(img, k, (bx, by), k, c);
     let open = |c: Cell| field.open.map_or(grid.is_free(c), |o| o.is_free(c));
 
     // Distances first, to scale the ramp to the farthest reachable cell.
