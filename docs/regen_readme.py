@@ -83,7 +83,7 @@ line = '{"id":%d,"start":[%d,%d],"goal":[%d,%d],"optimal":%s,"length":%s,"path":
 s = re.sub(r'\{"id":0,.*"query_us":[0-9.]+\}', lambda _: line, s)
 s = re.sub(r'with the middle of its \d+-cell path', 'with the middle of its %d-cell path' % len(p), s)
 open(md_path, 'w').write(s)
-for f in ['find_arena.png', 'rts_valley_path.png', 'render_den312d.png']:
+for f in ['find_arena.png', 'rts_valley_path.png', 'render_den312d.png', 'flow_field.png']:
     shutil.copy(os.path.join(WORK, 'docs', f), os.path.join(ROOT, 'docs', f))
 shutil.rmtree(SCRATCH)
 print('refreshed', md_path)

@@ -737,15 +737,22 @@ fn input_errors_exit_2_with_one_line() {
     );
 }
 
-#[test]
-fn unreachable_goal_exits_1() {
-    let rooms = tmp("two_rooms.map");
+/// Writes a 7x4 map of two 3-cell-wide rooms split by a wall at x = 3 to the temporary
+/// file `name`; returns its path.
+fn two_rooms(name: &str) -> String {
+    let rooms = tmp(name);
     std::fs::write(
         &rooms,
         "type octile\nheight 4\nwidth 7\nmap\n...@...\n...@...\n...@...\n...@...\n",
     )
     .unwrap();
-    let rooms = rooms.to_str().unwrap();
+    rooms.to_str().unwrap().to_string()
+}
+
+#[test]
+fn unreachable_goal_exits_1() {
+    let rooms = two_rooms("two_rooms.map");
+    let rooms = rooms.as_str();
     expect_error(&["find", rooms, "0,0", "6,3"], 1, "no path from 0,0 to 6,3");
     expect_error(
         &["find", rooms, "0,0", "6,3", "--json", "--mode", "fast"],
@@ -779,7 +786,7 @@ fn usage_errors_exit_2_and_help_documents_exit_codes() {
         help.contains("Exit status") && help.contains("--release"),
         "{help}"
     );
-    for sub in ["find", "scen", "bench", "info", "render"] {
+    for sub in ["find", "flow", "scen", "bench", "info", "render"] {
         let o = run(&[sub, "--help"]);
         assert_eq!(o.status.code(), Some(0));
         assert!(stdout(&o).contains("Exit status"), "{sub}");
@@ -1814,4 +1821,297 @@ fn class_input_errors_exit_2_with_one_line() {
             "movement classes are not supported for version 2 (dynamic) scenario replays",
         );
     }
+}
+
+// `quadpath flow`: distances against the tests' own searches, routes re-checked step by step.
+
+/// The `results` of a `flow --json` object, each as (from, distance, path).
+type FlowResult = ((i64, i64), Option<f64>, Vec<(i64, i64)>);
+
+fn flow_results(v: &Value) -> Vec<FlowResult> {
+    for k in [
+        "goal",
+        "build_ms",
+        "results",
+        "memory_bytes",
+        "computed_leaves",
+    ] {
+        assert!(v.get(k).is_some(), "{k} in {v}");
+    }
+    assert!(f(v, "build_ms") >= 0.0);
+    v["results"]
+        .as_array()
+        .expect("results is an array")
+        .iter()
+        .map(|r| {
+            let path = r["path"].as_array().unwrap().iter().map(cell).collect();
+            (cell(&r["from"]), r["distance"].as_f64(), path)
+        })
+        .collect()
+}
+
+/// The `--from` flags for `cells`.
+fn from_flags(cells: &[(i64, i64)]) -> Vec<String> {
+    cells
+        .iter()
+        .flat_map(|&(x, y)| ["--from".to_string(), format!("{x},{y}")])
+        .collect()
+}
+
+#[test]
+fn flow_distances_and_routes_match_an_independent_search() {
+    for (map, goal, froms) in [
+        (
+            "maps/arena.map",
+            (45, 40),
+            &[(3, 3), (10, 2), (25, 25), (3, 45), (45, 40), (44, 41)][..],
+        ),
+        (
+            "maps/den312d.map",
+            (62, 69),
+            &[(47, 12), (29, 54), (28, 8), (62, 70)][..],
+        ),
+    ] {
+        let grid = common::read_movingai(&root().join(map));
+        let checker = Map::read(&root().join(map));
+        // Steps are symmetric: distances from the goal are distances to it.
+        let oracle = common::distances(&grid, quadpath::Cell::new(goal.0 as u32, goal.1 as u32));
+        let gs = format!("{},{}", goal.0, goal.1);
+        for mode in ["exact", "fast"] {
+            let flags = from_flags(froms);
+            let mut args = vec!["flow", map, &gs, "--mode", mode, "--json"];
+            args.extend(flags.iter().map(String::as_str));
+            let v = run_json(&args);
+            assert_eq!(cell(&v["goal"]), goal);
+            assert_eq!(v["mode"].as_str(), Some(mode));
+            assert!(v.get("class").is_none(), "{v}");
+            let results = flow_results(&v);
+            assert_eq!(results.len(), froms.len());
+            for ((from, distance, path), &want_from) in results.iter().zip(froms) {
+                assert_eq!(*from, want_from);
+                let want = oracle[from.1 as usize * grid.width() as usize + from.0 as usize]
+                    .expect("the test's cells reach the goal");
+                let d = distance.unwrap_or_else(|| panic!("{map} {mode} {from:?}: null"));
+                assert!(
+                    (d - want).abs() < 1e-6,
+                    "{map} {mode} {from:?}: {d} != {want}"
+                );
+                let steps = checker.check(*from, goal, path).unwrap();
+                assert!(
+                    (steps - d).abs() < 1e-6,
+                    "{map} {mode} {from:?}: {steps} != {d}"
+                );
+            }
+        }
+    }
+    // The text form: a block per --from with its distance and route.
+    let o = run(&[
+        "flow",
+        "maps/arena.map",
+        "45,40",
+        "--from",
+        "3,3",
+        "--from",
+        "45,40",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "goal     45,40",
+        "build    ",
+        "(flow field)",
+        "field    ",
+        "from     3,3\ndistance 57.325902\ncells    43 (42 steps)\n",
+        "from     45,40\ndistance 0.000000\ncells    1 (0 steps)\n",
+        "path     3,3 ",
+    ] {
+        assert!(out.contains(want), "{want:?} in {out}");
+    }
+    // No --from: the field alone, and nothing to report.
+    let v = run_json(&["flow", "maps/arena.map", "45,40", "--json"]);
+    assert!(flow_results(&v).is_empty());
+}
+
+/// A 2x2 agent: distances against `pathfinding::astar` over the footprint oracle's rules,
+/// routes legal for the agent's square.
+#[test]
+fn flow_class_matches_the_footprint_oracle() {
+    use common::footprint::{assert_legal, astar_length, read_terrain};
+    use quadpath::Cell;
+    let map = "maps/arena.map";
+    let terrain = read_terrain(&root().join(map));
+    let set = b".GS";
+    let goal = Cell::new(45, 40);
+    let froms = [(3, 3), (10, 2), (25, 25), (3, 45), (40, 44)];
+    let flags = from_flags(&froms);
+    let mut args = vec!["flow", map, "45,40", "--size", "2", "--json"];
+    args.extend(flags.iter().map(String::as_str));
+    let v = run_json(&args);
+    assert_eq!(v["class"].as_str(), Some("2x2 on .GS"), "{v}");
+    for (from, distance, path) in flow_results(&v) {
+        let s = Cell::new(from.0 as u32, from.1 as u32);
+        let want = astar_length(&terrain, set, 2, s, goal).expect("reachable for the class");
+        let d = distance.unwrap_or_else(|| panic!("{from:?}: null"));
+        assert!((d - want).abs() < 1e-6, "{from:?}: {d} != {want}");
+        let cells: Vec<Cell> = path
+            .iter()
+            .map(|&(x, y)| Cell::new(x as u32, y as u32))
+            .collect();
+        assert_legal(&terrain, set, 2, s, goal, &cells, d);
+    }
+    // A cell a 1x1 agent may stand on but a 2x2 one may not.
+    expect_error(
+        &["flow", map, "45,40", "--size", "2", "--from", "47,3"],
+        2,
+        "--from 47,3 is not open for a 2x2 on .GS agent",
+    );
+    expect_error(
+        &["flow", map, "47,3", "--size", "2"],
+        2,
+        "goal 47,3 is not open for a 2x2 on .GS agent",
+    );
+}
+
+#[test]
+fn flow_unreachable_from_is_null_and_exits_1() {
+    let rooms = two_rooms("flow_two_rooms.map");
+    let rooms = rooms.as_str();
+    let args = [
+        "flow", rooms, "6,3", "--from", "0,0", "--from", "4,0", "--json",
+    ];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("quadpath: error: ")
+            && err.contains("the goal 6,3 cannot be reached from 1 of the 2 --from cells: 0,0"),
+        "{err}"
+    );
+    // Every result is printed all the same: one JSON object.
+    let v: Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON object");
+    let results = flow_results(&v);
+    assert_eq!(results[0], ((0, 0), None, vec![]));
+    assert!(v["results"][0]["distance"].is_null(), "{v}");
+    let d = results[1].1.expect("4,0 reaches the goal");
+    assert!((d - (1.0 + 2.0 * SQRT2)).abs() < 1e-9, "{d}");
+    let o = run(&args[..args.len() - 1]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("from     0,0\ndistance unreachable\n"),
+        "{}",
+        stdout(&o)
+    );
+    // Only reachable cells: status 0.
+    let v = run_json(&["flow", rooms, "6,3", "--from", "5,1", "--json"]);
+    let d = flow_results(&v)[0].1.expect("5,1 reaches the goal");
+    assert!((d - (1.0 + SQRT2)).abs() < 1e-9, "{d}");
+}
+
+#[test]
+fn flow_input_errors_exit_2_with_one_line() {
+    let arena = "maps/arena.map";
+    for (args, needle) in [
+        (
+            &["flow", arena, "49,3"][..],
+            "goal 49,3 is outside the 49x49 map",
+        ),
+        (
+            &["flow", arena, "45,40", "--from", "3,300"],
+            "--from 3,300 is outside the 49x49 map",
+        ),
+        (&["flow", arena, "0,0"], "goal 0,0 is on a blocked cell"),
+        (
+            &["flow", arena, "45,40", "--from", "3,3", "--from", "0,0"],
+            "--from 0,0 is on a blocked cell",
+        ),
+        (&["flow", arena, "45;40"], "invalid goal \"45;40\""),
+        (
+            &["flow", arena, "45,40", "--from", "3"],
+            "invalid --from \"3\"",
+        ),
+        (
+            &["flow", arena, "45,40", "--from", "-3,3"],
+            "cannot be negative",
+        ),
+        (&["flow", "maps/no-such.map", "1,1"], "maps/no-such.map"),
+        (&["flow", arena, "45,40", "--size", "50"], "does not fit"),
+        (
+            &["flow", arena, "45,40", "--max-memory", "1K"],
+            "--max-memory",
+        ),
+        (
+            &["flow", arena, "45,40", "--render", "/no/such/dir/f.png"],
+            "/no/such/dir/f.png",
+        ),
+    ] {
+        expect_error(args, 2, needle);
+    }
+}
+
+/// The most common colour of the `k × k` pixels of cell (x, y): arrows cross some of them.
+fn cell_colour(img: &image::RgbImage, k: u32, x: u32, y: u32) -> [u8; 3] {
+    let mut counts = std::collections::HashMap::new();
+    for py in y * k..(y + 1) * k {
+        for px in x * k..(x + 1) * k {
+            *counts.entry(img.get_pixel(px, py).0).or_insert(0) += 1;
+        }
+    }
+    counts.into_iter().max_by_key(|&(_, n)| n).unwrap().0
+}
+
+#[test]
+fn flow_render_draws_the_heat_map() {
+    let png = tmp("flow_arena.png");
+    let o = run(&[
+        "flow",
+        "maps/arena.map",
+        "45,40",
+        "--from",
+        "3,3",
+        "--render",
+        png.to_str().unwrap(),
+        "--scale",
+        "8",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("render   "), "{}", stdout(&o));
+    let img = image::open(&png).unwrap().to_rgb8();
+    assert_eq!((img.width(), img.height()), (49 * 8, 49 * 8));
+    const GOAL: [u8; 3] = [230, 0, 160];
+    const BLOCKED: [u8; 3] = [40, 40, 46];
+    const START: [u8; 3] = [255, 140, 0];
+    assert_eq!(img.get_pixel(45 * 8 + 4, 40 * 8 + 4).0, GOAL);
+    assert_eq!(img.get_pixel(3 * 8 + 4, 3 * 8 + 4).0, START);
+    // Tree cells of the border are walls.
+    assert_eq!(cell_colour(&img, 8, 0, 20), BLOCKED);
+    assert_eq!(cell_colour(&img, 8, 24, 48), BLOCKED);
+    // Distances 1 and about 45 apart look different, and neither like a wall.
+    let (near, far) = (cell_colour(&img, 8, 43, 40), cell_colour(&img, 8, 3, 20));
+    assert_ne!(near, far);
+    assert!(![GOAL, BLOCKED].contains(&near) && ![GOAL, BLOCKED].contains(&far));
+    // Arrows: the cell under an arrow holds more than one colour.
+    let mixed = (0..49)
+        .flat_map(|y| (0..49).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let c = img.get_pixel(x * 8, y * 8).0;
+            (0..64).any(|i| img.get_pixel(x * 8 + i % 8, y * 8 + i / 8).0 != c)
+        })
+        .count();
+    assert!(mixed > 100, "{mixed} cells with arrows");
+
+    // Open cells cut off from the goal have a colour of their own.
+    let rooms = two_rooms("flow_render_rooms.map");
+    let png = tmp("flow_rooms.png");
+    let o = run(&["flow", &rooms, "6,3", "--render", png.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let img = image::open(&png).unwrap().to_rgb8();
+    // Without --scale a small map is drawn large: 8 pixels per cell at most.
+    assert_eq!((img.width(), img.height()), (7 * 8, 4 * 8));
+    let cut_off = cell_colour(&img, 8, 0, 3);
+    assert_eq!(cut_off, cell_colour(&img, 8, 1, 3));
+    assert!(![GOAL, BLOCKED].contains(&cut_off));
+    assert_eq!(cell_colour(&img, 8, 3, 1), BLOCKED);
+    let reachable = [cell_colour(&img, 8, 4, 0), cell_colour(&img, 8, 5, 3)];
+    assert!(!reachable.contains(&cut_off), "{reachable:?} {cut_off:?}");
 }

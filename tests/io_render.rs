@@ -279,3 +279,83 @@ fn open_area_tint_and_footprint() {
     // Off the footprint and open: untouched.
     assert_eq!(px(&img, 6, 5, 1, 1), pal.free);
 }
+
+/// The heat map of a distance field: cells by distance along the ramp, walls, cut-off and
+/// closed cells in their own colours, one arrow, a path and the goal with its ring.
+#[test]
+fn field_heat_map_pixels() {
+    use quadpath::io::{render_field, FieldOverlay, FieldPalette, FieldRenderOptions};
+    let (g, _) = setup();
+    let pal = FieldPalette::default();
+    // Distance: the column, row 0 cut off. Arrows every 2 cells (8 pixels) would sit on
+    // cells (1 + 2i, 1 + 2j); only (9, 7) answers a step, one cell west.
+    let distance = |c: Cell| (c.y > 0).then_some(c.x as f64);
+    let next_step = |c: Cell| (c == Cell::new(9, 7)).then(|| Cell::new(8, 7));
+    let mut open = g.clone();
+    open.set_blocked(Cell::new(5, 5), true);
+    let paths = vec![vec![Cell::new(4, 6), Cell::new(5, 6)]];
+    let field = FieldOverlay {
+        distance: &distance,
+        next_step: &next_step,
+        goal: Rect::new(0, 1, 0, 6),
+        paths: &paths,
+        open: Some(&open),
+    };
+    let opts = FieldRenderOptions {
+        scale: K,
+        arrow_spacing: 2 * K,
+        palette: pal,
+    };
+    let img = render_field(&g, &field, &opts);
+    assert_eq!(img.dimensions(), (40, 32));
+    let whole = |x: u32, y: u32, c: [u8; 3]| {
+        for j in 0..K {
+            for i in 0..K {
+                assert_eq!(px(&img, x, y, i, j), c, "cell {x},{y} pixel ({i},{j})");
+            }
+        }
+    };
+    whole(7, 3, pal.blocked);
+    whole(3, 0, pal.unreachable);
+    whole(5, 5, pal.closed);
+    whole(0, 3, pal.goal);
+    whole(4, 6, pal.start);
+    whole(5, 6, pal.path);
+    // The ramp from the goal's column to the farthest one (distance 9).
+    whole(9, 3, pal.ramp[6]);
+    whole(3, 2, pal.ramp[2]);
+    whole(6, 4, pal.ramp[4]);
+    // No arrow where no step is answered: cell (1, 1) is one colour.
+    whole(1, 1, px(&img, 1, 1, 0, 0));
+    // The arrow, over cell (9, 7): its pixels differ from the cell's colour.
+    let arrow = (0..K * K)
+        .filter(|i| px(&img, 9, 7, i % K, i / K) != pal.ramp[6])
+        .count();
+    assert!(arrow >= 3, "{arrow} arrow pixels");
+    whole(9, 6, pal.ramp[6]);
+    // The ring, two pixels wide, 7 pixels right of the goal's cells.
+    for y in [8, 12, 20] {
+        assert_eq!(img.get_pixel(K + 6, y).0, pal.goal);
+        assert_eq!(img.get_pixel(K + 5, y).0, pal.goal);
+        assert_ne!(img.get_pixel(K + 7, y).0, pal.goal);
+    }
+
+    // One pixel per cell: paths 3 pixels wide and starts 5, so that they stay visible.
+    let paths = vec![vec![Cell::new(3, 5), Cell::new(3, 4), Cell::new(3, 3)]];
+    let small = render_field(
+        &g,
+        &FieldOverlay {
+            paths: &paths,
+            ..field
+        },
+        &FieldRenderOptions { scale: 1, ..opts },
+    );
+    assert_eq!(small.dimensions(), (10, 8));
+    assert_eq!(
+        small.get_pixel(1, 5).0,
+        pal.start,
+        "two pixels off the start"
+    );
+    assert_eq!(small.get_pixel(2, 2).0, pal.path, "one pixel off the path");
+    assert_ne!(small.get_pixel(1, 2).0, pal.path);
+}

@@ -101,17 +101,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             class: class.label(),
         })?
     } else {
-        let mut s = String::new();
-        s += &format!(
-            "map      {} ({}x{}, {} mode)\n",
-            a.map.display(),
-            grid.width(),
-            grid.height(),
-            mode_name(mode)
-        );
-        if let Some(c) = class.label() {
-            s += &format!("class    {c}\n");
-        }
+        let mut s = output::map_header(&a.map, &grid, mode, &class);
         s += &format!("length   {:.6}\n", path.length);
         s += &format!(
             "cells    {} ({} steps)\n",
@@ -121,17 +111,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
         s += &format!("build    {}\n", output::ms(build_ms));
         s += &format!("query    {}\n", output::us(query_us));
         s += "path    ";
-        let mut width = 8;
-        for c in &path.cells {
-            let item = format!(" {c}");
-            if width + item.len() > 88 {
-                s += "\n        ";
-                width = 8;
-            }
-            width += item.len();
-            s += &item;
-        }
-        s += "\n";
+        s += &output::wrapped_cells(&path.cells, 8);
         if let Some(out) = &a.render {
             s += &format!("render   {}\n", out.display());
         }

@@ -7,6 +7,7 @@
 mod bench;
 mod class;
 mod find;
+mod flow;
 mod info;
 mod output;
 mod render;
@@ -30,9 +31,9 @@ const AFTER_HELP: &str = "\
 Exit status:
   0  success
   1  a check failed (a path is invalid, shorter than optimal, or longer than optimal in
-     exact mode), or the goal is unreachable
+     exact mode), or the goal is unreachable (for flow: from some --from cell)
   2  usage or input error: missing or malformed file, unparsable or out-of-range coordinate,
-     start or goal on a blocked cell (or not open for the --size/--passable class), a bad
+     start, goal or --from on a blocked cell (or not open for the --size/--passable class), a bad
      --size or --passable, an agent larger than the map
 
 Timings are only meaningful in an optimised build: run `cargo run --release -- ...` or the
@@ -50,8 +51,8 @@ Coordinates are written x,y: x is the column, y the row, 0,0 the top-left cell. 
 
 Movement classes: --size K moves an agent covering K x K cells (its position is the
 top-left one; every cell under it must be passable), --passable CHARS sets the terrain it
-may stand on (default .GS: water W, trees T and walls @ are impassable). find, scen, bench,
-info and render take both; scen and bench then check each query against plain A* for the
+may stand on (default .GS: water W, trees T and walls @ are impassable). find, flow, scen,
+bench, info and render take both; scen and bench then check each query against plain A* for the
 class, since scenario files give lengths for 1x1 agents, and skip queries whose start or
 goal the class cannot stand on.
 
@@ -64,6 +65,7 @@ Examples:
   quadpath bench maps/*.scen --sample 100
   quadpath info maps/den312d.map
   quadpath find maps/arena.map 3,3 45,40 --size 2 --passable .GST
+  quadpath flow maps/arena.map 45,40 --from 3,3 --from 10,2 --render flow.png
   quadpath render maps/rts_valley.png -o valley.png --legend rts --tree --path 21,46 106,50";
 
 /// The command line.
@@ -94,6 +96,37 @@ quadpath find maps/arena.map 3,3 45,40 --size 2 --passable .GST --render tank.pn
         after_help = AFTER_HELP
     )]
     Find(find::FindArgs),
+    /// Build a flow field to one goal and follow it from some cells.
+    #[command(
+        long_about = "Build a flow field to one goal: every open cell's distance to the goal and the\n\
+step to take from it, shared by a whole group of units moving there. Prints the time to\n\
+build the field (and, apart, the map's structure), then for each --from cell its distance\n\
+to the goal and the route that following the field's next step gives (its length is the\n\
+distance, which is exact in either mode).\n\n\
+In exact mode the field is one search over the gate graph, and each leaf's cells are\n\
+worked out the first time a cell in it is asked about: the `field` line (`memory_bytes`\n\
+and `computed_leaves` in JSON) says what the --from routes cost. In fast mode the field is\n\
+one Dijkstra over every cell, done at once.\n\n\
+A --from cell that cannot reach the goal gets distance `unreachable` (`null` and an empty\n\
+path in JSON): every result is printed all the same, then one error line names the cut-off\n\
+cells and the exit status is 1. A goal or --from cell off the map or on a blocked cell (or\n\
+not open for the --size/--passable class) is an input error (status 2), like a blocked\n\
+start in `find`.\n\n\
+--json prints one object: {\"goal\":[x,y],\"build_ms\":..,\"map_build_ms\":..,\"mode\":..,\n\
+\"memory_bytes\":..,\"computed_leaves\":..,\"results\":[{\"from\":[x,y],\n\
+\"distance\":D or null,\"path\":[[x,y],...],\"query_us\":..},...]} (and \"class\" for a\n\
+non-default class).\n\n\
+--render OUT.png draws the distance field as a heat map (light yellow near the goal to dark\n\
+blue far from it; walls dark, open cells that cannot reach the goal grey, cells the class\n\
+cannot stand at brown), one arrow along the next step per square of cells about 14 pixels\n\
+wide, the --from paths in red from an orange start, and the goal in magenta with a ring.\n\
+The render works out every leaf of the field.\n\n\
+Examples:\n  quadpath flow maps/arena.map 45,40 --from 3,3 --from 10,2\n  \
+quadpath flow maps/rts_valley.png 106,50 --legend rts --from 21,46 --render flow.png\n  \
+quadpath flow maps/arena.map 45,40 --size 2 --from 3,3 --json",
+        after_help = AFTER_HELP
+    )]
+    Flow(flow::FlowArgs),
     /// Run every query of a Moving AI scenario file and check the paths.
     #[command(
         long_about = "Run every query of a Moving AI .scen file, validate each path (legal steps,\n\
@@ -560,6 +593,7 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Find(a) => find::run(a),
+        Command::Flow(a) => flow::run(a),
         Command::Scen(a) => scen::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Info(a) => info::run(a),

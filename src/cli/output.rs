@@ -1,10 +1,12 @@
 //! Output helpers: writing to stdout without panicking, number formatting, statistics,
 //! JSON shapes and progress bars.
 
-use super::CliError;
+use super::class::Class;
+use super::{mode_name, CliError};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use quadpath::Cell;
+use quadpath::{Cell, Grid, Mode};
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 
 /// Writes `text` to stdout. A closed pipe (`quadpath ... | head`) is not an error.
 pub fn emit(text: &str) -> Result<(), CliError> {
@@ -31,6 +33,40 @@ pub fn cell_json(c: Cell) -> [u32; 2] {
 /// Cells as JSON pairs.
 pub fn cells_json(cells: &[Cell]) -> Vec<[u32; 2]> {
     cells.iter().map(|&c| cell_json(c)).collect()
+}
+
+/// The first lines of a one-map text output: the map, its size and the mode, then the
+/// class for a non-default one.
+pub fn map_header(map: &Path, grid: &Grid, mode: Mode, class: &Class) -> String {
+    let mut s = format!(
+        "map      {} ({}x{}, {} mode)\n",
+        map.display(),
+        grid.width(),
+        grid.height(),
+        mode_name(mode)
+    );
+    if let Some(c) = class.label() {
+        s += &format!("class    {c}\n");
+    }
+    s
+}
+
+/// Cells as ` x,y` items after a label `indent` columns wide, wrapped before column 88 onto
+/// lines indented as much; ends with a newline.
+pub fn wrapped_cells(cells: &[Cell], indent: usize) -> String {
+    let mut s = String::new();
+    let mut width = indent;
+    for c in cells {
+        let item = format!(" {c}");
+        if width + item.len() > 88 {
+            s += "\n";
+            s += &" ".repeat(indent);
+            width = indent;
+        }
+        width += item.len();
+        s += &item;
+    }
+    s + "\n"
 }
 
 /// A progress bar on stderr when it is a terminal and `quiet` is off; hidden otherwise.

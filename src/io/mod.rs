@@ -36,7 +36,8 @@ strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`. A grid has one passable
 ([`ColorLegend::passable_set`]), so a legend may not make one code both free and blocked.
 
 PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`],
-[`save_png`]) need the same feature.
+[`save_png`]), and heat maps of a distance field such as a flow field's
+([`render_field`]), need the same feature.
 "#
 )]
 //!
@@ -72,6 +73,8 @@ PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`
 mod bitmap;
 mod dynamic;
 mod error;
+#[cfg(feature = "image")]
+mod heatmap;
 mod movingai;
 mod output;
 #[cfg(feature = "image")]
@@ -88,6 +91,8 @@ pub use dynamic::{
     DynamicCommand, DynamicQuery, DynamicScenario, PatchPlacement,
 };
 pub use error::MapError;
+#[cfg(feature = "image")]
+pub use heatmap::{arrow_block, render_field, FieldOverlay, FieldPalette, FieldRenderOptions};
 pub use movingai::{
     parse_map, read_map, save_map, write_map, MAP_CHARACTERS, MAX_MAP_CELLS, MAX_MAP_SIDE,
 };

@@ -252,7 +252,12 @@ fn blend(a: [u8; 3], b: [u8; 3]) -> [u8; 3] {
 }
 
 /// Bresenham's line, clipped to the image.
-fn line(img: &mut RgbImage, (mut x0, mut y0): (i64, i64), (x1, y1): (i64, i64), c: Rgb<u8>) {
+pub(super) fn line(
+    img: &mut RgbImage,
+    (mut x0, mut y0): (i64, i64),
+    (x1, y1): (i64, i64),
+    c: Rgb<u8>,
+) {
     let (dx, dy) = ((x1 - x0).abs(), -(y1 - y0).abs());
     let (sx, sy) = (if x0 < x1 { 1 } else { -1 }, if y0 < y1 { 1 } else { -1 });
     let mut err = dx + dy;
