@@ -36,6 +36,13 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs and expects success; returns stdout.
+fn run_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: stderr {}", stderr(&o));
+    stdout(&o)
+}
+
 /// Runs and expects success with one JSON value on stdout.
 fn run_json(args: &[&str]) -> Value {
     let o = run(args);
@@ -1866,9 +1873,7 @@ fn scen_threads_give_the_same_answers_and_report_qps() {
             assert_eq!(one[k], two[k], "{mode}: {k}");
         }
     }
-    let o = run(&["scen", "maps/arena.map.scen", "--threads", "2"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = run_ok(&["scen", "maps/arena.map.scen", "--threads", "2"]);
     let line = out
         .lines()
         .find(|l| l.trim_start().starts_with("throughput"))
@@ -1919,16 +1924,15 @@ fn bench_reports_batch_throughput() {
             assert_eq!(u(r, "invalid"), 0, "{r}");
         }
     }
-    let o = run(&[
+    let text = [
         "bench",
         "maps/arena.map.scen",
         "--sample",
         "10",
         "--threads",
         "1",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
+    ];
+    let out = run_ok(&text);
     assert!(out.contains("qps") && out.contains("scaling"), "{out}");
     // Two rows in the timing table, two in the batch table.
     let rows = out.lines().filter(|l| l.starts_with("arena.map")).count();
