@@ -101,7 +101,7 @@ pub mod testing {
 }
 
 /// Compiles the README's Rust examples as doctests, so that they cannot rot. They load a
-/// bitmap, hence the `image` feature.
+/// bitmap and run a batch on a rayon pool, hence the `image` and `parallel` features.
 #[doc = include_str!("../README.md")]
-#[cfg(all(doctest, feature = "image"))]
+#[cfg(all(doctest, feature = "image", feature = "parallel"))]
 pub struct ReadmeDoctests;
