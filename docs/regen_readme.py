@@ -51,7 +51,11 @@ while i < len(lines):
             continue
     m = re.match(r'^cargo run --release -- (.*?)(\s+#.*)?$', cmd)
     cmd = ''
-    if m and lines[i + 1] == '```' and section in (None, heading):
+    # The last command of a block may have no output block after it (a block listing
+    # several commands): nothing to refresh then.
+    has_output = m and lines[i + 1] == '```' and next(
+        (l for l in lines[i + 2:] if l.strip()), '').startswith('```')
+    if has_output and section in (None, heading):
         args = [re.sub(r'\$([A-Z_]+)', lambda v: env[v.group(1)], a) for a in m.group(1).split()]
         r = subprocess.run([Q] + args, cwd=WORK, capture_output=True, text=True)
         assert r.returncode == 0, (args, r.stderr)

@@ -52,7 +52,8 @@
 //! | `image` | obstacle bitmaps and PNG renders in [`io`] | `image` |
 //! | `serde` | `Serialize`/`Deserialize` on [`Cell`], [`Rect`] and [`Path`] | `serde` |
 //! | `baseline` | `quadpath::baseline`, plain grid A\* | `pathfinding` |
-//! | `cli` (default) | the `quadpath` binary; turns on `image`, `serde` and `baseline` | `clap`, `indicatif`, `serde_json` |
+//! | `parallel` (default) | [`HpaMap::find_paths`] and [`World::find_paths`] on rayon's current thread pool; sequential without it | `rayon` |
+//! | `cli` (default) | the `quadpath` binary; turns on `image`, `serde`, `baseline` and `parallel` | `clap`, `indicatif`, `serde_json` |
 //! | `testing` | test hooks: the `testing` module, `HpaMap::snapshot` and `check_consistency`, `QuadTree::find_by_descent` | none |
 //!
 //! ## Conventions
@@ -102,7 +103,7 @@ pub mod testing {
 }
 
 /// Compiles the README's Rust examples as doctests, so that they cannot rot. They load a
-/// bitmap, hence the `image` feature.
+/// bitmap and run a batch on a rayon pool, hence the `image` and `parallel` features.
 #[doc = include_str!("../README.md")]
-#[cfg(all(doctest, feature = "image"))]
+#[cfg(all(doctest, feature = "image", feature = "parallel"))]
 pub struct ReadmeDoctests;

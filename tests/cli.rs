@@ -36,6 +36,13 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs and expects success; returns stdout.
+fn run_ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: stderr {}", stderr(&o));
+    stdout(&o)
+}
+
 /// Runs and expects success with one JSON value on stdout.
 fn run_json(args: &[&str]) -> Value {
     let o = run(args);
@@ -173,7 +180,7 @@ impl Map {
     }
 }
 
-const SCEN_KEYS: [&str; 10] = [
+const SCEN_KEYS: [&str; 12] = [
     "queries",
     "solved",
     "unreachable",
@@ -184,6 +191,8 @@ const SCEN_KEYS: [&str; 10] = [
     "build_ms",
     "median_query_us",
     "total_query_ms",
+    "threads",
+    "qps",
 ];
 
 fn check_scen_summary(v: &Value, queries: u64) {
@@ -202,6 +211,7 @@ fn check_scen_summary(v: &Value, queries: u64) {
     assert!(
         f(v, "build_ms") > 0.0 && f(v, "median_query_us") >= 0.0 && f(v, "total_query_ms") > 0.0
     );
+    assert!(u(v, "threads") >= 1 && f(v, "qps") > 0.0, "{v}");
 }
 
 #[test]
@@ -2114,4 +2124,137 @@ fn flow_render_draws_the_heat_map() {
     assert_eq!(cell_colour(&img, 8, 3, 1), BLOCKED);
     let reachable = [cell_colour(&img, 8, 4, 0), cell_colour(&img, 8, 5, 3)];
     assert!(!reachable.contains(&cut_off), "{reachable:?} {cut_off:?}");
+}
+
+/// The lines of a `--paths` file without their timings: what a run answered, query by query.
+fn answers_of(paths: &Path) -> Vec<Value> {
+    std::fs::read_to_string(paths)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut()
+                .unwrap()
+                .remove("query_us")
+                .expect("a query time");
+            v
+        })
+        .collect()
+}
+
+/// Issue 15: `scen --threads N` answers the file in one batch on N threads; one thread and
+/// two give the same answers, path for path, and the summary names the thread count and the
+/// queries per second.
+#[test]
+fn scen_threads_give_the_same_answers_and_report_qps() {
+    for mode in ["exact", "fast"] {
+        let mut runs = Vec::new();
+        for threads in ["1", "2"] {
+            let paths = tmp(&format!("threads_{mode}_{threads}.jsonl"));
+            let v = run_json(&[
+                "scen",
+                "maps/den312d-even-1.scen",
+                "--mode",
+                mode,
+                "--threads",
+                threads,
+                "--paths",
+                paths.to_str().unwrap(),
+                "--json",
+            ]);
+            check_scen_summary(&v, 290);
+            assert_eq!(v["threads"].to_string(), threads, "{v}");
+            runs.push((v, answers_of(&paths)));
+        }
+        let ((one, one_paths), (two, two_paths)) = (&runs[0], &runs[1]);
+        assert_eq!(one_paths.len(), 290);
+        assert_eq!(one_paths, two_paths, "{mode}: the paths differ");
+        for k in ["solved", "mean_subopt", "p99_subopt", "max_subopt"] {
+            assert_eq!(one[k], two[k], "{mode}: {k}");
+        }
+    }
+    let out = run_ok(&["scen", "maps/arena.map.scen", "--threads", "2"]);
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("throughput"))
+        .unwrap_or_else(|| panic!("a throughput line in {out}"));
+    assert!(line.contains("queries/s on 2 threads"), "{line}");
+    // A dynamic file is replayed in order on one thread, whatever --threads says.
+    let v = run_json(&[
+        "scen",
+        "maps/dao_arena2.scen",
+        "--limit",
+        "20",
+        "--threads",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(u(&v, "threads"), 1, "{v}");
+    assert!(f(&v, "qps") > 0.0, "{v}");
+}
+
+/// Issue 15: `bench` adds the batch's throughput on `--threads` threads and on one to each
+/// static row, in JSON and as a second text table; dynamic rows have none.
+#[test]
+fn bench_reports_batch_throughput() {
+    let v = run_json(&[
+        "bench",
+        "maps/arena.map.scen",
+        "maps/dao_arena2.scen",
+        "--sample",
+        "10",
+        "--threads",
+        "2",
+        "--baseline",
+        "none",
+        "--json",
+    ]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 4, "two files, two modes");
+    for r in rows {
+        if r["map"].as_str().unwrap().contains("dynamic") {
+            for k in ["threads", "qps", "qps_one_thread", "thread_scaling"] {
+                assert!(r[k].is_null(), "{k} in {r}");
+            }
+        } else {
+            assert_eq!(u(r, "threads"), 2, "{r}");
+            for k in ["qps", "qps_one_thread", "thread_scaling"] {
+                assert!(f(r, k) > 0.0, "{k} in {r}");
+            }
+            assert_eq!(u(r, "invalid"), 0, "{r}");
+        }
+    }
+    let text = [
+        "bench",
+        "maps/arena.map.scen",
+        "--sample",
+        "10",
+        "--threads",
+        "1",
+    ];
+    let out = run_ok(&text);
+    assert!(out.contains("qps") && out.contains("scaling"), "{out}");
+    // Two rows in the timing table, two in the batch table.
+    let rows = out.lines().filter(|l| l.starts_with("arena.map")).count();
+    assert_eq!(rows, 4, "{out}");
+}
+
+/// Issue 15: no thread, or an absurd number of them, is an input error of one line, found
+/// before any file is read.
+#[test]
+fn bad_thread_counts_exit_2_with_one_line() {
+    for cmd in ["scen", "bench"] {
+        for scen in ["maps/arena.map.scen", "maps/dao_arena2.scen"] {
+            expect_error(&[cmd, scen, "--threads", "0"], 2, "--threads 0");
+            expect_error(&[cmd, scen, "--threads", "100000"], 2, "--threads 100000");
+        }
+    }
+    // Before the file is even read: a missing file is not what is reported.
+    expect_error(
+        &["scen", "maps/no-such.scen", "--threads", "0"],
+        2,
+        "--threads 0",
+    );
+    let o = run(&["scen", "maps/arena.map.scen", "--threads", "two"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

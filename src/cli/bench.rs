@@ -2,13 +2,13 @@
 
 use super::class::{Class, ClassKeys, ClassOptions};
 use super::output;
-use super::scen::{judge, Tally};
+use super::scen::{judge_batch, Expected, Tally, Throughput};
 use super::{
-    build, load_any, mode_name, replay, select_queries, CliError, Loaded, MapOptions,
-    MemoryOptions, ModesArg, ScenSet, EXIT_FAILED, EXIT_OK,
+    build, load_any, mode_name, replay, select_queries, thread_pool, CliError, Loaded, MapOptions,
+    MemoryOptions, ModesArg, ScenSet, ThreadOptions, EXIT_FAILED, EXIT_OK,
 };
 use clap::{Args, ValueEnum};
-use quadpath::{baseline, Mode};
+use quadpath::{baseline, Cell, HpaMap, Mode, Path, QueryError};
 use serde::Serialize;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -16,6 +16,10 @@ use std::time::Instant;
 
 /// Untimed queries run first on each map, to warm caches and allocators.
 const WARM_UP: usize = 3;
+
+/// The least wall time a batch measurement takes: small files' batches are repeated until
+/// then, so that their queries per second are not one timer tick's noise.
+const MIN_BATCH_SECONDS: f64 = 0.05;
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Baseline {
@@ -56,6 +60,8 @@ pub struct BenchArgs {
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
+    #[command(flatten)]
+    pub threads: ThreadOptions,
 }
 
 /// One row: one map and one mode.
@@ -80,6 +86,10 @@ pub struct Row {
     pub speedup_total: Option<f64>,
     /// The flat bitmap the baseline searches (its per-search open and closed sets come on top).
     pub astar_memory_bytes: Option<usize>,
+    /// The batch of all the row's queries on `--threads` threads (static files only):
+    /// `threads` and `qps`.
+    #[serde(flatten)]
+    pub batch: BatchKeys,
     /// A non-default movement class and the queries it skipped (counted in `queries`).
     #[serde(flatten)]
     pub class: ClassKeys,
@@ -142,8 +152,33 @@ impl Row {
             speedup_median: astar.map(|(m, _, _)| ratio(m, median)),
             speedup_total: astar.map(|(_, t, _)| ratio(t, total)),
             astar_memory_bytes: astar.map(|(_, _, b)| b),
+            batch: BatchKeys::default(),
             class: ClassKeys::default(),
             replay: None,
+        }
+    }
+}
+
+/// The batch columns of a row: null for a dynamic scenario, which is replayed in order.
+#[derive(Serialize, Default)]
+pub struct BatchKeys {
+    pub threads: Option<usize>,
+    /// Queries per second of the batch on `threads` threads.
+    pub qps: Option<f64>,
+    /// The same batch on one thread, for reference.
+    pub qps_one_thread: Option<f64>,
+    /// `qps / qps_one_thread`.
+    pub thread_scaling: Option<f64>,
+}
+
+impl BatchKeys {
+    /// The columns of a batch measured on `many` threads and on one.
+    fn new(many: Throughput, one: Throughput) -> Self {
+        BatchKeys {
+            threads: Some(many.threads),
+            qps: Some(many.qps),
+            qps_one_thread: Some(one.qps),
+            thread_scaling: Some(ratio(many.qps, one.qps)),
         }
     }
 }
@@ -166,6 +201,7 @@ pub struct Replay {
 
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     let class = a.class.class()?;
+    let threads = a.threads.count()?;
     let modes = a.mode.modes();
     let with_astar = a.baseline == Baseline::Astar;
     for (flag, n) in [("--limit", a.limit), ("--sample", a.sample)] {
@@ -211,6 +247,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
                 .join(", ")
         )));
     }
+    let pools = (thread_pool(threads)?, thread_pool(1)?);
     let mut rows = Vec::new();
     for ((set, ids), open) in sets.iter().zip(selected).zip(&opens) {
         let max_memory = a.memory.limit();
@@ -222,6 +259,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
                     with_astar,
                     max_memory,
                     quiet: a.json,
+                    pools: (&pools.0, &pools.1),
                 };
                 bench_static(set, open, &class, &ids, &run)?
             }
@@ -249,6 +287,35 @@ struct StaticRun<'a> {
     max_memory: usize,
     /// No progress bar.
     quiet: bool,
+    /// The pools of `--threads` threads and of one thread the batches run on.
+    pools: (&'a rayon::ThreadPool, &'a rayon::ThreadPool),
+}
+
+/// Answers `queries` on `pool` with [`HpaMap::find_paths`], after an untimed warm-up that
+/// grows the workers' search contexts, and repeats the batch for at least
+/// [`MIN_BATCH_SECONDS`]: the first pass's answers and the throughput of them all.
+fn time_batch(
+    pool: &rayon::ThreadPool,
+    hpa: &HpaMap,
+    queries: &[(Cell, Cell)],
+) -> (Vec<Result<Path, QueryError>>, Throughput) {
+    let threads = pool.current_num_threads();
+    pool.install(|| {
+        let warm = queries.len().min(WARM_UP * threads);
+        black_box(hpa.find_paths(&queries[..warm]));
+        let t = Instant::now();
+        let answers = black_box(hpa.find_paths(queries));
+        let mut passes = 1;
+        while t.elapsed().as_secs_f64() < MIN_BATCH_SECONDS {
+            black_box(hpa.find_paths(queries));
+            passes += 1;
+        }
+        let seconds = t.elapsed().as_secs_f64();
+        (
+            answers,
+            Throughput::new(threads, passes * queries.len(), seconds),
+        )
+    })
 }
 
 /// One static scenario file: each mode and, with `with_astar`, plain A* on the same queries,
@@ -289,6 +356,10 @@ fn bench_static(
     let mut astar_times = Vec::with_capacity(ids.len());
     let mut astar_wrong = 0usize;
     let mut skipped = 0usize;
+    // Each query run, with each mode's answer: judged after the batches, against theirs.
+    let mut runs: Vec<Expected> = Vec::with_capacity(ids.len());
+    let mut sequential: Vec<Vec<Result<Path, QueryError>>> =
+        (0..m).map(|_| Vec::with_capacity(ids.len())).collect();
     // Query k runs quadpath's modes then A*, and the reverse for odd k, so that neither
     // side always finds the caches warmed by the other.
     for (k, &id) in ids.iter().enumerate() {
@@ -331,13 +402,26 @@ fn bench_static(
         {
             astar_wrong += 1;
         }
-        for (j, result) in results.iter().enumerate() {
-            let result = result.as_ref().expect("every mode ran");
-            let v = judge(open, &expected, modes[j], result);
-            tallies[j].add(v, 3, &set.scen_path, &expected, Some(modes[j]));
+        for (j, result) in results.into_iter().enumerate() {
+            sequential[j].push(result.expect("every mode ran"));
         }
+        runs.push(expected);
     }
     pb.finish_and_clear();
+    // The batches come after the per-query timings, so that no other thread runs beside
+    // those; each mode's batch answers are the ones judged, and must equal its sequential
+    // answers.
+    let queries: Vec<(Cell, Cell)> = runs.iter().map(|e| (e.start, e.goal)).collect();
+    let mut batches = Vec::with_capacity(m);
+    for (j, (hpa, _)) in maps.iter().enumerate() {
+        let (answers, many) = time_batch(run.pools.0, hpa, &queries);
+        let (_, one) = time_batch(run.pools.1, hpa, &queries);
+        for ((e, answer), seq) in runs.iter().zip(&answers).zip(&sequential[j]) {
+            let v = judge_batch(open, e, modes[j], answer, seq);
+            tallies[j].add(v, 3, &set.scen_path, e, Some(modes[j]));
+        }
+        batches.push(BatchKeys::new(many, one));
+    }
     class.require_some_open(&set.scen_path, ids.len(), skipped)?;
     if astar_wrong > 0 {
         output::warn(&format!(
@@ -345,9 +429,10 @@ fn bench_static(
             set.scen_path.display()
         ));
     }
-    for (j, (hpa, build_ms)) in maps.iter().enumerate() {
+    for ((j, (hpa, build_ms)), batch) in maps.iter().enumerate().zip(batches) {
         rows.push(Row {
             class: ClassKeys::new(class, skipped),
+            batch,
             ..Row::new(RowFigures {
                 scen: set.scen_path.display().to_string(),
                 map: set.map_path.display().to_string(),
@@ -374,9 +459,7 @@ fn table(rows: &[Row]) -> String {
     ];
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
-        let name = std::path::Path::new(&r.map)
-            .file_name()
-            .map_or(r.map.clone(), |n| n.to_string_lossy().into_owned());
+        let name = short_name(&r.map);
         let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
         let class = r
             .class
@@ -407,6 +490,7 @@ fn table(rows: &[Row]) -> String {
 totals; subopt: mean of length / optimal - 1; memory: quadpath's grid, tree, gate graph,\n\
 clusters and landmarks; A* grid: the bitmap plain A* searches (its open and closed sets\n\
 come on top)\n";
+    s += &batch_table(rows);
     let dynamic: Vec<&Row> = rows.iter().filter(|r| r.replay.is_some()).collect();
     if dynamic.is_empty() {
         return s;
@@ -444,6 +528,47 @@ come on top)\n";
 (for quadpath with the refresh work they defer, done before each query within --refresh),\n\
 totals are edits plus queries; speed-up: A* total / quadpath total\n";
     s
+}
+
+/// The batch throughput of the static rows as a second table; empty when there is none.
+fn batch_table(rows: &[Row]) -> String {
+    let header = [
+        "batch", "mode", "queries", "threads", "qps", "1 thread", "scaling",
+    ];
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for r in rows {
+        let b = &r.batch;
+        let (Some(threads), Some(qps), Some(one), Some(scaling)) =
+            (b.threads, b.qps, b.qps_one_thread, b.thread_scaling)
+        else {
+            continue;
+        };
+        cells.push(vec![
+            short_name(&r.map),
+            r.mode.to_string(),
+            (r.queries - r.class.skipped.unwrap_or(0)).to_string(),
+            threads.to_string(),
+            format!("{qps:.0}"),
+            format!("{one:.0}"),
+            format!("{scaling:.2}x"),
+        ]);
+    }
+    if cells.len() == 1 {
+        return String::new();
+    }
+    let mut s = "\n".to_string();
+    s += &align(&cells);
+    s += "batch: every query of the row answered by one find_paths call on --threads threads and\n\
+on one thread (each repeated for at least 50 ms); qps: queries per second of wall time;\n\
+scaling: qps / 1-thread qps\n";
+    s
+}
+
+/// A map's file name, or the whole path when it has none.
+fn short_name(map: &str) -> String {
+    std::path::Path::new(map)
+        .file_name()
+        .map_or(map.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Cells as aligned columns: the first two left-aligned (names), the rest right-aligned.

@@ -141,9 +141,17 @@ With --size K or --passable CHARS (a movement class other than 1x1 on .GS) each 
 reference length comes from plain A* for the class, since the file's lengths are for 1x1\n\
 agents; queries whose start or goal the class cannot stand at are skipped (counted, not\n\
 failures), and unreachable ones must be answered unreachable. Not available for version 2\n\
-(dynamic) files.\n\nExamples:\n  \
+(dynamic) files.\n\n\
+The answers checked come from one batch (HpaMap::find_paths) on --threads N threads\n\
+(default: every core, at most 1024), timed as a whole for the throughput (queries per\n\
+second of wall time). Each query is then run again alone on one thread: that gives the\n\
+per-query times, and its answer must equal the batch's (a difference is an invalid\n\
+query). A version 2 (dynamic) file is replayed in order on one thread whatever --threads\n\
+says, since edits come between its queries; its throughput is that of the query times.\n\n\
+Examples:\n  \
 quadpath scen maps/arena.map.scen --mode fast --paths arena_paths.jsonl\n  \
-quadpath scen maps/arena.map.scen --size 2",
+quadpath scen maps/arena.map.scen --size 2\n  \
+quadpath scen maps/den312d-even-1.scen --threads 2",
         after_help = AFTER_HELP
     )]
     Scen(scen::ScenArgs),
@@ -161,8 +169,15 @@ are read and checked before the first query runs; a run with no query at all (--
 --size K and --passable CHARS time a movement class: both sides search its open positions,\n\
 A* gives the reference lengths, and queries the class cannot stand at are skipped (as in\n\
 `scen`).\n\n\
+Batch throughput (static files): after the per-query timings, which stay single-threaded,\n\
+each mode answers all the row's queries in one batch (HpaMap::find_paths) on --threads N\n\
+threads (default: every core, at most 1024) and on one thread, each repeated for at least\n\
+50 ms; a second table gives both in queries per second and their ratio. The batch answers\n\
+are the ones judged, and must equal the single-threaded ones. Dynamic files are replayed\n\
+in order and have no batch.\n\n\
 Examples:\n  quadpath bench maps/arena.map.scen maps/den312d-even-1.scen --sample 100\n  \
-quadpath bench maps/den312d-even-1.scen --size 3 --sample 50",
+quadpath bench maps/den312d-even-1.scen --size 3 --sample 50\n  \
+quadpath bench maps/den312d-even-1.scen --threads 2 --json",
         after_help = AFTER_HELP
     )]
     Bench(bench::BenchArgs),
@@ -236,6 +251,55 @@ impl MemoryOptions {
                 .and_then(|m| mem_total(&m))
                 .map_or(FALLBACK_MAX_MEMORY, |total| total / 2)
         })
+    }
+}
+
+/// How many threads answer a batch of queries; shared by `scen` and `bench`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ThreadOptions {
+    /// Answer the batch of queries on N threads (default: every core, here
+    /// `std::thread::available_parallelism`). At most 1024
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// The largest `--threads`: each thread reserves a stack and grows a search context as
+/// large as the map's gate graph, so a thousand is already far past any machine's cores and
+/// a larger number is a typo.
+pub const MAX_THREADS: usize = 1024;
+
+impl ThreadOptions {
+    /// The thread count asked for, checked: `--threads`, or every core.
+    pub fn count(&self) -> Result<usize, CliError> {
+        match self.threads {
+            Some(0) => Err(CliError::input(
+                "--threads 0 leaves no thread to answer the queries; give at least 1",
+            )),
+            Some(n) if n > MAX_THREADS => Err(CliError::input(format!(
+                "--threads {n} is more than the {MAX_THREADS} threads allowed"
+            ))),
+            Some(n) => Ok(n),
+            None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        }
+    }
+}
+
+/// A rayon pool of `n` threads, for [`HpaMap::find_paths`] to run on (inside
+/// `pool.install`).
+pub fn thread_pool(n: usize) -> Result<rayon::ThreadPool, CliError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| CliError::input(format!("cannot start {n} threads: {e}")))
+}
+
+/// Queries per second: `queries` answered in `seconds` of wall time, rounded; 0 when no
+/// time could be measured.
+pub fn qps(queries: usize, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        output::round(queries as f64 / seconds, 1)
+    } else {
+        0.0
     }
 }
 

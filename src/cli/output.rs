@@ -151,6 +151,15 @@ pub fn us(v: f64) -> String {
     }
 }
 
+/// Queries per second for humans.
+pub fn rate(qps: f64) -> String {
+    if qps >= 100.0 {
+        format!("{qps:.0} queries/s")
+    } else {
+        format!("{qps:.1} queries/s")
+    }
+}
+
 /// A fraction as a percentage.
 pub fn pct(v: f64) -> String {
     format!("{:.3}%", v * 100.0)

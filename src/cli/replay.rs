@@ -4,7 +4,9 @@
 
 use super::bench::{ratio, Row, RowFigures};
 use super::output;
-use super::scen::{closing_lines, judge, write_path_line, Expected, ScenArgs, Tally, MAX_REPORTED};
+use super::scen::{
+    closing_lines, judge, write_path_line, Expected, ScenArgs, Tally, Throughput, MAX_REPORTED,
+};
 use super::{build, mode_name, select_queries, CliError, EXIT_FAILED, EXIT_OK};
 use quadpath::io::{self, DynamicCommand, DynamicQuery, DynamicScenario, PatchPlacement};
 use quadpath::{baseline, Grid, HpaMap, Mode, TerrainPatch};
@@ -225,10 +227,14 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
 
     let edit_total_ms = output::sum(&clock.edits) / 1e3;
     let refresh_total_ms = output::sum(&clock.refreshes) / 1e3;
+    // Edits come between the queries, so the replay asks them one at a time on this thread
+    // whatever `--threads` says; its throughput is that of the query times alone.
+    let answered = clock.queries.len();
+    let throughput = Throughput::new(1, answered, output::sum(&clock.queries) / 1e6);
     let text = if a.json {
         output::json_line(&Summary {
-            queries: super::scen::Summary::new(&tally, build_ms, &clock.queries),
-            queries_answered: clock.queries.len(),
+            queries: super::scen::Summary::new(&tally, build_ms, &clock.queries, throughput),
+            queries_answered: answered,
             false_unreachable: tally.false_unreachable,
             false_reachable: tally.false_reachable,
             patches,
@@ -268,9 +274,9 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
         s += &format!("  invalid         {}\n", tally.invalid);
         s += &closing_lines(
             &tally,
-            build_ms,
-            " (the empty map)",
+            (build_ms, " (the empty map)"),
             &clock.queries,
+            (throughput, " (sequential replay, query times only)"),
             a.paths.as_deref(),
         );
         s

@@ -3,8 +3,8 @@
 use super::class::{ClassKeys, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
-    build, load_any, mode_name, select_queries, CliError, Loaded, MapOptions, MemoryOptions,
-    ModeArg, EXIT_FAILED, EXIT_OK,
+    build, load_any, mode_name, qps, select_queries, thread_pool, CliError, Loaded, MapOptions,
+    MemoryOptions, ModeArg, ThreadOptions, EXIT_FAILED, EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, DynamicQuery, Scenario};
@@ -47,6 +47,8 @@ pub struct ScenArgs {
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
+    #[command(flatten)]
+    pub threads: ThreadOptions,
 }
 
 /// What a scenario file says about one query.
@@ -158,6 +160,48 @@ pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryE
     verdict
 }
 
+/// [`judge`] of a batch answer, which must also be the sequential call's answer: the batch
+/// promises the same paths, so any difference is a defect of its own, reported as one.
+pub fn judge_batch(
+    grid: &Grid,
+    e: &Expected,
+    mode: Mode,
+    batch: &Result<Path, QueryError>,
+    sequential: &Result<Path, QueryError>,
+) -> Verdict {
+    let mut verdict = judge(grid, e, mode, batch);
+    if batch != sequential && verdict.invalid.is_none() {
+        let describe = |r: &Result<Path, QueryError>| match r {
+            Ok(p) => format!("length {:.6} over {} cells", p.length, p.cells.len()),
+            Err(err) => err.to_string(),
+        };
+        verdict.invalid = Some(format!(
+            "the batch answered {}, the sequential call {}",
+            describe(batch),
+            describe(sequential)
+        ));
+    }
+    verdict
+}
+
+/// How fast a batch of queries was answered: on how many threads, and how many queries per
+/// second of wall time.
+#[derive(Serialize, Clone, Copy, Debug)]
+pub struct Throughput {
+    pub threads: usize,
+    pub qps: f64,
+}
+
+impl Throughput {
+    /// `queries` answered in `seconds` of wall time on `threads` threads.
+    pub fn new(threads: usize, queries: usize, seconds: f64) -> Self {
+        Throughput {
+            threads,
+            qps: qps(queries, seconds),
+        }
+    }
+}
+
 /// The `--json` summary: exactly these keys (a dynamic scenario's adds its own after them,
 /// a non-default movement class `class` and `skipped`).
 #[derive(Serialize)]
@@ -173,13 +217,15 @@ pub struct Summary {
     median_query_us: f64,
     total_query_ms: f64,
     #[serde(flatten)]
+    throughput: Throughput,
+    #[serde(flatten)]
     class: ClassKeys,
 }
 
 impl Summary {
-    /// The summary of a run: its verdicts, build time and per-query times (µs), one for
-    /// each query run; skipped queries count among the queries.
-    pub fn new(tally: &Tally, build_ms: f64, times: &[f64]) -> Self {
+    /// The summary of a run: its verdicts, build time, per-query times (µs), one for each
+    /// query run, and the throughput; skipped queries count among the queries.
+    pub fn new(tally: &Tally, build_ms: f64, times: &[f64], throughput: Throughput) -> Self {
         let subopts = &tally.subopts;
         Summary {
             queries: times.len() + tally.skipped,
@@ -192,6 +238,7 @@ impl Summary {
             build_ms: output::round(build_ms, 4),
             median_query_us: output::round(output::median(times), 3),
             total_query_ms: output::round(output::sum(times) / 1e3, 4),
+            throughput,
             class: ClassKeys::default(),
         }
     }
@@ -203,12 +250,13 @@ impl Summary {
 }
 
 /// The text summary's last lines, shared by both kinds of file: suboptimality, build
-/// (`build_note` after its time), query times and the `--paths` file.
+/// (`build_note` after its time), query times, throughput (`throughput_note` after it) and
+/// the `--paths` file.
 pub fn closing_lines(
     tally: &Tally,
-    build_ms: f64,
-    build_note: &str,
+    (build_ms, build_note): (f64, &str),
     times: &[f64],
+    (throughput, throughput_note): (Throughput, &str),
     paths: Option<&std::path::Path>,
 ) -> String {
     let subopts = &tally.subopts;
@@ -224,6 +272,12 @@ pub fn closing_lines(
         "  query time      median {}, total {}\n",
         output::us(output::median(times)),
         output::ms(output::sum(times) / 1e3)
+    );
+    s += &format!(
+        "  throughput      {} on {} thread{}{throughput_note}\n",
+        output::rate(throughput.qps),
+        throughput.threads,
+        if throughput.threads == 1 { "" } else { "s" }
     );
     if let Some(p) = paths {
         s += &format!("  paths           {}\n", p.display());
@@ -329,6 +383,7 @@ impl Tally {
 
 pub fn run(a: ScenArgs) -> Result<i32, CliError> {
     let class = a.class.class()?;
+    let threads = a.threads.count()?;
     let set = match load_any(&a.scen, a.map.as_deref(), &a.map_opts)? {
         Loaded::Static(set) => set,
         Loaded::Dynamic(set) => {
@@ -344,23 +399,34 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
 
     let (hpa, build_ms) = build(&open, mode, &set.map_path, a.memory.limit())?;
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
-    let pb = output::progress(ids.len(), mode_name(mode), a.json);
     let mut tally = Tally::default();
-    let mut times = Vec::with_capacity(ids.len());
+    // The queries the class can stand at, with what the file says of them.
+    let mut runs = Vec::with_capacity(ids.len());
     for &id in &ids {
-        let s = &set.scen.entries[id];
+        match class.expected(&open, &set.scen.entries[id]) {
+            Some(expected) => runs.push((id, expected)),
+            None => tally.skipped += 1,
+        }
+    }
+    // The answers come from one batch on the pool; the per-query times from a second,
+    // single-threaded pass, whose answers the batch's must equal.
+    let queries: Vec<(Cell, Cell)> = runs.iter().map(|(_, e)| (e.start, e.goal)).collect();
+    let pool = thread_pool(threads)?;
+    let t = Instant::now();
+    let answers = pool.install(|| hpa.find_paths(&queries));
+    let throughput = Throughput::new(threads, queries.len(), t.elapsed().as_secs_f64());
+    drop(pool);
+    let pb = output::progress(runs.len(), mode_name(mode), a.json);
+    let mut times = Vec::with_capacity(runs.len());
+    for ((id, expected), answer) in runs.iter().zip(&answers) {
         pb.inc(1);
-        let Some(expected) = class.expected(&open, s) else {
-            tally.skipped += 1;
-            continue;
-        };
         let t = Instant::now();
-        let result = hpa.find_path(s.start, s.goal);
+        let sequential = hpa.find_path(expected.start, expected.goal);
         let query_us = t.elapsed().as_secs_f64() * 1e6;
         times.push(query_us);
-        let v = judge(&open, &expected, mode, &result);
-        tally.add(v, MAX_REPORTED, &set.scen_path, &expected, None);
-        write_path_line(paths_out.as_mut(), id, &expected, &result, query_us)?;
+        let v = judge_batch(&open, expected, mode, answer, &sequential);
+        tally.add(v, MAX_REPORTED, &set.scen_path, expected, None);
+        write_path_line(paths_out.as_mut(), *id, expected, answer, query_us)?;
     }
     pb.finish_and_clear();
     if let Some(w) = paths_out {
@@ -371,7 +437,9 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
 
     let class_keys = ClassKeys::new(&class, tally.skipped);
     let text = if a.json {
-        output::json_line(&Summary::new(&tally, build_ms, &times).with_class(class_keys))?
+        output::json_line(
+            &Summary::new(&tally, build_ms, &times, throughput).with_class(class_keys),
+        )?
     } else {
         let mut s = format!(
             "{}: {} queries on {} ({}x{}), {} mode\n",
@@ -386,7 +454,13 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         s += &format!("  unreachable     {}\n", tally.unreachable);
         s += &format!("  invalid         {}\n", tally.invalid);
         s += &class_keys.lines();
-        s += &closing_lines(&tally, build_ms, "", &times, a.paths.as_deref());
+        s += &closing_lines(
+            &tally,
+            (build_ms, ""),
+            &times,
+            (throughput, " (one batch)"),
+            a.paths.as_deref(),
+        );
         s
     };
     output::emit(&text)?;

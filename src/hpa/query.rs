@@ -1,5 +1,6 @@
 //! Path and reachability queries. All take `&self`: a map can be shared by any number of
-//! threads, each searching with its own [`SearchContext`].
+//! threads, each searching with its own [`SearchContext`]; [`HpaMap::find_paths`] answers a
+//! batch on rayon's thread pool (feature `parallel`).
 
 use super::error::{Endpoint, QueryError};
 use super::graph::{GateGraph, LeafId};
@@ -42,7 +43,42 @@ impl HpaMap {
     /// [`QueryError::OutOfBounds`] or [`QueryError::Blocked`] for an end that is off the
     /// map or on a blocked cell, and [`QueryError::Unreachable`] when no path joins them.
     pub fn find_path(&self, start: Cell, goal: Cell) -> Result<Path, QueryError> {
-        CONTEXT.with(|ctx| self.find_path_with(&mut ctx.borrow_mut(), start, goal))
+        with_context(|ctx| self.find_path_with(ctx, start, goal))
+    }
+
+    /// Answers many queries at once: element `i` of the result is what
+    /// [`HpaMap::find_path`] answers for `queries[i]`, `(start, goal)`, and a query that
+    /// fails (an end off the map or blocked, no path) fails in its place without stopping
+    /// the others.
+    ///
+    /// With the `parallel` feature (on by default) the queries are spread over rayon's
+    /// *current* thread pool: the global one, or the one whose
+    /// [`install`](https://docs.rs/rayon/1/rayon/struct.ThreadPool.html#method.install)
+    /// the call runs in, so the caller picks the number of threads. Each worker thread
+    /// searches with its own [`SearchContext`] (the one [`HpaMap::find_path`] keeps per
+    /// thread), and the results come back in input order, identical to sequential calls:
+    /// a search depends on the map and the query only. Without the feature the same call
+    /// answers the queries one after the other on the calling thread.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError};
+    /// let map = HpaMap::new(Grid::from_fn(32, 32, |x, y| x != 16 || y == 31), Mode::Exact)?;
+    /// let queries = [
+    ///     (Cell::new(0, 0), Cell::new(31, 0)),
+    ///     (Cell::new(0, 5), Cell::new(16, 5)), // the goal is in the wall
+    ///     (Cell::new(3, 3), Cell::new(3, 3)),
+    /// ];
+    /// let paths = map.find_paths(&queries);
+    /// assert_eq!(paths.len(), 3);
+    /// assert_eq!(paths[0], map.find_path(queries[0].0, queries[0].1));
+    /// assert!(matches!(paths[1], Err(QueryError::Blocked { .. })));
+    /// assert_eq!(paths[2].as_ref().map(|p| p.length), Ok(0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn find_paths(&self, queries: &[(Cell, Cell)]) -> Vec<Result<Path, QueryError>> {
+        batch(queries, |ctx, start, goal| {
+            self.find_path_with(ctx, start, goal)
+        })
     }
 
     /// [`HpaMap::find_path`] with caller-owned search buffers.
@@ -173,4 +209,47 @@ impl HpaMap {
         let node = self.tree.find(c).expect("the cell is on the map").id();
         Ok(self.graph.leaf_of_node(node))
     }
+}
+
+/// Runs `answer` on every query with a search context of the thread it runs on, in parallel
+/// on rayon's current pool: results in input order.
+///
+/// Each thread borrows its own [`CONTEXT`] rather than getting a fresh context per rayon job
+/// (`map_init`): a context grows to the map's gate count on its first search, and pool
+/// threads outlive the batch, so their buffers stay warm from one batch to the next.
+#[cfg(feature = "parallel")]
+fn batch<T, F>(queries: &[(Cell, Cell)], answer: F) -> Vec<T>
+where
+    T: Send,
+    F: Fn(&mut SearchContext, Cell, Cell) -> T + Sync,
+{
+    use rayon::prelude::*;
+    queries
+        .par_iter()
+        .map(|&(start, goal)| with_context(|ctx| answer(ctx, start, goal)))
+        .collect()
+}
+
+/// [`batch`] without the `parallel` feature: one query after the other on this thread.
+#[cfg(not(feature = "parallel"))]
+fn batch<T, F>(queries: &[(Cell, Cell)], answer: F) -> Vec<T>
+where
+    F: Fn(&mut SearchContext, Cell, Cell) -> T,
+{
+    with_context(|ctx| {
+        queries
+            .iter()
+            .map(|&(start, goal)| answer(ctx, start, goal))
+            .collect()
+    })
+}
+
+/// Runs `f` with this thread's [`CONTEXT`]. Should the context be borrowed already (`f`
+/// reached from inside another borrow on this thread), `f` gets a fresh one instead of a
+/// panic.
+fn with_context<T>(f: impl FnOnce(&mut SearchContext) -> T) -> T {
+    CONTEXT.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut ctx) => f(&mut ctx),
+        Err(_) => f(&mut SearchContext::new()),
+    })
 }

@@ -287,6 +287,44 @@ impl World {
             .map_err(|e| WorldError::of_query(class, &layer.movement, e))
     }
 
+    /// Answers many queries of `class` at once, as [`HpaMap::find_paths`] does on the
+    /// class's layer: element `i` of the result is what [`World::find_path`] answers for
+    /// `queries[i]`, `(start, goal)`, in input order. With the `parallel` feature (on by
+    /// default) the queries run on rayon's current thread pool, each worker thread with its
+    /// own search context, and give the same answers as sequential calls; without it they
+    /// run one after the other.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, World, WorldError};
+    ///
+    /// let mut world = World::new(Grid::from_fn(10, 10, |x, y| (x, y) != (5, 5)));
+    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+    /// let paths = world.find_paths(tank, &[
+    ///     (Cell::new(0, 0), Cell::new(8, 8)),
+    ///     (Cell::new(4, 4), Cell::new(8, 8)), // the footprint from (4, 4) covers (5, 5)
+    /// ])?;
+    /// assert!(paths[0].as_ref().is_ok_and(|p| p.cells.iter().all(|&c| world.is_open(tank, c))));
+    /// assert!(matches!(paths[1], Err(WorldError::NotOpen { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`WorldError::UnknownClass`] for a class not of this world, and then no query runs.
+    /// Each query's own failure is its element's error, as [`World::find_path`] gives it.
+    pub fn find_paths(
+        &self,
+        class: ClassId,
+        queries: &[(Cell, Cell)],
+    ) -> Result<Vec<Result<Path, WorldError>>, WorldError> {
+        let layer = self.checked(class)?;
+        Ok(layer
+            .map
+            .find_paths(queries)
+            .into_iter()
+            .map(|r| r.map_err(|e| WorldError::of_query(class, &layer.movement, e)))
+            .collect())
+    }
+
     /// [`World::find_path`] with caller-owned search buffers.
     ///
     /// ```
