@@ -16,6 +16,7 @@
 
 mod common;
 use common::report::*;
+use common::{positive_list, MapBenchArgs};
 use quadpath::io::{read_map, read_scen};
 use quadpath::{Cell, Grid, HpaMap, Mode};
 use std::hint::black_box;
@@ -32,13 +33,8 @@ const DEFAULT_MAPS: &[&str] = &[
     "orz900d",
 ];
 
-fn usage() -> ! {
-    eprintln!(
-        "usage: cargo bench --bench batch -- [--sample N] [--reps R] [--min-ms MS] \
-         [--threads 1,2] [--maps a,b,...] [--markdown OUT]"
-    );
-    std::process::exit(2)
-}
+const USAGE: &str = "cargo bench --bench batch -- [--sample N] [--reps R] [--min-ms MS] \
+                     [--threads 1,2] [--maps a,b,...] [--markdown OUT]";
 
 /// A map and the start and goal of every line of its scenario file.
 fn find_map(name: &str) -> Option<(Grid, Vec<(Cell, Cell)>)> {
@@ -90,31 +86,17 @@ fn fmt_qps(q: f64) -> String {
 }
 
 fn main() {
-    let (mut n, mut reps, mut min_ms) = (300usize, 3usize, 250u64);
-    let (mut threads, mut maps, mut markdown) = (vec![1usize, 2], Vec::new(), None);
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().unwrap_or_else(|| usage());
-        let number = |v: String| v.parse::<usize>().ok().filter(|&v| v > 0);
-        match arg.as_str() {
-            "--bench" => {}
-            "--sample" => n = number(value()).unwrap_or_else(|| usage()),
-            "--reps" => reps = number(value()).unwrap_or_else(|| usage()),
-            "--min-ms" => min_ms = number(value()).unwrap_or_else(|| usage()) as u64,
-            "--threads" => {
-                threads = value()
-                    .split(',')
-                    .map(|t| number(t.to_string()).unwrap_or_else(|| usage()))
-                    .collect()
-            }
-            "--maps" => maps = value().split(',').map(str::to_string).collect(),
-            "--markdown" => markdown = Some(PathBuf::from(value())),
-            _ => usage(),
+    let (mut n, mut reps, mut min_ms, mut threads) = (300usize, 3usize, 250u64, vec![1usize, 2]);
+    let args = MapBenchArgs::parse(USAGE, DEFAULT_MAPS, |flag, value| {
+        let one = |v: String| positive_list(&v).filter(|v| v.len() == 1).map(|v| v[0]);
+        match flag {
+            "--sample" => one(value()).map(|v| n = v).is_some(),
+            "--reps" => one(value()).map(|v| reps = v).is_some(),
+            "--min-ms" => one(value()).map(|v| min_ms = v as u64).is_some(),
+            "--threads" => positive_list(&value()).map(|v| threads = v).is_some(),
+            _ => false,
         }
-    }
-    if maps.is_empty() {
-        maps = DEFAULT_MAPS.iter().map(|s| s.to_string()).collect();
-    }
+    });
     let pools: Vec<rayon::ThreadPool> = threads
         .iter()
         .map(|&t| {
@@ -128,7 +110,7 @@ fn main() {
     let started = Instant::now();
     let mut rows = Vec::new();
     let mut scaling: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-    for name in &maps {
+    for name in &args.maps {
         let Some((grid, lines)) = find_map(name) else {
             eprintln!("batch: {name}: not found, skipped");
             continue;
@@ -195,8 +177,5 @@ fn main() {
         fmt_ratio(geomean(&scaling[0])),
         fmt_ratio(geomean(&scaling[1]))
     );
-    print!("{out}");
-    if let Some(path) = markdown {
-        std::fs::write(&path, &out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    }
+    args.publish(&out);
 }

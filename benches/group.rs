@@ -15,29 +15,16 @@
 
 mod common;
 use common::report::*;
-use common::{find_map, Rng};
+use common::{find_map, positive_list, MapBenchArgs, Rng, STARCRAFT_MAPS};
 use quadpath::baseline::astar;
 use quadpath::{Cell, Grid, HpaMap, Mode};
-use std::path::PathBuf;
 use std::time::Instant;
-
-const DEFAULT_MAPS: &[&str] = &[
-    "Cauldron",
-    "Expedition",
-    "AcrosstheCape",
-    "BlackLotus",
-    "Aftershock",
-];
 
 /// How many units A* is timed on; larger groups scale its time.
 const ASTAR_UNITS: usize = 200;
 
-fn usage() -> ! {
-    eprintln!(
-        "usage: cargo bench --bench group -- [--units N,...] [--maps a,b,...] [--markdown OUT]"
-    );
-    std::process::exit(2)
-}
+const USAGE: &str =
+    "cargo bench --bench group -- [--units N,...] [--maps a,b,...] [--markdown OUT]";
 
 /// The free cell nearest the map's centre: the group's goal.
 fn central_goal(grid: &Grid) -> Cell {
@@ -71,29 +58,14 @@ fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
 }
 
 fn main() {
-    let (mut units, mut maps, mut markdown) = (vec![200usize, 1000], Vec::new(), None);
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().unwrap_or_else(|| usage());
-        match arg.as_str() {
-            "--bench" => {}
-            "--units" => {
-                units = value()
-                    .split(',')
-                    .map(|s| s.parse().unwrap_or_else(|_| usage()))
-                    .collect()
-            }
-            "--maps" => maps = value().split(',').map(str::to_string).collect(),
-            "--markdown" => markdown = Some(PathBuf::from(value())),
-            _ => usage(),
-        }
-    }
-    if maps.is_empty() {
-        maps = DEFAULT_MAPS.iter().map(|s| s.to_string()).collect();
-    }
+    let mut units = vec![200usize, 1000];
+    let args = MapBenchArgs::parse(USAGE, STARCRAFT_MAPS, |flag, value| match flag {
+        "--units" => positive_list(&value()).map(|v| units = v).is_some(),
+        _ => false,
+    });
     let mut rows = Vec::new();
     let mut field_rows = Vec::new();
-    for name in &maps {
+    for name in &args.maps {
         let Some(grid) = find_map(name) else {
             eprintln!("group: {name}: not found, skipped");
             continue;
@@ -210,8 +182,5 @@ fn main() {
         ]),
         &field_rows,
     );
-    print!("{out}");
-    if let Some(path) = markdown {
-        std::fs::write(&path, &out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    }
+    args.publish(&out);
 }

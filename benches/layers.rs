@@ -10,48 +10,30 @@
 //! a map name is looked up in `sc1`, `mapf`, `classic` and `rabin`.
 
 mod common;
-use common::find_map;
 use common::report::*;
+use common::{find_map, positive_list, MapBenchArgs, STARCRAFT_MAPS};
 use quadpath::{HpaMap, Mode};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-const DEFAULT_MAPS: &[&str] = &[
-    "Cauldron",
-    "Expedition",
-    "AcrosstheCape",
-    "BlackLotus",
-    "Aftershock",
-    "orz900d",
-    "maze512-32-9",
-    "random-64-64-10",
-];
+/// Maps run besides the StarCraft set.
+const OTHER_MAPS: &[&str] = &["orz900d", "maze512-32-9", "random-64-64-10"];
 
-fn usage() -> ! {
-    eprintln!("usage: cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]");
-    std::process::exit(2)
-}
+const USAGE: &str = "cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]";
 
 fn main() {
-    let (mut reps, mut maps, mut markdown) = (3usize, Vec::new(), None);
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().unwrap_or_else(|| usage());
-        match arg.as_str() {
-            "--bench" => {}
-            "--reps" => reps = value().parse::<usize>().unwrap_or_else(|_| usage()).max(1),
-            "--maps" => maps = value().split(',').map(str::to_string).collect(),
-            "--markdown" => markdown = Some(PathBuf::from(value())),
-            _ => usage(),
-        }
-    }
-    if maps.is_empty() {
-        maps = DEFAULT_MAPS.iter().map(|s| s.to_string()).collect();
-    }
+    let mut reps = 3usize;
+    let defaults: Vec<&str> = STARCRAFT_MAPS.iter().chain(OTHER_MAPS).copied().collect();
+    let args = MapBenchArgs::parse(USAGE, &defaults, |flag, value| match flag {
+        "--reps" => positive_list(&value())
+            .and_then(|v| v.first().copied())
+            .map(|r| reps = r)
+            .is_some(),
+        _ => false,
+    });
     let mut totals = Vec::new();
     let mut memory_rows = Vec::new();
     let mut build_rows = Vec::new();
-    for name in &maps {
+    for name in &args.maps {
         let Some(grid) = find_map(name) else {
             eprintln!("layers: {name}: not found, skipped");
             continue;
@@ -115,8 +97,5 @@ fn main() {
         &header(&["map", "mode"], build_names.to_vec()),
         &build_rows,
     );
-    print!("{out}");
-    if let Some(path) = markdown {
-        std::fs::write(&path, &out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    }
+    args.publish(&out);
 }

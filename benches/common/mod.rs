@@ -6,6 +6,15 @@ pub mod report;
 use quadpath::{io, Cell, Grid};
 use std::path::{Path, PathBuf};
 
+/// The five StarCraft maps of `../shared/maps/sc1`, the standard RTS benchmark set.
+pub const STARCRAFT_MAPS: &[&str] = &[
+    "Cauldron",
+    "Expedition",
+    "AcrosstheCape",
+    "BlackLotus",
+    "Aftershock",
+];
+
 /// The map `name` from `../shared/maps` (looked up in `sc1`, `mapf`, `classic` and
 /// `rabin`), or `None` when it is not there.
 pub fn find_map(name: &str) -> Option<Grid> {
@@ -75,4 +84,58 @@ pub fn map_1024() -> (String, Grid) {
         }
     }
     ("generated 25% blobs".into(), grid)
+}
+
+/// What every map bench is told on its command line: the maps to run (`--maps a,b,...`, else
+/// its defaults) and where to write its markdown (`--markdown OUT`).
+pub struct MapBenchArgs {
+    pub maps: Vec<String>,
+    pub markdown: Option<PathBuf>,
+}
+
+impl MapBenchArgs {
+    /// Parses the bench's arguments: `--maps` and `--markdown` here, the bench's own flags by
+    /// `own(flag, value)`, which returns whether it knew the flag (`value` reads its
+    /// argument). Anything else prints `usage` and exits with status 2.
+    pub fn parse(
+        usage: &str,
+        default_maps: &[&str],
+        mut own: impl FnMut(&str, &mut dyn FnMut() -> String) -> bool,
+    ) -> Self {
+        let fail = || -> ! {
+            eprintln!("usage: {usage}");
+            std::process::exit(2)
+        };
+        let mut args = MapBenchArgs {
+            maps: default_maps.iter().map(|s| s.to_string()).collect(),
+            markdown: None,
+        };
+        let mut it = std::env::args().skip(1);
+        while let Some(flag) = it.next() {
+            let mut value = || it.next().unwrap_or_else(|| fail());
+            match flag.as_str() {
+                "--bench" => {}
+                "--maps" => args.maps = value().split(',').map(str::to_string).collect(),
+                "--markdown" => args.markdown = Some(PathBuf::from(value())),
+                other if own(other, &mut value) => {}
+                _ => fail(),
+            }
+        }
+        args
+    }
+
+    /// Prints `out`, and writes it to the `--markdown` file if one was given.
+    pub fn publish(&self, out: &str) {
+        print!("{out}");
+        if let Some(path) = &self.markdown {
+            std::fs::write(path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+}
+
+/// A list of positive numbers (`200,1000`), or `None` if any is not one.
+pub fn positive_list(s: &str) -> Option<Vec<usize>> {
+    s.split(',')
+        .map(|v| v.parse::<usize>().ok().filter(|&v| v > 0))
+        .collect()
 }
