@@ -77,6 +77,7 @@ mod grid;
 mod hpa;
 pub mod io;
 pub mod quadtree;
+pub mod units;
 mod world;
 
 pub use flow::{FlowError, FlowField, FlowGoal};

@@ -1,0 +1,212 @@
+//! The units themselves: dense parallel arrays of slots, each slot on its cell's linked list,
+//! and the table from ids to slots.
+//!
+//! Slots stay dense (a removal moves the last slot into the hole), so that walks over all
+//! units run over contiguous memory and no free-slot list is needed; the ids a removal frees
+//! go on a free list and are handed out again. Cells are only list heads (`u32` each) owned
+//! by the index; what a cell means is the layout's business.
+
+use super::{Aabb, UnitError, UnitId};
+use std::mem::size_of;
+
+/// End of a list, or a vacant id.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// The largest id the index accepts: its table costs 4 bytes per id up to the largest one,
+/// so a stray huge id (a hash, a pointer) is refused rather than allocating gigabytes.
+pub const MAX_UNIT_ID: u32 = (1 << 28) - 1;
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Store {
+    /// Per slot: the unit's box, id, cell, and its neighbours on the cell's list.
+    pub boxes: Vec<Aabb>,
+    pub ids: Vec<UnitId>,
+    pub cells: Vec<u32>,
+    pub next: Vec<u32>,
+    pub prev: Vec<u32>,
+    /// Per id: its slot, or `NIL`.
+    slot_of: Vec<u32>,
+    /// Ids freed by removals (or skipped over by a caller's id), handed out again by
+    /// [`Store::fresh_id`]. May hold ids a caller has since taken: checked when popped.
+    free_ids: Vec<u32>,
+}
+
+impl Store {
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// The slot holding `id`.
+    #[inline]
+    pub fn slot(&self, id: UnitId) -> Option<u32> {
+        self.slot_of.get(id.index()).copied().filter(|&s| s != NIL)
+    }
+
+    pub fn slot_or_err(&self, id: UnitId) -> Result<u32, UnitError> {
+        self.slot(id).ok_or(UnitError::UnknownId { id })
+    }
+
+    /// The lowest id that is free, growing the table when none is.
+    pub fn fresh_id(&mut self) -> Result<UnitId, UnitError> {
+        while let Some(id) = self.free_ids.pop() {
+            if self.slot_of[id as usize] == NIL {
+                return Ok(UnitId::new(id));
+            }
+        }
+        let id = self.slot_of.len() as u32;
+        if id > MAX_UNIT_ID {
+            return Err(UnitError::IdTooLarge {
+                id: UnitId::new(id),
+                max: MAX_UNIT_ID,
+            });
+        }
+        Ok(UnitId::new(id))
+    }
+
+    /// Checks that `id` can be taken: not too large, not in use.
+    pub fn check_free(&self, id: UnitId) -> Result<(), UnitError> {
+        if id.index() > MAX_UNIT_ID as usize {
+            return Err(UnitError::IdTooLarge {
+                id,
+                max: MAX_UNIT_ID,
+            });
+        }
+        if self.slot(id).is_some() {
+            return Err(UnitError::DuplicateId { id });
+        }
+        Ok(())
+    }
+
+    /// Appends a slot for `id` (checked free) on `cell`'s list.
+    pub fn push(&mut self, id: UnitId, aabb: Aabb, cell: u32, heads: &mut [u32]) -> u32 {
+        let slot = self.ids.len() as u32;
+        if id.index() >= self.slot_of.len() {
+            // Ids skipped over become free, highest first on the stack so that the lowest
+            // comes out first.
+            let old = self.slot_of.len() as u32;
+            self.slot_of.resize(id.index() + 1, NIL);
+            self.free_ids.extend((old..id.index() as u32).rev());
+        }
+        self.slot_of[id.index()] = slot;
+        self.boxes.push(aabb);
+        self.ids.push(id);
+        self.cells.push(cell);
+        self.next.push(NIL);
+        self.prev.push(NIL);
+        self.link(slot, cell, heads);
+        slot
+    }
+
+    /// Puts `slot` at the head of `cell`'s list.
+    #[inline]
+    pub fn link(&mut self, slot: u32, cell: u32, heads: &mut [u32]) {
+        let head = heads[cell as usize];
+        self.next[slot as usize] = head;
+        self.prev[slot as usize] = NIL;
+        if head != NIL {
+            self.prev[head as usize] = slot;
+        }
+        heads[cell as usize] = slot;
+        self.cells[slot as usize] = cell;
+    }
+
+    /// Takes `slot` off its cell's list.
+    #[inline]
+    pub fn unlink(&mut self, slot: u32, heads: &mut [u32]) {
+        let (p, n) = (self.prev[slot as usize], self.next[slot as usize]);
+        if p == NIL {
+            heads[self.cells[slot as usize] as usize] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+    }
+
+    /// Removes `slot` (already unlinked), moving the last slot into its place.
+    pub fn swap_remove(&mut self, slot: u32, heads: &mut [u32]) {
+        let last = self.ids.len() as u32 - 1;
+        self.slot_of[self.ids[slot as usize].index()] = NIL;
+        self.free_ids.push(self.ids[slot as usize].index() as u32);
+        self.trim_free_ids();
+        if slot != last {
+            // The last slot's neighbours (or its cell's head) point at it: repoint them.
+            let (p, n) = (self.prev[last as usize], self.next[last as usize]);
+            if p == NIL {
+                heads[self.cells[last as usize] as usize] = slot;
+            } else {
+                self.next[p as usize] = slot;
+            }
+            if n != NIL {
+                self.prev[n as usize] = slot;
+            }
+            self.slot_of[self.ids[last as usize].index()] = slot;
+        }
+        self.boxes.swap_remove(slot as usize);
+        self.ids.swap_remove(slot as usize);
+        self.cells.swap_remove(slot as usize);
+        self.next.swap_remove(slot as usize);
+        self.prev.swap_remove(slot as usize);
+    }
+
+    /// Drops the free list's stale entries (ids a caller took back) once they could
+    /// outnumber the vacant ids, so that removing and re-inserting the same caller ids frame
+    /// after frame cannot grow it without bound. Amortised O(1) per removal.
+    fn trim_free_ids(&mut self) {
+        let vacant = self.slot_of.len() - self.ids.len() + 1;
+        if self.free_ids.len() > 2 * vacant + 16 {
+            let slot_of = &self.slot_of;
+            self.free_ids.retain(|&id| slot_of[id as usize] == NIL);
+            self.free_ids.sort_unstable_by(|a, b| b.cmp(a));
+            self.free_ids.dedup();
+        }
+    }
+
+    /// Empties the store, keeping every buffer's capacity and the id table's length (so the
+    /// free list can hand every id out again, lowest first).
+    pub fn clear(&mut self) {
+        for id in &self.ids {
+            // A failed rebuild leaves ids it never claimed, maybe past the table's end.
+            if let Some(slot) = self.slot_of.get_mut(id.index()) {
+                *slot = NIL;
+            }
+        }
+        self.boxes.clear();
+        self.ids.clear();
+        self.cells.clear();
+        self.next.clear();
+        self.prev.clear();
+        self.free_ids.clear();
+        self.free_ids.extend((0..self.slot_of.len() as u32).rev());
+    }
+
+    /// Claims `id` for `slot` during a rebuild, whose slots are laid out directly.
+    pub fn claim(&mut self, id: UnitId, slot: u32) -> Result<(), UnitError> {
+        self.check_free(id)?;
+        if id.index() >= self.slot_of.len() {
+            let old = self.slot_of.len() as u32;
+            self.slot_of.resize(id.index() + 1, NIL);
+            self.free_ids.extend((old..id.index() as u32).rev());
+        }
+        self.slot_of[id.index()] = slot;
+        Ok(())
+    }
+
+    /// Records that `id` (held) now lives in `slot`.
+    pub fn set_slot(&mut self, id: UnitId, slot: u32) {
+        self.slot_of[id.index()] = slot;
+    }
+
+    /// Bytes held by the store's buffers (their capacity, not just their length).
+    pub fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * size_of::<Aabb>()
+            + self.ids.capacity() * size_of::<UnitId>()
+            + (self.cells.capacity()
+                + self.next.capacity()
+                + self.prev.capacity()
+                + self.slot_of.capacity()
+                + self.free_ids.capacity())
+                * size_of::<u32>()
+    }
+}
