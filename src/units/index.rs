@@ -164,7 +164,8 @@ impl<L: Layout> UnitIndex<L> {
         Ok(())
     }
 
-    /// Adds a unit with box `aabb` under an id the index picks (the lowest free one).
+    /// Adds a unit with box `aabb` under an id the index picks: the last one freed, else
+    /// the lowest free one.
     ///
     /// # Errors
     /// [`UnitError::NotFinite`], [`UnitError::NegativeSize`] or [`UnitError::OutsideWorld`]
@@ -318,6 +319,7 @@ impl<L: Layout> UnitIndex<L> {
     /// # Ok::<(), quadpath::units::UnitError>(())
     /// ```
     pub fn rebuild(&mut self, units: &[(UnitId, Aabb)]) -> Result<(), UnitError> {
+        let mut max_id = UnitId::new(0);
         for (id, aabb) in units {
             self.check_box(aabb)?;
             if id.index() > super::MAX_UNIT_ID as usize {
@@ -326,8 +328,10 @@ impl<L: Layout> UnitIndex<L> {
                     max: super::MAX_UNIT_ID,
                 });
             }
+            max_id = max_id.max(*id);
         }
         self.clear();
+        self.store.reserve_ids(max_id);
         let result = self.file_sorted(units);
         if result.is_err() {
             self.clear();

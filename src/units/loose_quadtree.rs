@@ -47,6 +47,10 @@ struct Level {
     rows: u32,
     first: u32,
     units: u32,
+    /// The largest half width or half height filed on this level since the last reset: a
+    /// box's centre is in its cell, so it reaches at most this far out of it. Usually far
+    /// below the `side / 2` the level allows, which lets queries look at fewer cells.
+    reach: f32,
 }
 
 impl LooseQuadtree {
@@ -113,6 +117,7 @@ impl Sealed for LooseQuadtree {
                 rows,
                 first: first as u32,
                 units: 0,
+                reach: 0.0,
             });
             first += u64::from(cols) * u64::from(rows);
             if first > MAX_CELLS {
@@ -147,13 +152,21 @@ impl Sealed for LooseQuadtree {
         l.first + cell_coord(cy, l.inv_side, l.rows) * l.cols + cell_coord(cx, l.inv_side, l.cols)
     }
 
-    fn arrived(&mut self, cell: u32, _aabb: &Aabb) {
-        let level = self.level_of_cell(cell);
-        self.levels[level].units += 1;
+    fn arrived(&mut self, cell: u32, aabb: &Aabb) {
+        let index = self.level_of_cell(cell);
+        let level = &mut self.levels[index];
+        level.units += 1;
+        level.reach = level.reach.max(aabb.width().max(aabb.height()) * 0.5);
     }
 
-    fn moved_within(&mut self, _cell: u32, _aabb: &Aabb) {
-        // Loose bounds are fixed: a unit that stays in its cell costs nothing here.
+    #[inline]
+    fn moved_within(&mut self, cell: u32, aabb: &Aabb) {
+        // Cells are fixed: a unit that stays in its cell only may reach further (a resize).
+        let half = aabb.width().max(aabb.height()) * 0.5;
+        if half > self.levels[self.levels.len() - 1].reach {
+            let level = self.level_of_cell(cell);
+            self.levels[level].reach = self.levels[level].reach.max(half);
+        }
     }
 
     fn left(&mut self, cell: u32) {
@@ -167,7 +180,7 @@ impl Sealed for LooseQuadtree {
             if l.units == 0 {
                 continue;
             }
-            let margin = l.side * 0.5 + self.slack;
+            let margin = l.reach + self.slack;
             let x0 = cell_coord(area.min_x - margin, l.inv_side, l.cols);
             let x1 = cell_coord(area.max_x + margin, l.inv_side, l.cols);
             let y0 = cell_coord(area.min_y - margin, l.inv_side, l.rows);
@@ -186,6 +199,7 @@ impl Sealed for LooseQuadtree {
     fn reset(&mut self) {
         for l in &mut self.levels {
             l.units = 0;
+            l.reach = 0.0;
         }
     }
 
