@@ -2,7 +2,7 @@
 //! rebuild, cleanup).
 
 use super::layout::Layout;
-use super::store::{Store, NIL};
+use super::store::{Slot, Store, NIL};
 use super::{Aabb, UnitError, UnitId};
 use std::mem::size_of;
 
@@ -130,7 +130,9 @@ impl<L: Layout> UnitIndex<L> {
     /// # Ok::<(), quadpath::units::UnitError>(())
     /// ```
     pub fn get(&self, id: UnitId) -> Option<Aabb> {
-        self.store.slot(id).map(|s| self.store.boxes[s as usize])
+        self.store
+            .slot(id)
+            .map(|s| self.store.slots[s as usize].aabb)
     }
 
     /// Every unit and its box, in storage order (which [`cleanup`](Self::cleanup) sorts by
@@ -144,11 +146,7 @@ impl<L: Layout> UnitIndex<L> {
     /// # Ok::<(), quadpath::units::UnitError>(())
     /// ```
     pub fn iter(&self) -> impl Iterator<Item = (UnitId, Aabb)> + '_ {
-        self.store
-            .ids
-            .iter()
-            .copied()
-            .zip(self.store.boxes.iter().copied())
+        self.store.slots.iter().map(|s| (s.id, s.aabb))
     }
 
     /// A unit's box must be finite, not inverted, and inside the world.
@@ -239,8 +237,8 @@ impl<L: Layout> UnitIndex<L> {
     /// ```
     pub fn remove(&mut self, id: UnitId) -> Result<Aabb, UnitError> {
         let slot = self.store.slot_or_err(id)?;
-        let aabb = self.store.boxes[slot as usize];
-        self.layout.left(self.store.cells[slot as usize]);
+        let Slot { aabb, cell, .. } = self.store.slots[slot as usize];
+        self.layout.left(cell);
         self.store.unlink(slot, &mut self.heads);
         self.store.swap_remove(slot, &mut self.heads);
         Ok(aabb)
@@ -266,9 +264,10 @@ impl<L: Layout> UnitIndex<L> {
     pub fn update(&mut self, id: UnitId, aabb: Aabb) -> Result<(), UnitError> {
         let slot = self.store.slot_or_err(id)?;
         self.check_box(&aabb)?;
-        let old = self.store.cells[slot as usize];
         let cell = self.layout.cell_of(&aabb);
-        self.store.boxes[slot as usize] = aabb;
+        let unit = &mut self.store.slots[slot as usize];
+        let old = unit.cell;
+        unit.aabb = aabb;
         if cell == old {
             self.layout.moved_within(cell, &aabb);
         } else {
@@ -341,67 +340,55 @@ impl<L: Layout> UnitIndex<L> {
 
     /// Files `units` (checked boxes) into the empty index, sorted by cell.
     fn file_sorted(&mut self, units: &[(UnitId, Aabb)]) -> Result<(), UnitError> {
-        let n = units.len();
-        let store = &mut self.store;
-        store.cells.clear();
-        store
-            .cells
-            .extend(units.iter().map(|(_, b)| self.layout.cell_of(b)));
-        store.boxes.resize(n, Aabb::EMPTY);
-        store.ids.resize(n, UnitId::new(0));
-        store.next.resize(n, NIL);
-        store.prev.resize(n, NIL);
-        self.sort_destinations();
-        let store = &mut self.store;
-        for (i, &(id, aabb)) in units.iter().enumerate() {
-            let slot = store.next[i] as usize;
-            store.boxes[slot] = aabb;
-            store.ids[slot] = id;
-            // `prev` holds the cells in slot order until the lists are linked.
-            store.prev[slot] = store.cells[i];
+        let layout = &self.layout;
+        count_cells(
+            &mut self.scratch_counts,
+            self.heads.len(),
+            units.iter().map(|(_, b)| layout.cell_of(b)),
+        );
+        let counts = &mut self.scratch_counts;
+        let empty = Slot {
+            aabb: Aabb::EMPTY,
+            id: UnitId::new(0),
+            cell: 0,
+            next: NIL,
+            prev: NIL,
+        };
+        self.store.slots.resize(units.len(), empty);
+        for &(id, aabb) in units {
+            let cell = layout.cell_of(&aabb);
+            let slot = counts[cell as usize];
+            counts[cell as usize] += 1;
+            self.store.slots[slot as usize] = Slot {
+                aabb,
+                id,
+                cell,
+                next: NIL,
+                prev: NIL,
+            };
         }
-        std::mem::swap(&mut store.cells, &mut store.prev);
-        for slot in 0..n {
-            store.claim(store.ids[slot], slot as u32)?;
+        for slot in 0..units.len() {
+            self.store.claim(self.store.slots[slot].id, slot as u32)?;
         }
         self.link_runs();
         Ok(())
     }
 
-    /// Into `store.next[i]`: the slot unit `i` takes when the units are sorted by
-    /// `store.cells[i]` (a stable counting sort).
-    fn sort_destinations(&mut self) {
-        let counts = &mut self.scratch_counts;
-        counts.clear();
-        counts.resize(self.heads.len() + 1, 0);
-        let store = &mut self.store;
-        for &cell in &store.cells {
-            counts[cell as usize + 1] += 1;
-        }
-        for c in 1..counts.len() {
-            counts[c] += counts[c - 1];
-        }
-        for (i, &cell) in store.cells.iter().enumerate() {
-            store.next[i] = counts[cell as usize];
-            counts[cell as usize] += 1;
-        }
-    }
-
     /// Links the units, stored sorted by cell, into their cells' lists (each list one run
     /// of slots) and tells the layout where they are. The heads must be empty.
     fn link_runs(&mut self) {
-        let store = &mut self.store;
-        let n = store.len();
+        let slots = &mut self.store.slots;
+        let n = slots.len();
         for slot in 0..n {
-            let cell = store.cells[slot];
-            let run_starts = slot == 0 || store.cells[slot - 1] != cell;
-            let run_goes_on = slot + 1 < n && store.cells[slot + 1] == cell;
-            store.prev[slot] = if run_starts { NIL } else { slot as u32 - 1 };
-            store.next[slot] = if run_goes_on { slot as u32 + 1 } else { NIL };
+            let cell = slots[slot].cell;
+            let run_starts = slot == 0 || slots[slot - 1].cell != cell;
+            let run_goes_on = slot + 1 < n && slots[slot + 1].cell == cell;
+            slots[slot].prev = if run_starts { NIL } else { slot as u32 - 1 };
+            slots[slot].next = if run_goes_on { slot as u32 + 1 } else { NIL };
             if run_starts {
                 self.heads[cell as usize] = slot as u32;
             }
-            self.layout.arrived(cell, &store.boxes[slot]);
+            self.layout.arrived(cell, &slots[slot].aabb);
         }
     }
 
@@ -422,23 +409,31 @@ impl<L: Layout> UnitIndex<L> {
     /// # Ok::<(), quadpath::units::UnitError>(())
     /// ```
     pub fn cleanup(&mut self) {
-        self.sort_destinations();
-        // Apply the permutation in place, cycle by cycle: no second copy of the units.
-        let store = &mut self.store;
-        for i in 0..store.len() {
+        count_cells(
+            &mut self.scratch_counts,
+            self.heads.len(),
+            self.store.slots.iter().map(|s| s.cell),
+        );
+        // Each unit's destination goes in its `next` (relinked below anyway); then the
+        // permutation is applied in place, cycle by cycle: no second copy of the units.
+        let counts = &mut self.scratch_counts;
+        let slots = &mut self.store.slots;
+        for unit in slots.iter_mut() {
+            unit.next = counts[unit.cell as usize];
+            counts[unit.cell as usize] += 1;
+        }
+        for i in 0..slots.len() {
             loop {
-                let j = store.next[i] as usize;
+                let j = slots[i].next as usize;
                 if j == i {
                     break;
                 }
-                store.boxes.swap(i, j);
-                store.ids.swap(i, j);
-                store.cells.swap(i, j);
-                store.next.swap(i, j);
+                slots.swap(i, j);
             }
         }
-        for slot in 0..store.len() {
-            store.set_slot(store.ids[slot], slot as u32);
+        for slot in 0..self.store.len() {
+            let id = self.store.slots[slot].id;
+            self.store.set_slot(id, slot as u32);
         }
         self.heads.fill(NIL);
         self.layout.reset();
@@ -462,5 +457,18 @@ impl<L: Layout> UnitIndex<L> {
             + self.heads.capacity() * size_of::<u32>()
             + self.layout.memory_bytes()
             + self.scratch_counts.capacity() * size_of::<u32>()
+    }
+}
+
+/// Counting sort, first half: leaves in `counts[c]` the first slot of cell `c` (of
+/// `cells`) when units with these cells are sorted by cell.
+fn count_cells(counts: &mut Vec<u32>, cells: usize, of_units: impl Iterator<Item = u32>) {
+    counts.clear();
+    counts.resize(cells + 1, 0);
+    for cell in of_units {
+        counts[cell as usize + 1] += 1;
+    }
+    for c in 1..counts.len() {
+        counts[c] += counts[c - 1];
     }
 }

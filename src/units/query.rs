@@ -160,20 +160,20 @@ impl<L: Layout> UnitIndex<L> {
     /// # Ok::<(), quadpath::units::UnitError>(())
     /// ```
     pub fn for_each_pair(&self, mut visit: impl FnMut(UnitId, UnitId)) {
-        let store = &self.store;
-        for slot in 0..store.len() {
-            let (aabb, cell, id) = (&store.boxes[slot], store.cells[slot], store.ids[slot]);
-            self.layout.candidates(aabb, cell, |other_cell| {
-                let mut other = if other_cell == cell {
-                    store.next[slot]
+        let slots = &self.store.slots;
+        for unit in slots {
+            self.layout.candidates(&unit.aabb, unit.cell, |other_cell| {
+                let mut other = if other_cell == unit.cell {
+                    unit.next
                 } else {
                     self.heads[other_cell as usize]
                 };
                 while other != NIL {
-                    if store.boxes[other as usize].intersects(aabb) {
-                        visit(id, store.ids[other as usize]);
+                    let o = &slots[other as usize];
+                    if o.aabb.intersects(&unit.aabb) {
+                        visit(unit.id, o.id);
                     }
-                    other = store.next[other as usize];
+                    other = o.next;
                 }
             });
         }
@@ -182,12 +182,13 @@ impl<L: Layout> UnitIndex<L> {
     /// Calls `visit` for every unit in a cell that may hold boxes intersecting `area`.
     #[inline]
     fn walk_candidates(&self, area: &Aabb, mut visit: impl FnMut(UnitId, &Aabb)) {
-        let store = &self.store;
+        let slots = &self.store.slots;
         self.layout.candidates(area, 0, |cell| {
             let mut slot = self.heads[cell as usize];
             while slot != NIL {
-                visit(store.ids[slot as usize], &store.boxes[slot as usize]);
-                slot = store.next[slot as usize];
+                let unit = &slots[slot as usize];
+                visit(unit.id, &unit.aabb);
+                slot = unit.next;
             }
         });
     }

@@ -1,4 +1,4 @@
-//! The units themselves: dense parallel arrays of slots, each slot on its cell's linked list,
+//! The units themselves: a dense array of 32-byte slots, each on its cell's linked list,
 //! and the table from ids to slots.
 //!
 //! Slots stay dense (a removal moves the last slot into the hole), so that walks over all
@@ -16,18 +16,25 @@ pub(crate) const NIL: u32 = u32::MAX;
 /// so a stray huge id (a hash, a pointer) is refused rather than allocating gigabytes.
 pub const MAX_UNIT_ID: u32 = (1 << 28) - 1;
 
+/// One unit: everything an update or a query reads about it, in 32 bytes, so that each
+/// touches one cache line (half of one, aligned) rather than one per array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot {
+    pub aabb: Aabb,
+    pub id: UnitId,
+    pub cell: u32,
+    /// Neighbours on the cell's list.
+    pub next: u32,
+    pub prev: u32,
+}
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Store {
-    /// Per slot: the unit's box, id, cell, and its neighbours on the cell's list.
-    pub boxes: Vec<Aabb>,
-    pub ids: Vec<UnitId>,
-    pub cells: Vec<u32>,
-    pub next: Vec<u32>,
-    pub prev: Vec<u32>,
+    pub slots: Vec<Slot>,
     /// Per id: its slot, or `NIL`.
     slot_of: Vec<u32>,
-    /// Ids freed by removals, handed out again by
-    /// [`Store::fresh_id`]. May hold ids a caller has since taken: checked when popped.
+    /// Ids freed by removals, handed out again by [`Store::fresh_id`]. May hold ids a
+    /// caller has since taken: checked when popped.
     free_ids: Vec<u32>,
     /// After a [`Store::clear`], every id below this one is known to be taken or on
     /// `free_ids`; ids from here on are scanned for vacancy before the table grows. Saves
@@ -37,7 +44,7 @@ pub(crate) struct Store {
 
 impl Store {
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.slots.len()
     }
 
     /// The slot holding `id`.
@@ -90,17 +97,19 @@ impl Store {
 
     /// Appends a slot for `id` (checked free) on `cell`'s list.
     pub fn push(&mut self, id: UnitId, aabb: Aabb, cell: u32, heads: &mut [u32]) -> u32 {
-        let slot = self.ids.len() as u32;
+        let slot = self.slots.len() as u32;
         if id.index() >= self.slot_of.len() {
             // Ids skipped over are vacant past `scan_from`: the scan finds them.
             self.slot_of.resize(id.index() + 1, NIL);
         }
         self.slot_of[id.index()] = slot;
-        self.boxes.push(aabb);
-        self.ids.push(id);
-        self.cells.push(cell);
-        self.next.push(NIL);
-        self.prev.push(NIL);
+        self.slots.push(Slot {
+            aabb,
+            id,
+            cell,
+            next: NIL,
+            prev: NIL,
+        });
         self.link(slot, cell, heads);
         slot
     }
@@ -109,60 +118,66 @@ impl Store {
     #[inline]
     pub fn link(&mut self, slot: u32, cell: u32, heads: &mut [u32]) {
         let head = heads[cell as usize];
-        self.next[slot as usize] = head;
-        self.prev[slot as usize] = NIL;
+        let s = &mut self.slots[slot as usize];
+        s.next = head;
+        s.prev = NIL;
+        s.cell = cell;
         if head != NIL {
-            self.prev[head as usize] = slot;
+            self.slots[head as usize].prev = slot;
         }
         heads[cell as usize] = slot;
-        self.cells[slot as usize] = cell;
     }
 
     /// Takes `slot` off its cell's list.
     #[inline]
     pub fn unlink(&mut self, slot: u32, heads: &mut [u32]) {
-        let (p, n) = (self.prev[slot as usize], self.next[slot as usize]);
-        if p == NIL {
-            heads[self.cells[slot as usize] as usize] = n;
+        let Slot {
+            prev, next, cell, ..
+        } = self.slots[slot as usize];
+        if prev == NIL {
+            heads[cell as usize] = next;
         } else {
-            self.next[p as usize] = n;
+            self.slots[prev as usize].next = next;
         }
-        if n != NIL {
-            self.prev[n as usize] = p;
+        if next != NIL {
+            self.slots[next as usize].prev = prev;
         }
     }
 
     /// Removes `slot` (already unlinked), moving the last slot into its place.
     pub fn swap_remove(&mut self, slot: u32, heads: &mut [u32]) {
-        let last = self.ids.len() as u32 - 1;
-        self.slot_of[self.ids[slot as usize].index()] = NIL;
-        self.free_ids.push(self.ids[slot as usize].index() as u32);
+        let last = self.slots.len() as u32 - 1;
+        let id = self.slots[slot as usize].id;
+        self.slot_of[id.index()] = NIL;
+        self.free_ids.push(id.index() as u32);
         self.trim_free_ids();
         if slot != last {
             // The last slot's neighbours (or its cell's head) point at it: repoint them.
-            let (p, n) = (self.prev[last as usize], self.next[last as usize]);
-            if p == NIL {
-                heads[self.cells[last as usize] as usize] = slot;
+            let Slot {
+                prev,
+                next,
+                cell,
+                id: moved,
+                ..
+            } = self.slots[last as usize];
+            if prev == NIL {
+                heads[cell as usize] = slot;
             } else {
-                self.next[p as usize] = slot;
+                self.slots[prev as usize].next = slot;
             }
-            if n != NIL {
-                self.prev[n as usize] = slot;
+            if next != NIL {
+                self.slots[next as usize].prev = slot;
             }
-            self.slot_of[self.ids[last as usize].index()] = slot;
+            self.slot_of[moved.index()] = slot;
         }
-        self.boxes.swap_remove(slot as usize);
-        self.ids.swap_remove(slot as usize);
-        self.cells.swap_remove(slot as usize);
-        self.next.swap_remove(slot as usize);
-        self.prev.swap_remove(slot as usize);
+        self.slots.swap_remove(slot as usize);
     }
 
     /// Drops the free list's stale entries (ids a caller took back) once they could
     /// outnumber the vacant ids, so that removing and re-inserting the same caller ids frame
     /// after frame cannot grow it without bound. Amortised O(1) per removal.
     fn trim_free_ids(&mut self) {
-        let vacant = self.slot_of.len() - self.ids.len() + 1;
+        let vacant = self.slot_of.len() - self.slots.len() + 1;
         // (Ids past `scan_from` are found by the scan and need no entry.)
         if self.free_ids.len() > 2 * vacant + 16 {
             let slot_of = &self.slot_of;
@@ -175,17 +190,13 @@ impl Store {
     /// Empties the store, keeping every buffer's capacity and the id table's length (so
     /// every id can be handed out again, lowest first).
     pub fn clear(&mut self) {
-        for id in &self.ids {
+        for s in &self.slots {
             // A failed rebuild leaves ids it never claimed, maybe past the table's end.
-            if let Some(slot) = self.slot_of.get_mut(id.index()) {
+            if let Some(slot) = self.slot_of.get_mut(s.id.index()) {
                 *slot = NIL;
             }
         }
-        self.boxes.clear();
-        self.ids.clear();
-        self.cells.clear();
-        self.next.clear();
-        self.prev.clear();
+        self.slots.clear();
         self.free_ids.clear();
         self.scan_from = 0;
     }
@@ -214,13 +225,7 @@ impl Store {
 
     /// Bytes held by the store's buffers (their capacity, not just their length).
     pub fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * size_of::<Aabb>()
-            + self.ids.capacity() * size_of::<UnitId>()
-            + (self.cells.capacity()
-                + self.next.capacity()
-                + self.prev.capacity()
-                + self.slot_of.capacity()
-                + self.free_ids.capacity())
-                * size_of::<u32>()
+        self.slots.capacity() * size_of::<Slot>()
+            + (self.slot_of.capacity() + self.free_ids.capacity()) * size_of::<u32>()
     }
 }
