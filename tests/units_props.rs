@@ -146,27 +146,18 @@ fn brute(model: &Model, q: &Query) -> Vec<(UnitId, f32)> {
 }
 
 fn answer<L: Layout>(index: &UnitIndex<L>, q: &Query) -> Vec<(UnitId, f32)> {
+    let mut found = Vec::new();
     match *q {
-        Query::Box(area) => {
-            let mut found = Vec::new();
-            index.query_box(area, &mut found).unwrap();
-            let mut found: Vec<_> = found.into_iter().map(|id| (id, 0.0)).collect();
-            found.sort_by_key(|p| p.0);
-            found
-        }
-        Query::Circle(c) => {
-            let mut found = Vec::new();
-            index.query_circle(c, &mut found).unwrap();
-            let mut found: Vec<_> = found.into_iter().map(|id| (id, 0.0)).collect();
-            found.sort_by_key(|p| p.0);
-            found
-        }
+        Query::Box(area) => index.query_box(area, &mut found).unwrap(),
+        Query::Circle(c) => index.query_circle(c, &mut found).unwrap(),
         Query::Nearest(x, y, r, k) => {
-            let mut found = Vec::new();
-            index.nearest_within(x, y, r, k, &mut found).unwrap();
-            found
+            let mut nearest = Vec::new();
+            index.nearest_within(x, y, r, k, &mut nearest).unwrap();
+            return nearest;
         }
     }
+    found.sort();
+    found.into_iter().map(|id| (id, 0.0)).collect()
 }
 
 fn brute_pairs(model: &Model) -> Vec<(UnitId, UnitId)> {

@@ -134,13 +134,20 @@ impl Store {
         let Slot {
             prev, next, cell, ..
         } = self.slots[slot as usize];
+        self.bridge(prev, next, cell, (next, prev), heads);
+    }
+
+    /// Points the list neighbours of a slot elsewhere: `prev`'s `next` (or `cell`'s head,
+    /// when `prev` is `NIL`) at `to.0`, and `next`'s `prev` at `to.1`.
+    #[inline]
+    fn bridge(&mut self, prev: u32, next: u32, cell: u32, to: (u32, u32), heads: &mut [u32]) {
         if prev == NIL {
-            heads[cell as usize] = next;
+            heads[cell as usize] = to.0;
         } else {
-            self.slots[prev as usize].next = next;
+            self.slots[prev as usize].next = to.0;
         }
         if next != NIL {
-            self.slots[next as usize].prev = prev;
+            self.slots[next as usize].prev = to.1;
         }
     }
 
@@ -160,14 +167,7 @@ impl Store {
                 id: moved,
                 ..
             } = self.slots[last as usize];
-            if prev == NIL {
-                heads[cell as usize] = slot;
-            } else {
-                self.slots[prev as usize].next = slot;
-            }
-            if next != NIL {
-                self.slots[next as usize].prev = slot;
-            }
+            self.bridge(prev, next, cell, (slot, slot), heads);
             self.slot_of[moved.index()] = slot;
         }
         self.slots.swap_remove(slot as usize);
