@@ -322,9 +322,10 @@ proptest! {
     }
 }
 
-/// Handed-out ids are the lowest free ones, and freed ids come back.
+/// Handed-out ids fill the gaps below a caller's id, freed ids come back, and churning a
+/// caller's ids does not grow the index.
 #[test]
-fn handed_out_ids_are_reused_lowest_first() {
+fn handed_out_ids_fill_gaps_and_come_back() {
     let mut index = UnitIndex::new(LooseQuadtree::new(W, H)).unwrap();
     let b = Aabb::new(1.0, 1.0, 2.0, 2.0);
     index.insert_with_id(UnitId::new(3), b).unwrap();
