@@ -39,6 +39,9 @@
 //! - [`World`]: movement classes (agent sizes, terrain sets) over one map, each with its own
 //!   [`HpaMap`] layer over the class's open positions, the [`ClearanceField`]s they share,
 //!   and one edit call that keeps them all up to date.
+//! - [`units`]: a spatial index for moving units (`f32` boxes with ids): box, circle and
+//!   nearest-within-radius queries and the all-overlapping-pairs walk, over a loose quadtree
+//!   or a loose/tight grid, flat arrays throughout.
 //! - `baseline` (feature `baseline`): plain grid A\* from the `pathfinding` crate, the
 //!   yardstick.
 //!
@@ -78,6 +81,7 @@ mod grid;
 mod hpa;
 pub mod io;
 pub mod quadtree;
+pub mod units;
 mod world;
 
 pub use flow::{FlowError, FlowField, FlowGoal};

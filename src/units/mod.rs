@@ -1,0 +1,53 @@
+//! A spatial index for moving units: axis-aligned boxes in `f32` world coordinates, moved
+//! every frame, asked for boxes, circles, nearest neighbours within a radius and every
+//! overlapping pair.
+//!
+//! - [`UnitIndex`]: the units and their edits ([`insert`](UnitIndex::insert),
+//!   [`insert_with_id`](UnitIndex::insert_with_id), [`remove`](UnitIndex::remove),
+//!   [`update`](UnitIndex::update), [`rebuild`](UnitIndex::rebuild),
+//!   [`cleanup`](UnitIndex::cleanup)) and queries ([`query_box`](UnitIndex::query_box),
+//!   [`query_circle`](UnitIndex::query_circle), [`nearest_within`](UnitIndex::nearest_within),
+//!   [`for_each_pair`](UnitIndex::for_each_pair));
+//! - two [`Layout`]s, which decide the cells units are filed under:
+//!   [`LooseQuadtree`] (every level of a loose quadtree as a flat grid, a unit's level
+//!   picked by its size) and [`LooseGrid`] (loose cells whose bounds grow to fit, listed in
+//!   a coarse tight grid);
+//! - [`Aabb`], [`Circle`], [`UnitId`] and [`UnitError`].
+//!
+//! ## Which layout
+//! Both store the units the same way: one 32-byte slot per unit (box, id, cell, two list
+//! links) in a dense array, a 4-byte id table, one `u32` list head per cell, no pointers and
+//! no allocation once grown. They differ in how a query finds cells. `benches/units.rs`
+//! measures them (BENCHMARKS.md, "Unit index") on uniform crowds, clustered armies and a few
+//! huge units among small ones, and the [`LooseQuadtree`] wins everywhere: its frame takes
+//! 1.2–2.1× less time than the [`LooseGrid`]'s on uniform crowds, 1.3–1.6× less on clustered
+//! armies and 1.4–2.3× less with huge units (whose grown bounds make the grid's loose cells
+//! overlap many tight ones), and it is 20% smaller (38 against 46 bytes a unit). Start with
+//! the loose quadtree, finest cells about twice the common unit's size.
+//!
+//! When every unit moves every frame, [`UnitIndex::rebuild`] from the game's own array can beat
+//! one [`UnitIndex::update`] per unit (at 100k units and more): it writes the units in cell
+//! order in one pass, where updates by id touch the slots in random order.
+//!
+//! ## Deferred work
+//! A move that keeps a unit in its cell only writes its box; one that changes cells moves
+//! it between two lists. Nothing is merged or shrunk on the way: [`UnitIndex::cleanup`],
+//! called when the game has time, sorts the units by cell again (so queries walk memory in
+//! order) and shrinks the loose grid's bounds. It never changes an answer.
+
+mod error;
+mod geom;
+mod index;
+mod layout;
+mod loose_grid;
+mod loose_quadtree;
+mod query;
+mod store;
+
+pub use error::UnitError;
+pub use geom::{Aabb, Circle, UnitId};
+pub use index::UnitIndex;
+pub use layout::{Layout, MAX_CELLS};
+pub use loose_grid::LooseGrid;
+pub use loose_quadtree::LooseQuadtree;
+pub use store::MAX_UNIT_ID;
