@@ -20,9 +20,9 @@
 //! no allocation once grown. They differ in how a query finds cells. `benches/units.rs`
 //! measures them (BENCHMARKS.md, "Unit index") on uniform crowds, clustered armies and a few
 //! huge units among small ones, and the [`LooseQuadtree`] wins everywhere: its frame takes
-//! 1.2–2.1× less time than the [`LooseGrid`]'s on uniform crowds, 1.3–1.6× less on clustered
-//! armies and 1.4–2.3× less with huge units (whose grown bounds make the grid's loose cells
-//! overlap many tight ones), and it is 20% smaller (38 against 46 bytes a unit). Start with
+//! 1.8–2.3× less time than the [`LooseGrid`]'s on uniform crowds, 1.2–1.6× less on clustered
+//! armies and 1.7–2.3× less with huge units (whose grown bounds make the grid's loose cells
+//! overlap many tight ones), and it is 20% smaller (38 against 47 bytes a unit). Start with
 //! the loose quadtree, finest cells about twice the common unit's size.
 //!
 //! When every unit moves every frame, [`UnitIndex::rebuild`] from the game's own array can beat
