@@ -421,7 +421,7 @@ fn find_json_on_maps_and_bitmaps() {
 #[test]
 fn find_text_and_render() {
     let png = tmp("find_arena.png");
-    let o = run(&[
+    let out = run_ok(&[
         "find",
         "maps/arena.map",
         "3,3",
@@ -431,8 +431,6 @@ fn find_text_and_render() {
         "--scale",
         "3",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
     for word in ["length", "cells", "build", "query", "path", "3,3", "45,40"] {
         assert!(out.contains(word), "{word} in {out}");
     }
@@ -443,9 +441,7 @@ fn find_text_and_render() {
 /// The text form names every part of the memory and of the build, per mode.
 #[test]
 fn info_text_breaks_memory_and_build_down() {
-    let o = run(&["info", "maps/den312d.map"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = run_ok(&["info", "maps/den312d.map"]);
     let line = |start: &str| {
         out.lines()
             .find(|l| l.starts_with(start))
@@ -1530,7 +1526,7 @@ fn class_scen_is_exact_against_an_independent_search() {
     // Some queries are cut off for the larger agents: answered "unreachable", not failures.
     assert!(class_unreachable > 0);
     // Text: the class and the skipped count are named; fast mode stays valid.
-    let o = run(&[
+    let out = run_ok(&[
         "scen",
         "maps/arena.map.scen",
         "--size",
@@ -1538,8 +1534,6 @@ fn class_scen_is_exact_against_an_independent_search() {
         "--mode",
         "fast",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
     assert!(out.contains("class           2x2 on .GS"), "{out}");
     assert!(out.contains("skipped         31"), "{out}");
     // The default class prints no such line.
@@ -1915,7 +1909,7 @@ fn flow_distances_and_routes_match_an_independent_search() {
         }
     }
     // The text form: a block per --from with its distance and route.
-    let o = run(&[
+    let out = run_ok(&[
         "flow",
         "maps/arena.map",
         "45,40",
@@ -1924,8 +1918,6 @@ fn flow_distances_and_routes_match_an_independent_search() {
         "--from",
         "45,40",
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = stdout(&o);
     // The text must say what the oracle and the JSON route say.
     let grid = common::read_movingai(&root().join("maps/arena.map"));
     let oracle = common::distances(&grid, quadpath::Cell::new(45, 40));
