@@ -88,7 +88,8 @@ pub use flow::{FlowError, FlowField, FlowGoal};
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
-    ClearanceField, Grid, Movement, MovementError, TerrainPatch, TerrainSet, TERRAIN_FREE,
+    ClearanceField, CostError, Grid, Movement, MovementError, TerrainCosts, TerrainPatch, TerrainSet,
+    TERRAIN_FREE,
     TERRAIN_WALL,
 };
 pub use hpa::{

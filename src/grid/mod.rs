@@ -2,12 +2,14 @@
 //! free cells that follow from both. The rules of movement over it live in [`movement`].
 
 mod clearance;
+mod costs;
 pub mod movement;
 mod patch;
 
 use crate::geom::{Cell, Direction, Rect};
 pub(crate) use clearance::ClearanceChange;
 pub use clearance::ClearanceField;
+pub use costs::{CostError, TerrainCosts};
 use movement::{legal_step, step_cost};
 pub use movement::{Movement, MovementError, TerrainSet};
 pub use patch::TerrainPatch;

@@ -4,6 +4,7 @@
 //!
 //! The model itself is documented on [`Movement`], the type users meet.
 
+use super::costs::{CostError, TerrainCosts};
 use super::Grid;
 use crate::geom::{Cell, Direction};
 use std::fmt;
@@ -246,25 +247,9 @@ pub enum MovementError {
         /// The largest size accepted.
         max: u32,
     },
-    /// A terrain cost that is not a finite number in
-    /// [`Movement::MIN_TERRAIN_COST`]`..=`[`Movement::MAX_TERRAIN_COST`].
-    #[error("terrain {code:?} cannot cost {cost}: costs must be finite, from {min} to {max}", code = char::from(*code))]
-    CostOutOfRange {
-        /// The terrain code.
-        code: u8,
-        /// The cost asked for.
-        cost: f32,
-        /// The smallest cost accepted.
-        min: f32,
-        /// The largest cost accepted.
-        max: f32,
-    },
-    /// A cost for a terrain code the class cannot stand on.
-    #[error("terrain {code:?} is not passable for this movement class, so it has no cost", code = char::from(*code))]
-    CostForImpassable {
-        /// The terrain code.
-        code: u8,
-    },
+    /// A terrain cost was refused (see [`CostError`]).
+    #[error(transparent)]
+    Cost(#[from] CostError),
 }
 
 /// A movement class: the agent's size and the terrain it may cross.
@@ -323,9 +308,8 @@ pub enum MovementError {
 pub struct Movement {
     size: u32,
     passable: TerrainSet,
-    /// Cost per terrain code; `None` while every code costs 1, which is the common case
-    /// and keeps a class small.
-    costs: Option<Box<[f32; 256]>>,
+    /// Cost per terrain code (a unit table costs nothing).
+    costs: TerrainCosts,
 }
 
 // Two classes are equal when they behave the same: same size, same passable codes, and the
@@ -336,10 +320,7 @@ impl PartialEq for Movement {
     fn eq(&self, other: &Self) -> bool {
         self.size == other.size
             && self.passable == other.passable
-            && self
-                .passable
-                .iter()
-                .all(|code| self.terrain_cost(code).to_bits() == other.terrain_cost(code).to_bits())
+            && self.costs == other.costs
     }
 }
 
@@ -349,9 +330,7 @@ impl std::hash::Hash for Movement {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.size.hash(state);
         self.passable.hash(state);
-        for code in self.passable.iter() {
-            self.terrain_cost(code).to_bits().hash(state);
-        }
+        self.costs.hash(state);
     }
 }
 
@@ -379,7 +358,7 @@ impl Default for Movement {
         Movement {
             size: 1,
             passable: TerrainSet::moving_ai(),
-            costs: None,
+            costs: TerrainCosts::unit(),
         }
     }
 }
@@ -416,22 +395,14 @@ impl Movement {
 
     /// This movement class crossing the terrain codes in `passable`. Costs set earlier for
     /// codes that are no longer passable are dropped.
-    pub fn with_passable(mut self, passable: TerrainSet) -> Self {
-        if let Some(costs) = &mut self.costs {
-            for code in 0..=u8::MAX {
-                if !passable.contains(code) {
-                    costs[code as usize] = 1.0;
-                }
-            }
+    pub fn with_passable(self, passable: TerrainSet) -> Self {
+        let costs = self.costs.restricted_to(&passable);
+        Movement {
+            passable,
+            costs,
+            ..self
         }
-        Movement { passable, ..self }
     }
-
-    /// The smallest terrain cost accepted: a road may be fast, but no ground is free to
-    /// cross, or distances would stop meaning anything.
-    pub const MIN_TERRAIN_COST: f32 = 1.0 / 64.0;
-    /// The largest terrain cost accepted.
-    pub const MAX_TERRAIN_COST: f32 = 1.0e6;
 
     /// This movement class with terrain `code` costing `cost` per unit of step length (see
     /// [the model](Movement#the-model)).
@@ -448,35 +419,42 @@ impl Movement {
     /// ```
     ///
     /// # Errors
-    /// [`MovementError::CostOutOfRange`] for a cost that is not finite or lies outside
-    /// [`Movement::MIN_TERRAIN_COST`]`..=`[`Movement::MAX_TERRAIN_COST`], and
-    /// [`MovementError::CostForImpassable`] for a code the class cannot stand on.
+    /// [`MovementError::Cost`] with [`CostError::OutOfRange`] for a cost that is not finite
+    /// or lies outside [`TerrainCosts::MIN`]`..=`[`TerrainCosts::MAX`], with
+    /// [`CostError::Impassable`] for a code the class cannot stand on, and with
+    /// [`CostError::TooManyCosts`] past [`TerrainCosts::MAX_DISTINCT`] distinct costs.
     pub fn with_terrain_cost(mut self, code: u8, cost: f32) -> Result<Self, MovementError> {
-        if !(Self::MIN_TERRAIN_COST..=Self::MAX_TERRAIN_COST).contains(&cost) {
-            return Err(MovementError::CostOutOfRange {
-                code,
-                cost,
-                min: Self::MIN_TERRAIN_COST,
-                max: Self::MAX_TERRAIN_COST,
-            });
-        }
+        let costs = std::mem::take(&mut self.costs).with(code, cost)?;
         if !self.passable.contains(code) {
-            return Err(MovementError::CostForImpassable { code });
+            return Err(CostError::Impassable { code }.into());
         }
-        self.costs.get_or_insert_with(|| Box::new([1.0; 256]))[code as usize] = cost;
-        Ok(self)
+        Ok(Movement { costs, ..self })
+    }
+
+    /// This movement class with every cost of `costs` (see
+    /// [`Movement::with_terrain_cost`]), replacing the ones it had.
+    ///
+    /// # Errors
+    /// [`MovementError::Cost`] with [`CostError::Impassable`] when `costs` weighs a code
+    /// the class cannot stand on.
+    pub fn with_terrain_costs(self, costs: TerrainCosts) -> Result<Self, MovementError> {
+        costs.check_passable(&self.passable)?;
+        Ok(Movement { costs, ..self })
     }
 
     /// The cost of terrain `code` per unit of step length (1 unless set).
     pub fn terrain_cost(&self, code: u8) -> f32 {
-        self.costs.as_ref().map_or(1.0, |c| c[code as usize])
+        self.costs.get(code)
+    }
+
+    /// The class's terrain costs.
+    pub fn terrain_costs(&self) -> &TerrainCosts {
+        &self.costs
     }
 
     /// Whether every terrain costs 1, so that step costs are the plain octile ones.
     pub fn has_unit_costs(&self) -> bool {
-        self.passable
-            .iter()
-            .all(|code| self.terrain_cost(code) == 1.0)
+        self.costs.is_unit()
     }
 
     /// The agent's side in cells.
@@ -556,7 +534,7 @@ impl Movement {
     /// The cost of the position at `cell`: the largest terrain cost under the footprint.
     /// The position should be open; cells off the map are skipped.
     pub fn position_cost(&self, grid: &Grid, cell: Cell) -> f64 {
-        if self.costs.is_none() {
+        if self.costs.is_unit() {
             return 1.0;
         }
         let k = self.size;
@@ -564,7 +542,7 @@ impl Movement {
             (cell.x + k).min(grid.width()),
             (cell.y + k).min(grid.height()),
         );
-        let mut worst = Self::MIN_TERRAIN_COST;
+        let mut worst = TerrainCosts::MIN;
         for y in cell.y..y2 {
             for x in cell.x..x2 {
                 worst = worst.max(self.terrain_cost(grid.terrain(Cell::new(x, y))));
@@ -578,7 +556,7 @@ impl Movement {
     /// ([`Movement::can_step`]).
     pub fn weighted_step_cost(&self, grid: &Grid, from: Cell, dir: Direction) -> f64 {
         let length = step_cost(dir);
-        if self.costs.is_none() {
+        if self.costs.is_unit() {
             return length;
         }
         let to = from.step(dir).expect("a legal step stays on the map");
@@ -673,14 +651,14 @@ mod tests {
             assert!(
                 matches!(
                     m.clone().with_terrain_cost(b'S', bad),
-                    Err(MovementError::CostOutOfRange { code: b'S', .. })
+                    Err(MovementError::Cost(CostError::OutOfRange { code: b'S', .. }))
                 ),
                 "{bad}"
             );
         }
         assert_eq!(
             m.clone().with_terrain_cost(b'W', 2.0),
-            Err(MovementError::CostForImpassable { code: b'W' })
+            Err(MovementError::Cost(CostError::Impassable { code: b'W' }))
         );
         let swamp = m.clone().with_terrain_cost(b'S', 3.0).unwrap();
         assert!(!swamp.has_unit_costs());

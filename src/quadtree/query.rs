@@ -49,7 +49,7 @@ impl<'a, T> NodeRef<'a, T> {
     /// Number of objects in its subtree.
     #[inline]
     pub fn object_count(&self) -> u64 {
-        self.node.count
+        self.node.tally.count()
     }
 
     /// The objects it holds with their cells; empty for internal nodes.

@@ -3,10 +3,14 @@
 use crate::geom::Rect;
 use std::fmt;
 
-type StopFn = dyn Fn(Rect, u64) -> bool + Send + Sync;
+type StopFn = dyn Fn(Rect, u64, bool) -> bool + Send + Sync;
 
-/// Decides when a node must **not** split, from its rectangle and the number `n` of objects
-/// it holds. A 1×1 node never splits, whatever the stopper says.
+/// Decides when a node must **not** split, from its rectangle, the number `n` of objects
+/// it holds and whether they are all of one kind (see [`QuadTree::build_with_kinds`]:
+/// objects have kind 0 unless the tree was given a kind function). A 1×1 node never
+/// splits, whatever the stopper says.
+///
+/// [`QuadTree::build_with_kinds`]: super::QuadTree::build_with_kinds
 ///
 /// The tree's shape is a pure function of the object set and the stopper: a node is split
 /// exactly when the stopper refuses to stop it and all its ancestors are split. A stopper
@@ -33,13 +37,28 @@ impl SplitStopper {
     /// A stopper from `stop(w, h, n)`.
     pub fn by_size(stop: impl Fn(u32, u32, u64) -> bool + Send + Sync + 'static) -> Self {
         SplitStopper {
-            stop: Box::new(move |r: Rect, n| stop(r.width(), r.height(), n)),
+            stop: Box::new(move |r: Rect, n, _| stop(r.width(), r.height(), n)),
         }
     }
 
     /// A stopper from `stop(rect, n)`, where `rect` is the cells the node covers, for rules
     /// that depend on where the node is.
     pub fn by_rect(stop: impl Fn(Rect, u64) -> bool + Send + Sync + 'static) -> Self {
+        SplitStopper {
+            stop: Box::new(move |r, n, _| stop(r, n)),
+        }
+    }
+
+    /// A stopper from `stop(rect, n, one_kind)`, where `one_kind` says whether the node's
+    /// objects are all of one kind (always true for a node without objects).
+    ///
+    /// ```
+    /// use quadpath::quadtree::SplitStopper;
+    /// // Buckets of at most 8 objects, and of one kind only.
+    /// let s = SplitStopper::by_contents(|_, n, one_kind| n <= 8 && one_kind);
+    /// assert!(!s.stops_with_kinds(quadpath::Rect::new(0, 0, 3, 3), 2, false));
+    /// ```
+    pub fn by_contents(stop: impl Fn(Rect, u64, bool) -> bool + Send + Sync + 'static) -> Self {
         SplitStopper {
             stop: Box::new(stop),
         }
@@ -50,26 +69,39 @@ impl SplitStopper {
         Self::by_size(move |_, _, n| n <= k)
     }
 
-    /// Every leaf is empty or full (`n == 0 || n == w·h`): with one object per blocked cell,
-    /// every leaf is all-free or all-blocked, the decomposition pathfinding needs.
+    /// Every leaf is empty, or full of objects of one kind (`n == 0 || n == w·h` and one
+    /// kind): with one object per blocked cell, every leaf is all-free or all-blocked, the
+    /// decomposition pathfinding needs; with one object per cell that differs from the
+    /// common case, kinded by what it is (blocked, or the band of its terrain cost), every
+    /// leaf is uniform in both.
     pub fn uniform() -> Self {
-        Self::by_size(|w, h, n| n == 0 || n == w as u64 * h as u64)
+        Self::by_contents(|r, n, one_kind| {
+            n == 0 || (one_kind && n == r.width() as u64 * r.height() as u64)
+        })
     }
 
     /// Also split every node wider or higher than `side` cells, whatever this stopper says.
     pub fn with_max_leaf_side(self, side: u32) -> Self {
         let inner = self.stop;
         SplitStopper {
-            stop: Box::new(move |r: Rect, n| {
-                r.width() <= side && r.height() <= side && inner(r, n)
+            stop: Box::new(move |r: Rect, n, one_kind| {
+                r.width() <= side && r.height() <= side && inner(r, n, one_kind)
             }),
         }
     }
 
-    /// Whether a node covering `rect` and holding `n` objects must stay a leaf.
+    /// Whether a node covering `rect` and holding `n` objects, all of one kind, must stay
+    /// a leaf.
     #[inline]
     pub fn stops(&self, rect: Rect, n: u64) -> bool {
-        (rect.x1 == rect.x2 && rect.y1 == rect.y2) || (self.stop)(rect, n)
+        self.stops_with_kinds(rect, n, true)
+    }
+
+    /// Whether a node covering `rect` and holding `n` objects must stay a leaf, `one_kind`
+    /// saying whether they are all of one kind.
+    #[inline]
+    pub fn stops_with_kinds(&self, rect: Rect, n: u64, one_kind: bool) -> bool {
+        (rect.x1 == rect.x2 && rect.y1 == rect.y2) || (self.stop)(rect, n, one_kind)
     }
 }
 

@@ -7,12 +7,87 @@ use crate::geom::{Cell, Rect};
 use hashbrown::HashMap;
 use std::hash::BuildHasher;
 
-/// A node as stored: its subtree's object count, and its objects when it is a leaf.
+/// A node as stored: its subtree's object count and kinds, and its objects when it is a
+/// leaf.
 #[derive(Clone, Debug)]
 pub(crate) struct Node<T> {
-    pub(crate) count: u64,
+    pub(crate) tally: Tally,
     /// `Some` exactly for leaves: only leaves hold objects.
     pub(crate) objects: Option<Vec<(Cell, T)>>,
+}
+
+/// A subtree's object count and the range of its objects' kinds, packed in one word so
+/// that a node costs no more than it did before kinds: the count in the low 48 bits (no
+/// machine holds 2^48 objects of 8 bytes or more), the smallest kind in the next 8, the
+/// largest in the top 8. The kinds mean nothing while the count is 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally(u64);
+
+const COUNT_BITS: u32 = 48;
+const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+
+impl Tally {
+    fn new(count: u64, lo: u8, hi: u8) -> Self {
+        debug_assert!(count <= COUNT_MASK && lo <= hi);
+        Tally(count | (lo as u64) << COUNT_BITS | (hi as u64) << (COUNT_BITS + 8))
+    }
+
+    /// The tally of `objects`, whose kinds `kind_of` gives.
+    fn of<T>(objects: &[(Cell, T)], kind_of: fn(&T) -> u8) -> Self {
+        objects.iter().fold(Tally::default(), |t, (_, o)| t.added(kind_of(o)))
+    }
+
+    #[inline]
+    pub(crate) fn count(self) -> u64 {
+        self.0 & COUNT_MASK
+    }
+
+    #[inline]
+    fn lo(self) -> u8 {
+        (self.0 >> COUNT_BITS) as u8
+    }
+
+    #[inline]
+    fn hi(self) -> u8 {
+        (self.0 >> (COUNT_BITS + 8)) as u8
+    }
+
+    /// Whether every object has the same kind (true with no objects).
+    #[inline]
+    pub(crate) fn one_kind(self) -> bool {
+        self.count() == 0 || self.lo() == self.hi()
+    }
+
+    /// With one more object, of kind `k`.
+    #[inline]
+    fn added(self, k: u8) -> Self {
+        match self.count() {
+            0 => Tally::new(1, k, k),
+            n => Tally::new(n + 1, self.lo().min(k), self.hi().max(k)),
+        }
+    }
+
+    /// The tally of two subtrees together.
+    fn joined(self, other: Tally) -> Self {
+        match (self.count(), other.count()) {
+            (0, _) => other,
+            (_, 0) => self,
+            (a, b) => Tally::new(
+                a + b,
+                self.lo().min(other.lo()),
+                self.hi().max(other.hi()),
+            ),
+        }
+    }
+
+    /// With `k` objects fewer, of kinds that leave the range as it was or need it
+    /// recomputed (`exact` says which).
+    #[inline]
+    fn removed(self, k: u64, kind: u8) -> (Self, bool) {
+        let n = self.count() - k;
+        let exact = n == 0 || self.lo() == self.hi() || (kind > self.lo() && kind < self.hi());
+        (Tally::new(n, self.lo(), self.hi()), exact)
+    }
 }
 
 /// One entry of the change feed: a leaf that appeared or disappeared.
@@ -62,6 +137,9 @@ pub enum LeafChange {
 /// ```
 pub struct QuadTree<T, S = ahash::RandomState> {
     pub(crate) shape: Shape,
+    /// The kind of each object, for stoppers that keep kinds apart (see
+    /// [`QuadTree::build_with_kinds`]); every object is of kind 0 otherwise.
+    kind_of: fn(&T) -> u8,
     pub(crate) nodes: HashMap<u64, Node<T>, S>,
     stopper: SplitStopper,
     /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth.
@@ -95,6 +173,44 @@ impl<T> QuadTree<T, ahash::RandomState> {
     ) -> Result<Self, QuadtreeError> {
         Self::build_with_hasher(width, height, stopper, objects, ahash::RandomState::new())
     }
+
+    /// [`QuadTree::build`] for objects of several kinds: `kind_of` gives each object's
+    /// kind, and the stopper learns for every node whether its objects are all of one kind
+    /// ([`SplitStopper::stops_with_kinds`]). With [`SplitStopper::uniform`] every leaf is
+    /// then empty or full of one kind: the path finder keeps one object per cell that
+    /// differs from the common case, kinded by whether it is blocked and how much its
+    /// terrain costs, so that every leaf is uniform in both.
+    ///
+    /// ```
+    /// use quadpath::quadtree::{QuadTree, SplitStopper};
+    /// use quadpath::Cell;
+    /// // A 4×4 map whose left half is swamp (kind 2) and right half road (kind 1).
+    /// let cells = (0..16).map(|i| (Cell::new(i % 4, i / 4), if i % 4 < 2 { 2u8 } else { 1 }));
+    /// let tree = QuadTree::build_with_kinds(4, 4, SplitStopper::uniform(), cells, |k| *k)?;
+    /// assert_eq!(tree.leaf_count(), 4, "full, but of two kinds: the root splits once");
+    /// let plain = QuadTree::build(4, 4, SplitStopper::uniform(), (0..16).map(|i| (Cell::new(i % 4, i / 4), 0u8)))?;
+    /// assert_eq!(plain.leaf_count(), 1);
+    /// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub fn build_with_kinds(
+        width: u32,
+        height: u32,
+        stopper: SplitStopper,
+        objects: impl IntoIterator<Item = (Cell, T)>,
+        kind_of: fn(&T) -> u8,
+    ) -> Result<Self, QuadtreeError> {
+        Self::build_full(
+            width,
+            height,
+            stopper,
+            objects,
+            ahash::RandomState::new(),
+            kind_of,
+        )
+    }
 }
 
 impl<T, S: BuildHasher> QuadTree<T, S> {
@@ -122,6 +238,17 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         objects: impl IntoIterator<Item = (Cell, T)>,
         hasher: S,
     ) -> Result<Self, QuadtreeError> {
+        Self::build_full(width, height, stopper, objects, hasher, |_| 0)
+    }
+
+    fn build_full(
+        width: u32,
+        height: u32,
+        stopper: SplitStopper,
+        objects: impl IntoIterator<Item = (Cell, T)>,
+        hasher: S,
+        kind_of: fn(&T) -> u8,
+    ) -> Result<Self, QuadtreeError> {
         if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
             return Err(QuadtreeError::BadSize { width, height });
         }
@@ -132,6 +259,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
         let mut tree = QuadTree {
             shape,
+            kind_of,
             nodes: HashMap::with_hasher(hasher),
             stopper,
             depth_counts: vec![0; shape.max_possible_depth() as usize + 1],
@@ -194,7 +322,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// [`QuadtreeError::OutOfBounds`] when `c` is off the grid; the tree is unchanged then.
     pub fn add(&mut self, c: Cell, obj: T) -> Result<(), QuadtreeError> {
         self.shape.check(c)?;
-        let leaf = self.update_path(c, |n| n + 1);
+        let kind = (self.kind_of)(&obj);
+        let leaf = self.update_path(c, |t| t.added(kind));
         self.leaf_objects_mut(leaf).push((c, obj));
         self.restructure(c, leaf);
         Ok(())
@@ -214,8 +343,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
             return Ok(false);
         };
-        objects.swap_remove(i);
-        self.update_path(c, |n| n - 1);
+        let (_, gone) = objects.swap_remove(i);
+        let kind = (self.kind_of)(&gone);
+        self.uncount(c, leaf, 1, kind);
         self.restructure(c, leaf);
         Ok(true)
     }
@@ -232,9 +362,15 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             .into_iter()
             .partition(|(at, _)| *at == c);
         *objects = kept;
-        if !taken.is_empty() {
-            let k = taken.len() as u64;
-            self.update_path(c, |n| n - k);
+        if let Some((_, first)) = taken.first() {
+            // Kinds vary at most among the taken objects: recompute the range unless they
+            // all leave it as it was.
+            let kind = (self.kind_of)(first);
+            let same = taken.iter().all(|(_, o)| (self.kind_of)(o) == kind);
+            self.uncount(c, leaf, taken.len() as u64, if same { kind } else { 0 });
+            if !same {
+                self.retally(c, leaf);
+            }
             self.restructure(c, leaf);
         }
         Ok(taken.into_iter().map(|(_, o)| o).collect())
@@ -247,9 +383,42 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             .expect("a leaf of this tree")
     }
 
-    /// Applies `f` to the count of every node from the root down to the leaf holding `c`,
+    /// Takes `k` objects of kind `kind` at `c` (already gone from `leaf`'s list) off the
+    /// tallies on the root-to-`leaf` path, recomputing their kind ranges when the removal
+    /// may have narrowed them.
+    fn uncount(&mut self, c: Cell, leaf: NodeId, k: u64, kind: u8) {
+        let mut exact = true;
+        self.update_path(c, |t| {
+            let (t, ok) = t.removed(k, kind);
+            exact &= ok;
+            t
+        });
+        if !exact {
+            self.retally(c, leaf);
+        }
+    }
+
+    /// Recomputes the kind ranges on the root-to-`leaf` path exactly, bottom-up: the leaf
+    /// from its objects, each ancestor from its children.
+    fn retally(&mut self, c: Cell, leaf: NodeId) {
+        let kind_of = self.kind_of;
+        let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
+        node.tally = Tally::of(node.objects.as_deref().unwrap_or_default(), kind_of);
+        for d in (0..leaf.depth()).rev() {
+            let id = self.shape.cell_id(d, c);
+            let tally = self
+                .shape
+                .children(id, self.shape.rect(id))
+                .iter()
+                .filter_map(|kid| self.nodes.get(&kid.0))
+                .fold(Tally::default(), |t, n| t.joined(n.tally));
+            self.nodes.get_mut(&id.0).expect("an ancestor").tally = tally;
+        }
+    }
+
+    /// Applies `f` to the tally of every node from the root down to the leaf holding `c`,
     /// and returns that leaf.
-    fn update_path(&mut self, c: Cell, f: impl Fn(u64) -> u64) -> NodeId {
+    fn update_path(&mut self, c: Cell, mut f: impl FnMut(Tally) -> Tally) -> NodeId {
         let mut d = 0;
         loop {
             let id = self.shape.cell_id(d, c);
@@ -257,7 +426,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 .nodes
                 .get_mut(&id.0)
                 .expect("every ancestor of a leaf exists");
-            node.count = f(node.count);
+            node.tally = f(node.tally);
             if node.objects.is_some() {
                 return id;
             }
@@ -275,8 +444,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let top = (0..=leaf.depth())
             .map(|d| self.shape.cell_id(d, c))
             .find(|id| {
-                let n = self.nodes[&id.0].count;
-                self.stopper.stops(self.shape.rect(*id), n)
+                let t = self.nodes[&id.0].tally;
+                self.stopper
+                    .stops_with_kinds(self.shape.rect(*id), t.count(), t.one_kind())
             });
         match top {
             Some(id) if id != leaf => self.merge(id),
@@ -309,13 +479,16 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     fn grow(&mut self, id: NodeId, objects: Vec<(Cell, T)>) {
         self.depth_counts[id.depth() as usize] += 1;
         self.max_depth = self.max_depth.max(id.depth());
-        let count = objects.len() as u64;
+        let tally = Tally::of(&objects, self.kind_of);
         let rect = self.shape.rect(id);
-        if self.stopper.stops(rect, count) {
+        if self
+            .stopper
+            .stops_with_kinds(rect, tally.count(), tally.one_kind())
+        {
             self.nodes.insert(
                 id.0,
                 Node {
-                    count,
+                    tally,
                     objects: Some(objects),
                 },
             );
@@ -325,7 +498,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             self.nodes.insert(
                 id.0,
                 Node {
-                    count,
+                    tally,
                     objects: None,
                 },
             );
@@ -400,7 +573,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// Number of objects stored.
     #[inline]
     pub fn object_count(&self) -> u64 {
-        self.nodes[&NodeId::ROOT.0].count
+        self.nodes[&NodeId::ROOT.0].tally.count()
     }
 
     /// Depth of the deepest leaf; a tree that is only its root has depth 0.
@@ -441,92 +614,139 @@ impl QuadTree<()> {
         stopper: &SplitStopper,
         cells: &mut [Cell],
     ) -> Result<usize, QuadtreeError> {
-        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
-            return Err(QuadtreeError::BadSize { width, height });
-        }
-        let shape = Shape::new(width, height);
-        for &c in cells.iter() {
-            shape.check(c)?;
-        }
-        let (nodes, object_slots) = count_nodes(&shape, stopper, NodeId::ROOT, cells);
-        // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
-        // from 8 buckets on (all but one below).
-        let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
-        let mut buckets = 4;
-        while usable(buckets) < nodes {
-            buckets *= 2;
-        }
-        let slot = std::mem::size_of::<(u64, Node<()>)>() + 1;
-        let objects = object_slots * std::mem::size_of::<(Cell, ())>();
-        Ok(std::mem::size_of::<Self>()
-            + buckets * slot
-            + objects
-            + (shape.max_possible_depth() as usize + 1) * 8)
+        estimate::<Cell, ()>(width, height, stopper, cells, |c| *c, |_| 0)
     }
 }
 
-/// The nodes of the subtree [`QuadTree::build`] grows at `id` over `cells` (which lie in
-/// it), and the object slots its leaves' lists may hold (a list grown by pushing has at most
-/// the next power of two, and at least 4); `cells` is partitioned in place the way the build
-/// shares objects out among children.
-fn count_nodes(
-    shape: &Shape,
+impl QuadTree<u8> {
+    /// [`QuadTree::estimate_bytes`] for the tree [`QuadTree::build_with_kinds`] would make
+    /// from `objects`, each object its own kind.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub fn estimate_bytes_with_kinds(
+        width: u32,
+        height: u32,
+        stopper: &SplitStopper,
+        objects: &mut [(Cell, u8)],
+    ) -> Result<usize, QuadtreeError> {
+        estimate::<(Cell, u8), u8>(width, height, stopper, objects, |o| o.0, |o| o.1)
+    }
+}
+
+/// The estimate behind [`QuadTree::estimate_bytes`], for a tree of `T` payloads over items
+/// that give their cell and kind.
+fn estimate<I, T>(
+    width: u32,
+    height: u32,
     stopper: &SplitStopper,
-    id: NodeId,
-    cells: &mut [Cell],
-) -> (usize, usize) {
-    let rect = shape.rect(id);
-    if stopper.stops(rect, cells.len() as u64) {
-        let slots = match cells.len() {
-            0 => 0,
-            n => n.next_power_of_two().max(4),
-        };
-        return (1, slots);
+    items: &mut [I],
+    cell: fn(&I) -> Cell,
+    kind: fn(&I) -> u8,
+) -> Result<usize, QuadtreeError> {
+    if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+        return Err(QuadtreeError::BadSize { width, height });
     }
-    let kids = shape.children(id, rect);
-    let last = shape.rect(kids[kids.len() - 1]);
-    let split_x = (last.x1 > rect.x1).then_some(last.x1);
-    let split_y = (last.y1 > rect.y1).then_some(last.y1);
-    let columns = 1 + split_x.is_some() as usize;
-    // The same quadrant rule as `split`: row-major children, objects at or past a split
-    // going right or down.
-    let quadrant = |c: &Cell| {
-        let col = split_x.is_some_and(|s| c.x >= s) as usize;
-        let row = split_y.is_some_and(|s| c.y >= s) as usize;
-        row * columns + col
+    let shape = Shape::new(width, height);
+    for item in items.iter() {
+        shape.check(cell(item))?;
+    }
+    let walk = Walk {
+        shape: &shape,
+        stopper,
+        cell,
+        kind,
     };
-    // Group the cells by quadrant in place, in one pass plus swaps (a sort would cost a
-    // log factor at every level of a tree over millions of cells).
-    let mut counts = [0usize; 4];
-    for c in cells.iter() {
-        counts[quadrant(c)] += 1;
+    let (nodes, object_slots) = walk.count_nodes(NodeId::ROOT, items);
+    // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
+    // from 8 buckets on (all but one below).
+    let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
+    let mut buckets = 4;
+    while usable(buckets) < nodes {
+        buckets *= 2;
     }
-    let mut next = [0usize; 4];
-    for k in 1..4 {
-        next[k] = next[k - 1] + counts[k - 1];
-    }
-    let ends: [usize; 4] = std::array::from_fn(|k| next[k] + counts[k]);
-    for k in 0..4 {
-        while next[k] < ends[k] {
-            let q = quadrant(&cells[next[k]]);
-            if q == k {
-                next[k] += 1;
-            } else {
-                cells.swap(next[k], next[q]);
-                next[q] += 1;
+    let slot = std::mem::size_of::<(u64, Node<T>)>() + 1;
+    let objects = object_slots * std::mem::size_of::<(Cell, T)>();
+    Ok(std::mem::size_of::<QuadTree<T>>()
+        + buckets * slot
+        + objects
+        + (shape.max_possible_depth() as usize + 1) * 8)
+}
+
+/// What [`Walk::count_nodes`] needs to follow the build's splits over items of type `I`.
+struct Walk<'a, I> {
+    shape: &'a Shape,
+    stopper: &'a SplitStopper,
+    cell: fn(&I) -> Cell,
+    kind: fn(&I) -> u8,
+}
+
+impl<I> Walk<'_, I> {
+    /// The nodes of the subtree [`QuadTree::build`] grows at `id` over `items` (which lie
+    /// in it), and the object slots its leaves' lists may hold (a list grown by pushing has
+    /// at most the next power of two, and at least 4); `items` is partitioned in place the
+    /// way the build shares objects out among children.
+    fn count_nodes(&self, id: NodeId, items: &mut [I]) -> (usize, usize) {
+        let rect = self.shape.rect(id);
+        let one_kind = items
+            .first()
+            .map_or(true, |first| items.iter().all(|i| (self.kind)(i) == (self.kind)(first)));
+        if self
+            .stopper
+            .stops_with_kinds(rect, items.len() as u64, one_kind)
+        {
+            let slots = match items.len() {
+                0 => 0,
+                n => n.next_power_of_two().max(4),
+            };
+            return (1, slots);
+        }
+        let kids = self.shape.children(id, rect);
+        let last = self.shape.rect(kids[kids.len() - 1]);
+        let split_x = (last.x1 > rect.x1).then_some(last.x1);
+        let split_y = (last.y1 > rect.y1).then_some(last.y1);
+        let columns = 1 + split_x.is_some() as usize;
+        // The same quadrant rule as `split`: row-major children, objects at or past a split
+        // going right or down.
+        let quadrant = |i: &I| {
+            let c = (self.cell)(i);
+            let col = split_x.is_some_and(|s| c.x >= s) as usize;
+            let row = split_y.is_some_and(|s| c.y >= s) as usize;
+            row * columns + col
+        };
+        // Group the items by quadrant in place, in one pass plus swaps (a sort would cost
+        // a log factor at every level of a tree over millions of cells).
+        let mut counts = [0usize; 4];
+        for i in items.iter() {
+            counts[quadrant(i)] += 1;
+        }
+        let mut next = [0usize; 4];
+        for k in 1..4 {
+            next[k] = next[k - 1] + counts[k - 1];
+        }
+        let ends: [usize; 4] = std::array::from_fn(|k| next[k] + counts[k]);
+        for k in 0..4 {
+            while next[k] < ends[k] {
+                let q = quadrant(&items[next[k]]);
+                if q == k {
+                    next[k] += 1;
+                } else {
+                    items.swap(next[k], next[q]);
+                    next[q] += 1;
+                }
             }
         }
+        let (mut nodes, mut with_objects) = (1, 0);
+        let mut rest = items;
+        for (k, &kid) in kids.iter().enumerate() {
+            let (mine, others) = rest.split_at_mut(counts[k]);
+            let (a, b) = self.count_nodes(kid, mine);
+            nodes += a;
+            with_objects += b;
+            rest = others;
+        }
+        (nodes, with_objects)
     }
-    let (mut nodes, mut with_objects) = (1, 0);
-    let mut rest = cells;
-    for (k, &kid) in kids.iter().enumerate() {
-        let (mine, others) = rest.split_at_mut(counts[k]);
-        let (a, b) = count_nodes(shape, stopper, kid, mine);
-        nodes += a;
-        with_objects += b;
-        rest = others;
-    }
-    (nodes, with_objects)
 }
 
 impl<T: std::fmt::Debug, S> std::fmt::Debug for QuadTree<T, S> {
