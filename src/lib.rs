@@ -93,7 +93,7 @@ pub use grid::{
     TERRAIN_WALL,
 };
 pub use hpa::{
-    validate, BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint,
+    validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint,
     GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError,
     RefreshReport, SearchContext,
 };

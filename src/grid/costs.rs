@@ -4,7 +4,9 @@
 //! the table and its checks, and the text form `G=0.5,S=3` the command line and the bitmap
 //! legends read.
 
-use super::movement::TerrainSet;
+use super::movement::{octile, TerrainSet};
+use super::Grid;
+use crate::geom::Cell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -166,6 +168,34 @@ impl TerrainCosts {
             Some((code, _)) => Err(CostError::Impassable { code }),
             None => Ok(()),
         }
+    }
+
+    /// The cost of cell `c` of `grid` for a 1×1 agent: its terrain's cost.
+    #[inline]
+    pub fn cell_cost(&self, grid: &Grid, c: Cell) -> f64 {
+        self.get(grid.terrain(c)) as f64
+    }
+
+    /// The cost of the single step from `a` to the neighbouring cell `b` for a 1×1 agent
+    /// on `grid`: its length (1 or √2) times the mean of both cells' costs.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, TerrainCosts};
+    /// let mut grid = Grid::new_free(2, 2);
+    /// grid.set_terrain(Cell::new(1, 1), b'S');
+    /// let costs: TerrainCosts = "S=3".parse()?;
+    /// let diagonal = costs.cost_between(&grid, Cell::new(0, 0), Cell::new(1, 1));
+    /// assert_eq!(diagonal, std::f64::consts::SQRT_2 * 2.0);
+    /// # Ok::<(), quadpath::CostError>(())
+    /// ```
+    #[inline]
+    pub fn cost_between(&self, grid: &Grid, a: Cell, b: Cell) -> f64 {
+        debug_assert!(a.x.abs_diff(b.x) <= 1 && a.y.abs_diff(b.y) <= 1);
+        let length = octile(a, b);
+        if self.table.is_none() {
+            return length;
+        }
+        length * (self.cell_cost(grid, a) + self.cell_cost(grid, b)) / 2.0
     }
 
     /// The distinct costs of the table, in increasing order (1 among them unless every

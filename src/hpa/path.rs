@@ -2,7 +2,7 @@
 
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
-use crate::grid::Grid;
+use crate::grid::{Grid, TerrainCosts};
 use hashbrown::HashMap;
 
 /// A path of cells from start to goal, 8-connected, without corner cuts.
@@ -11,13 +11,24 @@ use hashbrown::HashMap;
 pub struct Path {
     /// Every cell from the start to the goal, both included.
     pub cells: Vec<Cell>,
-    /// The summed step costs: 1 per straight step, √2 per diagonal one.
+    /// The geometric length: 1 per straight step, √2 per diagonal one.
     pub length: f64,
+    /// What the path costs under the map's terrain costs (see
+    /// [the model](crate::Movement#the-model)): each step's length times the mean cost of
+    /// its two cells. Equal to `length` on a map without terrain costs.
+    pub cost: f64,
 }
 
 impl Path {
-    /// The path with its length computed from its steps; `0.0` (not `-0.0`) for a path of
-    /// one cell.
+    /// The path with its length computed from its steps, at unit terrain costs (its cost is
+    /// its length); `0.0` (not `-0.0`) for a path of one cell.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Path};
+    /// let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1), Cell::new(2, 1)]);
+    /// assert_eq!(p.length, 1.0 + std::f64::consts::SQRT_2);
+    /// assert_eq!(p.cost, p.length);
+    /// ```
     pub fn from_cells(cells: Vec<Cell>) -> Path {
         // Folded from +0.0: `Sum` for floats starts at -0.0, which a zero-step path would
         // keep and print as `-0.0`.
@@ -25,7 +36,35 @@ impl Path {
             .windows(2)
             .map(|w| octile(w[0], w[1]))
             .fold(0.0, |sum, step| sum + step);
-        Path { cells, length }
+        Path {
+            cells,
+            length,
+            cost: length,
+        }
+    }
+
+    /// The path with its length and its cost under `costs` on `grid` computed from its
+    /// steps, which must be single 8-neighbour steps.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Path, TerrainCosts};
+    /// let mut grid = Grid::new_free(3, 1);
+    /// grid.set_terrain(Cell::new(2, 0), b'S');
+    /// let costs: TerrainCosts = "S=3".parse()?;
+    /// let p = Path::from_cells_with_costs((0..3).map(|x| Cell::new(x, 0)).collect(), &grid, &costs);
+    /// assert_eq!((p.length, p.cost), (2.0, 1.0 + 2.0));
+    /// # Ok::<(), quadpath::CostError>(())
+    /// ```
+    pub fn from_cells_with_costs(cells: Vec<Cell>, grid: &Grid, costs: &TerrainCosts) -> Path {
+        let mut path = Path::from_cells(cells);
+        if !costs.is_unit() {
+            path.cost = path
+                .cells
+                .windows(2)
+                .map(|w| costs.cost_between(grid, w[0], w[1]))
+                .fold(0.0, |sum, step| sum + step);
+        }
+        path
     }
 
     /// First cell.
@@ -166,9 +205,17 @@ pub enum PathDefect {
         /// Cell after.
         to: Cell,
     },
-    /// The claimed length is not the sum of the step costs.
+    /// The claimed length is not the sum of the step lengths.
     #[error("claimed length {claimed} but the steps add up to {actual}")]
     WrongLength {
+        /// Claimed.
+        claimed: f64,
+        /// Summed.
+        actual: f64,
+    },
+    /// The claimed cost is not the sum of the weighted step costs.
+    #[error("claimed cost {claimed} but the steps cost {actual}")]
+    WrongCost {
         /// Claimed.
         claimed: f64,
         /// Summed.
@@ -182,6 +229,50 @@ pub enum PathDefect {
 /// # Errors
 /// The first [`PathDefect`] found, in path order.
 pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
+    validate_length(grid, start, goal, path)
+}
+
+/// [`validate`], and also that the path's claimed cost is what its steps cost under
+/// `costs` (within 1e-6 relative).
+///
+/// ```
+/// use quadpath::{validate_with_costs, Cell, Grid, Path, PathDefect, TerrainCosts};
+/// let mut grid = Grid::new_free(2, 1);
+/// grid.set_terrain(Cell::new(1, 0), b'G');
+/// let costs: TerrainCosts = "G=0.5".parse()?;
+/// let unit = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 0)]);
+/// let (a, b) = (Cell::new(0, 0), Cell::new(1, 0));
+/// assert!(matches!(validate_with_costs(&grid, &costs, a, b, &unit), Err(PathDefect::WrongCost { .. })));
+/// let weighted = Path::from_cells_with_costs(unit.cells.clone(), &grid, &costs);
+/// assert_eq!(validate_with_costs(&grid, &costs, a, b, &weighted), Ok(()));
+/// # Ok::<(), quadpath::CostError>(())
+/// ```
+///
+/// # Errors
+/// The first [`PathDefect`] found, in path order, then [`PathDefect::WrongCost`].
+pub fn validate_with_costs(
+    grid: &Grid,
+    costs: &TerrainCosts,
+    start: Cell,
+    goal: Cell,
+    path: &Path,
+) -> Result<(), PathDefect> {
+    validate_length(grid, start, goal, path)?;
+    let actual = path
+        .cells
+        .windows(2)
+        .map(|w| costs.cost_between(grid, w[0], w[1]))
+        .fold(0.0, |sum, step| sum + step);
+    if (actual - path.cost).abs() > 1e-6 * actual.max(1.0) {
+        return Err(PathDefect::WrongCost {
+            claimed: path.cost,
+            actual,
+        });
+    }
+    Ok(())
+}
+
+fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
     let (Some(&from), Some(&to)) = (path.cells.first(), path.cells.last()) else {
         return Err(PathDefect::Empty);
     };
