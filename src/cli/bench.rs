@@ -497,8 +497,7 @@ clusters and landmarks; A* grid: the bitmap plain A* searches (its open and clos
 come on top)\n";
     if let Some(costs) = rows.iter().find_map(|r| r.class.costs.as_deref()) {
         s += &format!(
-            "terrain costs {costs}: subopt is of costs (cost / optimal cost - 1), and A* is\n\
-weighted A*\n"
+            "terrain costs {costs}: subopt is cost / optimal cost - 1; A* is weighted A*\n"
         );
     }
     s += &batch_table(rows);
