@@ -2455,6 +2455,10 @@ fn costs_find_matches_weighted_astar() {
     );
     let out = run_ok(&["find", &map, "0,0", "14,0"]);
     assert!(!out.contains("cost"), "{out}");
+    // `info` describes the structure built for the costs.
+    let v = run_json(&["info", &map, "--costs", ROAD_SWAMP, "--json"]);
+    assert_eq!(v["costs"].as_str(), Some(ROAD_SWAMP), "{v}");
+    assert!(run_json(&["info", &map, "--json"]).get("costs").is_none());
 }
 
 #[test]
@@ -2567,13 +2571,13 @@ fn costs_scen_takes_its_reference_from_weighted_astar() {
     ]);
     let line: Value =
         serde_json::from_str(std::fs::read_to_string(&paths).unwrap().trim()).unwrap();
-    // 3 steps on plain ground, 2 half-swamp steps (2 each), 3 swamp steps (3 each).
+    // 4 steps on plain ground, 2 onto or off the swamp (2 each), 3 in it (3 each).
     assert_eq!(
         (f(&line, "length"), f(&line, "optimal")),
-        (9.0, 16.0),
+        (9.0, 17.0),
         "{line}"
     );
-    assert!((f(&line, "cost") - 16.0).abs() < 1e-9, "{line}");
+    assert!((f(&line, "cost") - 17.0).abs() < 1e-9, "{line}");
 }
 
 #[test]

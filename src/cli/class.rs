@@ -226,7 +226,7 @@ impl Class {
             ))
         } else if self.default {
             Layer::Map(Box::new(
-                hpa_with_costs(Grid::clone(&problem.open), self.costs().clone(), config)
+                HpaMap::with_costs(Grid::clone(&problem.open), self.costs().clone(), config)
                     .map_err(|e| build_error(map, e))?,
             ))
         } else {
@@ -334,15 +334,6 @@ impl Problem<'_> {
             baseline::astar_with_costs(&self.open, &self.costs, start, goal)
         }
     }
-}
-
-// TEMP: stands in for `HpaMap::with_costs` until main has it (searches at unit cost).
-fn hpa_with_costs(
-    grid: Grid,
-    _costs: TerrainCosts,
-    config: Config,
-) -> Result<HpaMap, quadpath::BuildError> {
-    HpaMap::new(grid, config)
 }
 
 /// A class's search structure: an [`HpaMap`] of its own, or the class's layer of a
