@@ -28,6 +28,8 @@ use std::time::Instant;
 
 /// How far a quadpath length may be from the A* reference length of a class's query and
 /// still equal it: both are sums of the same step costs, so only summation order differs.
+/// With terrain costs, which reach [`TerrainCosts::MAX`] a cell, it is relative to the
+/// optimal cost (from 1 up), as [`quadpath::validate_with_costs`] checks a claimed cost.
 pub const REFERENCE_TOLERANCE: f64 = 1e-6;
 
 /// The movement class; shared by every subcommand that searches.
@@ -262,9 +264,14 @@ impl Class {
         if self.default && !self.weighted() {
             return file;
         }
+        let optimal = astar_cost();
+        let scale = match (self.weighted(), optimal) {
+            (true, Some(cost)) => cost.max(1.0),
+            _ => 1.0,
+        };
         Expected {
-            optimal: astar_cost(),
-            tolerance: REFERENCE_TOLERANCE,
+            optimal,
+            tolerance: REFERENCE_TOLERANCE * scale,
             ..file
         }
     }
