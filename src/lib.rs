@@ -88,14 +88,13 @@ pub use flow::{FlowError, FlowField, FlowGoal};
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
-    ClearanceField, CostError, Grid, Movement, MovementError, TerrainCosts, TerrainPatch, TerrainSet,
-    TERRAIN_FREE,
-    TERRAIN_WALL,
+    ClearanceField, CostError, Grid, Movement, MovementError, TerrainCosts, TerrainPatch,
+    TerrainSet, TERRAIN_FREE, TERRAIN_WALL,
 };
 pub use hpa::{
-    validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint,
-    GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError,
-    RefreshReport, SearchContext,
+    validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError,
+    EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect,
+    QueryError, RefreshReport, SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 

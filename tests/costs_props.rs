@@ -26,15 +26,16 @@ fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
     (2u32..=max_side, 2u32..=max_side).prop_flat_map(|(w, h)| {
         let n = (w * h) as usize;
         // Regions rather than noise: runs of one code along rows, so leaves can grow.
-        prop::collection::vec((prop::sample::select(CODES.to_vec()), 1usize..6), 1..n)
-            .prop_map(move |runs| {
+        prop::collection::vec((prop::sample::select(CODES.to_vec()), 1usize..6), 1..n).prop_map(
+            move |runs| {
                 let mut codes: Vec<u8> = runs
                     .iter()
                     .flat_map(|&(code, len)| std::iter::repeat(code).take(len))
                     .collect();
                 codes.resize(n, b'.');
                 Grid::from_terrain(w, h, codes, TerrainSet::moving_ai())
-            })
+            },
+        )
     })
 }
 
@@ -83,7 +84,12 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
 /// Clips `r` to the grid; `None` when it misses it.
 fn clip(grid: &Grid, r: Rect) -> Option<Rect> {
     (r.x1 < grid.width() && r.y1 < grid.height()).then(|| {
-        Rect::new(r.x1, r.y1, r.x2.min(grid.width() - 1), r.y2.min(grid.height() - 1))
+        Rect::new(
+            r.x1,
+            r.y1,
+            r.x2.min(grid.width() - 1),
+            r.y2.min(grid.height() - 1),
+        )
     })
 }
 
@@ -114,7 +120,14 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) {
 }
 
 /// Checks `pairs` random queries against the weighted oracle.
-fn check_queries(map: &HpaMap, grid: &Grid, costs: &TerrainCosts, seed: u64, pairs: usize, ctx: &str) {
+fn check_queries(
+    map: &HpaMap,
+    grid: &Grid,
+    costs: &TerrainCosts,
+    seed: u64,
+    pairs: usize,
+    ctx: &str,
+) {
     let free: Vec<Cell> = grid.free_cells().collect();
     if free.is_empty() {
         return;
@@ -133,9 +146,17 @@ fn check_queries(map: &HpaMap, grid: &Grid, costs: &TerrainCosts, seed: u64, pai
                     validate_with_costs(grid, costs, s, g, &p)
                         .unwrap_or_else(|e| panic!("{ctx}: {s}->{g}: {e}"));
                     let tolerance = 1e-6 * best.max(1.0);
-                    assert!(p.cost >= best - tolerance, "{ctx}: {s}->{g}: {} below the optimum {best}", p.cost);
+                    assert!(
+                        p.cost >= best - tolerance,
+                        "{ctx}: {s}->{g}: {} below the optimum {best}",
+                        p.cost
+                    );
                     if exact {
-                        assert!(p.cost <= best + tolerance, "{ctx}: {s}->{g}: exact mode costs {} for {best}", p.cost);
+                        assert!(
+                            p.cost <= best + tolerance,
+                            "{ctx}: {s}->{g}: exact mode costs {} for {best}",
+                            p.cost
+                        );
                     }
                 }
                 (Err(QueryError::Unreachable { .. }), None) => {}
@@ -205,8 +226,15 @@ fn a_road_splits_open_ground_and_draws_the_path() {
         let want = weighted_distances(&grid, |c| costs.get(grid.terrain(c)) as f64, a)
             [(b.y * 64 + b.x) as usize]
             .unwrap();
-        assert!(path.cost < 63.0 && path.cost >= want - 1e-9, "{mode:?}: {}", path.cost);
-        assert!(path.cells.iter().filter(|c| c.y == 12).count() > 30, "{mode:?} takes the road");
+        assert!(
+            path.cost < 63.0 && path.cost >= want - 1e-9,
+            "{mode:?}: {}",
+            path.cost
+        );
+        assert!(
+            path.cells.iter().filter(|c| c.y == 12).count() > 30,
+            "{mode:?} takes the road"
+        );
         if mode == Mode::Exact {
             assert!((path.cost - want).abs() < 1e-9);
         }
@@ -222,7 +250,10 @@ fn costs_on_impassable_codes_are_refused() {
     let costs: TerrainCosts = "W=2".parse().unwrap();
     let err = HpaMap::with_costs(Grid::new_free(4, 4), costs, Mode::Exact).unwrap_err();
     assert!(
-        matches!(err, quadpath::BuildError::Costs(quadpath::CostError::Impassable { code: b'W' })),
+        matches!(
+            err,
+            quadpath::BuildError::Costs(quadpath::CostError::Impassable { code: b'W' })
+        ),
         "{err}"
     );
     assert!(err.to_string().contains("'W'"), "{err}");
@@ -247,7 +278,10 @@ fn same_leaf_queries_on_dear_ground_may_leave_it() {
     let want = weighted_distances(&grid, |c| costs.get(grid.terrain(c)) as f64, a)[7].unwrap();
     let path = map.find_path(a, b).unwrap();
     assert!((path.cost - want).abs() < 1e-9, "{} for {want}", path.cost);
-    assert!(path.cost < 7.0 * std::f64::consts::SQRT_2 * 4.0 / 2.0, "round, on the road");
+    assert!(
+        path.cost < 7.0 * std::f64::consts::SQRT_2 * 4.0 / 2.0,
+        "round, on the road"
+    );
 }
 
 /// Checks every open cell's flow-field distance to `goal` against the weighted oracle (the
@@ -260,13 +294,21 @@ fn check_flow(map: &HpaMap, grid: &Grid, costs: &TerrainCosts, goal: Cell, ctx: 
         let got = field.distance(map, c).unwrap();
         let expected = want[(c.y * grid.width() + c.x) as usize].filter(|_| grid.is_free(c));
         match (got, expected) {
-            (Some(g), Some(w)) => assert!((g - w).abs() <= 1e-6 * w.max(1.0), "{ctx}: {c}: field {g}, oracle {w}"),
+            (Some(g), Some(w)) => assert!(
+                (g - w).abs() <= 1e-6 * w.max(1.0),
+                "{ctx}: {c}: field {g}, oracle {w}"
+            ),
             (None, None) => {}
             (g, w) => panic!("{ctx}: {c}: field {g:?}, oracle {w:?}"),
         }
         if let (Some(w), Some(path)) = (expected, field.path_from(map, c).unwrap()) {
-            validate_with_costs(grid, costs, c, goal, &path).unwrap_or_else(|e| panic!("{ctx}: {c}: {e}"));
-            assert!((path.cost - w).abs() <= 1e-6 * w.max(1.0), "{ctx}: walk from {c} costs {}", path.cost);
+            validate_with_costs(grid, costs, c, goal, &path)
+                .unwrap_or_else(|e| panic!("{ctx}: {c}: {e}"));
+            assert!(
+                (path.cost - w).abs() <= 1e-6 * w.max(1.0),
+                "{ctx}: walk from {c} costs {}",
+                path.cost
+            );
         }
     }
 }
@@ -293,6 +335,96 @@ proptest! {
         if !free.is_empty() {
             let goal = free[(pick % free.len() as u64) as usize];
             check_flow(&map, &grid, &costs, goal, &format!("{cfg:?} after {edits:?}"));
+        }
+    }
+}
+
+/// Whether a `k × k` agent may stand at `p` on `grid` (footprint on the map, all of
+/// `passable`, nothing obstructed), read plainly.
+fn footprint_open(grid: &Grid, passable: &TerrainSet, k: u32, p: Cell) -> bool {
+    p.x + k <= grid.width()
+        && p.y + k <= grid.height()
+        && Rect::new(p.x, p.y, p.x + k - 1, p.y + k - 1)
+            .cells()
+            .all(|c| passable.contains(grid.terrain(c)) && !grid.is_obstructed(c))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// Movement classes with terrain costs in a [`World`]: each layer equals a fresh build
+    /// after every edit, and exact paths cost what a weighted Dijkstra over open positions
+    /// says, a position costing the dearest terrain under its footprint.
+    #[test]
+    fn world_classes_with_costs_are_exact_and_incremental(
+        grid in grid_strategy(16),
+        costs in costs_strategy(),
+        sizes in prop::collection::vec(1u32..4, 1..3),
+        edits in prop::collection::vec(edit_strategy(), 1..5),
+        seed in any::<u64>(),
+    ) {
+        use quadpath::{Movement, World};
+        let mut world = World::new(grid.clone());
+        let mut classes = Vec::new();
+        for &k in sizes.iter().filter(|&&k| k <= grid.width() && k <= grid.height()) {
+            let movement = Movement::default().with_size(k).unwrap().with_terrain_costs(costs.clone()).unwrap();
+            classes.push((world.add_class(movement, Config::exact()).unwrap(), k));
+        }
+        for (step, edit) in edits.iter().enumerate() {
+            match edit {
+                Edit::Terrain(r, code) => if let Some(r) = clip(world.grid(), *r) {
+                    world.set_rect_terrain(r, *code).unwrap();
+                },
+                Edit::Blocked(r, on) => if let Some(r) = clip(world.grid(), *r) {
+                    if *on { world.place_building(r).unwrap(); } else { world.remove_building(r).unwrap(); }
+                },
+                Edit::Patch(at, w, h, codes) => {
+                    if at.x + w <= world.grid().width() && at.y + h <= world.grid().height() {
+                        world.apply_patch(*at, &TerrainPatch::new(*w, *h, codes.clone())).unwrap();
+                    }
+                }
+            }
+            world.refresh();
+            let ctx = format!("step {step} {edit:?}");
+            let now = world.grid().clone();
+            let mut fresh = World::new(now.clone());
+            for &(class, _) in &classes {
+                let movement = world.movement(class).unwrap().clone();
+                let again = fresh.add_class(movement, Config::exact()).unwrap();
+                let (edited, built) = (world.layer(class).unwrap(), fresh.layer(again).unwrap());
+                prop_assert_eq!(edited.grid(), built.grid(), "{}: layer grids", ctx);
+                edited.check_consistency().unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                assert_same_structure(&edited.snapshot(), &built.snapshot(), &ctx);
+            }
+            let set = TerrainSet::moving_ai();
+            for &(class, k) in &classes {
+                let open = Grid::from_fn(now.width(), now.height(), |x, y| footprint_open(&now, &set, k, Cell::new(x, y)));
+                let position_cost = |p: Cell| {
+                    Rect::new(p.x, p.y, (p.x + k - 1).min(now.width() - 1), (p.y + k - 1).min(now.height() - 1))
+                        .cells()
+                        .map(|c| costs.get(now.terrain(c)) as f64)
+                        .fold(0.0, f64::max)
+                };
+                let free: Vec<Cell> = open.free_cells().collect();
+                if free.is_empty() {
+                    continue;
+                }
+                let mut rng = Rng(seed.rotate_left(step as u32) | 1);
+                let s = free[rng.below(free.len() as u64) as usize];
+                let dist = weighted_distances(&open, position_cost, s);
+                for _ in 0..4 {
+                    let g = free[rng.below(free.len() as u64) as usize];
+                    let want = dist[(g.y * now.width() + g.x) as usize];
+                    match (world.find_path(class, s, g), want) {
+                        (Ok(p), Some(best)) => {
+                            world.validate_path(class, s, g, &p).unwrap();
+                            prop_assert!((p.cost - best).abs() <= 1e-6 * best.max(1.0), "{}: {} {}->{}: {} for {}", ctx, k, s, g, p.cost, best);
+                        }
+                        (Err(e), None) if e.is_unreachable() => {}
+                        (r, want) => panic!("{ctx}: size {k} {s}->{g}: {r:?}, oracle {want:?}"),
+                    }
+                }
+            }
         }
     }
 }

@@ -347,11 +347,6 @@ fn bad_classes_and_queries_are_errors() {
         world.add_class(nothing, Mode::Exact),
         Err(WorldError::NoPassableTerrain { .. })
     ));
-    let swampy = Movement::default().with_terrain_cost(b'S', 3.0).unwrap();
-    assert!(matches!(
-        world.add_class(swampy, Mode::Exact),
-        Err(WorldError::TerrainCosts { .. })
-    ));
     let bad_config = Config::exact().with_max_leaf_side(Some(0));
     assert!(matches!(
         world.add_class(Movement::default(), bad_config),

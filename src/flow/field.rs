@@ -273,7 +273,11 @@ impl FlowField {
             cells.push(next);
             here = next;
         }
-        Ok(Some(Path::from_cells_with_costs(cells, map.grid(), map.costs())))
+        Ok(Some(Path::from_cells_with_costs(
+            cells,
+            map.grid(),
+            map.costs(),
+        )))
     }
 
     /// How many leaves have their per-position distances worked out so far (0 for a field

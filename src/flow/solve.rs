@@ -74,7 +74,11 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
             }
         }
         for &v in &gate.links {
-            offer(v.index(), &|| graph.crossing_cost(gate, graph.gate(v)), CROSSED);
+            offer(
+                v.index(),
+                &|| graph.crossing_cost(gate, graph.gate(v)),
+                CROSSED,
+            );
         }
     }
     dist

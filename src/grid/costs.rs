@@ -320,7 +320,15 @@ mod tests {
 
     #[test]
     fn bad_costs_are_refused() {
-        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0 / 128.0, 2.0e6] {
+        for bad in [
+            0.0,
+            -1.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1.0 / 128.0,
+            2.0e6,
+        ] {
             assert!(
                 matches!(
                     TerrainCosts::unit().with(b'S', bad),
@@ -344,10 +352,17 @@ mod tests {
         for code in 0..254u8 {
             costs = costs.with(code, 2.0 + code as f32).unwrap();
         }
-        assert_eq!(costs.distinct().len(), 255, "254 set codes and the default 1");
+        assert_eq!(
+            costs.distinct().len(),
+            255,
+            "254 set codes and the default 1"
+        );
         assert!(matches!(
             costs.clone().with(254, 1000.0),
-            Err(CostError::TooManyCosts { count: 256, max: 255 })
+            Err(CostError::TooManyCosts {
+                count: 256,
+                max: 255
+            })
         ));
         // Setting a code to a cost already present is fine.
         assert!(costs.with(254, 2.0).is_ok());
@@ -374,7 +389,10 @@ mod tests {
         ));
         assert!(" ".parse::<TerrainCosts>().unwrap().is_unit());
         assert_eq!(
-            " G = 0.25 , \\x01=4 ".parse::<TerrainCosts>().unwrap().to_string(),
+            " G = 0.25 , \\x01=4 "
+                .parse::<TerrainCosts>()
+                .unwrap()
+                .to_string(),
             "\\x01=4,G=0.25"
         );
     }

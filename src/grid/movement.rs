@@ -266,16 +266,29 @@ pub enum MovementError {
 ///   legal when the target position is open. A diagonal step is legal when the target and
 ///   both orthogonal positions `(x + dx, y)` and `(x, y + dy)` are open: no corner cutting,
 ///   so an agent never squeezes between two obstacles that touch at a corner.
-/// - **Costs.** A straight step costs [`STRAIGHT_COST`] (1) and a diagonal step
-///   [`DIAGONAL_COST`] (√2), so the distance between two positions on an open map is the
-///   [`octile`] distance, which every search uses as its heuristic.
-/// - **Terrain costs.** A class may weigh each passable terrain code (default 1, see
-///   [`Movement::with_terrain_cost`]). A step from `a` to `b` then costs its length times
-///   `(cost(a) + cost(b)) / 2`: symmetric, and with every cost 1 exactly the octile model.
-///   The cost of a position of a K×K agent is the largest cost under its footprint (the
-///   slowest ground it touches sets its pace). [`Movement::weighted_step_cost`] computes
-///   it. The searches do not read terrain costs yet: they move at unit cost, and a
-///   [`World`](crate::World) refuses a class with costs rather than ignore them.
+/// - **Costs.** A straight step is 1 long and a diagonal one √2 ([`STRAIGHT_COST`],
+///   [`DIAGONAL_COST`]), so the length of a shortest path on an open map is the
+///   [`octile`] distance.
+/// - **Terrain costs.** A class may weigh each passable terrain code with a cost per unit
+///   of length ([`TerrainCosts`]: a finite number from [`TerrainCosts::MIN`] (1/64) to
+///   [`TerrainCosts::MAX`]; 1 for every code not set). The cost of a position is the
+///   largest cost under its footprint: the slowest ground an agent touches sets its pace,
+///   so a tank half on a road and half in a swamp moves at swamp speed. A step from `a` to
+///   `b` costs its length times `(cost(a) + cost(b)) / 2`: symmetric, so every answer is
+///   the same both ways, and with every cost 1 exactly the octile model. Paths report both
+///   their geometric [`length`](crate::Path::length) and their
+///   [`cost`](crate::Path::cost). The searches' heuristic is the octile distance times the
+///   class's smallest cost, which never overestimates.
+///
+/// Why exact mode stays exact with terrain costs: the quadtree of a map with costs keeps
+/// every leaf uniform in cost as well as in openness (the split stopper sees each cell's
+/// cost band, see [`QuadTree::build_with_kinds`](crate::quadtree::QuadTree::build_with_kinds)).
+/// Inside a free leaf of cost `c` every step costs its length times `c`, so the cheapest
+/// way between two of its cells that stays inside is `c ×` the octile distance, and no way
+/// is cheaper. Any cheapest path splits into runs inside leaves joined by single legal
+/// steps between leaves; the gate graph holds every such step at its true cost and joins
+/// every two gates of a leaf at `c ×` octile, so its cheapest route costs no more than the
+/// path, and every route of it is a real path. The flow fields rest on the same argument.
 ///
 /// [`Movement`] bundles the agent size and the passable set: it is the description of a
 /// movement class (infantry, tanks, hovercraft). An [`HpaMap`](crate::HpaMap) moves the
@@ -318,9 +331,7 @@ pub struct Movement {
 // can key a cache.
 impl PartialEq for Movement {
     fn eq(&self, other: &Self) -> bool {
-        self.size == other.size
-            && self.passable == other.passable
-            && self.costs == other.costs
+        self.size == other.size && self.passable == other.passable && self.costs == other.costs
     }
 }
 
@@ -531,7 +542,8 @@ impl Movement {
         step_cost(dir)
     }
 
-    /// The cost of the position at `cell`: the largest terrain cost under the footprint.
+    /// The cost of the position at `cell`: the largest terrain cost under the footprint
+    /// (see [the model](Movement#the-model)).
     /// The position should be open; cells off the map are skipped.
     pub fn position_cost(&self, grid: &Grid, cell: Cell) -> f64 {
         if self.costs.is_unit() {
@@ -651,7 +663,10 @@ mod tests {
             assert!(
                 matches!(
                     m.clone().with_terrain_cost(b'S', bad),
-                    Err(MovementError::Cost(CostError::OutOfRange { code: b'S', .. }))
+                    Err(MovementError::Cost(CostError::OutOfRange {
+                        code: b'S',
+                        ..
+                    }))
                 ),
                 "{bad}"
             );

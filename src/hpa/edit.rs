@@ -146,6 +146,46 @@ impl HpaMap {
         })
     }
 
+    /// Lays a [`World`](crate::World) edit on the layer of a class with terrain costs: the
+    /// positions in `closing` close, those in `opening` open, and every position of `codes`
+    /// takes its new terrain code (the dearest under its footprint), which may move an open
+    /// one to another cost band.
+    pub(crate) fn relay_positions(
+        &mut self,
+        closing: &[Cell],
+        opening: &[Cell],
+        codes: &[(Cell, u8)],
+    ) -> PatchReport {
+        let code_of: HashMap<Cell, u8> = codes.iter().copied().collect();
+        let closing_set: hashbrown::HashSet<Cell> = closing.iter().copied().collect();
+        let opening_set: hashbrown::HashSet<Cell> = opening.iter().copied().collect();
+        let recosting: Vec<Cell> = codes
+            .iter()
+            .filter(|&&(c, code)| {
+                self.grid.is_free(c)
+                    && !closing_set.contains(&c)
+                    && self.costs.code_band(code) != self.band_at(c)
+            })
+            .map(|&(c, _)| c)
+            .collect();
+        let report = self.lay(closing, opening, &recosting, |grid, c| {
+            if let Some(&code) = code_of.get(&c) {
+                grid.set_terrain(c, code);
+            }
+            if closing_set.contains(&c) {
+                grid.set_blocked(c, true);
+            } else if opening_set.contains(&c) {
+                grid.set_blocked(c, false);
+            }
+        });
+        // The other positions keep their band (closed ones stay obstructed, open ones keep
+        // their cost): only their codes are written.
+        for &(c, code) in codes {
+            self.grid.set_terrain(c, code);
+        }
+        report
+    }
+
     /// Lays a set of changes, `write` making each on a grid: cells to block, to free, and
     /// to move to another cost band. A fresh build when they are at least one cell in
     /// [`REBUILD_ONE_CELL_IN`] of the map, else edits: blocked cells first, then freed
@@ -259,8 +299,10 @@ impl HpaMap {
         self.update(edit.blocked);
         // Blocked cells and dearer ones only lengthen distances, which the landmark
         // columns survive as they are; freed and cheaper ones need a repair.
-        self.landmarks.on_blocked(&self.grid, &self.costs, &edit.raised);
-        self.landmarks.on_freed(&self.grid, &self.costs, &edit.lowered);
+        self.landmarks
+            .on_blocked(&self.grid, &self.costs, &edit.raised);
+        self.landmarks
+            .on_freed(&self.grid, &self.costs, &edit.lowered);
         // A map built without landmarks (nothing free, or nothing for them to guide: open
         // ground) may need them now: the next refresh builds them if they pay.
         if self.config.landmarks > 0 && self.landmarks.count() == 0 {

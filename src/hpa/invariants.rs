@@ -114,13 +114,20 @@ impl HpaMap {
         self.landmarks.check(&self.grid)?;
         for l in self.tree.leaves() {
             let band = self.costs.leaf_band(&l);
-            if let Some(c) = l.rect().cells().find(|&c| self.costs.band(&self.grid, c) != band) {
+            if let Some(c) = l
+                .rect()
+                .cells()
+                .find(|&c| self.costs.band(&self.grid, c) != band)
+            {
                 return Err(format!("leaf {} is of band {band} but holds {c}", l.id()));
             }
             let cost = self.leaf_cost(&l);
             let in_graph = self.graph.leaf_of(l.id()).map(|id| g.leaf(id).cost);
             if cost != in_graph {
-                return Err(format!("leaf {} costs {cost:?}, the graph says {in_graph:?}", l.id()));
+                return Err(format!(
+                    "leaf {} costs {cost:?}, the graph says {in_graph:?}",
+                    l.id()
+                ));
             }
         }
         let free_leaves = self.tree.leaves().filter(|l| self.is_free_leaf(l)).count();

@@ -29,12 +29,12 @@
 //! A cell made dearer only lengthens distances (kept as blocking is), and one made cheaper
 //! is repaired as a freed one is.
 
+use super::costs::CostBands;
 use super::landmark_table::DistanceTable;
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{
     lattice_step_cost, legal_steps, LATTICE_DIAGONAL as DIAGONAL, LATTICE_STRAIGHT as STRAIGHT,
 };
-use super::costs::CostBands;
 use crate::grid::Grid;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

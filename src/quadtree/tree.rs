@@ -34,7 +34,9 @@ impl Tally {
 
     /// The tally of `objects`, whose kinds `kind_of` gives.
     fn of<T>(objects: &[(Cell, T)], kind_of: fn(&T) -> u8) -> Self {
-        objects.iter().fold(Tally::default(), |t, (_, o)| t.added(kind_of(o)))
+        objects
+            .iter()
+            .fold(Tally::default(), |t, (_, o)| t.added(kind_of(o)))
     }
 
     #[inline]
@@ -72,11 +74,7 @@ impl Tally {
         match (self.count(), other.count()) {
             (0, _) => other,
             (_, 0) => self,
-            (a, b) => Tally::new(
-                a + b,
-                self.lo().min(other.lo()),
-                self.hi().max(other.hi()),
-            ),
+            (a, b) => Tally::new(a + b, self.lo().min(other.lo()), self.hi().max(other.hi())),
         }
     }
 
@@ -688,9 +686,9 @@ impl<I> Walk<'_, I> {
     /// way the build shares objects out among children.
     fn count_nodes(&self, id: NodeId, items: &mut [I]) -> (usize, usize) {
         let rect = self.shape.rect(id);
-        let one_kind = items
-            .first()
-            .map_or(true, |first| items.iter().all(|i| (self.kind)(i) == (self.kind)(first)));
+        let one_kind = items.first().map_or(true, |first| {
+            items.iter().all(|i| (self.kind)(i) == (self.kind)(first))
+        });
         if self
             .stopper
             .stops_with_kinds(rect, items.len() as u64, one_kind)

@@ -1,7 +1,7 @@
 //! World edits: terrain and buildings change on the grid, then each clearance field is
 //! recomputed around them, then each layer flips the positions that opened or closed.
 
-use super::World;
+use super::{costs, World};
 use crate::geom::{Cell, Rect};
 use crate::grid::{ClearanceChange, TerrainPatch};
 use crate::hpa::EditError;
@@ -14,7 +14,7 @@ pub struct WorldEditReport {
     pub cells: usize,
     /// Clearance values that changed, over all fields.
     pub clearances: usize,
-    /// Positions that opened or closed, over all layers.
+    /// Positions that opened or closed, or changed cost, over all layers.
     pub positions: usize,
     /// Layers built afresh rather than edited, because the edit changed too much of them
     /// (see [`HpaMap::apply_patch`](crate::HpaMap::apply_patch)).
@@ -156,7 +156,14 @@ impl World {
                         _ => {}
                     }
                 }
-                let laid = layer.map.flip_cells(&blocking, &freeing);
+                let laid = if layer.movement.has_unit_costs() {
+                    layer.map.flip_cells(&blocking, &freeing)
+                } else {
+                    // Costs under a footprint may change without any position opening or
+                    // closing (a road paved): every position the edit reaches is re-read.
+                    let codes = costs::codes_around(&self.grid, &layer.movement, rect);
+                    layer.map.relay_positions(&blocking, &freeing, &codes)
+                };
                 report.positions += laid.changed();
                 report.rebuilt_layers += laid.rebuilt as usize;
             }

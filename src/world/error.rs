@@ -34,15 +34,6 @@ pub enum WorldError {
         /// Map height.
         height: u32,
     },
-    /// A class with terrain costs: the layers search at unit cost for now, and would
-    /// silently ignore them.
-    #[error(
-        "movement class {movement} has terrain costs, which world layers do not search by yet"
-    )]
-    TerrainCosts {
-        /// The class asked for.
-        movement: Movement,
-    },
     /// The class's layer could not be built.
     #[error("cannot build the layer of movement class {movement}: {error}")]
     Build {

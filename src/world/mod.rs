@@ -5,6 +5,7 @@
 //! - `edit`: terrain and building edits, propagated field by field and layer by layer;
 //! - `error`: [`WorldError`].
 
+mod costs;
 mod edit;
 mod error;
 
@@ -62,7 +63,9 @@ struct Layer {
 ///   `(x + dx, y)` and `(x, y + dy)` are open: the no-corner-cutting rule, applied to the
 ///   footprint. For `K = 1` and the default set this is exactly the model of
 ///   [`HpaMap`] on the grid's free cells.
-/// - Costs stay octile: 1 for a straight step, √2 for a diagonal one.
+/// - A step costs its length (1 straight, √2 diagonal) times the mean of both positions'
+///   costs, a position costing the dearest terrain under its footprint (see
+///   [the model](Movement#the-model)); 1 everywhere for a class without terrain costs.
 ///
 /// # How it works
 /// For each distinct passable set the world keeps a [`ClearanceField`]: per cell, the side
@@ -140,8 +143,7 @@ impl World {
     ///
     /// # Errors
     /// [`WorldError::NoPassableTerrain`] for an empty passable set,
-    /// [`WorldError::LargerThanMap`] for agents wider or taller than the map,
-    /// [`WorldError::TerrainCosts`] for a class with terrain costs, and
+    /// [`WorldError::LargerThanMap`] for agents wider or taller than the map, and
     /// [`WorldError::Build`] when the layer cannot be built (a bad configuration, the
     /// memory limit). Nothing changes then.
     pub fn add_class(
@@ -160,9 +162,6 @@ impl World {
                 height,
             });
         }
-        if !movement.has_unit_costs() {
-            return Err(WorldError::TerrainCosts { movement });
-        }
         let size = movement.size();
         let existing = self
             .fields
@@ -176,8 +175,16 @@ impl World {
         let field = grown
             .as_ref()
             .unwrap_or_else(|| &self.fields[existing.expect("an existing field large enough")]);
-        let open = Grid::from_fn(width, height, |x, y| field.get(Cell::new(x, y)) >= size);
-        let map = HpaMap::new(open, config).map_err(|error| WorldError::Build {
+        // A class with terrain costs weighs each position by the dearest terrain under it,
+        // which its layer grid carries as the position's terrain code.
+        let built = if movement.has_unit_costs() {
+            let open = Grid::from_fn(width, height, |x, y| field.get(Cell::new(x, y)) >= size);
+            HpaMap::new(open, config)
+        } else {
+            let open = costs::layer_grid(&self.grid, field, &movement);
+            HpaMap::with_costs(open, movement.terrain_costs().clone(), config)
+        };
+        let map = built.map_err(|error| WorldError::Build {
             movement: movement.clone(),
             error,
         })?;
@@ -449,7 +456,8 @@ impl World {
         path: &Path,
     ) -> Result<(), WorldError> {
         let layer = self.checked(class)?;
-        crate::validate(layer.map.grid(), start, goal, path).map_err(|defect| {
+        let costs = layer.map.costs();
+        crate::validate_with_costs(layer.map.grid(), costs, start, goal, path).map_err(|defect| {
             WorldError::InvalidPath {
                 class,
                 movement: layer.movement.clone(),

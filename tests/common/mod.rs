@@ -69,9 +69,19 @@ pub fn weighted_distances(
     cost: impl Fn(Cell) -> f64,
     start: Cell,
 ) -> Vec<Option<f64>> {
-    #[derive(PartialEq, PartialOrd)]
+    /// A cost ordered totally, for the heap (costs are never NaN).
     struct Key(f64);
+    impl PartialEq for Key {
+        fn eq(&self, other: &Self) -> bool {
+            self.cmp(other).is_eq()
+        }
+    }
     impl Eq for Key {}
+    impl PartialOrd for Key {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
     impl Ord for Key {
         fn cmp(&self, other: &Self) -> std::cmp::Ordering {
             self.0.total_cmp(&other.0)
@@ -103,7 +113,9 @@ pub fn weighted_distances(
             }
         }
     }
-    best.into_iter().map(|d| d.is_finite().then_some(d)).collect()
+    best.into_iter()
+        .map(|d| d.is_finite().then_some(d))
+        .collect()
 }
 
 /// Exact shortest distances from one start to the cells near it, found by a Dijkstra that
