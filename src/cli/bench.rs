@@ -1,6 +1,6 @@
 //! `quadpath bench`: quadpath against plain grid A*, interleaved query by query.
 
-use super::class::{Class, ClassKeys, ClassOptions, Layer, Problem};
+use super::class::{Class, ClassCosts, ClassKeys, ClassOptions, Layer, Problem};
 use super::output;
 use super::scen::{judge_batch, Expected, Tally, Throughput};
 use super::{
@@ -56,6 +56,8 @@ pub struct BenchArgs {
     pub refresh: super::replay::RefreshPolicy,
     #[command(flatten)]
     pub class: ClassOptions,
+    #[command(flatten)]
+    pub costs: ClassCosts,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
@@ -200,7 +202,7 @@ pub struct Replay {
 }
 
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let threads = a.threads.count()?;
     let modes = a.mode.modes();
     let with_astar = a.baseline == Baseline::Astar;

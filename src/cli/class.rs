@@ -43,11 +43,6 @@ pub struct ClassOptions {
     /// Terrain characters the agent may stand on, e.g. .GSW for hovercraft
     #[arg(long, value_name = "CHARS", default_value = ".GS")]
     pub passable: String,
-    /// Terrain costs per unit of step length, e.g. G=0.5,S=3: a step costs its length
-    /// times the mean of both positions' costs (a K x K agent's position costs the most
-    /// expensive cell under it). Codes left out cost 1; each listed code must be passable
-    #[arg(long, value_name = "CODE=COST,...", allow_hyphen_values = true)]
-    pub costs: Option<String>,
 }
 
 impl Default for ClassOptions {
@@ -55,13 +50,25 @@ impl Default for ClassOptions {
         ClassOptions {
             size: 1,
             passable: ".GS".into(),
-            costs: None,
         }
     }
 }
 
+/// The movement class's terrain costs; shared by `find`, `flow`, `scen`, `bench` and `info`
+/// beside [`ClassOptions`]. A flag group of its own, so that a command may take the class
+/// without the costs (`render` reads costs its own way).
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Movement class")]
+pub struct ClassCosts {
+    /// Terrain costs per unit of step length, e.g. G=0.5,S=3: a step costs its length
+    /// times the mean of both positions' costs (a K x K agent's position costs the most
+    /// expensive cell under it). Codes left out cost 1; each listed code must be passable
+    #[arg(long, value_name = "CODE=COST,...", allow_hyphen_values = true)]
+    pub costs: Option<String>,
+}
+
 impl ClassOptions {
-    /// The class the flags describe.
+    /// The class the flags describe, at unit costs.
     ///
     /// # Errors
     /// Input errors for a size out of range, and for an empty `--passable` or one with a
@@ -79,29 +86,35 @@ impl ClassOptions {
             )));
         }
         let passable: TerrainSet = self.passable.bytes().collect();
-        let movement = Movement::default()
+        Movement::default()
             .with_passable(passable)
             .with_size(self.size)
-            .map_err(|e| CliError::input(format!("--size {}: {e}", self.size)))?;
-        match &self.costs {
-            None => Ok(movement),
-            Some(text) => movement
-                .with_terrain_costs(parse_costs(text)?)
-                .map_err(|e| CliError::input(format!("--costs {text:?}: {e}"))),
-        }
+            .map_err(|e| CliError::input(format!("--size {}: {e}", self.size)))
     }
 
-    /// The class, checked, with whether it is the default one.
+    /// The class, checked, at unit costs, with whether it is the default one.
     pub fn class(&self) -> Result<Class, CliError> {
-        let movement = self.movement()?;
-        // The default shape with or without costs: costs change what a path costs, not
-        // where the agent may stand.
-        let shape = Movement::default()
-            .with_passable(*movement.passable())
-            .with_size(movement.size())
-            .map_err(|e| CliError::input(format!("--size {}: {e}", self.size)))?;
+        self.class_with(&ClassCosts::default())
+    }
+
+    /// The class, checked, with the terrain costs of `costs`.
+    ///
+    /// # Errors
+    /// As [`ClassOptions::movement`], and an input error naming `--costs` and the entry
+    /// for a cost list that does not read, a cost out of range, or a cost for a code the
+    /// class cannot stand on.
+    pub fn class_with(&self, costs: &ClassCosts) -> Result<Class, CliError> {
+        let shape = self.movement()?;
+        // Default whatever the costs: they change what a path costs, not where the agent
+        // may stand, so the loaded grid still is the class's grid.
         let default = shape == Movement::default();
         let name = (!default).then(|| shape.to_string());
+        let movement = match &costs.costs {
+            None => shape,
+            Some(text) => shape
+                .with_terrain_costs(parse_costs(text)?)
+                .map_err(|e| CliError::input(format!("--costs {text:?}: {e}")))?,
+        };
         Ok(Class {
             movement,
             default,
@@ -495,7 +508,6 @@ mod tests {
         ClassOptions {
             size,
             passable: passable.into(),
-            costs: None,
         }
     }
 
@@ -530,25 +542,26 @@ mod tests {
 
     #[test]
     fn costs_flags_are_checked() {
-        let with = |size, passable: &str, costs: &str| ClassOptions {
-            costs: Some(costs.into()),
-            ..opts(size, passable)
+        let with = |size, passable: &str, costs: &str| {
+            opts(size, passable).class_with(&ClassCosts {
+                costs: Some(costs.into()),
+            })
         };
-        let c = with(1, ".GS", "G=0.5,S=3").class().unwrap();
+        let c = with(1, ".GS", "G=0.5,S=3").unwrap();
         assert!(
             c.default && c.weighted(),
             "costs do not change where the agent stands"
         );
         assert_eq!(c.label(), None);
         assert_eq!(c.costs_label().as_deref(), Some("G=0.5,S=3"));
-        let c = with(2, ".GSW", "W=4").class().unwrap();
+        let c = with(2, ".GSW", "W=4").unwrap();
         assert_eq!(
             c.label().as_deref(),
             Some("2x2 on .GSW"),
             "costs are named apart"
         );
-        assert!(with(1, ".GS", "").class().unwrap().costs_label().is_none());
-        for (o, needles) in [
+        assert!(with(1, ".GS", "").unwrap().costs_label().is_none());
+        for (result, needles) in [
             (
                 with(1, ".GS", "G=0.5,S"),
                 &["--costs", "entry 2", "\"S\""][..],
@@ -563,7 +576,7 @@ mod tests {
             (with(1, ".GS", "W=2"), &["--costs", "'W'", "not passable"]),
             (with(2, ".GS", "Z=2"), &["--costs", "'Z'", "not passable"]),
         ] {
-            let e = o.class().unwrap_err();
+            let e = result.unwrap_err();
             assert_eq!(e.code, super::super::EXIT_INPUT);
             for n in needles {
                 assert!(e.message.contains(n), "{n:?} in {}", e.message);
@@ -596,12 +609,11 @@ mod tests {
             (6, ".GSTW@", "@=9"),
             (5, ".GS", "S=2"),
         ] {
-            let class = ClassOptions {
-                costs: Some(costs.into()),
-                ..opts(size, passable)
-            }
-            .class()
-            .unwrap();
+            let class = opts(size, passable)
+                .class_with(&ClassCosts {
+                    costs: Some(costs.into()),
+                })
+                .unwrap();
             let m = &class.movement;
             let problem = class.problem(&grid, Path::new("m.map")).unwrap();
             let open = m.open_grid(&grid);

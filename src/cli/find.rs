@@ -1,6 +1,6 @@
 //! `quadpath find`: one path on one map.
 
-use super::class::ClassOptions;
+use super::class::{ClassCosts, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
     check_endpoint, load_map, mode_name, parse_cell, path_error, render, CliError, MapOptions,
@@ -37,6 +37,8 @@ pub struct FindArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: ClassCosts,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -64,7 +66,7 @@ struct FindJson<'a> {
 pub fn run(a: FindArgs) -> Result<i32, CliError> {
     let start = parse_cell("start", &a.start)?;
     let goal = parse_cell("goal", &a.goal)?;
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;

@@ -1,7 +1,7 @@
 //! `quadpath flow`: a flow field to one goal, the routes it gives from some cells, and its
 //! heat map.
 
-use super::class::ClassOptions;
+use super::class::{ClassCosts, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
     check_endpoint, load_map, mode_name, parse_cell, CliError, MapOptions, MemoryOptions, ModeArg,
@@ -40,6 +40,8 @@ pub struct FlowArgs {
     pub scale: Option<u32>,
     #[command(flatten)]
     pub class: ClassOptions,
+    #[command(flatten)]
+    pub costs: ClassCosts,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
@@ -109,7 +111,7 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
         .iter()
         .map(|s| parse_cell("--from", s))
         .collect::<Result<Vec<_>, _>>()?;
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;

@@ -1,6 +1,6 @@
 //! `quadpath info`: the map and the structure built on it.
 
-use super::class::ClassOptions;
+use super::class::{ClassCosts, ClassOptions};
 use super::output;
 use super::{load_map, mode_name, CliError, MapOptions, MemoryOptions, ModesArg, EXIT_OK};
 use clap::Args;
@@ -22,6 +22,8 @@ pub struct InfoArgs {
     pub json: bool,
     #[command(flatten)]
     pub class: ClassOptions,
+    #[command(flatten)]
+    pub costs: ClassCosts,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
@@ -90,7 +92,7 @@ struct ModeInfo {
 }
 
 pub fn run(a: InfoArgs) -> Result<i32, CliError> {
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;

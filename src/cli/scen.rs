@@ -1,6 +1,6 @@
 //! `quadpath scen`: run and check every query of a Moving AI scenario file.
 
-use super::class::{ClassKeys, ClassOptions};
+use super::class::{ClassCosts, ClassKeys, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
     load_any, mode_name, qps, select_queries, thread_pool, CliError, Loaded, MapOptions,
@@ -43,6 +43,8 @@ pub struct ScenArgs {
     pub refresh: super::replay::RefreshPolicy,
     #[command(flatten)]
     pub class: ClassOptions,
+    #[command(flatten)]
+    pub costs: ClassCosts,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
@@ -405,7 +407,7 @@ impl Tally {
 }
 
 pub fn run(a: ScenArgs) -> Result<i32, CliError> {
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let threads = a.threads.count()?;
     let set = match load_any(&a.scen, a.map.as_deref(), &a.map_opts)? {
         Loaded::Static(set) => set,
