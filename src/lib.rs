@@ -29,9 +29,9 @@
 //! ## Layers
 //! - [`quadtree`]: the cell-grid quadtree: packed node IDs, a pluggable split stopper,
 //!   canonical split and merge on every edit, range and 8-direction neighbour queries.
-//! - [`Grid`], [`Movement`] and [`io`]: the grid of terrain, obstructions and the free
-//!   cells they leave; the movement model (agent size, passable terrain, legal steps and
-//!   their costs); Moving AI `.map`/`.scen` files, obstacle bitmaps with colour legends, and
+//! - [`Grid`], [`Movement`], [`TerrainCosts`] and [`io`]: the grid of terrain, obstructions
+//!   and the free cells they leave; the movement model (agent size, passable terrain, legal
+//!   steps and their costs, terrain costs per code); Moving AI `.map`/`.scen` files, obstacle bitmaps with colour legends, and
 //!   PNG renders.
 //! - [`HpaMap`]: gates, the gate graph, clusters, landmarks, search, refinement and
 //!   smoothing, kept up to date under edits; [`Config`] and [`Mode`] choose how, and
@@ -61,15 +61,20 @@
 //!
 //! ## Conventions
 //! `x` is the column and `y` the row; `(0, 0)` is the top-left cell. Movement is
-//! 8-connected: a straight step costs 1 and a diagonal step √2, and a diagonal step is legal
-//! only when both cells beside it are free (no corner cutting). Distances are octile. The
-//! rules are stated once, in [`Movement`].
+//! 8-connected: a straight step is 1 long and a diagonal step √2, and a diagonal step is
+//! legal only when both cells beside it are free (no corner cutting). Distances are octile.
+//! With [terrain costs](HpaMap::with_costs) a step costs its length times the mean cost of
+//! its two cells, and paths report their cost beside their length. The rules are stated
+//! once, in [`Movement`].
 //!
 //! ## Why exact mode is exact
 //! A free leaf is an obstacle-free rectangle, so between two of its cells the octile
 //! distance is the true distance. An optimal path splits into runs inside leaves joined by
 //! single legal steps from one leaf into the next; with every such crossing as a gate pair,
-//! the gate graph holds an optimal path, diagonal crossings along sides included.
+//! the gate graph holds an optimal path, diagonal crossings along sides included. With
+//! terrain costs every leaf is also uniform in cost, so inside a leaf of cost `c` the
+//! cheapest way is `c ×` octile, and each crossing is charged its true step cost: the same
+//! argument holds (see [`Movement`](Movement#the-model)).
 
 #![warn(missing_docs)]
 

@@ -105,7 +105,7 @@ pub fn run(a: InfoArgs) -> Result<i32, CliError> {
         if tree.is_none() {
             let t = hpa.tree();
             let (mut free_leaves, mut free_leaf_cells) = (0, 0);
-            for l in t.leaves().filter(|l| l.object_count() == 0) {
+            for l in t.leaves().filter(|l| hpa.is_free_leaf(l)) {
                 free_leaves += 1;
                 free_leaf_cells += l.rect().area();
             }

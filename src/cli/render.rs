@@ -69,7 +69,7 @@ pub fn draw(
     let leaves: Vec<(Rect, bool)> = if let Some(hpa) = hpa.filter(|_| view.tree) {
         hpa.tree()
             .leaves()
-            .map(|l| (l.rect(), l.object_count() == 0))
+            .map(|l| (l.rect(), hpa.is_free_leaf(&l)))
             .collect()
     } else {
         Vec::new()

@@ -84,6 +84,14 @@ impl CostBands {
         self.band_cost.len() <= 2 && self.min == 1.0
     }
 
+    /// The one cost every free cell has, when the passable codes share one (1 on a map
+    /// without terrain costs): crossings then cost their length times it, without reading
+    /// the leaves' costs.
+    #[inline]
+    pub fn uniform(&self) -> Option<f64> {
+        (self.band_cost.len() <= 2).then_some(self.min)
+    }
+
     /// The smallest cost of a passable code.
     #[inline]
     pub fn min(&self) -> f64 {

@@ -79,6 +79,9 @@ struct Bound<'a> {
     goal: Cell,
     /// The smallest cost per unit of length anywhere on the map.
     floor: f64,
+    /// The cost per unit of length everywhere, when the map has one (see
+    /// `CostBands::uniform`).
+    uniform: Option<f64>,
     landmarks: Option<(&'a Landmarks, GoalRow)>,
 }
 
@@ -87,7 +90,19 @@ impl<'a> Bound<'a> {
         Bound {
             goal,
             floor: costs.min(),
+            uniform: costs.uniform(),
             landmarks: (landmarks.count() > 0).then(|| (landmarks, landmarks.goal_row(goal))),
+        }
+    }
+
+    /// The cost of the crossing from gate `a` to gate `b`. On a map of one cost the
+    /// leaves' records are not read: a search expands thousands of crossings, and each
+    /// record read is a cache miss.
+    #[inline]
+    fn crossing(&self, graph: &GateGraph, a: &super::graph::Gate, b: &super::graph::Gate) -> f64 {
+        match self.uniform {
+            Some(cost) => octile(a.cell, b.cell) * cost,
+            None => graph.crossing_cost(a, b),
         }
     }
 
@@ -275,7 +290,7 @@ impl SearchContext {
             }
             for &v in &gt.links {
                 let other = graph.gate(v);
-                let step = graph.crossing_cost(gt, other);
+                let step = bound.crossing(graph, gt, other);
                 self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
             }
         }
@@ -407,7 +422,7 @@ impl SearchContext {
                     true
                 };
                 if usable {
-                    let step = graph.crossing_cost(here, other);
+                    let step = bound.crossing(graph, here, other);
                     self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
                 }
             }
