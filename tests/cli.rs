@@ -2259,3 +2259,425 @@ fn bad_thread_counts_exit_2_with_one_line() {
     let o = run(&["scen", "maps/arena.map.scen", "--threads", "two"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+// Terrain costs (issue 17): `--costs CODE=COST,...` on find, flow, scen and bench. The
+// oracles are the library's weighted A* (`baseline::astar_with_costs`) for 1x1 agents and,
+// for larger ones, a Dijkstra here over the library's statement of the model
+// (`Movement::can_step`, `Movement::weighted_step_cost`), which knows nothing of how the
+// command line turns a class into a grid.
+
+/// A 16x10 map with a road (G) across the middle, swamps (S), walls and trees.
+const COSTS_MAP: &str = "type octile\nheight 10\nwidth 16\nmap\n\
+................\n\
+.SSSSSS.........\n\
+.SSSSSS...@@@...\n\
+.SSSSSS...@.....\n\
+GGGGGGGGGGGGGGGG\n\
+GGGGGGGGGG@.....\n\
+...@@@....@..SS.\n\
+...@......@..SS.\n\
+...@.......TTSS.\n\
+................\n";
+
+/// The costs most terrain-cost tests run with: road at half price, swamp at three times.
+const ROAD_SWAMP: &str = "G=0.5,S=3";
+
+/// Queries on [`COSTS_MAP`], one of them a single cell: every end is open for 1x1 agents on
+/// `.GS`, most for 2x2 ones (12,7 is not: the trees are under its footprint).
+const COSTS_QUERIES: [((u32, u32), (u32, u32)); 6] = [
+    ((0, 0), (14, 0)),
+    ((0, 8), (14, 8)),
+    ((14, 8), (0, 0)),
+    ((2, 2), (12, 7)),
+    ((0, 0), (0, 0)),
+    ((6, 0), (7, 8)),
+];
+
+/// Writes [`COSTS_MAP`] with a scenario file of [`COSTS_QUERIES`] beside it (their unit-cost
+/// optimal lengths from the tests' Dijkstra); returns the map and the scenario paths.
+fn costs_fixture(name: &str) -> (String, String) {
+    std::fs::write(tmp(&format!("{name}.map")), COSTS_MAP).unwrap();
+    let grid = costs_grid(&tmp(&format!("{name}.map")));
+    let lines: Vec<String> = COSTS_QUERIES
+        .iter()
+        .map(|&((sx, sy), (gx, gy))| {
+            let d = common::distances(&common_free(&grid), quadpath::Cell::new(sx, sy));
+            let optimal = d[(gy * 16 + gx) as usize].expect("the fixture's queries connect");
+            format!("0 {name}.map 16 10 {sx} {sy} {gx} {gy} {optimal:.8}")
+        })
+        .collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let scen = scen_fixture(name, COSTS_MAP, &refs);
+    (
+        tmp(&format!("{name}.map")).to_str().unwrap().to_string(),
+        scen,
+    )
+}
+
+/// A Moving AI map with its terrain codes, read by the tests' own parser.
+fn costs_grid(path: &Path) -> quadpath::Grid {
+    let (w, h, codes) = common::read_movingai_codes(path);
+    quadpath::Grid::from_terrain(w, h, codes, quadpath::TerrainSet::moving_ai())
+}
+
+/// The free cells of `grid` alone, for the tests' unit-cost Dijkstra.
+fn common_free(grid: &quadpath::Grid) -> quadpath::Grid {
+    quadpath::Grid::from_fn(grid.width(), grid.height(), |x, y| {
+        grid.is_free(quadpath::Cell::new(x, y))
+    })
+}
+
+/// The cheapest cost from `start` to every position of class `m` on `grid`: Dijkstra over
+/// the library's model of legal steps and their weighted costs. Costs are positive, so their
+/// bit patterns order as the numbers do and key the heap.
+fn weighted_costs(
+    grid: &quadpath::Grid,
+    m: &quadpath::Movement,
+    start: quadpath::Cell,
+) -> std::collections::HashMap<quadpath::Cell, f64> {
+    use std::cmp::Reverse;
+    let mut best = std::collections::HashMap::new();
+    let mut heap = std::collections::BinaryHeap::new();
+    best.insert(start, 0.0);
+    heap.push(Reverse((0f64.to_bits(), start.x, start.y)));
+    while let Some(Reverse((bits, x, y))) = heap.pop() {
+        let (d, c) = (f64::from_bits(bits), quadpath::Cell::new(x, y));
+        if d > best[&c] {
+            continue;
+        }
+        for dir in quadpath::Direction::ALL {
+            if !m.can_step(grid, c, dir) {
+                continue;
+            }
+            let n = c.step(dir).unwrap();
+            let nd = d + m.weighted_step_cost(grid, c, dir);
+            if best.get(&n).map_or(true, |&b| nd < b) {
+                best.insert(n, nd);
+                heap.push(Reverse((nd.to_bits(), n.x, n.y)));
+            }
+        }
+    }
+    best
+}
+
+/// A path of `find` or `--paths` as cells, checked step by step for class `m` on `grid`;
+/// returns its length and its cost under the model.
+fn checked_cost(grid: &quadpath::Grid, m: &quadpath::Movement, cells: &[(i64, i64)]) -> (f64, f64) {
+    let (mut length, mut cost) = (0.0, 0.0);
+    let cell = |(x, y): (i64, i64)| quadpath::Cell::new(x as u32, y as u32);
+    for w in cells.windows(2) {
+        let (a, b) = (cell(w[0]), cell(w[1]));
+        let dir = quadpath::Direction::between(a, b).unwrap_or_else(|| panic!("{w:?}"));
+        assert!(m.is_open(grid, a) && m.can_step(grid, a, dir), "{m}: {w:?}");
+        length += m.step_cost(dir);
+        cost += m.weighted_step_cost(grid, a, dir);
+    }
+    (length, cost)
+}
+
+fn cells_of(v: &Value) -> Vec<(i64, i64)> {
+    v.as_array()
+        .expect("a path is an array")
+        .iter()
+        .map(cell)
+        .collect()
+}
+
+#[test]
+fn costs_find_matches_weighted_astar() {
+    let (map, _) = costs_fixture("costs_find");
+    let grid = costs_grid(Path::new(&map));
+    let costs: quadpath::TerrainCosts = ROAD_SWAMP.parse().unwrap();
+    let m1 = quadpath::Movement::default()
+        .with_terrain_costs(costs.clone())
+        .unwrap();
+    let mut cheaper = 0;
+    for ((sx, sy), (gx, gy)) in COSTS_QUERIES {
+        let (s, g) = (quadpath::Cell::new(sx, sy), quadpath::Cell::new(gx, gy));
+        let want = quadpath::baseline::astar_with_costs(&grid, &costs, s, g).unwrap();
+        let (ss, gs) = (format!("{sx},{sy}"), format!("{gx},{gy}"));
+        for mode in ["exact", "fast"] {
+            let args = [
+                "find", &map, &ss, &gs, "--costs", ROAD_SWAMP, "--mode", mode, "--json",
+            ];
+            let v = run_json(&args);
+            let (length, cost) = checked_cost(&grid, &m1, &cells_of(&v["path"]));
+            assert!((f(&v, "length") - length).abs() < 1e-6, "{args:?}: {v}");
+            assert!((f(&v, "cost") - cost).abs() < 1e-6, "{args:?}: {v}");
+            assert_eq!(v["costs"].as_str(), Some(ROAD_SWAMP), "{v}");
+            assert!(
+                cost >= want.cost - 1e-6,
+                "{args:?}: below the optimal {}",
+                want.cost
+            );
+            if mode == "exact" {
+                assert!(
+                    (cost - want.cost).abs() < 1e-6,
+                    "{args:?}: {cost} vs {}",
+                    want.cost
+                );
+            }
+        }
+        // Unit costs are kept apart from the weighted answer: the cost is the length.
+        let v = run_json(&["find", &map, &ss, &gs, "--json"]);
+        assert_eq!(f(&v, "cost"), f(&v, "length"), "{v}");
+        assert!(v.get("costs").is_none(), "{v}");
+        cheaper += (want.cost < f(&v, "length") - 1e-6) as usize;
+    }
+    assert!(cheaper >= 2, "the road should pay off on several queries");
+
+    // A 2x2 agent: each position costs the dearest cell under it.
+    let m2 = m1.clone().with_size(2).unwrap();
+    let mut found = 0;
+    for ((sx, sy), (gx, gy)) in COSTS_QUERIES {
+        let (s, g) = (quadpath::Cell::new(sx, sy), quadpath::Cell::new(gx, gy));
+        let want = weighted_costs(&grid, &m2, s).get(&g).copied();
+        let (ss, gs) = (format!("{sx},{sy}"), format!("{gx},{gy}"));
+        let args = [
+            "find", &map, &ss, &gs, "--size", "2", "--costs", ROAD_SWAMP, "--json",
+        ];
+        let o = run(&args);
+        if !m2.is_open(&grid, s) || !m2.is_open(&grid, g) {
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains("is not open for a"), "{}", stderr(&o));
+            continue;
+        }
+        let Some(want) = want else {
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            continue;
+        };
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let (_, cost) = checked_cost(&grid, &m2, &cells_of(&v["path"]));
+        assert!((f(&v, "cost") - cost).abs() < 1e-6, "{args:?}: {v}");
+        assert!((cost - want).abs() < 1e-6, "{args:?}: {cost} vs {want}");
+        assert_eq!(v["class"].as_str(), Some("2x2 on .GS"), "{v}");
+        found += 1;
+    }
+    assert!(found >= 4, "most queries suit a 2x2 agent");
+
+    // Text: the cost beside the length, and the costs in the header; neither without them.
+    let out = run_ok(&["find", &map, "0,0", "14,0", "--costs", ROAD_SWAMP]);
+    assert!(
+        out.contains("\ncost     ") && out.contains("costs    G=0.5,S=3\n"),
+        "{out}"
+    );
+    let out = run_ok(&["find", &map, "0,0", "14,0"]);
+    assert!(!out.lines().any(|l| l.starts_with("cost")), "{out}");
+    // `info` describes the structure built for the costs.
+    let v = run_json(&["info", &map, "--costs", ROAD_SWAMP, "--json"]);
+    assert_eq!(v["costs"].as_str(), Some(ROAD_SWAMP), "{v}");
+    assert!(run_json(&["info", &map, "--json"]).get("costs").is_none());
+}
+
+#[test]
+fn costs_scen_and_bench_check_against_weighted_astar() {
+    let (map, scen) = costs_fixture("costs_scen");
+    let grid = costs_grid(Path::new(&map));
+    let costs: quadpath::TerrainCosts = ROAD_SWAMP.parse().unwrap();
+    for size in ["1", "2"] {
+        let m = quadpath::Movement::default()
+            .with_size(size.parse().unwrap())
+            .unwrap()
+            .with_terrain_costs(costs.clone())
+            .unwrap();
+        for mode in ["exact", "fast"] {
+            let paths = tmp(&format!("costs_scen_{size}_{mode}.jsonl"));
+            let args = [
+                "scen",
+                &scen,
+                "--costs",
+                ROAD_SWAMP,
+                "--size",
+                size,
+                "--mode",
+                mode,
+                "--paths",
+                paths.to_str().unwrap(),
+                "--json",
+            ];
+            let v = run_json(&args);
+            assert_eq!(u(&v, "invalid"), 0, "{args:?}: {v}");
+            assert_eq!(v["costs"].as_str(), Some(ROAD_SWAMP), "{v}");
+            let text = std::fs::read_to_string(&paths).unwrap();
+            let mut lines = 0;
+            for line in text.lines() {
+                let p: Value = serde_json::from_str(line).unwrap();
+                let (s, g) = (cell(&p["start"]), cell(&p["goal"]));
+                let start = quadpath::Cell::new(s.0 as u32, s.1 as u32);
+                let goal = quadpath::Cell::new(g.0 as u32, g.1 as u32);
+                let want = weighted_costs(&grid, &m, start).get(&goal).copied();
+                if size == "1" {
+                    let astar = quadpath::baseline::astar_with_costs(&grid, &costs, start, goal);
+                    assert_eq!(want.is_some(), astar.is_some(), "{line}");
+                    if let (Some(w), Some(a)) = (want, &astar) {
+                        assert!((w - a.cost).abs() < 1e-6, "{line}: the oracles disagree");
+                    }
+                }
+                match want {
+                    None => assert!(p["cost"].is_null() && p["optimal"].is_null(), "{line}"),
+                    Some(want) => {
+                        let (length, cost) = checked_cost(&grid, &m, &cells_of(&p["path"]));
+                        assert!((f(&p, "length") - length).abs() < 1e-6, "{line}");
+                        assert!((f(&p, "cost") - cost).abs() < 1e-6, "{line}");
+                        assert!((f(&p, "optimal") - want).abs() < 1e-6, "{line}");
+                        assert!(cost >= want - 1e-6, "{line}");
+                        if mode == "exact" {
+                            assert!((cost - want).abs() < 1e-6, "{line}");
+                        }
+                    }
+                }
+                lines += 1;
+            }
+            assert!(lines > 0, "{args:?}");
+        }
+    }
+    let out = run_ok(&["scen", &scen, "--costs", ROAD_SWAMP]);
+    assert!(out.contains("  costs           G=0.5,S=3"), "{out}");
+
+    let v = run_json(&[
+        "bench",
+        &scen,
+        "--costs",
+        ROAD_SWAMP,
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{v}");
+    for r in rows {
+        assert_eq!(u(r, "invalid"), 0, "{r}");
+        assert_eq!(r["costs"].as_str(), Some(ROAD_SWAMP), "{r}");
+        assert!(f(r, "astar_median_us") >= 0.0, "{r}");
+    }
+    let out = run_ok(&["bench", &scen, "--costs", ROAD_SWAMP, "--threads", "1"]);
+    assert!(out.contains("terrain costs G=0.5,S=3"), "{out}");
+}
+
+/// With costs the reference is weighted A*, not the file, whose lengths are unit-cost ones:
+/// `optimal` in `--paths` is the optimal cost.
+#[test]
+fn costs_scen_takes_its_reference_from_weighted_astar() {
+    // A corridor whose middle is swamp: the file's length, 9, is the reference at unit
+    // cost only.
+    let corridor = "type octile\nheight 1\nwidth 10\nmap\n...SSSS...\n";
+    let scen = scen_fixture(
+        "costs_corridor",
+        corridor,
+        &["0 costs_corridor.map 10 1 0 0 9 0 9"],
+    );
+    let v = run_json(&["scen", &scen, "--costs", "S=3", "--json"]);
+    assert_eq!(u(&v, "invalid"), 0, "{v}");
+    let paths = tmp("costs_corridor.jsonl");
+    run_ok(&[
+        "scen",
+        &scen,
+        "--costs",
+        "S=3",
+        "--paths",
+        paths.to_str().unwrap(),
+    ]);
+    let line: Value =
+        serde_json::from_str(std::fs::read_to_string(&paths).unwrap().trim()).unwrap();
+    // 4 steps on plain ground, 2 onto or off the swamp (2 each), 3 in it (3 each).
+    assert_eq!(
+        (f(&line, "length"), f(&line, "optimal")),
+        (9.0, 17.0),
+        "{line}"
+    );
+    assert!((f(&line, "cost") - 17.0).abs() < 1e-9, "{line}");
+}
+
+#[test]
+fn costs_flow_distances_are_costs() {
+    let (map, _) = costs_fixture("costs_flow");
+    let grid = costs_grid(Path::new(&map));
+    let costs: quadpath::TerrainCosts = ROAD_SWAMP.parse().unwrap();
+    let goal = quadpath::Cell::new(14, 0);
+    let froms = [(0, 0), (0, 8), (7, 8), (14, 8)];
+    for mode in ["exact", "fast"] {
+        let mut args = vec![
+            "flow".to_string(),
+            map.clone(),
+            "14,0".into(),
+            "--costs".into(),
+            ROAD_SWAMP.into(),
+            "--mode".into(),
+            mode.into(),
+            "--json".into(),
+        ];
+        args.extend(from_flags(&froms));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let v = run_json(&args);
+        assert_eq!(v["costs"].as_str(), Some(ROAD_SWAMP), "{v}");
+        let m = quadpath::Movement::default()
+            .with_terrain_costs(costs.clone())
+            .unwrap();
+        for r in v["results"].as_array().unwrap() {
+            let (x, y) = cell(&r["from"]);
+            let from = quadpath::Cell::new(x as u32, y as u32);
+            let want = quadpath::baseline::astar_with_costs(&grid, &costs, from, goal).unwrap();
+            let (length, cost) = checked_cost(&grid, &m, &cells_of(&r["path"]));
+            assert!((f(r, "distance") - want.cost).abs() < 1e-6, "{mode}: {r}");
+            assert!((f(r, "cost") - cost).abs() < 1e-6, "{mode}: {r}");
+            assert!((cost - want.cost).abs() < 1e-6, "{mode}: {r}");
+            assert!((f(r, "length") - length).abs() < 1e-6, "{mode}: {r}");
+        }
+    }
+    let out = run_ok(&["flow", &map, "14,0", "--from", "0,8", "--costs", ROAD_SWAMP]);
+    assert!(
+        out.contains("\nlength   ") && out.contains("costs    G=0.5,S=3\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_costs_exit_2_with_one_line() {
+    let (map, scen) = costs_fixture("costs_bad");
+    let commands: [Vec<&str>; 4] = [
+        vec!["find", &map, "0,0", "14,0"],
+        vec!["flow", &map, "14,0", "--from", "0,0"],
+        vec!["scen", &scen],
+        vec!["bench", &scen],
+    ];
+    for cmd in &commands {
+        for (costs, needle) in [
+            ("G=0", "'G' cannot cost 0"),
+            ("S=-1", "'S' cannot cost -1"),
+            ("G=NaN", "'G' cannot cost NaN"),
+            ("G=inf", "'G' cannot cost inf"),
+            ("G=0.5,S", "entry 2 (\"S\")"),
+            ("G=fast", "entry 1 (\"G=fast\")"),
+            ("GG=2", "entry 1 (\"GG=2\")"),
+            ("W=2", "'W' is not passable"),
+            ("@=2", "'@' is not passable"),
+            ("Z=2", "'Z' is not passable"),
+            ("G=0.5,T=2", "'T' is not passable"),
+        ] {
+            let mut args = cmd.clone();
+            args.extend(["--costs", costs]);
+            expect_error(&args, 2, "--costs");
+            expect_error(&args, 2, needle);
+        }
+    }
+    // Passable for the class, the same codes are fine.
+    run_ok(&[
+        "find",
+        &map,
+        "0,0",
+        "14,0",
+        "--passable",
+        ".GST",
+        "--costs",
+        "T=2",
+    ]);
+    // Version 2 (dynamic) scenarios are replayed at unit costs only.
+    for cmd in ["scen", "bench"] {
+        expect_error(
+            &[cmd, "maps/dao_arena2.scen", "--costs", "G=0.5"],
+            2,
+            "--costs",
+        );
+    }
+}

@@ -1,14 +1,14 @@
 //! `quadpath bench`: quadpath against plain grid A*, interleaved query by query.
 
-use super::class::{Class, ClassKeys, ClassOptions};
+use super::class::{Class, ClassCosts, ClassKeys, ClassOptions, Layer, Problem};
 use super::output;
 use super::scen::{judge_batch, Expected, Tally, Throughput};
 use super::{
-    build, load_any, mode_name, replay, select_queries, thread_pool, CliError, Loaded, MapOptions,
+    load_any, mode_name, replay, select_queries, thread_pool, CliError, Loaded, MapOptions,
     MemoryOptions, ModesArg, ScenSet, ThreadOptions, EXIT_FAILED, EXIT_OK,
 };
 use clap::{Args, ValueEnum};
-use quadpath::{baseline, Cell, HpaMap, Mode, Path, QueryError};
+use quadpath::{Cell, HpaMap, Mode, Path, QueryError};
 use serde::Serialize;
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -23,7 +23,7 @@ const MIN_BATCH_SECONDS: f64 = 0.05;
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Baseline {
-    /// Plain grid A* (pathfinding::astar with octile successors)
+    /// Plain grid A* (pathfinding::astar with octile successors; weighted with --costs)
     #[default]
     Astar,
     /// No baseline: time quadpath only
@@ -56,6 +56,8 @@ pub struct BenchArgs {
     pub refresh: super::replay::RefreshPolicy,
     #[command(flatten)]
     pub class: ClassOptions,
+    #[command(flatten)]
+    pub costs: ClassCosts,
     #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
@@ -200,7 +202,7 @@ pub struct Replay {
 }
 
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let threads = a.threads.count()?;
     let modes = a.mode.modes();
     let with_astar = a.baseline == Baseline::Astar;
@@ -218,12 +220,13 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
         .iter()
         .map(|p| load_any(p, None, &a.map_opts))
         .collect::<Result<Vec<_>, _>>()?;
-    // Each static file's grid for the class (its open positions), made and checked before
-    // the first query like the files; dynamic files refuse a non-default class.
-    let opens = sets
+    // Each static file's problem for the class (its open positions and their costs), made
+    // and checked before the first query like the files; dynamic files refuse a
+    // non-default class and terrain costs.
+    let problems = sets
         .iter()
         .map(|set| match set {
-            Loaded::Static(set) => class.grid(&set.grid, &set.map_path).map(Some),
+            Loaded::Static(set) => class.problem(&set.grid, &set.map_path).map(Some),
             Loaded::Dynamic(set) => class.refuse_dynamic(&set.scen_path).map(|()| None),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -249,11 +252,11 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     }
     let pools = (thread_pool(threads)?, thread_pool(1)?);
     let mut rows = Vec::new();
-    for ((set, ids), open) in sets.iter().zip(selected).zip(&opens) {
+    for ((set, ids), problem) in sets.iter().zip(selected).zip(&problems) {
         let max_memory = a.memory.limit();
         rows.extend(match set {
             Loaded::Static(set) => {
-                let open = open.as_deref().expect("made for every static file");
+                let problem = problem.as_ref().expect("made for every static file");
                 let run = StaticRun {
                     modes: &modes,
                     with_astar,
@@ -261,7 +264,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
                     quiet: a.json,
                     pools: (&pools.0, &pools.1),
                 };
-                bench_static(set, open, &class, &ids, &run)?
+                bench_static(set, problem, &class, &ids, &run)?
             }
             Loaded::Dynamic(set) => {
                 replay::bench(set, &ids, &modes, with_astar, a.refresh, max_memory, a.json)?
@@ -319,29 +322,30 @@ fn time_batch(
 }
 
 /// One static scenario file: each mode and, with `with_astar`, plain A* on the same queries,
-/// interleaved; one row per mode. Both search `open`, the grid of `class`; a non-default
-/// class takes the reference lengths from A* there and skips queries it cannot stand at.
+/// interleaved; one row per mode. Both solve `problem`, the class's open positions and
+/// their costs; a non-default class, or one with costs, takes the reference from A* there
+/// (weighted A* with costs) and skips queries it cannot stand at.
 fn bench_static(
     set: &ScenSet,
-    open: &quadpath::Grid,
+    problem: &Problem<'_>,
     class: &Class,
     ids: &[usize],
     run: &StaticRun<'_>,
 ) -> Result<Vec<Row>, CliError> {
     let (modes, with_astar) = (run.modes, run.with_astar);
+    let open = &*problem.open;
     let mut rows = Vec::new();
-    let mut maps = Vec::new();
+    let mut maps: Vec<(Layer, f64)> = Vec::new();
     for &m in modes {
-        let (hpa, ms) = build(open, m, &set.map_path, run.max_memory)?;
-        maps.push((hpa, ms));
+        maps.push(class.build(&set.grid, problem, m, &set.map_path, run.max_memory)?);
     }
     for &id in ids.iter().take(WARM_UP) {
         let s = &set.scen.entries[id];
-        for (hpa, _) in maps.iter_mut() {
-            let _ = black_box(hpa.find_path(s.start, s.goal));
+        for (layer, _) in &maps {
+            let _ = black_box(layer.map().find_path(s.start, s.goal));
         }
         if with_astar {
-            black_box(baseline::astar(open, s.start, s.goal));
+            black_box(problem.astar(s.start, s.goal));
         }
     }
 
@@ -374,30 +378,33 @@ fn bench_static(
             order.reverse();
         }
         let mut results = Vec::from_iter((0..m).map(|_| None));
-        let mut astar_length = None;
+        let mut astar_cost = None;
         for j in order {
             if j == m {
                 if !with_astar {
                     continue;
                 }
                 let t = Instant::now();
-                let p = black_box(baseline::astar(open, s.start, s.goal));
+                let p = black_box(problem.astar(s.start, s.goal));
                 astar_times.push(t.elapsed().as_secs_f64() * 1e6);
-                astar_length = Some(p.map(|p| p.length));
+                astar_cost = Some(p.map(|p| p.cost));
                 continue;
             }
             let t = Instant::now();
-            let result = black_box(maps[j].0.find_path(s.start, s.goal));
+            let result = black_box(maps[j].0.map().find_path(s.start, s.goal));
             times[j].push(t.elapsed().as_secs_f64() * 1e6);
             results[j] = Some(result);
         }
         // Judged after the timed runs, so that a class's reference can come from the
         // A* run just timed (or, without one, from an untimed A* run now).
         let expected = class.expected_with(s, || {
-            astar_length.unwrap_or_else(|| baseline::astar(open, s.start, s.goal).map(|p| p.length))
+            astar_cost.unwrap_or_else(|| problem.astar(s.start, s.goal).map(|p| p.cost))
         });
+        // Only the default class at unit costs asks what the file answers, so only there
+        // can A* disagree with it.
         if class.default
-            && astar_length
+            && !class.weighted()
+            && astar_cost
                 .is_some_and(|l| !l.is_some_and(|l| (l - s.optimal).abs() <= s.tolerance()))
         {
             astar_wrong += 1;
@@ -413,11 +420,11 @@ fn bench_static(
     // answers.
     let queries: Vec<(Cell, Cell)> = runs.iter().map(|e| (e.start, e.goal)).collect();
     let mut batches = Vec::with_capacity(m);
-    for (j, (hpa, _)) in maps.iter().enumerate() {
-        let (answers, many) = time_batch(run.pools.0, hpa, &queries);
-        let (_, one) = time_batch(run.pools.1, hpa, &queries);
+    for (j, (layer, _)) in maps.iter().enumerate() {
+        let (answers, many) = time_batch(run.pools.0, layer.map(), &queries);
+        let (_, one) = time_batch(run.pools.1, layer.map(), &queries);
         for ((e, answer), seq) in runs.iter().zip(&answers).zip(&sequential[j]) {
-            let v = judge_batch(open, e, modes[j], answer, seq);
+            let v = judge_batch(open, &problem.costs, e, modes[j], answer, seq);
             tallies[j].add(v, 3, &set.scen_path, e, Some(modes[j]));
         }
         batches.push(BatchKeys::new(many, one));
@@ -429,7 +436,7 @@ fn bench_static(
             set.scen_path.display()
         ));
     }
-    for ((j, (hpa, build_ms)), batch) in maps.iter().enumerate().zip(batches) {
+    for ((j, (layer, build_ms)), batch) in maps.iter().enumerate().zip(batches) {
         rows.push(Row {
             class: ClassKeys::new(class, skipped),
             batch,
@@ -442,7 +449,7 @@ fn bench_static(
                 queries: ids.len(),
                 tally: &tallies[j],
                 build_ms: *build_ms,
-                memory_bytes: hpa.memory_bytes(),
+                memory_bytes: layer.memory_bytes(),
                 quadpath_us: &times[j],
                 astar: with_astar.then(|| (&astar_times[..], open.memory_bytes())),
             })
@@ -490,6 +497,11 @@ fn table(rows: &[Row]) -> String {
 totals; subopt: mean of length / optimal - 1; memory: quadpath's grid, tree, gate graph,\n\
 clusters and landmarks; A* grid: the bitmap plain A* searches (its open and closed sets\n\
 come on top)\n";
+    if let Some(costs) = rows.iter().find_map(|r| r.class.costs.as_deref()) {
+        s += &format!(
+            "terrain costs {costs}: subopt is cost / optimal cost - 1; A* is weighted A*\n"
+        );
+    }
     s += &batch_table(rows);
     let dynamic: Vec<&Row> = rows.iter().filter(|r| r.replay.is_some()).collect();
     if dynamic.is_empty() {

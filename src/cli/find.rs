@@ -1,10 +1,10 @@
 //! `quadpath find`: one path on one map.
 
-use super::class::ClassOptions;
+use super::class::{ClassCosts, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
-    build, check_endpoint, load_map, mode_name, parse_cell, path_error, render, CliError,
-    MapOptions, MemoryOptions, ModeArg, EXIT_OK,
+    check_endpoint, load_map, mode_name, parse_cell, path_error, render, CliError, MapOptions,
+    MemoryOptions, ModeArg, EXIT_OK,
 };
 use clap::Args;
 use serde::Serialize;
@@ -37,6 +37,8 @@ pub struct FindArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: ClassCosts,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -47,6 +49,8 @@ struct FindJson<'a> {
     start: [u32; 2],
     goal: [u32; 2],
     length: f64,
+    /// What the path costs under `--costs`: `length` without them.
+    cost: f64,
     path: Vec<[u32; 2]>,
     build_ms: f64,
     query_us: f64,
@@ -54,18 +58,23 @@ struct FindJson<'a> {
     /// The movement class, for a non-default one only.
     #[serde(skip_serializing_if = "Option::is_none")]
     class: Option<String>,
+    /// The terrain costs (`G=0.5,S=3`), when some are not 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    costs: Option<String>,
 }
 
 pub fn run(a: FindArgs) -> Result<i32, CliError> {
     let start = parse_cell("start", &a.start)?;
     let goal = parse_cell("goal", &a.goal)?;
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let grid = load_map(&a.map, &a.map_opts)?;
-    let open = class.grid(&grid, &a.map)?;
-    check_endpoint(&open, &class, &a.map, "start", start)?;
-    check_endpoint(&open, &class, &a.map, "goal", goal)?;
+    let problem = class.problem(&grid, &a.map)?;
+    let open = &problem.open;
+    check_endpoint(open, &class, &a.map, "start", start)?;
+    check_endpoint(open, &class, &a.map, "goal", goal)?;
     let mode = a.mode.mode();
-    let (hpa, build_ms) = build(&open, mode, &a.map, a.memory.limit())?;
+    let (layer, build_ms) = class.build(&grid, &problem, mode, &a.map, a.memory.limit())?;
+    let hpa = layer.map();
     let t = Instant::now();
     let found = hpa.find_path(start, goal);
     let query_us = t.elapsed().as_secs_f64() * 1e6;
@@ -80,9 +89,9 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
         };
         render::draw(
             &grid,
-            &open,
+            open,
             &class,
-            Some(&hpa),
+            Some(hpa),
             Some(&path.cells),
             &view,
             out,
@@ -94,15 +103,20 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             start: cell_json(start),
             goal: cell_json(goal),
             length: path.length,
+            cost: path.cost,
             path: cells_json(&path.cells),
             build_ms: output::round(build_ms, 4),
             query_us: output::round(query_us, 2),
             mode: mode_name(mode),
             class: class.label(),
+            costs: class.costs_label(),
         })?
     } else {
         let mut s = output::map_header(&a.map, &grid, mode, &class);
         s += &format!("length   {:.6}\n", path.length);
+        if class.weighted() {
+            s += &format!("cost     {:.6}\n", path.cost);
+        }
         s += &format!(
             "cells    {} ({} steps)\n",
             path.cells.len(),

@@ -1,11 +1,11 @@
 //! `quadpath flow`: a flow field to one goal, the routes it gives from some cells, and its
 //! heat map.
 
-use super::class::ClassOptions;
+use super::class::{ClassCosts, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
-    build, check_endpoint, load_map, mode_name, parse_cell, CliError, MapOptions, MemoryOptions,
-    ModeArg, EXIT_FAILED, EXIT_OK,
+    check_endpoint, load_map, mode_name, parse_cell, CliError, MapOptions, MemoryOptions, ModeArg,
+    EXIT_FAILED, EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, FieldOverlay, FieldRenderOptions};
@@ -41,6 +41,8 @@ pub struct FlowArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: ClassCosts,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -61,6 +63,9 @@ struct FlowJson<'a> {
     /// The movement class, for a non-default one only.
     #[serde(skip_serializing_if = "Option::is_none")]
     class: Option<String>,
+    /// The terrain costs (`G=0.5,S=3`), when some are not 1: distances are costs then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    costs: Option<String>,
     /// The field's heap bytes after the queries (before any render).
     memory_bytes: usize,
     /// Leaves whose per-cell distances the queries worked out.
@@ -71,8 +76,13 @@ struct FlowJson<'a> {
 #[derive(Serialize)]
 struct FromJson {
     from: [u32; 2],
-    /// `null` when the goal cannot be reached.
+    /// What reaching the goal costs (the geometric distance without `--costs`); `null`
+    /// when the goal cannot be reached.
     distance: Option<f64>,
+    /// The route's geometric length; `null` when the goal cannot be reached.
+    length: Option<f64>,
+    /// What the route costs: its `distance`; `null` when the goal cannot be reached.
+    cost: Option<f64>,
     /// Empty when the goal cannot be reached.
     path: Vec<[u32; 2]>,
     query_us: f64,
@@ -82,8 +92,16 @@ struct FromJson {
 struct Route {
     from: Cell,
     distance: Option<f64>,
-    path: Vec<Cell>,
+    /// The route the field gives, with its length and cost; `None` when cut off.
+    route: Option<quadpath::Path>,
     query_us: f64,
+}
+
+impl Route {
+    /// The route's cells; none when cut off.
+    fn cells(&self) -> &[Cell] {
+        self.route.as_ref().map_or(&[], |p| &p.cells)
+    }
 }
 
 pub fn run(a: FlowArgs) -> Result<i32, CliError> {
@@ -93,15 +111,17 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
         .iter()
         .map(|s| parse_cell("--from", s))
         .collect::<Result<Vec<_>, _>>()?;
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let grid = load_map(&a.map, &a.map_opts)?;
-    let open = class.grid(&grid, &a.map)?;
-    check_endpoint(&open, &class, &a.map, "goal", goal)?;
+    let problem = class.problem(&grid, &a.map)?;
+    let open = &problem.open;
+    check_endpoint(open, &class, &a.map, "goal", goal)?;
     for &c in &froms {
-        check_endpoint(&open, &class, &a.map, "--from", c)?;
+        check_endpoint(open, &class, &a.map, "--from", c)?;
     }
     let mode = a.mode.mode();
-    let (hpa, map_build_ms) = build(&open, mode, &a.map, a.memory.limit())?;
+    let (layer, map_build_ms) = class.build(&grid, &problem, mode, &a.map, a.memory.limit())?;
+    let hpa = layer.map();
     let t = Instant::now();
     let field = hpa.flow_field(goal).map_err(|e| flow_error(&a.map, e))?;
     let build_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -111,16 +131,15 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
         .map(|&from| {
             let t = Instant::now();
             let distance = field
-                .distance(&hpa, from)
+                .distance(hpa, from)
                 .map_err(|e| flow_error(&a.map, e))?;
-            let path = field
-                .path_from(&hpa, from)
-                .map_err(|e| flow_error(&a.map, e))?
-                .map_or_else(Vec::new, |p| p.cells);
+            let route = field
+                .path_from(hpa, from)
+                .map_err(|e| flow_error(&a.map, e))?;
             Ok(Route {
                 from,
                 distance,
-                path,
+                route,
                 query_us: t.elapsed().as_secs_f64() * 1e6,
             })
         })
@@ -129,7 +148,7 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
     let (memory_bytes, computed_leaves) = (field.memory_bytes(), field.computed_leaves());
 
     let render_note = match &a.render {
-        Some(out) => Some(draw(&grid, &open, &hpa, &field, &routes, a.scale, out)?),
+        Some(out) => Some(draw(&grid, open, hpa, &field, &routes, a.scale, out)?),
         None => None,
     };
 
@@ -140,6 +159,7 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
             map_build_ms: output::round(map_build_ms, 4),
             mode: mode_name(mode),
             class: class.label(),
+            costs: class.costs_label(),
             memory_bytes,
             computed_leaves,
             results: routes
@@ -147,7 +167,9 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
                 .map(|r| FromJson {
                     from: cell_json(r.from),
                     distance: r.distance,
-                    path: cells_json(&r.path),
+                    length: r.route.as_ref().map(|p| p.length),
+                    cost: r.route.as_ref().map(|p| p.cost),
+                    path: cells_json(r.cells()),
                     query_us: output::round(r.query_us, 2),
                 })
                 .collect(),
@@ -170,18 +192,22 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
             match r.distance {
                 Some(d) => {
                     s += &format!("distance {d:.6}\n");
+                    // The distance is a cost then: the route's geometry is told apart.
+                    if let (true, Some(p)) = (class.weighted(), &r.route) {
+                        s += &format!("length   {:.6}\n", p.length);
+                    }
                     s += &format!(
                         "cells    {} ({} steps)\n",
-                        r.path.len(),
-                        r.path.len().saturating_sub(1)
+                        r.cells().len(),
+                        r.cells().len().saturating_sub(1)
                     );
                 }
                 None => s += "distance unreachable\n",
             }
             s += &format!("query    {}\n", output::us(r.query_us));
-            if !r.path.is_empty() {
+            if !r.cells().is_empty() {
                 s += "path    ";
-                s += &output::wrapped_cells(&r.path, 8);
+                s += &output::wrapped_cells(r.cells(), 8);
             }
         }
         if let Some(note) = &render_note {
@@ -231,7 +257,7 @@ fn draw(
     });
     let distance = |c: Cell| field.distance(hpa, c).ok().flatten();
     let next_step = |c: Cell| field.next_step(hpa, c).ok().flatten();
-    let paths: Vec<Vec<Cell>> = routes.iter().map(|r| r.path.clone()).collect();
+    let paths: Vec<Vec<Cell>> = routes.iter().map(|r| r.cells().to_vec()).collect();
     let overlay = FieldOverlay {
         distance: &distance,
         next_step: &next_step,

@@ -1,8 +1,8 @@
 //! `quadpath info`: the map and the structure built on it.
 
-use super::class::ClassOptions;
+use super::class::{ClassCosts, ClassOptions};
 use super::output;
-use super::{build, load_map, mode_name, CliError, MapOptions, MemoryOptions, ModesArg, EXIT_OK};
+use super::{load_map, mode_name, CliError, MapOptions, MemoryOptions, ModesArg, EXIT_OK};
 use clap::Args;
 use quadpath::ClearanceField;
 use serde::Serialize;
@@ -23,6 +23,8 @@ pub struct InfoArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: ClassCosts,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -40,6 +42,9 @@ struct Info {
     /// describe the structure built on the class's open positions.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     class: Option<ClassInfo>,
+    /// The terrain costs (`G=0.5,S=3`) the structure was built for, when some are not 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    costs: Option<String>,
     tree: TreeInfo,
     modes: Vec<ModeInfo>,
 }
@@ -87,13 +92,16 @@ struct ModeInfo {
 }
 
 pub fn run(a: InfoArgs) -> Result<i32, CliError> {
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let grid = load_map(&a.map, &a.map_opts)?;
-    let open = class.grid(&grid, &a.map)?;
+    let problem = class.problem(&grid, &a.map)?;
+    let open = &problem.open;
     let mut tree = None;
     let mut modes = Vec::new();
     for m in a.mode.modes() {
-        let (hpa, build_ms) = build(&open, m, &a.map, a.memory.limit())?;
+        let (layer, build_ms) = class.build(&grid, &problem, m, &a.map, a.memory.limit())?;
+        // The class's own layer: a world's clearance field is told apart below.
+        let hpa = layer.map();
         if tree.is_none() {
             let t = hpa.tree();
             let (mut free_leaves, mut free_leaf_cells) = (0, 0);
@@ -148,6 +156,7 @@ pub fn run(a: InfoArgs) -> Result<i32, CliError> {
                 clearance_bytes: ClearanceField::new(&grid, *m.passable(), m.size()).memory_bytes(),
             }
         }),
+        costs: class.costs_label(),
         tree,
         modes,
     };
@@ -183,6 +192,9 @@ fn text(i: &Info) -> String {
             "clearance     {} (shared by every class on the same terrain; the modes' memory is this class's layer)\n",
             output::bytes(c.clearance_bytes)
         );
+    }
+    if let Some(c) = &i.costs {
+        s += &format!("costs         {c}\n");
     }
     let t = &i.tree;
     s += &format!(

@@ -34,7 +34,7 @@ Exit status:
      exact mode), or the goal is unreachable (for flow: from some --from cell)
   2  usage or input error: missing or malformed file, unparsable or out-of-range coordinate,
      start, goal or --from on a blocked cell (or not open for the --size/--passable class), a bad
-     --size or --passable, an agent larger than the map
+     --size, --passable or --costs, an agent larger than the map
 
 Timings are only meaningful in an optimised build: run `cargo run --release -- ...` or the
 binary in target/release.";
@@ -54,7 +54,10 @@ top-left one; every cell under it must be passable), --passable CHARS sets the t
 may stand on (default .GS: water W, trees T and walls @ are impassable). find, flow, scen,
 bench, info and render take both; scen and bench then check each query against plain A* for the
 class, since scenario files give lengths for 1x1 agents, and skip queries whose start or
-goal the class cannot stand on.
+goal the class cannot stand on. --costs CODE=COST,... (e.g. G=0.5,S=3) weighs terrain: a
+step costs its length times the mean of both positions' costs. find, flow, scen and bench
+then report each path's cost beside its length, and scen and bench judge paths by cost
+against weighted A* run on the same queries.
 
 Two modes: `exact` (every border crossing is a gate: optimal paths) and `fast` (fewer
 gates and string pulling: a smaller graph, paths usually within a few percent of optimal).
@@ -91,7 +94,8 @@ enum Command {
 build and query times, then the cells as x,y pairs.\n\n\
 --size K finds the path of an agent covering K x K cells (the cells printed are its\n\
 top-left positions), --passable CHARS the terrain it may stand on; both ends must be\n\
-open for it.\n\nExamples:\n  quadpath find maps/arena.map 3,3 45,40 --render path.png\n  \
+open for it. --costs CODE=COST,... weighs terrain: the path is then the cheapest, and\n\
+its cost is printed beside its length.\n\nExamples:\n  quadpath find maps/arena.map 3,3 45,40 --render path.png\n  \
 quadpath find maps/arena.map 3,3 45,40 --size 2 --passable .GST --render tank.png",
         after_help = AFTER_HELP
     )]
@@ -114,8 +118,10 @@ not open for the --size/--passable class) is an input error (status 2), like a b
 start in `find`.\n\n\
 --json prints one object: {\"goal\":[x,y],\"build_ms\":..,\"map_build_ms\":..,\"mode\":..,\n\
 \"memory_bytes\":..,\"computed_leaves\":..,\"results\":[{\"from\":[x,y],\n\
-\"distance\":D or null,\"path\":[[x,y],...],\"query_us\":..},...]} (and \"class\" for a\n\
-non-default class).\n\n\
+\"distance\":D or null,\"length\":L or null,\"cost\":C or null,\"path\":[[x,y],...],\n\
+\"query_us\":..},...]} (and \"class\" for a non-default class, \"costs\" with --costs).\n\n\
+With --costs the distance is what reaching the goal costs (the route's cost), and the\n\
+route's geometric length is printed beside it.\n\n\
 --render OUT.png draws the distance field as a heat map (light yellow near the goal to dark\n\
 blue far from it; walls dark, open cells that cannot reach the goal grey, cells the class\n\
 cannot stand at brown), one arrow along the next step per square of cells about 14 pixels\n\
@@ -142,6 +148,10 @@ reference length comes from plain A* for the class, since the file's lengths are
 agents; queries whose start or goal the class cannot stand at are skipped (counted, not\n\
 failures), and unreachable ones must be answered unreachable. Not available for version 2\n\
 (dynamic) files.\n\n\
+With --costs CODE=COST,... paths are judged by their cost, and the reference is weighted A*\n\
+run on each query in the same process (the file's lengths are for unit costs); --paths\n\
+lines give `cost` beside `length`, and `optimal` is then the optimal cost. Not available\n\
+for version 2 (dynamic) files either.\n\n\
 The answers checked come from one batch (HpaMap::find_paths) on --threads N threads\n\
 (default: every core, at most 1024), timed as a whole for the throughput (queries per\n\
 second of wall time). Each query is then run again alone on one thread: that gives the\n\
@@ -168,7 +178,8 @@ are read and checked before the first query runs; a run with no query at all (--
 --limit 0, empty files) is an input error.\n\n\
 --size K and --passable CHARS time a movement class: both sides search its open positions,\n\
 A* gives the reference lengths, and queries the class cannot stand at are skipped (as in\n\
-`scen`).\n\n\
+`scen`). With --costs CODE=COST,... the baseline is weighted A*, whose costs are the\n\
+reference, and suboptimality is of costs.\n\n\
 Batch throughput (static files): after the per-query timings, which stay single-threaded,\n\
 each mode answers all the row's queries in one batch (HpaMap::find_paths) on --threads N\n\
 threads (default: every core, at most 1024) and on one thread, each repeated for at least\n\

@@ -36,7 +36,7 @@ pub fn cells_json(cells: &[Cell]) -> Vec<[u32; 2]> {
 }
 
 /// The first lines of a one-map text output: the map, its size and the mode, then the
-/// class for a non-default one.
+/// class for a non-default one and the terrain costs when some are not 1.
 pub fn map_header(map: &Path, grid: &Grid, mode: Mode, class: &Class) -> String {
     let mut s = format!(
         "map      {} ({}x{}, {} mode)\n",
@@ -47,6 +47,9 @@ pub fn map_header(map: &Path, grid: &Grid, mode: Mode, class: &Class) -> String 
     );
     if let Some(c) = class.label() {
         s += &format!("class    {c}\n");
+    }
+    if let Some(c) = class.costs_label() {
+        s += &format!("costs    {c}\n");
     }
     s
 }

@@ -9,7 +9,7 @@ use super::scen::{
 };
 use super::{build, mode_name, select_queries, CliError, EXIT_FAILED, EXIT_OK};
 use quadpath::io::{self, DynamicCommand, DynamicQuery, DynamicScenario, PatchPlacement};
-use quadpath::{baseline, Grid, HpaMap, Mode, TerrainPatch};
+use quadpath::{baseline, Grid, HpaMap, Mode, TerrainCosts, TerrainPatch};
 use serde::Serialize;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -213,7 +213,7 @@ pub fn scen(a: &ScenArgs, set: DynamicSet) -> Result<i32, CliError> {
         };
         let result = ask(&mut hpa, q, a.refresh, &mut clock);
         let expected = Expected::from(q);
-        let v = judge(&grid, &expected, mode, &result);
+        let v = judge(&grid, &TerrainCosts::unit(), &expected, mode, &result);
         tally.add(v, MAX_REPORTED, &set.scen_path, &expected, None);
         let query_us = *clock.queries.last().expect("just timed");
         write_path_line(paths_out.as_mut(), id, &expected, &result, query_us)?;
@@ -334,7 +334,13 @@ pub fn bench(
                     if j < m {
                         let result = ask(&mut maps[j].0, q, refresh, &mut clocks[j]);
                         let expected = Expected::from(q);
-                        let v = judge(maps[j].0.grid(), &expected, modes[j], &result);
+                        let v = judge(
+                            maps[j].0.grid(),
+                            &TerrainCosts::unit(),
+                            &expected,
+                            modes[j],
+                            &result,
+                        );
                         tallies[j].add(v, 3, &set.scen_path, &expected, Some(modes[j]));
                     } else if with_astar {
                         let t = Instant::now();

@@ -1,14 +1,14 @@
 //! `quadpath scen`: run and check every query of a Moving AI scenario file.
 
-use super::class::{ClassKeys, ClassOptions};
+use super::class::{ClassCosts, ClassKeys, ClassOptions};
 use super::output::{self, cell_json, cells_json};
 use super::{
-    build, load_any, mode_name, qps, select_queries, thread_pool, CliError, Loaded, MapOptions,
+    load_any, mode_name, qps, select_queries, thread_pool, CliError, Loaded, MapOptions,
     MemoryOptions, ModeArg, ThreadOptions, EXIT_FAILED, EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, DynamicQuery, Scenario};
-use quadpath::{validate, Cell, Grid, Mode, Path, QueryError};
+use quadpath::{validate_with_costs, Cell, Grid, Mode, Path, QueryError, TerrainCosts};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -44,6 +44,8 @@ pub struct ScenArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: ClassCosts,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
@@ -55,9 +57,11 @@ pub struct ScenArgs {
 pub struct Expected {
     pub start: Cell,
     pub goal: Cell,
-    /// The optimal length, or `None` when the file says the goal is unreachable.
+    /// The optimal length (the optimal cost under terrain costs), or `None` when the goal
+    /// is unreachable.
     pub optimal: Option<f64>,
-    /// How far a length may be from `optimal` and still equal it (files round them).
+    /// How far a length or cost may be from `optimal` and still equal it (files round
+    /// them).
     pub tolerance: f64,
     /// The query's line in its file, for messages.
     pub line: usize,
@@ -111,11 +115,20 @@ pub fn subopt(length: f64, optimal: f64, tolerance: f64) -> f64 {
     }
 }
 
-/// Checks a search result on `grid` (the map as it stands when the query runs): a legal
-/// path from start to goal whose length is not below the optimal (beyond the tolerance) and,
-/// in exact mode, not above it either, since exact mode promises optimal paths; or
-/// "unreachable" exactly when the file says so.
-pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryError>) -> Verdict {
+/// Checks a search result on `grid` (the map as it stands when the query runs) whose terrain
+/// codes cost `costs`: a legal path from start to goal, claiming its true length and cost,
+/// whose cost (its length at unit costs) is not below the optimal (beyond the tolerance)
+/// and, in exact mode, not above it either, since exact mode promises optimal paths; or
+/// "unreachable" exactly when the reference says so.
+pub fn judge(
+    grid: &Grid,
+    costs: &TerrainCosts,
+    e: &Expected,
+    mode: Mode,
+    result: &Result<Path, QueryError>,
+) -> Verdict {
+    // What the paths are measured by, for messages: lengths stay lengths at unit costs.
+    let what = if costs.is_unit() { "length" } else { "cost" };
     let mut verdict = Verdict {
         subopt: None,
         unreachable: result.is_err(),
@@ -127,32 +140,35 @@ pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryE
         (Ok(p), None) => {
             verdict.false_reachable = true;
             verdict.invalid = Some(format!(
-                "found a path of length {:.6}, but the scenario says the goal is unreachable",
-                p.length
+                "found a path of {what} {:.6}, but the reference says the goal is unreachable",
+                p.cost
             ));
         }
         (Ok(p), Some(optimal)) => {
             let tol = e.tolerance;
-            verdict.invalid = match validate(grid, e.start, e.goal, p) {
+            // At unit costs a path's cost is its length, checked as such.
+            verdict.invalid = match validate_with_costs(grid, costs, e.start, e.goal, p) {
                 Err(d) => Some(d.to_string()),
-                Ok(()) if p.length < optimal - tol => Some(format!(
-                    "length {:.6} is shorter than the optimal {optimal:.6}",
-                    p.length
+                Ok(()) if p.cost < optimal - tol => Some(format!(
+                    "{what} {:.6} is {} than the optimal {optimal:.6}",
+                    p.cost,
+                    if costs.is_unit() { "shorter" } else { "lower" }
                 )),
-                Ok(()) if mode == Mode::Exact && p.length > optimal + tol => Some(format!(
-                    "length {:.6} is longer than the optimal {optimal:.6}, in exact mode",
-                    p.length
+                Ok(()) if mode == Mode::Exact && p.cost > optimal + tol => Some(format!(
+                    "{what} {:.6} is {} than the optimal {optimal:.6}, in exact mode",
+                    p.cost,
+                    if costs.is_unit() { "longer" } else { "higher" }
                 )),
                 Ok(()) => None,
             };
             if verdict.invalid.is_none() {
-                verdict.subopt = Some(subopt(p.length, optimal, tol));
+                verdict.subopt = Some(subopt(p.cost, optimal, tol));
             }
         }
         (Err(err), Some(optimal)) => {
             verdict.false_unreachable = true;
             verdict.invalid = Some(format!(
-                "{err}, but the scenario gives an optimal length of {optimal}"
+                "{err}, but the reference gives an optimal {what} of {optimal}"
             ));
         }
         (Err(_), None) => {}
@@ -164,15 +180,21 @@ pub fn judge(grid: &Grid, e: &Expected, mode: Mode, result: &Result<Path, QueryE
 /// promises the same paths, so any difference is a defect of its own, reported as one.
 pub fn judge_batch(
     grid: &Grid,
+    costs: &TerrainCosts,
     e: &Expected,
     mode: Mode,
     batch: &Result<Path, QueryError>,
     sequential: &Result<Path, QueryError>,
 ) -> Verdict {
-    let mut verdict = judge(grid, e, mode, batch);
+    let mut verdict = judge(grid, costs, e, mode, batch);
     if batch != sequential && verdict.invalid.is_none() {
         let describe = |r: &Result<Path, QueryError>| match r {
-            Ok(p) => format!("length {:.6} over {} cells", p.length, p.cells.len()),
+            Ok(p) => format!(
+                "length {:.6} (cost {:.6}) over {} cells",
+                p.length,
+                p.cost,
+                p.cells.len()
+            ),
             Err(err) => err.to_string(),
         };
         verdict.invalid = Some(format!(
@@ -286,8 +308,8 @@ pub fn closing_lines(
 }
 
 /// One line of `--paths`: `id` is the index of the query among the file's queries;
-/// `optimal` is null for a query the file says is unreachable, `length` null and `path`
-/// empty when no path was found.
+/// `optimal` (the optimal cost under terrain costs) is null for a query the reference says
+/// is unreachable, `length` and `cost` null and `path` empty when no path was found.
 #[derive(Serialize)]
 struct PathLine {
     id: usize,
@@ -295,6 +317,8 @@ struct PathLine {
     goal: [u32; 2],
     optimal: Option<f64>,
     length: Option<f64>,
+    /// What the path costs: `length` at unit costs.
+    cost: Option<f64>,
     path: Vec<[u32; 2]>,
     query_us: f64,
 }
@@ -314,6 +338,7 @@ pub fn write_path_line(
         goal: cell_json(e.goal),
         optimal: e.optimal,
         length: result.as_ref().ok().map(|p| p.length),
+        cost: result.as_ref().ok().map(|p| p.cost),
         path: result
             .as_ref()
             .map(|p| cells_json(&p.cells))
@@ -382,7 +407,7 @@ impl Tally {
 }
 
 pub fn run(a: ScenArgs) -> Result<i32, CliError> {
-    let class = a.class.class()?;
+    let class = a.class.class_with(&a.costs)?;
     let threads = a.threads.count()?;
     let set = match load_any(&a.scen, a.map.as_deref(), &a.map_opts)? {
         Loaded::Static(set) => set,
@@ -391,19 +416,22 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
             return super::replay::scen(&a, set);
         }
     };
-    let open = class.grid(&set.grid, &set.map_path)?;
+    let problem = class.problem(&set.grid, &set.map_path)?;
     let mode = a.mode.mode();
     // Created before the long work, so that an unwritable path fails at once; finished
     // explicitly, so that a full disk is reported instead of lost.
     let mut paths_out = a.paths.as_ref().map(io::OutputFile::create).transpose()?;
 
-    let (hpa, build_ms) = build(&open, mode, &set.map_path, a.memory.limit())?;
+    let (layer, build_ms) =
+        class.build(&set.grid, &problem, mode, &set.map_path, a.memory.limit())?;
+    let hpa = layer.map();
     let ids = select_queries(set.scen.entries.len(), a.limit, None);
     let mut tally = Tally::default();
-    // The queries the class can stand at, with what the file says of them.
+    // The queries the class can stand at, with what the file (or the A* reference) says
+    // of them.
     let mut runs = Vec::with_capacity(ids.len());
     for &id in &ids {
-        match class.expected(&open, &set.scen.entries[id]) {
+        match class.expected(&problem, &set.scen.entries[id]) {
             Some(expected) => runs.push((id, expected)),
             None => tally.skipped += 1,
         }
@@ -424,7 +452,14 @@ pub fn run(a: ScenArgs) -> Result<i32, CliError> {
         let sequential = hpa.find_path(expected.start, expected.goal);
         let query_us = t.elapsed().as_secs_f64() * 1e6;
         times.push(query_us);
-        let v = judge_batch(&open, expected, mode, answer, &sequential);
+        let v = judge_batch(
+            &problem.open,
+            &problem.costs,
+            expected,
+            mode,
+            answer,
+            &sequential,
+        );
         tally.add(v, MAX_REPORTED, &set.scen_path, expected, None);
         write_path_line(paths_out.as_mut(), *id, expected, answer, query_us)?;
     }
