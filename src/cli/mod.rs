@@ -221,12 +221,14 @@ pub struct MapOptions {
     /// Light pixels are walls (for white-on-black images)
     #[arg(long)]
     pub invert: bool,
-    /// Colour legend: `rts`, or exact colours such as 000000=@,0000ff=W,ffffff=.
+    /// Colour legend: `rts`, or exact colours such as 000000=@,0000ff=W,ffffff=.,d2b48c=G:0.5
     ///
     /// `rts` is black wall, blue water, dark green forest (blocked) and white ground, tan
-    /// road, yellow-green swamp (free). A list gives each colour a Moving AI character (or
-    /// any printable character but `,` and `:` with a `:free` or `:blocked` suffix); other
-    /// colours fall back to the threshold. Checked, but not applied, for .map files.
+    /// road, yellow-green swamp (free), all at cost 1. A list gives each colour a Moving AI
+    /// character (or any printable character but `,` and `:` with a `:free` or `:blocked`
+    /// suffix), then optionally `:COST`, the terrain cost of a free code (a number from
+    /// 1/64 to 1e6; 1 when not given); other colours fall back to the threshold. Checked, but
+    /// not applied, for .map files.
     #[arg(long, value_name = "SPEC")]
     pub legend: Option<String>,
 }
