@@ -48,7 +48,7 @@ struct Unit {
 
 fn units() -> Result<Vec<Unit>, MovementError> {
     let unit = |name, size, codes: &[u8], (start, goal), colour, colour_name| {
-        Ok(Unit {
+        Ok::<_, MovementError>(Unit {
             name,
             movement: Movement::default()
                 .with_size(size)?

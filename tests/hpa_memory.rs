@@ -112,10 +112,13 @@ fn dense_pattern_is_refused_under_a_few_mebibytes() {
     // Refused before its tree is built: the estimate reported is the grid plus the tree
     // counted by `QuadTree::estimate_bytes`, the first check after the cell list (a few
     // MiB), so the process never holds the tree's hundreds of MiB.
-    let mut cells: Vec<Cell> = dots.blocked_cells().collect();
-    let tree = QuadTree::estimate_bytes(1024, 1024, &SplitStopper::uniform(), &mut cells).unwrap();
+    // The map's tree holds each blocked cell as an object of kind 0 (blocked), 12 bytes in
+    // the build's list.
+    let mut cells: Vec<(Cell, u8)> = dots.blocked_cells().map(|c| (c, 0)).collect();
+    let tree = QuadTree::estimate_bytes_with_kinds(1024, 1024, &SplitStopper::uniform(), &mut cells)
+        .unwrap();
     assert!(tree > 32 << 20, "the tree alone would take {tree} bytes");
-    let limit = dots.memory_bytes() + cells.len() * 8 + (1 << 20);
+    let limit = dots.memory_bytes() + cells.len() * 12 + (1 << 20);
     let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();
     assert!(
         matches!(err, BuildError::MemoryLimit { estimated, .. } if estimated == dots.memory_bytes() + tree),

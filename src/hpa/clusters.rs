@@ -574,6 +574,8 @@ pub(crate) struct LocalSearch {
     /// each leaf's gates together).
     cells: Vec<Cell>,
     mates: Vec<(u32, u32)>,
+    /// Per local gate: its leaf's cost per unit of length.
+    costs: Vec<f64>,
     /// Crossings that stay in the cluster, by local index: `links[link_start[u]..][..]`.
     link_start: Vec<u32>,
     links: Vec<u32>,
@@ -592,6 +594,7 @@ impl LocalSearch {
     ) {
         self.cells.clear();
         self.mates.clear();
+        self.costs.clear();
         self.link_start.clear();
         self.links.clear();
         let mut at = 0u32;
@@ -602,6 +605,7 @@ impl LocalSearch {
             for (&v, &cell) in l.gates.iter().zip(&l.cells) {
                 self.cells.push(cell);
                 self.mates.push(span);
+                self.costs.push(l.cost);
                 self.link_start.push(self.links.len() as u32);
                 for &o in &g.gate(v).links {
                     if of_leaf[g.gate(o).leaf.index()] == id {
@@ -633,11 +637,12 @@ impl LocalSearch {
             }
             self.closed[ui] = true;
             let (d, here, span, p) = (self.dist[ui], self.cells[ui], self.mates[ui], self.pred[ui]);
+            let cost = self.costs[ui];
             // Leaf-mates are offered only from gates entered by a crossing (or the source):
             // see the flat search for why that loses nothing.
             if p == FROM_ORIGIN || !(span.0..span.1).contains(&p) {
                 for v in span.0..span.1 {
-                    self.relax(v, d + octile(here, self.cells[v as usize]), u);
+                    self.relax(v, d + octile(here, self.cells[v as usize]) * cost, u);
                 }
             }
             let (a, b) = (
@@ -646,7 +651,9 @@ impl LocalSearch {
             );
             for k in a..b {
                 let v = self.links[k];
-                self.relax(v, d + octile(here, self.cells[v as usize]), u);
+                let vi = v as usize;
+                let step = octile(here, self.cells[vi]) * (cost + self.costs[vi]) * 0.5;
+                self.relax(v, d + step, u);
             }
         }
     }

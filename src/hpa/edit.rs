@@ -1,6 +1,7 @@
 //! Edits and refreshes: cells blocked and freed, the leaves around them rebuilt, and the
 //! deferred work (cluster routes, landmark columns) done when the caller chooses.
 
+use super::costs::BLOCKED;
 use super::error::EditError;
 use super::graph::LeafId;
 use super::landmarks::Landmarks;
@@ -32,6 +33,9 @@ pub struct PatchReport {
     pub blocked: usize,
     /// Cells that became free.
     pub freed: usize,
+    /// Cells that stayed free but changed terrain cost (always 0 on a map without terrain
+    /// costs).
+    pub recosted: usize,
     /// Whether the structure was built afresh instead of edited, because the patch changed
     /// too much of the map for edits to be cheaper.
     pub rebuilt: bool,
@@ -57,9 +61,9 @@ impl RefreshReport {
 }
 
 impl PatchReport {
-    /// Cells whose passability changed.
+    /// Cells whose passability or cost changed.
     pub fn changed(&self) -> usize {
-        self.blocked + self.freed
+        self.blocked + self.freed + self.recosted
     }
 }
 
@@ -75,8 +79,8 @@ const REBUILD_ONE_CELL_IN: usize = 8;
 impl HpaMap {
     /// Lays a terrain patch with its top-left cell at `at` (see
     /// [`Grid::apply_patch`](crate::Grid::apply_patch)), keeping the structure up to date,
-    /// and chooses how: a patch that changes no cell's passability only writes terrain
-    /// codes; one that changes at least one cell in 8 (a whole level
+    /// and chooses how: a patch that changes no cell's passability or cost only writes
+    /// terrain codes; one that changes at least one cell in 8 (a whole level
     /// laid over an empty map) is cheaper as a fresh build; anything else is applied as
     /// edits, blocked cells first, then freed ones, with the same deferred work as
     /// [`HpaMap::set_rect_blocked`] (see [`HpaMap::refresh`]).
@@ -111,7 +115,21 @@ impl HpaMap {
         EditError::check_patch(&self.grid, at, patch)?;
         let flips = self.grid.patch_flips(at, patch);
         let code_at = |c: Cell| patch.code(c.x - at.x, c.y - at.y);
-        let report = self.lay(&flips.blocking, &flips.freeing, |grid, c| {
+        // Free cells that stay free but move to another cost band.
+        let recosting: Vec<Cell> = if self.costs.is_unit() {
+            Vec::new()
+        } else {
+            patch
+                .cells_at(at)
+                .filter(|&(c, code)| {
+                    self.grid.is_free(c)
+                        && self.grid.passable().contains(code)
+                        && self.costs.code_band(code) != self.costs.band(&self.grid, c)
+                })
+                .map(|(c, _)| c)
+                .collect()
+        };
+        let report = self.lay(&flips.blocking, &flips.freeing, &recosting, |grid, c| {
             grid.set_terrain(c, code_at(c));
         });
         // The codes that change no passability.
@@ -123,43 +141,48 @@ impl HpaMap {
     /// the open positions a [`World`](crate::World) edit changed for this layer's class. The
     /// layer's grid holds open positions as free cells, so a flip is a toggle.
     pub(crate) fn flip_cells(&mut self, blocking: &[Cell], freeing: &[Cell]) -> PatchReport {
-        self.lay(blocking, freeing, |grid, c| {
+        self.lay(blocking, freeing, &[], |grid, c| {
             grid.set_blocked(c, grid.is_free(c));
         })
     }
 
-    /// Lays a set of passability changes, `write` making each on a grid: a fresh build when
-    /// they are at least one cell in [`REBUILD_ONE_CELL_IN`] of the map, else edits, blocked
-    /// cells first.
+    /// Lays a set of changes, `write` making each on a grid: cells to block, to free, and
+    /// to move to another cost band. A fresh build when they are at least one cell in
+    /// [`REBUILD_ONE_CELL_IN`] of the map, else edits: blocked cells first, then freed
+    /// ones, then cost changes.
     fn lay(
         &mut self,
         blocking: &[Cell],
         freeing: &[Cell],
+        recosting: &[Cell],
         mut write: impl FnMut(&mut Grid, Cell),
     ) -> PatchReport {
         let mut report = PatchReport {
             blocked: blocking.len(),
             freed: freeing.len(),
+            recosted: recosting.len(),
             rebuilt: false,
         };
         let cells = self.grid.width() as usize * self.grid.height() as usize;
         if report.changed() > 0 && report.changed() >= cells.div_ceil(REBUILD_ONE_CELL_IN) {
             let mut grid = self.grid.clone();
-            for &c in blocking.iter().chain(freeing) {
+            for &c in blocking.iter().chain(freeing).chain(recosting) {
                 write(&mut grid, c);
             }
-            if let Ok(fresh) = HpaMap::new(grid, self.config) {
+            if let Ok(fresh) = HpaMap::with_costs(grid, self.costs().clone(), self.config) {
                 *self = fresh;
                 report.rebuilt = true;
                 return report;
             }
         }
-        for (cells, blocked) in [(blocking, true), (freeing, false)] {
+        for cells in [blocking, freeing, recosting] {
+            let mut edit = Edit::default();
             for &c in cells {
+                let before = self.band_at(c);
                 write(&mut self.grid, c);
-                self.mark_in_tree(c, blocked);
+                self.retag(c, before, &mut edit);
             }
-            self.after_edit(blocked, cells);
+            self.after_edit(&edit);
         }
         report
     }
@@ -209,33 +232,35 @@ impl HpaMap {
     /// then.
     pub fn set_rect_blocked(&mut self, rect: Rect, blocked: bool) -> Result<usize, EditError> {
         self.check_rect(rect)?;
-        let mut changed = Vec::new();
+        let mut edit = Edit::default();
         for c in rect.cells() {
-            if self.toggle(c, blocked) {
-                changed.push(c);
+            let before = self.band_at(c);
+            if self.grid.set_blocked(c, blocked) {
+                self.retag(c, before, &mut edit);
             }
         }
-        self.after_edit(blocked, &changed);
-        Ok(changed.len())
+        self.after_edit(&edit);
+        Ok(edit.len())
     }
 
     fn check_rect(&self, rect: Rect) -> Result<Rect, EditError> {
         EditError::check_area(&self.grid, rect)
     }
 
-    /// Brings the structure up to date after `changed` cells all became blocked (or all
-    /// free): the tree has already been edited.
-    fn after_edit(&mut self, blocked: bool, changed: &[Cell]) {
-        if changed.is_empty() {
+    /// Brings the structure up to date after the cells of `edit` changed band: the grid
+    /// and the tree already have. Cells blocked and freed must not mix in one edit (the
+    /// component labels split or merge, not both).
+    fn after_edit(&mut self, edit: &Edit) {
+        if edit.len() == 0 {
             return;
         }
+        debug_assert!(!(edit.blocked && edit.freed), "one way per edit");
         self.revision = super::map::next_revision();
-        self.update(blocked);
-        if blocked {
-            self.landmarks.on_blocked(&self.grid, changed);
-        } else {
-            self.landmarks.on_freed(&self.grid, changed);
-        }
+        self.update(edit.blocked);
+        // Blocked cells and dearer ones only lengthen distances, which the landmark
+        // columns survive as they are; freed and cheaper ones need a repair.
+        self.landmarks.on_blocked(&self.grid, &self.costs, &edit.raised);
+        self.landmarks.on_freed(&self.grid, &self.costs, &edit.lowered);
         // A map built without landmarks (nothing free, or nothing for them to guide: open
         // ground) may need them now: the next refresh builds them if they pay.
         if self.config.landmarks > 0 && self.landmarks.count() == 0 {
@@ -262,35 +287,51 @@ impl HpaMap {
         if !fits {
             return false;
         }
-        self.landmarks = Landmarks::build(&self.grid, k);
+        self.landmarks = Landmarks::build(&self.grid, &self.costs, k);
         true
     }
 
-    /// Blocks or frees one cell of the grid (through its obstruction overlay, see
-    /// [`Grid::set_blocked`](crate::Grid::set_blocked)) and of the tree; returns whether
-    /// its passability changed.
-    fn toggle(&mut self, c: Cell, blocked: bool) -> bool {
-        let changed = self.grid.set_blocked(c, blocked);
-        if changed {
-            self.mark_in_tree(c, blocked);
-        }
-        changed
+    /// Cell `c`'s cost band now (see `hpa::costs`).
+    fn band_at(&self, c: Cell) -> u8 {
+        self.costs.band(&self.grid, c)
     }
 
-    /// Records in the tree that cell `c` became blocked or free.
-    fn mark_in_tree(&mut self, c: Cell, blocked: bool) {
-        let edited = if blocked {
-            self.tree.add(c, ())
-        } else {
-            self.tree.remove(c, &()).map(drop)
+    /// Records in the tree that cell `c`, of band `before`, has the band the grid now
+    /// gives it, and in `edit` how it changed; nothing when the band is the same.
+    fn retag(&mut self, c: Cell, before: u8, edit: &mut Edit) {
+        let after = self.band_at(c);
+        if after == before {
+            return;
+        }
+        let base = self.costs.base();
+        if before != base {
+            let removed = self.tree.remove(c, &before);
+            debug_assert_eq!(removed, Ok(true), "{c} held its band");
+        }
+        if after != base {
+            self.tree
+                .add(c, after)
+                .expect("the cell was checked to be on the map");
+        }
+        edit.blocked |= after == BLOCKED;
+        edit.freed |= before == BLOCKED;
+        // Blocked is the dearest of all: a band's cost is finite.
+        let cost = |band: u8| match band {
+            BLOCKED => f64::INFINITY,
+            b => self.costs.band_cost(b),
         };
-        edited.expect("the cell was checked to be on the map");
+        if cost(after) < cost(before) {
+            edit.lowered.push(c);
+        } else {
+            edit.raised.push(c);
+        }
     }
 
     /// Sets the terrain code of one cell. Passability follows from the grid's passable set
-    /// ([`Grid::passable`](crate::Grid::passable)); an obstruction on the cell (a building
+    /// ([`Grid::passable`](crate::Grid::passable)) and cost from the map's
+    /// [terrain costs](HpaMap::with_costs); an obstruction on the cell (a building
     /// placed with [`HpaMap::set_blocked`]) stays. Returns whether the cell's passability
-    /// changed; the structure is updated only then.
+    /// or cost changed; the structure is updated only then.
     ///
     /// ```
     /// use quadpath::{Cell, Grid, HpaMap, Mode};
@@ -311,7 +352,21 @@ impl HpaMap {
     }
 
     /// Sets the terrain code of every cell of a rectangle (a river dug, a road laid), then
-    /// updates the structure once. Returns how many cells changed passability.
+    /// updates the structure once. Returns how many cells changed passability or cost.
+    ///
+    /// Paving a road on a map with terrain costs is an edit like any other: the leaves
+    /// along it split, and the search sees the new costs at once.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
+    /// let costs: TerrainCosts = "G=0.5".parse()?;
+    /// let mut map = HpaMap::with_costs(Grid::new_free(40, 40), costs, Mode::Exact)?;
+    /// let (a, b) = (Cell::new(0, 20), Cell::new(39, 20));
+    /// assert_eq!(map.find_path(a, b)?.cost, 39.0);
+    /// assert_eq!(map.set_rect_terrain(Rect::new(0, 20, 39, 20), b'G')?, 40);
+    /// assert_eq!(map.find_path(a, b)?.cost, 19.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// A road laid under a building and the building removed later gives back the road:
     ///
@@ -333,16 +388,14 @@ impl HpaMap {
         self.check_rect(rect)?;
         // One code over the whole rectangle: every cell whose passability changes changes
         // the same way, which is what one structural update handles.
-        let blocked = !self.grid.passable().contains(code);
-        let mut changed = Vec::new();
+        let mut edit = Edit::default();
         for c in rect.cells() {
-            if self.grid.set_terrain(c, code) {
-                self.mark_in_tree(c, blocked);
-                changed.push(c);
-            }
+            let before = self.band_at(c);
+            self.grid.set_terrain(c, code);
+            self.retag(c, before, &mut edit);
         }
-        self.after_edit(blocked, &changed);
-        Ok(changed.len())
+        self.after_edit(&edit);
+        Ok(edit.len())
     }
 
     /// Brings the cluster routes and the landmarks up to date after edits.
@@ -491,8 +544,9 @@ impl HpaMap {
         let mut around: Vec<(NodeId, Option<LeafId>, Vec<LeafId>)> =
             Vec::with_capacity(created.len());
         for (&id, &rect) in &created {
-            let free = self.tree.node(id).is_some_and(|n| n.object_count() == 0);
-            let leaf = free.then(|| self.graph.add_leaf(id, rect));
+            let node = self.tree.node(id).expect("a leaf just created");
+            let cost = self.leaf_cost(&node);
+            let leaf = cost.map(|cost| self.graph.add_leaf(id, rect, cost));
             new_free.extend(leaf);
             around.push((id, leaf, Vec::new()));
         }
@@ -579,7 +633,7 @@ impl HpaMap {
         let mut out = Vec::new();
         for dir in Direction::ALL {
             self.tree.for_each_neighbour(id, dir, |n| {
-                if n.object_count() == 0 {
+                if self.is_free_leaf(&n) {
                     out.push(self.graph.leaf_of_node(n.id()));
                 }
             });
@@ -587,5 +641,24 @@ impl HpaMap {
         out.sort_unstable();
         out.dedup();
         out
+    }
+}
+
+/// The cells one edit moved to another band, sorted by which way their distances can go.
+#[derive(Default)]
+struct Edit {
+    /// Cells blocked or made dearer.
+    raised: Vec<Cell>,
+    /// Cells freed or made cheaper.
+    lowered: Vec<Cell>,
+    /// Whether some cell became blocked.
+    blocked: bool,
+    /// Whether some cell became free.
+    freed: bool,
+}
+
+impl Edit {
+    fn len(&self) -> usize {
+        self.raised.len() + self.lowered.len()
     }
 }

@@ -72,7 +72,7 @@ pub enum ConfigError {
 }
 
 /// Why an [`HpaMap`](super::HpaMap) could not be built.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
     /// The map is larger than the quadtree can index.
@@ -88,6 +88,10 @@ pub enum BuildError {
     /// The configuration is invalid.
     #[error("invalid configuration: {0}")]
     Config(#[from] ConfigError),
+    /// The terrain costs weigh a code the grid cannot stand on (see
+    /// [`HpaMap::with_costs`](super::HpaMap::with_costs)).
+    #[error("invalid terrain costs: {0}")]
+    Costs(#[from] crate::grid::CostError),
     /// The structure would need more heap memory than
     /// [`Config::max_memory`](super::Config::max_memory) allows, or the allocator refused
     /// it. Nothing large was allocated when the estimate was over the limit.

@@ -58,6 +58,9 @@ pub(crate) type Links = smallvec::SmallVec<[GateId; 4]>;
 pub(crate) struct Leaf {
     pub id: NodeId,
     pub rect: Rect,
+    /// What a unit of step length costs anywhere in the leaf (its terrain costs are
+    /// uniform, see `hpa::costs`).
+    pub cost: f64,
     /// The gates inside this leaf.
     pub gates: Vec<GateId>,
     /// Their cells, in the same order: the search scans these for every leaf it enters.
@@ -332,10 +335,11 @@ impl GateGraph {
         out
     }
 
-    pub fn add_leaf(&mut self, id: NodeId, rect: Rect) -> LeafId {
+    pub fn add_leaf(&mut self, id: NodeId, rect: Rect, cost: f64) -> LeafId {
         let leaf = self.leaves.insert(Leaf {
             id,
             rect,
+            cost,
             gates: Vec::new(),
             cells: Vec::new(),
             border_gates: Vec::new(),
@@ -454,6 +458,14 @@ impl GateGraph {
         self.gates.get_mut(ga).links.push(gb);
         self.gates.get_mut(gb).links.push(ga);
         self.crossing_count += 1;
+    }
+
+    /// The cost of the crossing from gate `a` to gate `b` (one legal step between two
+    /// leaves): its length times the mean of both leaves' costs.
+    #[inline]
+    pub fn crossing_cost(&self, a: &Gate, b: &Gate) -> f64 {
+        let length = crate::grid::movement::octile(a.cell, b.cell);
+        length * (self.leaf(a.leaf).cost + self.leaf(b.leaf).cost) * 0.5
     }
 
     /// The leaves this leaf has crossings into (with repeats).

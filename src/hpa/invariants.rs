@@ -15,6 +15,8 @@ pub type EntranceRoute = (Cell, Cell, i64);
 pub struct Snapshot {
     /// `(id, rect, free)` of every leaf.
     pub leaves: Vec<(u64, Rect, bool)>,
+    /// `(id, cost bits)` of every free leaf: what a unit of length costs in it.
+    pub leaf_costs: Vec<(u64, u64)>,
     /// Every gate cell with its leaf.
     pub gates: Vec<(Cell, u64)>,
     /// Every crossing, smaller cell first.
@@ -38,9 +40,15 @@ impl HpaMap {
         let mut leaves: Vec<(u64, Rect, bool)> = self
             .tree
             .leaves()
-            .map(|l| (l.id().raw(), l.rect(), l.object_count() == 0))
+            .map(|l| (l.id().raw(), l.rect(), self.is_free_leaf(&l)))
             .collect();
         leaves.sort_unstable_by_key(|l| l.0);
+        let mut leaf_costs: Vec<(u64, u64)> = self
+            .graph
+            .leaves()
+            .map(|(_, l)| (l.id.raw(), l.cost.to_bits()))
+            .collect();
+        leaf_costs.sort_unstable();
         let mut crossings = self.crossings();
         crossings.sort_unstable();
         let mut gates: Vec<(Cell, u64)> = self
@@ -85,6 +93,7 @@ impl HpaMap {
         clusters.sort_unstable();
         Snapshot {
             leaves,
+            leaf_costs,
             gates,
             crossings,
             components,
@@ -92,9 +101,10 @@ impl HpaMap {
         }
     }
 
-    /// Checks the internal bookkeeping: every free leaf of the tree in the graph, gates
-    /// filed in their leaves, symmetric crossings that are legal steps, component labels
-    /// and sizes, and the landmark table's Lipschitz property.
+    /// Checks the internal bookkeeping: every leaf of the tree uniform in openness and cost,
+    /// every free leaf of the tree in the graph at its cost, gates filed in their leaves,
+    /// symmetric crossings that are legal steps, component labels and sizes, and the
+    /// landmark table's Lipschitz property.
     ///
     /// # Errors
     /// A description of the first inconsistency found.
@@ -102,7 +112,18 @@ impl HpaMap {
         let g = &self.graph;
         self.components.check(g)?;
         self.landmarks.check(&self.grid)?;
-        let free_leaves = self.tree.leaves().filter(|l| l.object_count() == 0).count();
+        for l in self.tree.leaves() {
+            let band = self.costs.leaf_band(&l);
+            if let Some(c) = l.rect().cells().find(|&c| self.costs.band(&self.grid, c) != band) {
+                return Err(format!("leaf {} is of band {band} but holds {c}", l.id()));
+            }
+            let cost = self.leaf_cost(&l);
+            let in_graph = self.graph.leaf_of(l.id()).map(|id| g.leaf(id).cost);
+            if cost != in_graph {
+                return Err(format!("leaf {} costs {cost:?}, the graph says {in_graph:?}", l.id()));
+            }
+        }
+        let free_leaves = self.tree.leaves().filter(|l| self.is_free_leaf(l)).count();
         if free_leaves != g.leaf_count() {
             return Err(format!(
                 "the tree has {free_leaves} free leaves, the graph {}",

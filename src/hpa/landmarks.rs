@@ -20,12 +20,21 @@
 //! ([`crate::grid::movement::LATTICE_DIAGONAL`]): units of 1/29 cell, with a diagonal step
 //! of 41 units. 41/29 is just below √2, so the stored steps never exceed the true ones and
 //! every bound holds exactly, without floating-point doubt.
+//!
+//! With terrain costs the columns hold weighted distances. Each cell's cost is rounded
+//! *down* to a multiple of `1/Q` (`Q` = 8 / the cheapest cost, so the cheapest terrain
+//! counts 8 units and dyadic costs stay exact), capped at 512 units, and a step weighs
+//! `⌊lattice length × (q(a) + q(b)) / 2⌋`: never more than its true cost in units of
+//! `1/(29·Q)`, so the columns stay Lipschitz in the true costs and the bounds admissible.
+//! A cell made dearer only lengthens distances (kept as blocking is), and one made cheaper
+//! is repaired as a freed one is.
 
 use super::landmark_table::DistanceTable;
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{
     lattice_step_cost, legal_steps, LATTICE_DIAGONAL as DIAGONAL, LATTICE_STRAIGHT as STRAIGHT,
 };
+use super::costs::CostBands;
 use crate::grid::Grid;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -68,7 +77,10 @@ pub(crate) struct Landmarks {
     loose_after: usize,
     /// Free cells at build time: what recomputing one column costs, in cells settled.
     column_cost: usize,
-    steps: Steps,
+    /// Boxed: read by builds and repairs only, not by the bounds the searches ask for.
+    steps: Box<Steps>,
+    /// Cells per table unit: what turns a column's difference into a bound.
+    per_unit: f64,
     /// Map width in cells.
     width: u32,
     table: DistanceTable,
@@ -124,7 +136,7 @@ pub(crate) struct GoalRow {
 impl Landmarks {
     /// Places `k` landmarks (at most [`MAX_LANDMARKS`]) on `grid` by farthest-point
     /// selection in its largest connected region, and fills in their distances.
-    pub fn build(grid: &Grid, k: usize) -> Self {
+    pub fn build(grid: &Grid, costs: &CostBands, k: usize) -> Self {
         let k = k.min(MAX_LANDMARKS);
         let (w, h) = (grid.width(), grid.height());
         let n = w as usize * h as usize;
@@ -134,7 +146,7 @@ impl Landmarks {
             table: DistanceTable::new(w, h, k),
             ..Landmarks::default()
         };
-        let steps = Steps::new(grid);
+        let steps = Steps::new(grid, costs);
         // The cell of the largest region farthest (in steps) from where its flood began is
         // a good first landmark; each next one is the cell farthest from all so far.
         let Some(first) = largest_region_far_cell(grid, &steps) else {
@@ -150,7 +162,8 @@ impl Landmarks {
         let mut next = first.y as usize * w as usize + first.x as usize;
         lm.column_cost = grid.free_count() as usize;
         lm.loose_after = (lm.column_cost / 16).max(64);
-        lm.steps = steps;
+        lm.per_unit = steps.per_unit;
+        lm.steps = Box::new(steps);
         for l in 0..k {
             let cell = lm.steps.cell(next);
             lm.cells.push(cell);
@@ -184,7 +197,9 @@ impl Landmarks {
             .count();
         // Kept: the block index, the step masks, the table, the landmark cells and flags.
         // (Values too far from their block's base for 16 bits are rare enough to ignore.)
-        let kept = block_count * 4 + n + stored * block_bytes + k * 9;
+        // Weighted maps keep a 4-byte cost per cell too (counted for every map: an
+        // estimate may be high).
+        let kept = block_count * 4 + n * 5 + stored * block_bytes + k * 9;
         // Scratch while building: two u32 columns, the flood's marks and its queue.
         let scratch = n * (4 + 4 + 1 + 8);
         kept.saturating_add(scratch)
@@ -193,10 +208,10 @@ impl Landmarks {
     /// Keeps the step masks in line after `blocked` cells became walls. The distances need
     /// nothing: losing steps keeps them 1-Lipschitz. Enough of them make the columns loose
     /// (see `loose_after`).
-    pub fn on_blocked(&mut self, grid: &Grid, blocked: &[Cell]) {
-        if self.k > 0 {
+    pub fn on_blocked(&mut self, grid: &Grid, costs: &CostBands, blocked: &[Cell]) {
+        if self.k > 0 && !blocked.is_empty() {
             for &c in blocked {
-                self.steps.update(grid, c);
+                self.steps.update(grid, costs, c);
             }
             self.blocked_since += blocked.len();
             if self.blocked_since >= self.loose_after {
@@ -213,7 +228,10 @@ impl Landmarks {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes() + self.cells.capacity() * 8 + self.steps.masks.capacity()
+        self.table.memory_bytes()
+            + self.cells.capacity() * 8
+            + self.steps.masks.capacity()
+            + self.steps.weights.capacity() * 4
     }
 
     /// `c`'s distances, all [`UNREACHED`] for a cell without storage.
@@ -249,19 +267,19 @@ impl Landmarks {
         let best = self
             .table
             .largest_gap(s, &goal.row[..self.k], &goal.mask[..self.k]);
-        best as f64 * (1.0 / STRAIGHT as f64)
+        best as f64 * self.per_unit
     }
 
     /// Restores the Lipschitz property after `freed` cells became free (they already are
     /// in `grid`): lowers values outwards from the cells around each freed one.
-    pub fn on_freed(&mut self, grid: &Grid, freed: &[Cell]) {
+    pub fn on_freed(&mut self, grid: &Grid, costs: &CostBands, freed: &[Cell]) {
         if self.k == 0 || freed.is_empty() {
             return;
         }
         let mut seeds: Vec<Cell> = Vec::new();
         for &c in freed {
             self.table.slot_or_alloc(c);
-            self.steps.update(grid, c);
+            self.steps.update(grid, costs, c);
             for dy in -1..=1i64 {
                 for dx in -1..=1i64 {
                     let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
@@ -406,7 +424,11 @@ impl Landmarks {
                         continue;
                     }
                     let n = c.step(dir).expect("a legal step stays on the grid");
-                    let w = lattice_step_cost(dir);
+                    let w = self.steps.weight(
+                        c.y as usize * self.steps.width + c.x as usize,
+                        n.y as usize * self.steps.width + n.x as usize,
+                        dir,
+                    );
                     for (l, (&a, &b)) in self.row(c)[..self.k].iter().zip(&self.row(n)).enumerate()
                     {
                         let ok = self.stale.contains(l)
@@ -452,10 +474,24 @@ struct Steps {
     masks: Vec<u8>,
     /// Index offset of a step in each direction.
     offsets: [isize; 8],
+    /// Each cell's cost in units of `1/Q` (see the module docs), rounded down; empty on a
+    /// map without terrain costs, whose steps weigh the plain lattice lengths.
+    weights: Vec<u32>,
+    /// Units of `1/Q` per unit of cost: `Q`.
+    quantum: f64,
+    /// Cells per table unit: what turns a column's difference into a bound.
+    per_unit: f64,
 }
 
+/// A cell's cost counts this many units for the cheapest terrain: 8 keeps the bounds within
+/// an eighth of the true cost on the cheapest ground, and the costs 0.5, 1, 2, 4 exact.
+const CHEAPEST_UNITS: f64 = 8.0;
+/// The most units a cell's cost counts: dearer ground is counted at this, which only
+/// loosens the bound, so that the bucket queue's ring stays small.
+const DEAREST_UNITS: u32 = 512;
+
 impl Steps {
-    fn new(grid: &Grid) -> Self {
+    fn new(grid: &Grid, costs: &CostBands) -> Self {
         let (w, h) = (grid.width() as usize, grid.height() as usize);
         let mut masks = vec![0u8; w * h];
         for c in grid.free_cells() {
@@ -465,10 +501,49 @@ impl Steps {
             let (dx, dy) = d.delta();
             dy as isize * w as isize + dx as isize
         });
-        Steps {
+        let mut steps = Steps {
             width: w,
             masks,
             offsets,
+            weights: Vec::new(),
+            quantum: 1.0,
+            per_unit: 1.0 / STRAIGHT as f64,
+        };
+        if !costs.is_unit() {
+            steps.quantum = CHEAPEST_UNITS / costs.min();
+            steps.per_unit = 1.0 / (STRAIGHT as f64 * steps.quantum);
+            steps.weights = vec![0; w * h];
+            for c in grid.free_cells() {
+                steps.weights[c.y as usize * w + c.x as usize] = steps.units(grid, costs, c);
+            }
+        }
+        steps
+    }
+
+    /// Free cell `c`'s cost in units (see `weights`).
+    fn units(&self, grid: &Grid, costs: &CostBands, c: Cell) -> u32 {
+        if !grid.is_free(c) {
+            return 0;
+        }
+        ((costs.cell_cost(grid, c) * self.quantum) as u32).min(DEAREST_UNITS)
+    }
+
+    /// The weight of the legal step in `dir` from cell index `i` to `j`, in table units.
+    #[inline]
+    fn weight(&self, i: usize, j: usize, dir: Direction) -> u32 {
+        let length = lattice_step_cost(dir);
+        if self.weights.is_empty() {
+            return length;
+        }
+        length * (self.weights[i] + self.weights[j]) / 2
+    }
+
+    /// The largest weight a step can have: what the bucket queue's ring must span.
+    fn max_weight(&self) -> u32 {
+        if self.weights.is_empty() {
+            DIAGONAL
+        } else {
+            DIAGONAL * DEAREST_UNITS
         }
     }
 
@@ -481,8 +556,12 @@ impl Steps {
         legal_steps(|x, y| grid.is_free_at(x, y), c.x as i64, c.y as i64)
     }
 
-    /// Refreshes the masks an edit of `c` can change: its own and its neighbours'.
-    fn update(&mut self, grid: &Grid, c: Cell) {
+    /// Refreshes the masks an edit of `c` can change (its own and its neighbours') and its
+    /// weight.
+    fn update(&mut self, grid: &Grid, costs: &CostBands, c: Cell) {
+        if !self.weights.is_empty() {
+            self.weights[c.y as usize * self.width + c.x as usize] = self.units(grid, costs, c);
+        }
         for dy in -1..=1i64 {
             for dx in -1..=1i64 {
                 let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
@@ -502,8 +581,8 @@ impl Steps {
             (m != 0).then(|| {
                 let d = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let w = lattice_step_cost(Direction::ALL[d]);
-                (i.wrapping_add_signed(self.offsets[d]), w)
+                let j = i.wrapping_add_signed(self.offsets[d]);
+                (j, self.weight(i, j, Direction::ALL[d]))
             })
         })
     }
@@ -562,8 +641,9 @@ fn largest_region_far_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
     best.map(|(_, i)| steps.cell(i))
 }
 
-/// Dijkstra over the grid with a bucket queue: step costs are the small integers
-/// [`STRAIGHT`] and [`DIAGONAL`], so a ring of `DIAGONAL + 1` buckets orders everything.
+/// Dijkstra over the grid with a bucket queue: step costs are small integers (the lattice
+/// lengths [`STRAIGHT`] and [`DIAGONAL`], times cell weights on a map with terrain costs),
+/// so a ring of one bucket more than the largest step orders everything.
 #[derive(Clone, Debug, Default)]
 struct Dial {
     buckets: Vec<Vec<u32>>,
@@ -572,7 +652,7 @@ struct Dial {
 impl Dial {
     /// Fills `dist` (all [`UNREACHED`] on entry) with distances from `source`.
     fn run(&mut self, steps: &Steps, source: Cell, dist: &mut [u32]) {
-        let ring = DIAGONAL as usize + 1;
+        let ring = steps.max_weight() as usize + 1;
         if self.buckets.len() != ring {
             self.buckets = vec![Vec::new(); ring];
         }
@@ -583,14 +663,16 @@ impl Dial {
         let mut d = 0u32;
         while pending > 0 {
             let mut bucket = std::mem::take(&mut self.buckets[d as usize % ring]);
-            // Steps cost at least 1, so nothing lands in the bucket being drained.
+            // Steps cost at least 1 (every cell counts 8 units or more), so nothing lands in
+            // the bucket being drained.
             for &i in &bucket {
                 pending -= 1;
                 if dist[i as usize] != d {
                     continue; // reached more cheaply since
                 }
                 for (j, w) in steps.from(i as usize) {
-                    let nd = d + w;
+                    // Capped below `UNREACHED`: a capped column is still Lipschitz.
+                    let nd = d.saturating_add(w).min(UNREACHED - 1);
                     if nd < dist[j] {
                         dist[j] = nd;
                         self.buckets[nd as usize % ring].push(j as u32);
@@ -608,6 +690,11 @@ impl Dial {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bands of a map without terrain costs.
+    fn unit(grid: &Grid) -> CostBands {
+        CostBands::new(crate::grid::TerrainCosts::unit(), grid.passable())
+    }
 
     /// A maze-like test grid: walls on every third column with gaps that move down.
     fn combs(w: u32, h: u32) -> Grid {
@@ -665,7 +752,7 @@ mod tests {
     #[test]
     fn table_holds_exact_distances_from_each_landmark() {
         let grid = combs(37, 29);
-        let lm = Landmarks::build(&grid, 5);
+        let lm = Landmarks::build(&grid, &unit(&grid), 5);
         assert_eq!(lm.count(), 5);
         for (l, &cell) in lm.cells.iter().enumerate() {
             let want = oracle(&grid, cell);
@@ -685,7 +772,7 @@ mod tests {
     fn landmarks_are_spread_out() {
         // On an open square, farthest-point selection takes the four corners first.
         let grid = Grid::new_free(10, 10);
-        let lm = Landmarks::build(&grid, 4);
+        let lm = Landmarks::build(&grid, &unit(&grid), 4);
         let mut cells = lm.cells.clone();
         cells.sort_unstable();
         let corners = [(0, 0), (0, 9), (9, 0), (9, 9)].map(|(x, y)| Cell::new(x, y));
@@ -695,7 +782,7 @@ mod tests {
     #[test]
     fn bounds_never_exceed_true_distances() {
         let grid = combs(30, 30);
-        let lm = Landmarks::build(&grid, 6);
+        let lm = Landmarks::build(&grid, &unit(&grid), 6);
         let free: Vec<Cell> = grid.free_cells().collect();
         for &goal in free.iter().step_by(17) {
             let row = lm.goal_row(goal);
@@ -712,14 +799,14 @@ mod tests {
         // A wall across the map with one gap at the bottom: opening a hole at the top
         // shortens many routes, so the stale table is no longer 1-Lipschitz there.
         let mut grid = Grid::from_fn(21, 21, |x, y| x != 10 || y == 20);
-        let mut lm = Landmarks::build(&grid, 3);
+        let mut lm = Landmarks::build(&grid, &unit(&grid), 3);
         lm.check(&grid).unwrap();
         grid.set_blocked(Cell::new(10, 0), false);
         assert!(
             lm.check(&grid).is_err(),
             "the checker must see the stale table"
         );
-        lm.on_freed(&grid, &[Cell::new(10, 0)]);
+        lm.on_freed(&grid, &unit(&grid), &[Cell::new(10, 0)]);
         lm.check(&grid).unwrap();
         // Blocking needs no repair at all.
         grid.set_blocked(Cell::new(10, 20), true);
@@ -731,13 +818,13 @@ mod tests {
     fn cells_freed_in_walled_off_blocks_get_storage() {
         // The right half is solid rock at build time, so its blocks have no storage.
         let mut grid = Grid::from_fn(32, 16, |x, _| x < 8);
-        let mut lm = Landmarks::build(&grid, 2);
+        let mut lm = Landmarks::build(&grid, &unit(&grid), 2);
         let before = lm.memory_bytes();
         let carved: Vec<Cell> = (8..30).map(|x| Cell::new(x, 5)).collect();
         for c in &carved {
             grid.set_blocked(*c, false);
         }
-        lm.on_freed(&grid, &carved);
+        lm.on_freed(&grid, &unit(&grid), &carved);
         lm.check(&grid).unwrap();
         assert!(lm.memory_bytes() > before);
         for l in 0..2 {
@@ -753,9 +840,9 @@ mod tests {
         // A wall down the middle of a 120×120 field with its gap at the bottom; knocking
         // a hole at the top shortens the routes to a whole half of the map.
         let mut grid = Grid::from_fn(120, 120, |x, y| x != 60 || y == 119);
-        let mut lm = Landmarks::build(&grid, 4);
+        let mut lm = Landmarks::build(&grid, &unit(&grid), 4);
         grid.set_blocked(Cell::new(60, 0), false);
-        lm.on_freed(&grid, &[Cell::new(60, 0)]);
+        lm.on_freed(&grid, &unit(&grid), &[Cell::new(60, 0)]);
         assert!(
             lm.has_set_aside(),
             "the repair should have run over its budget"
@@ -783,7 +870,7 @@ mod tests {
     #[test]
     fn a_landmark_built_over_moves_to_a_free_cell_on_refresh() {
         let mut grid = Grid::new_free(30, 30);
-        let mut lm = Landmarks::build(&grid, 2);
+        let mut lm = Landmarks::build(&grid, &unit(&grid), 2);
         let old = lm.cells[0];
         grid.set_blocked(old, true);
         lm.stale.insert(0);
@@ -798,7 +885,7 @@ mod tests {
     #[test]
     fn nothing_free_means_no_landmarks() {
         let grid = Grid::from_fn(9, 9, |_, _| false);
-        let lm = Landmarks::build(&grid, 8);
+        let lm = Landmarks::build(&grid, &unit(&grid), 8);
         assert_eq!(lm.count(), 0);
         lm.check(&grid).unwrap();
     }

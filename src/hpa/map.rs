@@ -6,14 +6,15 @@
 use super::clusters::Clusters;
 use super::components::Components;
 use super::config::Config;
+use super::costs::{CostBands, BLOCKED};
 use super::error::BuildError;
 use super::graph::{GateGraph, LeafId};
 use super::landmarks::Landmarks;
 use super::policy;
 use super::profile::{BuildProfile, MemoryBreakdown};
 use crate::geom::{Cell, Direction, Rect};
-use crate::grid::Grid;
-use crate::quadtree::{NodeId, QuadTree, QuadtreeError, SplitStopper};
+use crate::grid::{Grid, TerrainCosts};
+use crate::quadtree::{NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
@@ -41,7 +42,11 @@ use std::time::Instant;
 /// ```
 pub struct HpaMap {
     pub(super) grid: Grid,
-    pub(super) tree: QuadTree<()>,
+    /// One object per cell outside the base cost band, kinded by its band (see
+    /// `hpa::costs`): every leaf is all-blocked, or free and of one cost.
+    pub(super) tree: QuadTree<u8>,
+    /// Boxed, so that the map stays a small handle.
+    pub(super) costs: Box<CostBands>,
     pub(super) config: Config,
     pub(super) graph: GateGraph,
     pub(super) components: Components,
@@ -108,7 +113,39 @@ impl HpaMap {
     /// [`BuildError::MemoryLimit`] when the structure's estimated size is over
     /// [`Config::max_memory`] (checked before each large part is allocated).
     pub fn new(grid: Grid, config: impl Into<Config>) -> Result<Self, BuildError> {
+        Self::with_costs(grid, TerrainCosts::unit(), config)
+    }
+
+    /// [`HpaMap::new`] for a grid whose terrain codes cost `costs` per unit of step length
+    /// (see [the model](crate::Movement#the-model)): paths are the cheapest ones (exact
+    /// mode) or close to them (fast mode), and report their [`cost`](crate::Path::cost)
+    /// beside their length.
+    ///
+    /// The quadtree keeps each leaf uniform in cost as well as in openness, so a road
+    /// through open ground splits the ground's leaves along it.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
+    /// // Open ground with a road along the bottom row.
+    /// let mut grid = Grid::new_free(32, 8);
+    /// grid.set_rect_terrain(Rect::new(0, 7, 31, 7), b'G');
+    /// let map = HpaMap::with_costs(grid, "G=0.25".parse::<TerrainCosts>()?, Mode::Exact)?;
+    /// let path = map.find_path(Cell::new(0, 0), Cell::new(31, 0))?;
+    /// assert!(path.cells.contains(&Cell::new(16, 7)), "down to the road and back");
+    /// assert!(path.cost < 31.0 && path.length > 31.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`HpaMap::new`], and [`BuildError::Costs`] when `costs` weighs a code that is not
+    /// in the grid's [passable set](Grid::passable).
+    pub fn with_costs(
+        grid: Grid,
+        costs: TerrainCosts,
+        config: impl Into<Config>,
+    ) -> Result<Self, BuildError> {
         let config = config.into();
+        costs.check_passable(grid.passable())?;
         let mut profile = BuildProfile::default();
         let mut clock = Instant::now();
         // The time since the last lap, restarting the clock.
@@ -134,15 +171,19 @@ impl HpaMap {
             height,
             max: crate::quadtree::MAX_SIDE,
         };
+        let mut bands = CostBands::new(costs, grid.passable());
+        bands.choose_base(&grid);
         let cells = grid.width() as u64 * grid.height() as u64;
         let blocked = (cells - grid.free_count()) as usize;
+        // The object list (12 bytes an object) is needed by the build anyway; on a map
+        // without costs the objects are the blocked cells.
         check(
             grid.memory_bytes()
-                .saturating_add(blocked.saturating_mul(8)),
+                .saturating_add(blocked.saturating_mul(12)),
         )?;
-        let mut blocked_cells: Vec<Cell> = grid.blocked_cells().collect();
+        let mut objects = bands.objects(&grid);
         let tree_bytes =
-            QuadTree::estimate_bytes(grid.width(), grid.height(), &stopper, &mut blocked_cells)
+            QuadTree::estimate_bytes_with_kinds(grid.width(), grid.height(), &stopper, &mut objects)
                 .map_err(|e| match e {
                     QuadtreeError::BadSize { width, height } => too_large(width, height),
                     QuadtreeError::OutOfBounds { .. } => {
@@ -150,11 +191,12 @@ impl HpaMap {
                     }
                 })?;
         check(grid.memory_bytes().saturating_add(tree_bytes))?;
-        let mut tree = QuadTree::build(
+        let mut tree = QuadTree::build_with_kinds(
             grid.width(),
             grid.height(),
             stopper,
-            blocked_cells.into_iter().map(|c| (c, ())),
+            objects,
+            |band| *band,
         )
         .map_err(|e| match e {
             QuadtreeError::BadSize { width, height } => too_large(width, height),
@@ -164,13 +206,15 @@ impl HpaMap {
         profile.tree = lap();
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
         check(estimated)?;
-        let mut free: Vec<(NodeId, Rect)> = tree
+        let mut free: Vec<(NodeId, Rect, f64)> = tree
             .leaves()
-            .filter(|l| l.object_count() == 0)
-            .map(|l| (l.id(), l.rect()))
+            .filter_map(|l| {
+                let band = bands.leaf_band(&l);
+                (band != BLOCKED).then(|| (l.id(), l.rect(), bands.band_cost(band)))
+            })
             .collect();
         estimated = estimated
-            .saturating_add(GateGraph::estimate_bytes(free.iter().map(|&(_, r)| r)))
+            .saturating_add(GateGraph::estimate_bytes(free.iter().map(|&(_, r, _)| r)))
             // The components' labels and marks, per leaf.
             .saturating_add(free.len().next_power_of_two() * 32);
         check(estimated)?;
@@ -179,6 +223,7 @@ impl HpaMap {
             graph,
             grid,
             tree,
+            costs: Box::new(bands),
             config,
             components: Components::default(),
             clusters: None,
@@ -192,10 +237,10 @@ impl HpaMap {
         };
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
-        free.sort_unstable_by_key(|(_, r)| morton(r.x1, r.y1));
+        free.sort_unstable_by_key(|(_, r, _)| morton(r.x1, r.y1));
         let leaves: Vec<LeafId> = free
             .iter()
-            .map(|&(id, rect)| map.graph.add_leaf(id, rect))
+            .map(|&(id, rect, cost)| map.graph.add_leaf(id, rect, cost))
             .collect();
         drop(free);
         for &a in &leaves {
@@ -224,7 +269,7 @@ impl HpaMap {
             let k = config.landmarks as usize;
             estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
             check(estimated)?;
-            map.landmarks = Landmarks::build(&map.grid, k);
+            map.landmarks = Landmarks::build(&map.grid, &map.costs, k);
         }
         profile.landmarks = lap();
         *map.build_profile = profile;
@@ -265,9 +310,30 @@ impl HpaMap {
         &self.grid
     }
 
-    /// The quadtree of free and blocked leaves (one object per blocked cell).
-    pub fn tree(&self) -> &QuadTree<()> {
+    /// The quadtree of blocked and free leaves, each free leaf of one terrain cost: one
+    /// object per cell outside the map's most common cost band, holding its band (0 for a
+    /// blocked cell; 1, 2, … for free cells by increasing cost). On a map without terrain
+    /// costs the objects are the blocked cells. [`HpaMap::is_free_leaf`] and
+    /// [`HpaMap::leaf_cost`] read a leaf.
+    pub fn tree(&self) -> &QuadTree<u8> {
         &self.tree
+    }
+
+    /// Whether `leaf`, a leaf of [`HpaMap::tree`], is free.
+    pub fn is_free_leaf(&self, leaf: &NodeRef<'_, u8>) -> bool {
+        self.costs.leaf_band(leaf) != BLOCKED
+    }
+
+    /// What a unit of step length costs in `leaf`, a free leaf of [`HpaMap::tree`] (`None`
+    /// for a blocked one).
+    pub fn leaf_cost(&self, leaf: &NodeRef<'_, u8>) -> Option<f64> {
+        let band = self.costs.leaf_band(leaf);
+        (band != BLOCKED).then(|| self.costs.band_cost(band))
+    }
+
+    /// The terrain costs the map was built with.
+    pub fn costs(&self) -> &TerrainCosts {
+        self.costs.table()
     }
 
     /// The configuration it was built with.
@@ -362,10 +428,10 @@ impl HpaMap {
     /// incremental updates avoid, kept for comparison.
     ///
     /// # Errors
-    /// None in practice: the map was built with the same grid size and configuration. The
-    /// [`BuildError`] is passed on rather than hidden behind a panic.
+    /// None in practice: the map was built with the same grid size, costs and
+    /// configuration. The [`BuildError`] is passed on rather than hidden behind a panic.
     pub fn rebuild(&mut self) -> Result<(), BuildError> {
-        *self = HpaMap::new(self.grid.clone(), self.config)?;
+        *self = HpaMap::with_costs(self.grid.clone(), self.costs().clone(), self.config)?;
         Ok(())
     }
 
@@ -385,7 +451,7 @@ impl HpaMap {
                 // A diagonal neighbour that also runs along a side was met through that side.
                 let corner_only = !dir.is_diagonal()
                     || (nr.x2 < r.x1 || nr.x1 > r.x2) && (nr.y2 < r.y1 || nr.y1 > r.y2);
-                if n.object_count() == 0 && corner_only {
+                if self.is_free_leaf(&n) && corner_only {
                     out.push(self.graph.leaf_of_node(n.id()));
                 }
             });
@@ -447,7 +513,7 @@ const _: () = {
     const fn sent<T: Send>() {}
     shared::<HpaMap>();
     shared::<Grid>();
-    shared::<QuadTree<()>>();
+    shared::<QuadTree<u8>>();
     sent::<super::SearchContext>();
 };
 

@@ -1,6 +1,7 @@
 //! Hierarchical A\* over the quadtree's free leaves.
 //!
 //! Data flows one way, each step in its own file:
+//! - `costs`: terrain costs as bands, so that every free leaf is uniform in cost too;
 //! - `graph`: free leaves, their gate cells and the crossings between them, chosen by the
 //!   [`GatePolicy`] (`policy`);
 //! - `components`: reachability labels, updated locally after each edit;
@@ -18,6 +19,7 @@
 mod clusters;
 mod components;
 mod config;
+mod costs;
 mod edit;
 mod error;
 mod graph;

@@ -123,15 +123,40 @@ pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
     cells
 }
 
+/// What the straight line from `a` to `b` (see [`line_cells`]) costs under `costs`.
+fn line_cost(grid: &Grid, costs: &TerrainCosts, a: Cell, b: Cell) -> f64 {
+    let (mut prev, mut sum) = (a, 0.0);
+    line_cells(a, b, |c| {
+        sum += costs.cost_between(grid, prev, c);
+        prev = c;
+    });
+    sum
+}
+
 /// String pulling: from each kept waypoint, skips ahead to the farthest later waypoint
-/// that a clear straight line reaches. A straight line costs the octile distance, never
-/// more than the route it replaces, so the path only gets shorter.
-pub(crate) fn smooth(grid: &Grid, waypoints: &[Cell]) -> Vec<Cell> {
+/// that a clear straight line reaches without costing more than the route it replaces.
+/// At unit costs a straight line costs the octile distance, never more than any route, so
+/// only clearance is checked; with terrain costs a line across a swamp may cost more than
+/// the way round it, and is then kept out. Either way the path only gets cheaper.
+pub(crate) fn smooth(grid: &Grid, costs: &TerrainCosts, waypoints: &[Cell]) -> Vec<Cell> {
+    let unit = costs.is_unit();
     let mut out = vec![waypoints[0]];
     let mut i = 0;
     while i + 1 < waypoints.len() {
         let mut k = i + 1;
+        // The cost of the route from waypoint `i` to `k` as refined (weighted maps only).
+        let mut route = if unit {
+            0.0
+        } else {
+            line_cost(grid, costs, waypoints[i], waypoints[k])
+        };
         while k + 1 < waypoints.len() && line_is_clear(grid, waypoints[i], waypoints[k + 1]) {
+            if !unit {
+                route += line_cost(grid, costs, waypoints[k], waypoints[k + 1]);
+                if line_cost(grid, costs, waypoints[i], waypoints[k + 1]) > route {
+                    break;
+                }
+            }
             k += 1;
         }
         out.push(waypoints[k]);

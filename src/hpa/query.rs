@@ -102,9 +102,12 @@ impl HpaMap {
     ) -> Result<Path, QueryError> {
         let start_leaf = self.free_leaf_of(start, Endpoint::Start)?;
         let goal_leaf = self.free_leaf_of(goal, Endpoint::Goal)?;
-        if start_leaf == goal_leaf {
-            // One obstacle-free rectangle: the straight line is optimal.
-            return Ok(Path::from_cells(path::refine(&[start, goal])));
+        let path = |cells| Path::from_cells_with_costs(cells, &self.grid, self.costs());
+        if start_leaf == goal_leaf && self.graph.leaf(start_leaf).cost == self.costs.min() {
+            // One obstacle-free rectangle of the cheapest terrain: the straight line is
+            // optimal. (On dearer ground a detour over cheaper ground may beat it, and the
+            // search below weighs both.)
+            return Ok(path(path::refine(&[start, goal])));
         }
         if !self.components.same(start_leaf, goal_leaf) {
             return Err(QueryError::Unreachable { start, goal });
@@ -113,8 +116,9 @@ impl HpaMap {
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
         // otherwise send it around the block. It reads the current grid, so stale clusters
         // do not concern it.
-        if let Some(cells) = ctx.search_local(&self.grid, start, goal, self.config.local_radius) {
-            return Ok(Path::from_cells(cells));
+        let radius = self.config.local_radius;
+        if let Some(cells) = ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
+            return Ok(path(cells));
         }
         let ends = Ends {
             start,
@@ -124,18 +128,18 @@ impl HpaMap {
         };
         let found = match &self.clusters {
             Some(clusters) => ctx
-                .search_clustered(&self.graph, clusters, ends, &self.landmarks)
+                .search_clustered(&self.graph, clusters, ends, &self.landmarks, &self.costs)
                 // The components say a path exists, and the clustered search finds one
                 // whenever the gate graph has one; should it ever not, the gate graph
                 // itself answers rather than a false "unreachable" (and test builds,
                 // which have debug assertions, stop there).
                 .or_else(|| {
                     debug_assert!(false, "the clustered search missed {start} -> {goal}");
-                    ctx.search(&self.graph, ends, &self.landmarks)
+                    ctx.search(&self.graph, ends, &self.landmarks, &self.costs)
                         .map(|(w, _)| w)
                 }),
             None => ctx
-                .search(&self.graph, ends, &self.landmarks)
+                .search(&self.graph, ends, &self.landmarks, &self.costs)
                 .map(|(w, _)| w),
         };
         if self.landmarks.has_loose() {
@@ -144,7 +148,7 @@ impl HpaMap {
         }
         let mut waypoints = found.ok_or(QueryError::Unreachable { start, goal })?;
         if self.config.smooth {
-            waypoints = path::smooth(&self.grid, &waypoints);
+            waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
         }
         let mut cells = path::refine(&waypoints);
         // Sparse gates and entrances can make a route double back over its own cells (out
@@ -154,7 +158,7 @@ impl HpaMap {
         if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
             ctx.cut_loops(&mut cells);
         }
-        Ok(Path::from_cells(cells))
+        Ok(path(cells))
     }
 
     /// Whether two free cells are connected, answered from the component labels in
@@ -187,7 +191,7 @@ impl HpaMap {
         self.tree
             .leaves_in_rect(r)
             .into_iter()
-            .filter(|l| l.object_count() == 0)
+            .filter(|l| self.is_free_leaf(l))
             .map(|l| self.graph.leaf_of_node(l.id()))
             .collect()
     }

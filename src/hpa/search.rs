@@ -5,6 +5,7 @@
 //! entered over a crossing, which is all the pruning rules below need.
 
 use super::clusters::{Cluster, ClusterId, Clusters, Routes, FROM_ORIGIN, NO_PRED};
+use super::costs::CostBands;
 use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
@@ -71,25 +72,28 @@ pub(crate) struct Ends {
     pub goal_leaf: LeafId,
 }
 
-/// Lower bounds on the remaining distance to one query's goal: the octile distance, raised
-/// by the landmarks' differential bounds when the map keeps them. Both are consistent, so
-/// their maximum is too, and A\* can close nodes for good.
+/// Lower bounds on the remaining cost to one query's goal: the octile distance times the
+/// cheapest terrain cost, raised by the landmarks' differential bounds when the map keeps
+/// them. Both are consistent, so their maximum is too, and A\* can close nodes for good.
 struct Bound<'a> {
     goal: Cell,
+    /// The smallest cost per unit of length anywhere on the map.
+    floor: f64,
     landmarks: Option<(&'a Landmarks, GoalRow)>,
 }
 
 impl<'a> Bound<'a> {
-    fn new(goal: Cell, landmarks: &'a Landmarks) -> Self {
+    fn new(goal: Cell, landmarks: &'a Landmarks, costs: &CostBands) -> Self {
         Bound {
             goal,
+            floor: costs.min(),
             landmarks: (landmarks.count() > 0).then(|| (landmarks, landmarks.goal_row(goal))),
         }
     }
 
     #[inline]
     fn to_goal(&self, c: Cell) -> f64 {
-        let o = octile(c, self.goal);
+        let o = octile(c, self.goal) * self.floor;
         match &self.landmarks {
             Some((l, row)) => o.max(l.bound(row, c)),
             None => o,
@@ -154,7 +158,7 @@ impl SearchContext {
 
     /// Prepares a search over `graph`'s gates and opens it at `start`. Returns the indices
     /// of the two virtual nodes, the start and the goal, which follow the gates.
-    fn begin(&mut self, graph: &GateGraph, start: Cell, goal: Cell) -> (u32, u32) {
+    fn begin(&mut self, graph: &GateGraph, bound: &Bound, start: Cell) -> (u32, u32) {
         let n = graph.gate_capacity();
         self.reset(n + 2);
         let (s, t) = (n as u32, n as u32 + 1);
@@ -163,7 +167,7 @@ impl SearchContext {
             parent: NO_PARENT,
             stamp: self.query * 2,
         };
-        self.open.push(octile(start, goal), s);
+        self.open.push(bound.to_goal(start), s);
         (s, t)
     }
 
@@ -204,7 +208,7 @@ impl SearchContext {
         take(&mut self.nodes, &mut self.open, self.query)
     }
 
-    /// Offers the gates of `leaf`, other than `from`, at their straight-line distance from
+    /// Offers the gates of `leaf`, other than `from`, at the cost of the straight line from
     /// `here`, and the goal if it may be reached straight from this leaf.
     #[inline]
     fn relax_leaf(
@@ -215,24 +219,30 @@ impl SearchContext {
         bound: &Bound,
     ) {
         let l = graph.leaf(leaf);
+        let cost = l.cost;
         for (&v, &c) in l.gates.iter().zip(&l.cells) {
             if node(v) != from {
-                self.relax(node(v), g + octile(here, c), from, || bound.to_goal(c));
+                self.relax(node(v), g + octile(here, c) * cost, from, || {
+                    bound.to_goal(c)
+                });
             }
         }
         if goal.leaf == Some(leaf) {
-            self.relax(goal.node, g + octile(here, goal.cell), from, || 0.0);
+            self.relax(goal.node, g + octile(here, goal.cell) * cost, from, || 0.0);
         }
     }
 
     /// Finds the cheapest gate route from `start` (in leaf `start_leaf`) to `goal` (in leaf
-    /// `goal_leaf`, a different leaf). Returns the waypoints `start, gates…, goal` and the
-    /// route's length, or `None` when the goal cannot be reached.
+    /// `goal_leaf`; the same leaf only on a map with terrain costs, where a route out and
+    /// back over cheaper ground may beat the straight line). Returns the waypoints
+    /// `start, gates…, goal` and the route's cost, or `None` when the goal cannot be
+    /// reached.
     pub(crate) fn search(
         &mut self,
         graph: &GateGraph,
         ends: Ends,
         landmarks: &Landmarks,
+        costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
         let Ends {
             start,
@@ -240,8 +250,8 @@ impl SearchContext {
             goal,
             goal_leaf,
         } = ends;
-        let bound = Bound::new(goal, landmarks);
-        let (s, t) = self.begin(graph, start, goal);
+        let bound = Bound::new(goal, landmarks, costs);
+        let (s, t) = self.begin(graph, &bound, start);
         let target = Target {
             leaf: Some(goal_leaf),
             cell: goal,
@@ -264,10 +274,9 @@ impl SearchContext {
                 self.relax_leaf(graph, (gt.leaf, gt.cell, g, n), &target, &bound);
             }
             for &v in &gt.links {
-                let c = graph.gate(v).cell;
-                self.relax(node(v), g + octile(gt.cell, c), n | CROSSED, || {
-                    bound.to_goal(c)
-                });
+                let other = graph.gate(v);
+                let step = graph.crossing_cost(gt, other);
+                self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
             }
         }
         None
@@ -301,6 +310,7 @@ impl SearchContext {
         clusters: &Clusters,
         ends: Ends,
         landmarks: &Landmarks,
+        costs: &CostBands,
     ) -> Option<Vec<Cell>> {
         let (start, goal) = (ends.start, ends.goal);
         let (ks, kg) = (
@@ -310,7 +320,7 @@ impl SearchContext {
         if ks == kg {
             // Within one cluster the gate graph itself is small, and it also finds routes
             // that leave the cluster and come back.
-            return self.search(graph, ends, landmarks).map(|(w, _)| w);
+            return self.search(graph, ends, landmarks, costs).map(|(w, _)| w);
         }
         let (fresh_s, fresh_g) = (clusters.is_fresh(ks), clusters.is_fresh(kg));
         if fresh_s {
@@ -331,8 +341,8 @@ impl SearchContext {
                 &mut self.goal_ties,
             );
         }
-        let bound = Bound::new(goal, landmarks);
-        let (s, t) = self.begin(graph, start, goal);
+        let bound = Bound::new(goal, landmarks, costs);
+        let (s, t) = self.begin(graph, &bound, start);
         // With a fresh goal cluster the goal is reached from its entrances only.
         let target = Target {
             leaf: (!fresh_g).then_some(ends.goal_leaf),
@@ -397,10 +407,8 @@ impl SearchContext {
                     true
                 };
                 if usable {
-                    let c = other.cell;
-                    self.relax(node(v), g + octile(here.cell, c), n | CROSSED, || {
-                        bound.to_goal(c)
-                    });
+                    let step = graph.crossing_cost(here, other);
+                    self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
                 }
             }
         }
@@ -469,31 +477,34 @@ impl SearchContext {
 
 impl SearchContext {
     /// The short-move search (see [`Config::local_radius`](super::Config::local_radius)):
-    /// A\* over the grid's cells from `start` to `goal` among paths no longer than
-    /// `radius + ½`. Returns the cells of a shortest path on the whole map, or `None` when
-    /// no path within that length exists (the caller then searches the gates).
+    /// A\* over the grid's cells from `start` to `goal` among paths costing no more than
+    /// `(radius + ½) · m`, `m` the cheapest terrain cost. Returns the cells of a cheapest
+    /// path on the whole map, or `None` when no path within that cost exists (the caller
+    /// then searches the gates).
     ///
     /// Why the answer is optimal on the whole map, not only in the window: every step
-    /// costs at least 1 and moves at most one cell in each axis, so a node of cost `g` lies
-    /// within Chebyshev distance `⌊g⌋` of the start. Pruning every node whose `f = g + h`
-    /// exceeds `radius + ½` (the octile `h` never overestimates) thus keeps the search
-    /// inside the (2R+1)² window its table covers, and loses only paths longer than
-    /// `radius + ½`. The octile heuristic is consistent, so the goal pops at the shortest
-    /// length among the rest; that is at most `radius + ½`, below every pruned path.
+    /// costs at least `m` and moves at most one cell in each axis, so a node of cost `g`
+    /// lies within Chebyshev distance `⌊g / m⌋` of the start. Pruning every node whose
+    /// `f = g + h` exceeds `(radius + ½) · m` (`h`, the octile distance times `m`, never
+    /// overestimates) thus keeps the search inside the (2R+1)² window its table covers, and
+    /// loses only paths dearer than that. The heuristic is consistent, so the goal pops at
+    /// the least cost among the rest; that is at most the limit, below every pruned path.
     ///
     /// Steps are the grid's own ([`Grid::can_step`]): no second statement of the corner
     /// rule. Nothing is allocated but the returned path once the table has grown.
     pub(crate) fn search_local(
         &mut self,
         grid: &Grid,
-        start: Cell,
-        goal: Cell,
+        costs: &CostBands,
+        (start, goal): (Cell, Cell),
         radius: u32,
     ) -> Option<Vec<Cell>> {
-        let limit = radius as f64 + 0.5;
-        if radius == 0 || octile(start, goal) > limit {
+        let floor = costs.min();
+        let limit = (radius as f64 + 0.5) * floor;
+        if radius == 0 || octile(start, goal) * floor > limit {
             return None;
         }
+        let unit = costs.is_unit();
         let side = 2 * radius as usize + 1;
         if self.window.len() < side * side {
             self.window.resize(side * side, NodeState::default());
@@ -519,7 +530,7 @@ impl SearchContext {
         let target = slot(goal);
         let (states, open, query) = (&mut self.window, &mut self.open, self.query);
         offer((states, open, query), slot(start), (0.0, NO_PARENT), || {
-            octile(start, goal)
+            octile(start, goal) * floor
         });
         while let Some((i, g, _)) = take(states, open, query) {
             if i == target {
@@ -539,7 +550,12 @@ impl SearchContext {
                     Some(next) if grid.can_step(here, dir) => next,
                     _ => continue,
                 };
-                let (g_next, h) = (g + step_cost(dir), octile(next, goal));
+                let step = if unit {
+                    step_cost(dir)
+                } else {
+                    costs.table().cost_between(grid, here, next)
+                };
+                let (g_next, h) = (g + step, octile(next, goal) * floor);
                 if g_next + h <= limit {
                     offer((states, open, query), slot(next), (g_next, i), || h);
                 }
@@ -579,12 +595,12 @@ fn tie(
     out.clear();
     let c = clusters.get(id);
     let l = graph.leaf(leaf);
-    // Each way out of the leaf once: its local index and the straight distance to it.
+    // Each way out of the leaf once: its local index and the straight line's cost to it.
     let exits: smallvec::SmallVec<[(u32, f64); 32]> = l
         .gates
         .iter()
         .zip(&l.cells)
-        .map(|(&v, &gc)| (clusters.local_of(v), octile(cell, gc)))
+        .map(|(&v, &gc)| (clusters.local_of(v), octile(cell, gc) * l.cost))
         .collect();
     for reach in c
         .reach

@@ -60,6 +60,52 @@ pub fn distances(grid: &Grid, start: Cell) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// Exact cheapest costs from `start` to every cell under terrain costs (`cost` gives each
+/// cell's cost per unit of length): a step costs its length times the mean of its two
+/// cells' costs. `None` where unreachable. Costs are summed in `f64`, so compare within a
+/// relative tolerance.
+pub fn weighted_distances(
+    grid: &Grid,
+    cost: impl Fn(Cell) -> f64,
+    start: Cell,
+) -> Vec<Option<f64>> {
+    #[derive(PartialEq, PartialOrd)]
+    struct Key(f64);
+    impl Eq for Key {}
+    impl Ord for Key {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            self.0.total_cmp(&other.0)
+        }
+    }
+    let (w, h) = (grid.width() as usize, grid.height() as usize);
+    let mut best = vec![f64::INFINITY; w * h];
+    let mut heap = BinaryHeap::new();
+    best[start.y as usize * w + start.x as usize] = 0.0;
+    heap.push(Reverse((Key(0.0), start.x, start.y)));
+    while let Some(Reverse((Key(d), x, y))) = heap.pop() {
+        if d > best[y as usize * w + x as usize] {
+            continue;
+        }
+        let here = cost(Cell::new(x, y));
+        for dy in -1i64..=1 {
+            for dx in -1i64..=1 {
+                if (dx, dy) == (0, 0) || !legal(grid, x as i64, y as i64, dx, dy) {
+                    continue;
+                }
+                let (nx, ny) = ((x as i64 + dx) as u32, (y as i64 + dy) as u32);
+                let length = if dx != 0 && dy != 0 { SQRT2 } else { 1.0 };
+                let nd = d + length * (here + cost(Cell::new(nx, ny))) / 2.0;
+                let i = ny as usize * w + nx as usize;
+                if nd < best[i] {
+                    best[i] = nd;
+                    heap.push(Reverse((Key(nd), nx, ny)));
+                }
+            }
+        }
+    }
+    best.into_iter().map(|d| d.is_finite().then_some(d)).collect()
+}
+
 /// Exact shortest distances from one start to the cells near it, found by a Dijkstra that
 /// stops at length `bound`: any path of length at most `bound` stays within Chebyshev
 /// distance `bound` of the start, so the distance of every cell whose shortest path is at
@@ -294,6 +340,7 @@ pub fn assert_same_structure(
         assert!(extra.is_empty() && missing.is_empty() && a.len() == b.len(), "{context}: {name} differ from a fresh build\n  extra: {extra:?}\n  missing: {missing:?}");
     }
     diff("leaves", &got.leaves, &want.leaves, context);
+    diff("leaf costs", &got.leaf_costs, &want.leaf_costs, context);
     diff("gates", &got.gates, &want.gates, context);
     diff("crossings", &got.crossings, &want.crossings, context);
     diff("components", &got.components, &want.components, context);
