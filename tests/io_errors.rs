@@ -573,30 +573,31 @@ fn legend_errors() {
 #[test]
 fn legend_cost_errors() {
     use quadpath::CostError;
-    let out_of_range = |e: &MapError| {
-        matches!(
-            e,
-            MapError::LegendCost {
-                source: CostError::OutOfRange { .. },
-                ..
-            }
-        )
-    };
-    let impassable = |code: u8| move |e: &MapError| matches!(e, MapError::LegendCost { source: CostError::Impassable { code: c }, .. } if *c == code);
-    let cases: Vec<(&str, usize, Box<dyn Fn(&MapError) -> bool>)> = vec![
-        ("ffffff=.,8b6914=G:0", 2, Box::new(out_of_range)),
-        ("8b6914=G:-1", 1, Box::new(out_of_range)),
-        ("8b6914=G:NaN", 1, Box::new(out_of_range)),
-        ("8b6914=G:inf", 1, Box::new(out_of_range)),
-        ("8b6914=G:1e400", 1, Box::new(out_of_range)),
-        ("8b6914=G:0.001", 1, Box::new(out_of_range)),
-        ("ffffff=.,000000=@:2", 2, Box::new(impassable(b'@'))),
-        ("0000ff=W:2", 1, Box::new(impassable(b'W'))),
-        ("ff0000=x:blocked:2", 1, Box::new(impassable(b'x'))),
+    // `None`: a cost out of range; `Some(code)`: a cost on the blocked code.
+    let cases: [(&str, usize, Option<u8>); 9] = [
+        ("ffffff=.,8b6914=G:0", 2, None),
+        ("8b6914=G:-1", 1, None),
+        ("8b6914=G:NaN", 1, None),
+        ("8b6914=G:inf", 1, None),
+        ("8b6914=G:1e400", 1, None),
+        ("8b6914=G:0.001", 1, None),
+        ("ffffff=.,000000=@:2", 2, Some(b'@')),
+        ("0000ff=W:2", 1, Some(b'W')),
+        ("ff0000=x:blocked:2", 1, Some(b'x')),
     ];
     for (text, entry, kind) in cases {
         let e = ColorLegend::parse_named(text, "--legend").expect_err(text);
-        assert!(kind(&e), "{text:?}: {e:?}");
+        let why = match &e {
+            MapError::LegendCost { source, .. } => source,
+            other => panic!("{text:?}: {other:?}"),
+        };
+        match kind {
+            None => assert!(
+                matches!(why, CostError::OutOfRange { code: b'G', .. }),
+                "{text:?}: {why:?}"
+            ),
+            Some(code) => assert_eq!(why, &CostError::Impassable { code }, "{text:?}"),
+        }
         assert!(
             matches!(e, MapError::LegendCost { entry: Some(en), .. } if en == entry),
             "{text:?}: {e:?}"
