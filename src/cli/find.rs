@@ -77,6 +77,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             gates: true,
             blocked_leaves: false,
             scale: a.scale,
+            costs: None,
         };
         render::draw(
             &grid,

@@ -6,6 +6,7 @@
 
 mod bench;
 mod class;
+mod costs;
 mod find;
 mod flow;
 mod info;
@@ -16,7 +17,7 @@ mod scen;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use quadpath::io::{self, BitmapOptions, ColorLegend, MapError};
-use quadpath::{BuildError, Cell, Config, Grid, HpaMap, Mode, QueryError};
+use quadpath::{BuildError, Cell, Config, Grid, HpaMap, Mode, QueryError, TerrainCosts};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -198,11 +199,16 @@ Examples:\n  quadpath info maps/den312d.map --json\n  quadpath info maps/den312d
         long_about = "Draw a map to PNG, optionally with the quadtree's free leaves (--tree), the\n\
 gates between them (--gates) and a path (--path). Water, forest and swamp cells of maps\n\
 with terrain (Moving AI characters, or a bitmap read with --legend) are tinted.\n\n\
+With terrain costs (--costs G=0.5,S=3, or the costs of a bitmap's --legend), free cells\n\
+are tinted by cost instead: cheaper than 1 toward gold, dearer toward mud brown, the\n\
+further from 1 the stronger, cost 1 as plain ground. The tree, gates and path are those\n\
+of the weighted map: the path is the cheapest (exact mode), and its cost is printed.\n\n\
 With --size K or --passable CHARS, cells the movement class cannot stand at are tinted\n\
 (walls aside), the tree, gates and path are the class's, and the path is drawn over the\n\
 K x K square the agent covers at each position.\n\n\
 Examples:\n  quadpath render maps/den312d.map -o den.png --scale 4 --tree --gates\n  \
-quadpath render maps/arena.map -o tank.png --size 2 --path 3,3 45,40",
+quadpath render maps/arena.map -o tank.png --size 2 --path 3,3 45,40\n  \
+quadpath render maps/rts_valley.png -o roads.png --legend rts --costs G=0.5,S=3 --path 21,46 106,50",
         after_help = AFTER_HELP
     )]
     Render(render::RenderArgs),
@@ -547,9 +553,21 @@ pub fn build(
     map: &Path,
     max_memory: usize,
 ) -> Result<(HpaMap, f64), CliError> {
+    build_with_costs(grid, &TerrainCosts::unit(), (mode, max_memory), map)
+}
+
+/// [`build`] under terrain costs (`HpaMap::with_costs`); `config` is the mode and the
+/// memory limit in bytes.
+pub fn build_with_costs(
+    grid: &Grid,
+    costs: &TerrainCosts,
+    (mode, max_memory): (Mode, usize),
+    map: &Path,
+) -> Result<(HpaMap, f64), CliError> {
     let t = Instant::now();
     let config = Config::from(mode).with_max_memory(Some(max_memory));
-    let hpa = HpaMap::new(grid.clone(), config).map_err(|e| build_error(map, e))?;
+    let hpa =
+        HpaMap::with_costs(grid.clone(), costs.clone(), config).map_err(|e| build_error(map, e))?;
     Ok((hpa, t.elapsed().as_secs_f64() * 1e3))
 }
 

@@ -1,14 +1,15 @@
 //! `quadpath render`, and the drawing shared with `find --render`.
 
 use super::class::{Class, ClassOptions};
+use super::costs::{self, CostOptions};
 use super::output;
 use super::{
-    build, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, MemoryOptions,
-    ModeArg, EXIT_OK,
+    build_with_costs, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions,
+    MemoryOptions, ModeArg, EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, Overlay, RenderOptions};
-use quadpath::{Cell, Grid, HpaMap, Rect};
+use quadpath::{Cell, Grid, HpaMap, Rect, TerrainCosts};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -40,36 +41,41 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: CostOptions,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
 }
 
 /// What to draw besides the cells.
-pub struct View {
+pub struct View<'a> {
     pub tree: bool,
     pub gates: bool,
     pub blocked_leaves: bool,
     pub scale: u32,
+    /// Tint free cells by these terrain costs (`None`: by terrain, as without costs).
+    pub costs: Option<&'a TerrainCosts>,
 }
 
 /// Renders `grid` (the loaded map) with the requested overlays and saves it as PNG. The
 /// tree and gate overlays come from `hpa`, which is only needed for them. For a
 /// non-default `class`, the cells outside its open area (`open`, its grid) are tinted and
-/// the path is drawn with the agent's footprint.
+/// the path is drawn with the agent's footprint. With `view.costs`, free cells are tinted by
+/// their terrain cost.
 pub fn draw(
     grid: &Grid,
     open: &Grid,
     class: &Class,
     hpa: Option<&HpaMap>,
     path: Option<&[Cell]>,
-    view: &View,
+    view: &View<'_>,
     out: &Path,
 ) -> Result<(), CliError> {
     let leaves: Vec<(Rect, bool)> = if let Some(hpa) = hpa.filter(|_| view.tree) {
         hpa.tree()
             .leaves()
-            .map(|l| (l.rect(), l.object_count() == 0))
+            .map(|l| (l.rect(), hpa.is_free_leaf(&l)))
             .collect()
     } else {
         Vec::new()
@@ -85,6 +91,8 @@ pub fn draw(
         path: path.unwrap_or(&[]),
         open: (!class.default).then_some(open),
         footprint: class.movement.size(),
+        costs: view.costs,
+        ..Default::default()
     };
     let opts = RenderOptions {
         scale: view.scale,
@@ -105,6 +113,7 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         None => None,
     };
     let class = a.class.class()?;
+    let costs = a.costs.costs(&a.map, &a.map_opts, &class)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let open = class.grid(&grid, &a.map)?;
     if let Some((s, g)) = ends {
@@ -113,7 +122,11 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
     }
     // Only the overlays need the search structure: a plain render builds none.
     let hpa = match a.tree || a.gates || ends.is_some() {
-        true => Some(build(&open, a.mode.mode(), &a.map, a.memory.limit())?.0),
+        true => {
+            let searched = costs::search_grid(&grid, &open, &class, &costs)?;
+            let config = (a.mode.mode(), a.memory.limit());
+            Some(build_with_costs(&searched, &costs, config, &a.map)?.0)
+        }
         false => None,
     };
     let path = match (ends, &hpa) {
@@ -125,6 +138,7 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         gates: a.gates,
         blocked_leaves: a.blocked_leaves,
         scale: a.scale,
+        costs: (!costs.is_unit()).then_some(&costs),
     };
     draw(
         &grid,
@@ -147,8 +161,15 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
     if let Some(c) = class.label() {
         msg += &format!("; class {c}");
     }
+    if !costs.is_unit() {
+        msg += &format!("; terrain costs {costs}");
+    }
     if let Some(p) = &path {
-        msg += &format!("; path length {:.6}, {} cells", p.length, p.cells.len());
+        msg += &format!("; path length {:.6}", p.length);
+        if !costs.is_unit() {
+            msg += &format!(", cost {:.6}", p.cost);
+        }
+        msg += &format!(", {} cells", p.cells.len());
     }
     output::emit(&(msg + "\n"))?;
     Ok(EXIT_OK)
