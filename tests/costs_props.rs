@@ -249,3 +249,50 @@ fn same_leaf_queries_on_dear_ground_may_leave_it() {
     assert!((path.cost - want).abs() < 1e-9, "{} for {want}", path.cost);
     assert!(path.cost < 7.0 * std::f64::consts::SQRT_2 * 4.0 / 2.0, "round, on the road");
 }
+
+/// Checks every open cell's flow-field distance to `goal` against the weighted oracle (the
+/// costs are symmetric, so the distances from the goal are the distances to it), and the
+/// field's walks: legal, and as costly as the distance says.
+fn check_flow(map: &HpaMap, grid: &Grid, costs: &TerrainCosts, goal: Cell, ctx: &str) {
+    let field = map.flow_field(goal).unwrap();
+    let want = weighted_distances(grid, |c| costs.get(grid.terrain(c)) as f64, goal);
+    for c in grid.bounds().cells() {
+        let got = field.distance(map, c).unwrap();
+        let expected = want[(c.y * grid.width() + c.x) as usize].filter(|_| grid.is_free(c));
+        match (got, expected) {
+            (Some(g), Some(w)) => assert!((g - w).abs() <= 1e-6 * w.max(1.0), "{ctx}: {c}: field {g}, oracle {w}"),
+            (None, None) => {}
+            (g, w) => panic!("{ctx}: {c}: field {g:?}, oracle {w:?}"),
+        }
+        if let (Some(w), Some(path)) = (expected, field.path_from(map, c).unwrap()) {
+            validate_with_costs(grid, costs, c, goal, &path).unwrap_or_else(|e| panic!("{ctx}: {c}: {e}"));
+            assert!((path.cost - w).abs() <= 1e-6 * w.max(1.0), "{ctx}: walk from {c} costs {}", path.cost);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    #[test]
+    fn flow_fields_hold_weighted_distances(
+        grid in grid_strategy(16),
+        costs in costs_strategy(),
+        exact in any::<bool>(),
+        edits in prop::collection::vec(edit_strategy(), 0..3),
+        pick in any::<u64>(),
+    ) {
+        let mut grid = grid;
+        let cfg = if exact { Config::exact() } else { Config::fast() };
+        let mut map = build(&grid, &costs, cfg);
+        for edit in &edits {
+            apply(&mut map, &mut grid, edit);
+        }
+        map.refresh();
+        let free: Vec<Cell> = grid.free_cells().collect();
+        if !free.is_empty() {
+            let goal = free[(pick % free.len() as u64) as usize];
+            check_flow(&map, &grid, &costs, goal, &format!("{cfg:?} after {edits:?}"));
+        }
+    }
+}

@@ -4,7 +4,6 @@
 use super::solve::{self, UNREACHED};
 use super::FlowError;
 use crate::geom::{Cell, Direction, Rect};
-use crate::grid::movement::step_cost;
 use crate::hpa::{GatePolicy, HpaMap, Path, SlotId};
 use std::fmt;
 use std::sync::OnceLock;
@@ -153,7 +152,7 @@ impl HpaMap {
                     .collect(),
             }
         } else {
-            Values::Cells(solve::cell_distances(self.grid(), area))
+            Values::Cells(solve::cell_distances(self.grid(), self.costs(), area))
         };
         Ok(FlowField {
             goal,
@@ -274,7 +273,7 @@ impl FlowField {
             cells.push(next);
             here = next;
         }
-        Ok(Some(Path::from_cells(cells)))
+        Ok(Some(Path::from_cells_with_costs(cells, map.grid(), map.costs())))
     }
 
     /// How many leaves have their per-position distances worked out so far (0 for a field
@@ -368,7 +367,7 @@ impl FlowField {
                 continue;
             }
             let next = cell.step(dir).expect("a legal step stays on the map");
-            let via = seen.value(self, map, next) + step_cost(dir);
+            let via = seen.value(self, map, next) + map.costs().cost_between(grid, cell, next);
             if best.map_or(true, |(b, _)| via < b) {
                 best = Some((via, next));
             }

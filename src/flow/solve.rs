@@ -3,8 +3,8 @@
 //! gates are sparse.
 
 use crate::geom::{Cell, Direction, Rect};
-use crate::grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
-use crate::grid::Grid;
+use crate::grid::movement::{octile, DIAGONAL_COST, STRAIGHT_COST};
+use crate::grid::{Grid, TerrainCosts};
 use crate::hpa::{GateGraph, GateId, LeafId, OpenList, SlotId};
 
 /// Distance of a position the goal cannot be reached from.
@@ -15,8 +15,9 @@ pub(super) fn octile_to_rect(c: Cell, r: Rect) -> f64 {
     octile(c, Cell::new(c.x.clamp(r.x1, r.x2), c.y.clamp(r.y1, r.y2)))
 }
 
-/// Every gate's distance to `goal`, whose open part lies in the free leaves `goal_leaves`;
-/// indexed by gate slot, [`UNREACHED`] for gates in other components and free slots.
+/// Every gate's distance to `goal` (its cost, under the map's terrain costs), whose open
+/// part lies in the free leaves `goal_leaves`; indexed by gate slot, [`UNREACHED`] for gates
+/// in other components and free slots.
 pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafId]) -> Vec<f64> {
     let n = graph.gate_capacity();
     let mut dist = vec![UNREACHED; n];
@@ -37,7 +38,7 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
             .intersection(&goal)
             .expect("the leaf overlaps the goal");
         for (&g, &c) in l.gates.iter().zip(&l.cells) {
-            let d = octile_to_rect(c, part);
+            let d = octile_to_rect(c, part) * l.cost;
             if d < dist[g.index()] {
                 dist[g.index()] = d;
                 open.push(d, g.index() as u32);
@@ -55,11 +56,11 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
         let relax_leaf = state[i] & CROSSED != 0;
         // Settled gates are skipped before their cells are read: the records of gates
         // behind the wavefront are the cache misses this loop is made of.
-        let mut offer = |v: usize, cell: &dyn Fn() -> Cell, crossing: u8| {
+        let mut offer = |v: usize, step: &dyn Fn() -> f64, crossing: u8| {
             if state[v] & SETTLED != 0 {
                 return;
             }
-            let nd = d + octile(gate.cell, cell());
+            let nd = d + step();
             if nd < dist[v] {
                 dist[v] = nd;
                 state[v] = crossing;
@@ -69,11 +70,11 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
         if relax_leaf {
             let l = graph.leaf(gate.leaf);
             for (&v, &c) in l.gates.iter().zip(&l.cells) {
-                offer(v.index(), &|| c, 0);
+                offer(v.index(), &|| octile(gate.cell, c) * l.cost, 0);
             }
         }
         for &v in &gate.links {
-            offer(v.index(), &|| graph.gate(v).cell, CROSSED);
+            offer(v.index(), &|| graph.crossing_cost(gate, graph.gate(v)), CROSSED);
         }
     }
     dist
@@ -85,8 +86,8 @@ const SETTLED: u8 = 1;
 const CROSSED: u8 = 2;
 
 /// The distances of every cell of free leaf `leaf` (row by row over its rectangle): the
-/// least over its gates of the gate's distance plus the octile distance, and 0 on the
-/// goal's part of the leaf.
+/// least over its gates of the gate's distance plus the octile distance times the leaf's
+/// cost, and 0 on the goal's part of the leaf.
 pub(super) fn leaf_distances(
     graph: &GateGraph,
     leaf: LeafId,
@@ -107,21 +108,22 @@ pub(super) fn leaf_distances(
             table[at(c)] = 0.0;
         }
     }
-    sweep(&mut table, w);
+    sweep(&mut table, w, l.cost);
     table.into_boxed_slice()
 }
 
-/// Carries the values of an open `w`-wide rectangle to every cell, each cell ending with
-/// the least of `value(s) + octile(s, cell)` over all cells `s`.
+/// Carries the values of an open `w`-wide rectangle of uniform cost `cost` to every cell,
+/// each cell ending with the least of `value(s) + cost · octile(s, cell)` over all cells
+/// `s`.
 ///
 /// Two raster passes suffice. The forward pass (rows down, left to right) reads the
 /// neighbours west, north-west, north and north-east; the backward pass the other four.
 /// An octile route moves in at most two directions, and its steps can always be ordered
 /// so that those the forward pass carries come first: southward and eastward moves
 /// (S, SE, SW, E) first, then W, N, NE and NW, which the backward pass carries.
-fn sweep(table: &mut [f64], w: usize) {
+fn sweep(table: &mut [f64], w: usize, cost: f64) {
     let h = table.len() / w;
-    let (d, s) = (DIAGONAL_COST, STRAIGHT_COST);
+    let (d, s) = (DIAGONAL_COST * cost, STRAIGHT_COST * cost);
     for y in 0..h {
         for x in 0..w {
             let i = y * w + x;
@@ -162,9 +164,10 @@ fn sweep(table: &mut [f64], w: usize) {
     }
 }
 
-/// Every cell's distance to the free cells of `goal`, row by row over the whole grid, by
-/// Dijkstra over legal steps: for maps whose gate graph does not hold every crossing.
-pub(super) fn cell_distances(grid: &Grid, goal: Rect) -> Vec<f64> {
+/// Every cell's distance (cost under `costs`) to the free cells of `goal`, row by row over
+/// the whole grid, by Dijkstra over legal steps: for maps whose gate graph does not hold
+/// every crossing.
+pub(super) fn cell_distances(grid: &Grid, costs: &TerrainCosts, goal: Rect) -> Vec<f64> {
     let w = grid.width() as usize;
     let index = |c: Cell| c.y as usize * w + c.x as usize;
     let mut dist = vec![UNREACHED; w * grid.height() as usize];
@@ -186,7 +189,7 @@ pub(super) fn cell_distances(grid: &Grid, goal: Rect) -> Vec<f64> {
                 continue;
             }
             let n = c.step(dir).expect("a legal step stays on the map");
-            let (j, nd) = (index(n), dist[i] + step_cost(dir));
+            let (j, nd) = (index(n), dist[i] + costs.cost_between(grid, c, n));
             if !done[j] && nd < dist[j] {
                 dist[j] = nd;
                 open.push(nd, j as u32);
@@ -206,6 +209,8 @@ mod tests {
         let (w, h) = (9usize, 7usize);
         let mut rng = 0x9E37_79B9_7F4A_7C15u64;
         for round in 0..200 {
+            // Unit cost, and leaves of a cheap and a dear terrain.
+            let cost = [1.0, 0.375, 2.75][round % 3];
             let mut table = vec![UNREACHED; w * h];
             let mut sources = Vec::new();
             for _ in 0..(1 + round % 5) {
@@ -222,11 +227,13 @@ mod tests {
                     let c = Cell::new((i % w) as u32, (i / w) as u32);
                     sources
                         .iter()
-                        .map(|&s| table[s] + octile(Cell::new((s % w) as u32, (s / w) as u32), c))
+                        .map(|&s| {
+                            table[s] + cost * octile(Cell::new((s % w) as u32, (s / w) as u32), c)
+                        })
                         .fold(UNREACHED, f64::min)
                 })
                 .collect();
-            sweep(&mut table, w);
+            sweep(&mut table, w, cost);
             for (i, (&got, &want)) in table.iter().zip(&expected).enumerate() {
                 assert!(
                     (got - want).abs() < 1e-9,
