@@ -29,6 +29,10 @@ use quadpath::{
 };
 use std::time::{Duration, Instant};
 
+#[path = "common/rts_valley.rs"]
+mod rts_valley;
+use rts_valley::bridge;
+
 /// Pixels per cell in the picture.
 const SCALE: u32 = 4;
 /// Pixels between the two panels of the picture.
@@ -81,22 +85,6 @@ fn units() -> Result<Vec<Unit>, MovementError> {
 const TANK: usize = 0;
 const HOVER: usize = 2;
 const INFANTRY: usize = 3;
-
-/// First rows of the three bridges, north to south: 4 rows of road each, across the river,
-/// which meanders within columns 58 to 76 (see `examples/draw_rts_map.rs`).
-const BRIDGES: [(u32, &str); 3] = [(14, "north"), (47, "middle"), (80, "south")];
-
-/// The bridge a path crosses, if any.
-fn bridge(path: &Path) -> Option<&'static str> {
-    BRIDGES
-        .into_iter()
-        .find(|&(row, _)| {
-            path.cells
-                .iter()
-                .any(|c| (58..=76).contains(&c.x) && (row..row + 4).contains(&c.y))
-        })
-        .map(|(_, name)| name)
-}
 
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)

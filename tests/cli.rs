@@ -2681,3 +2681,148 @@ fn bad_costs_exit_2_with_one_line() {
         );
     }
 }
+
+/// Issue 17: `render --costs` tints free cells by cost and draws the cheapest path, whose
+/// cost is the weighted A* reference's; the legend's own costs apply without `--costs`.
+#[test]
+fn render_with_costs_tints_and_draws_the_cheapest_path() {
+    use quadpath::io::{BitmapOptions, ColorLegend, Palette};
+    let png = tmp("render_costs.png");
+    let out = run_ok(&[
+        "render",
+        "maps/rts_valley.png",
+        "--legend",
+        "rts",
+        "--costs",
+        "G=0.5,S=3",
+        "-o",
+        png.to_str().unwrap(),
+        "--path",
+        "21,46",
+        "106,50",
+    ]);
+    assert!(out.contains("terrain costs G=0.5,S=3"), "{out}");
+    let printed = |key: &str| -> f64 {
+        let at = out.find(key).unwrap_or_else(|| panic!("{key} in {out}")) + key.len();
+        let num: String = out[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        num.parse().unwrap()
+    };
+    let opts = BitmapOptions {
+        legend: Some(ColorLegend::rts_default()),
+        ..Default::default()
+    };
+    let grid = quadpath::io::load_grid(root().join("maps/rts_valley.png"), &opts).unwrap();
+    let costs = "G=0.5,S=3".parse().unwrap();
+    let (west, east) = (quadpath::Cell::new(21, 46), quadpath::Cell::new(106, 50));
+    let best = quadpath::baseline::astar_with_costs(&grid, &costs, west, east).unwrap();
+    assert!((printed(", cost ") - best.cost).abs() < 1e-5, "{out}");
+    assert!(
+        printed("path length ") > 86.66,
+        "longer than the shortest way: {out}"
+    );
+
+    // The middle bridge (road), the marsh west of it (swamp) and open ground, none on the
+    // cheapest path: each in its cost's colour (4 pixels per cell).
+    let img = image::open(&png).unwrap().to_rgb8();
+    let at = |x: u32, y: u32| img.get_pixel(x * 4 + 1, y * 4 + 1).0;
+    let pal = Palette::default();
+    assert_eq!(at(62, 48), pal.cost_colour(0.5));
+    assert_eq!(at(50, 49), pal.cost_colour(3.0));
+    assert_eq!(at(5, 5), pal.free);
+
+    // The same costs from the legend.
+    let legend = "000000=@,0000ff=W,006400=T,ffffff=.,d2b48c=G:0.5,9acd32=S:3";
+    let png = tmp("render_legend_costs.png");
+    let out = run_ok(&[
+        "render",
+        "maps/rts_valley.png",
+        "--legend",
+        legend,
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(out.contains("terrain costs G=0.5,S=3"), "{out}");
+}
+
+/// Issue 17: a bad `--costs` (or a bad cost in the legend) is an input error of one line
+/// naming the flag.
+#[test]
+fn render_rejects_bad_costs_with_status_2() {
+    let png = tmp("render_bad_costs.png");
+    let png = png.to_str().unwrap();
+    for costs in ["G=0", "G=-1", "G=nan", "G=inf", "G", "G=fast", "W=2"] {
+        expect_error(
+            &[
+                "render",
+                "maps/rts_valley.png",
+                "--legend",
+                "rts",
+                "-o",
+                png,
+                "--costs",
+                costs,
+            ],
+            2,
+            "--costs",
+        );
+    }
+    // Water is passable for hovercraft, so it may cost.
+    run_ok(&[
+        "render",
+        "maps/arena.map",
+        "-o",
+        png,
+        "--passable",
+        ".GSW",
+        "--costs",
+        "W=2",
+        "--path",
+        "3,3",
+        "45,40",
+    ]);
+    // A 2x2 agent with costs is searched as `find` searches it (its World layer): the
+    // render prints the cost `find` reports.
+    let tank = ["--size", "2", "--costs", "G=0.5"];
+    let rendered = run_ok(
+        &[
+            &[
+                "render",
+                "maps/arena.map",
+                "-o",
+                png,
+                "--path",
+                "3,3",
+                "45,40",
+            ][..],
+            &tank[..],
+        ]
+        .concat(),
+    );
+    let found = run_json(
+        &[
+            &["find", "maps/arena.map", "3,3", "45,40", "--json"][..],
+            &tank[..],
+        ]
+        .concat(),
+    );
+    let cost = found["cost"].as_f64().unwrap();
+    assert!(
+        rendered.contains(&format!("cost {cost:.6}")),
+        "{rendered} / {cost}"
+    );
+    expect_error(
+        &[
+            "render",
+            "maps/rts_valley.png",
+            "--legend",
+            "ffffff=.,d2b48c=G:0",
+            "-o",
+            png,
+        ],
+        2,
+        "--legend",
+    );
+}

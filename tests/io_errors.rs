@@ -566,6 +566,111 @@ fn legend_errors() {
     assert!(!l.entries[0].free && l.entries[0].terrain == b'x' && l.entries[0].rgb == [255, 0, 0]);
 }
 
+/// Issue 17: a legend's `:COST` suffixes. Every bad cost is a typed error naming the
+/// legend's source and the entry; a cost out of range or on a blocked code wraps the
+/// [`CostError`](quadpath::CostError) that says why.
+#[cfg(feature = "image")]
+#[test]
+fn legend_cost_errors() {
+    use quadpath::CostError;
+    // `None`: a cost out of range; `Some(code)`: a cost on the blocked code.
+    let cases: [(&str, usize, Option<u8>); 9] = [
+        ("ffffff=.,8b6914=G:0", 2, None),
+        ("8b6914=G:-1", 1, None),
+        ("8b6914=G:NaN", 1, None),
+        ("8b6914=G:inf", 1, None),
+        ("8b6914=G:1e400", 1, None),
+        ("8b6914=G:0.001", 1, None),
+        ("ffffff=.,000000=@:2", 2, Some(b'@')),
+        ("0000ff=W:2", 1, Some(b'W')),
+        ("ff0000=x:blocked:2", 1, Some(b'x')),
+    ];
+    for (text, entry, kind) in cases {
+        let e = ColorLegend::parse_named(text, "--legend").expect_err(text);
+        let why = match &e {
+            MapError::LegendCost { source, .. } => source,
+            other => panic!("{text:?}: {other:?}"),
+        };
+        match kind {
+            None => assert!(
+                matches!(why, CostError::OutOfRange { code: b'G', .. }),
+                "{text:?}: {why:?}"
+            ),
+            Some(code) => assert_eq!(why, &CostError::Impassable { code }, "{text:?}"),
+        }
+        assert!(
+            matches!(e, MapError::LegendCost { entry: Some(en), .. } if en == entry),
+            "{text:?}: {e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&format!("--legend: legend entry {entry} ")),
+            "{msg}"
+        );
+        assert_eq!(e.file(), "--legend");
+    }
+    // Suffixes that are not a passability nor a number, out of order or repeated, and costs
+    // that disagree: syntax errors of the legend, naming the entry.
+    for (text, entry, needle) in [
+        (
+            "8b6914=G:fast",
+            1,
+            "expected `free`, `blocked` or a cost, found \"fast\"",
+        ),
+        ("8b6914=G:", 1, "expected `free`, `blocked` or a cost"),
+        ("ff0000=x:2:free", 1, "before a cost"),
+        ("ff0000=x:free:blocked", 1, "must come once"),
+        ("ff0000=x:free:1:2", 1, "a second cost"),
+        ("ff0000=x:2", 1, "add :free or :blocked"),
+        (
+            "d2b48c=G:0.5,ffffff=.,8b6914=G:2",
+            3,
+            "costs 2 here but 0.5 in entry 1",
+        ),
+    ] {
+        let e = ColorLegend::parse_named(text, "--legend").expect_err(text);
+        assert!(
+            matches!(e, MapError::Legend { entry: en, .. } if en == entry),
+            "{text:?}: {e:?}"
+        );
+        assert!(e.to_string().contains(needle), "{text:?}: {e}");
+    }
+    // The same cost twice, or a second colour for the code without one, is fine.
+    for text in [
+        "d2b48c=G:0.5,8b6914=G:0.5",
+        "d2b48c=G:0.5,8b6914=G",
+        "ff0000=x:free:2",
+    ] {
+        assert!(ColorLegend::parse(text).is_ok(), "{text}");
+    }
+    // A legend built in code is checked when applied: water is blocked, so it has no cost.
+    let legend = ColorLegend {
+        costs: "W=2".parse().unwrap(),
+        ..ColorLegend::rts_default()
+    };
+    let img = image::DynamicImage::ImageRgb8(image::RgbImage::new(2, 2));
+    let opts = BitmapOptions {
+        legend: Some(legend),
+        ..Default::default()
+    };
+    let e = io::grid_from_image_named(&img, "v.png", &opts).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MapError::LegendCost {
+                entry: None,
+                source: CostError::Impassable { code: b'W' },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().starts_with("v.png: legend costs \"W=2\": "),
+        "{e}"
+    );
+}
+
 const GOOD_MAP: &str = "type octile\nheight 4\nwidth 5\nmap\n.GS@.\nOTW..\n.....\n@@.@.\n";
 const GOOD_SCEN: &str =
     "version 1\n0\tm.map\t5\t4\t0\t0\t4\t3\t5.1\n1\tm.map\t5\t4\t4\t0\t0\t2\t4.8\n";
@@ -784,6 +889,8 @@ fn long_input_is_quoted_as_an_excerpt() {
         format!("{junk}=@"),
         format!("000000={junk}"),
         format!("000000=x:{junk}"),
+        format!("000000=G:{junk}"),
+        format!("000000=G:0.5:{junk}"),
     ] {
         short(ColorLegend::parse(&legend).unwrap_err());
     }

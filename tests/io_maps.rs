@@ -321,6 +321,43 @@ fn bitmap_round_trip_with_legend_keeps_terrain() {
     assert_eq!(io::load_grid(&p, &opts).unwrap(), g);
 }
 
+/// Issue 17: a legend carries terrain costs; the grid read with it keeps the codes they
+/// apply to, and the costs weigh paths on it.
+#[cfg(feature = "image")]
+#[test]
+fn legend_costs_weigh_the_grid_read_with_it() {
+    let legend = ColorLegend::parse("000000=@,ffffff=.,8b6914=G:0.5,d2b48c=G,9acd32=S:3").unwrap();
+    let costs = legend.terrain_costs();
+    assert_eq!(costs.to_string(), "G=0.5,S=3");
+    assert_eq!(costs, ColorLegend::rts_default_costs());
+    // A row of ground, a road in both road colours and a swamp: the costs go by code.
+    let swamp = [0x9a, 0xcd, 0x32];
+    let row = [
+        [255, 255, 255],
+        [0x8b, 0x69, 0x14],
+        [0xd2, 0xb4, 0x8c],
+        swamp,
+        swamp,
+    ];
+    let img = image::RgbImage::from_fn(5, 1, |x, _| image::Rgb(row[x as usize]));
+    let opts = BitmapOptions {
+        legend: Some(legend),
+        ..Default::default()
+    };
+    let g = io::grid_from_image(&image::DynamicImage::ImageRgb8(img), &opts).unwrap();
+    let cell_costs: Vec<f64> = (0..5)
+        .map(|x| costs.cell_cost(&g, Cell::new(x, 0)))
+        .collect();
+    assert_eq!(cell_costs, [1.0, 0.5, 0.5, 3.0, 3.0]);
+    assert!(costs.check_passable(g.passable()).is_ok());
+    // Four straight steps, each the mean of its two cells: 0.75 + 0.5 + 1.75 + 3.
+    let cells: Vec<Cell> = (0..5).map(|x| Cell::new(x, 0)).collect();
+    let path = quadpath::Path::from_cells_with_costs(cells, &g, &costs);
+    assert_eq!((path.length, path.cost), (4.0, 6.0));
+    // Without costs the legend weighs nothing, as before.
+    assert!(ColorLegend::rts_default().terrain_costs().is_unit());
+}
+
 #[cfg(feature = "image")]
 #[test]
 fn luminance_rule_and_transparency() {
@@ -517,4 +554,113 @@ fn rts_valley_is_a_playable_map() {
     for c in g.bounds().cells() {
         assert_eq!(plain.is_free(c), g.is_free(c), "{c}");
     }
+}
+
+/// maps/rts_valley.png, read with the RTS legend.
+#[cfg(feature = "image")]
+fn rts_valley() -> Grid {
+    let opts = BitmapOptions {
+        legend: Some(ColorLegend::rts_default()),
+        ..Default::default()
+    };
+    io::load_grid(crate_dir().join("maps/rts_valley.png"), &opts).unwrap()
+}
+
+/// The grid of `g`'s terrain with only the codes `passable` free.
+#[cfg(feature = "image")]
+fn only(g: &Grid, passable: &[u8]) -> Grid {
+    let codes = g.bounds().cells().map(|c| g.terrain(c)).collect();
+    Grid::from_terrain(
+        g.width(),
+        g.height(),
+        codes,
+        TerrainSet::from_codes(passable),
+    )
+}
+
+/// The first rows of the three bridges of `examples/draw_rts_map.rs`, north to south; each
+/// is 4 rows of road over the river, which runs within columns 58 to 76.
+#[cfg(feature = "image")]
+const BRIDGE_ROWS: [u32; 3] = [14, 47, 80];
+
+/// Issue 17: rts_valley's roads join both bases to the north and south bridges, and the
+/// middle bridge lies in marshes that no road crosses.
+#[cfg(feature = "image")]
+#[test]
+fn rts_valley_has_a_road_network_and_swamps() {
+    let g = rts_valley();
+    let count = |t: u8| g.bounds().cells().filter(|c| g.terrain(*c) == t).count();
+    assert!(count(b'S') > 300, "swamps: {}", count(b'S'));
+    let idx = |c: Cell| (c.y * g.width() + c.x) as usize;
+    // Cells of each bridge's deck: road over the river's columns.
+    let deck = |row: u32| -> Vec<Cell> {
+        quadpath::Rect::new(58, row, 76, row + 3)
+            .cells()
+            .filter(|&c| g.terrain(c) == b'G')
+            .collect()
+    };
+    // The gates of the bases (4 cells of road through the 2-cell wall): west base east and
+    // north, east base west and south.
+    let (west_east, west_north) = (Cell::new(35, 48), Cell::new(21, 33));
+    let (east_west, east_south) = (Cell::new(93, 48), Cell::new(105, 64));
+    for gate in [west_east, west_north, east_west, east_south] {
+        assert_eq!(g.terrain(gate), b'G', "gate {gate}");
+    }
+    let roads = only(&g, b"G");
+    let from_north = reachable(&roads, west_north);
+    let from_east = reachable(&roads, west_east);
+    // On road alone, each west gate leads to an east gate, over its own bridge.
+    assert!(from_north[idx(east_west)], "north road to the east base");
+    assert!(from_east[idx(east_south)], "south road to the east base");
+    let [north, middle, south] = BRIDGE_ROWS.map(deck);
+    assert!(north.len() >= 16 && middle.len() >= 16 && south.len() >= 16);
+    assert!(north.iter().all(|&c| from_north[idx(c)]), "north bridge");
+    assert!(south.iter().all(|&c| from_east[idx(c)]), "south bridge");
+    // No road reaches the middle bridge; over swamp, the bases do.
+    assert!(middle
+        .iter()
+        .all(|&c| !from_north[idx(c)] && !from_east[idx(c)]));
+    let wet = reachable(&only(&g, b"GS"), west_east);
+    assert!(middle.iter().all(|&c| wet[idx(c)]) && wet[idx(east_west)]);
+}
+
+/// Issue 17: the point of the roads. Between the bases the shortest way crosses the middle
+/// bridge through the marshes, and with the RTS costs (roads 0.5, swamps 3) the cheapest
+/// takes the road over another bridge and never steps into a swamp. Both from the plain
+/// weighted A* reference.
+#[cfg(all(feature = "image", feature = "baseline"))]
+#[test]
+fn rts_valley_roads_are_the_cheapest_way() {
+    use quadpath::{baseline, TerrainCosts};
+    let g = rts_valley();
+    let (west, east) = (Cell::new(21, 46), Cell::new(106, 50));
+    let costs = ColorLegend::rts_default_costs();
+    let shortest = baseline::astar_with_costs(&g, &TerrainCosts::unit(), west, east).unwrap();
+    let cheapest = baseline::astar_with_costs(&g, &costs, west, east).unwrap();
+    let bridge = |p: &quadpath::Path| {
+        BRIDGE_ROWS.into_iter().find(|&row| {
+            p.cells
+                .iter()
+                .any(|c| (58..=76).contains(&c.x) && (row..row + 4).contains(&c.y))
+        })
+    };
+    let on = |p: &quadpath::Path, t: u8| p.cells.iter().filter(|c| g.terrain(**c) == t).count();
+    assert_eq!(bridge(&shortest), Some(47));
+    assert!(
+        on(&shortest, b'S') > 10,
+        "the shortest way wades through the marshes"
+    );
+    assert!(
+        matches!(bridge(&cheapest), Some(14 | 80)),
+        "{:?}",
+        bridge(&cheapest)
+    );
+    assert_eq!(on(&cheapest, b'S'), 0);
+    assert!(
+        on(&cheapest, b'G') * 2 > cheapest.cells.len(),
+        "mostly on the road"
+    );
+    // Longer but cheaper: the shortest way costs more under the same costs.
+    let shortest_cost = quadpath::Path::from_cells_with_costs(shortest.cells, &g, &costs).cost;
+    assert!(cheapest.length > shortest.length && cheapest.cost < shortest_cost);
 }

@@ -1,7 +1,7 @@
 //! Renders checked pixel by pixel.
 
 use quadpath::io::{self, render, Overlay, Palette, RenderOptions};
-use quadpath::{Cell, Grid, Rect};
+use quadpath::{Cell, Grid, Rect, TerrainCosts};
 
 const K: u32 = 4;
 
@@ -358,4 +358,94 @@ fn field_heat_map_pixels() {
     );
     assert_eq!(small.get_pixel(2, 2).0, pal.path, "one pixel off the path");
     assert_ne!(small.get_pixel(1, 2).0, pal.path);
+}
+
+/// Issue 17: with terrain costs, free cells are tinted by what they cost to cross: a road
+/// toward gold, a swamp toward mud, plain ground as it was; walls and water as without.
+#[test]
+fn cost_tints_show_cheap_costly_and_unit_cells() {
+    let (mut g, pal) = setup();
+    let (road, swamp, ground) = (Cell::new(2, 0), Cell::new(3, 0), Cell::new(4, 0));
+    g.set_terrain(road, b'G');
+    g.set_terrain(swamp, b'S');
+    let opts = RenderOptions {
+        scale: K,
+        ..Default::default()
+    };
+    let draw = |costs: Option<&TerrainCosts>| {
+        let overlay = Overlay {
+            costs,
+            ..Default::default()
+        };
+        render(&g, &overlay, &opts)
+    };
+
+    // By the palette's rule: the free colour (240,240,236) moved 0.3 + 0.7·|log₂ c|/4 of
+    // the way to gold (240,190,60) for c = 0.5 (0.475 of the way) and to mud (120,84,52)
+    // for c = 3 (0.577 of the way), rounded.
+    let costs: TerrainCosts = "G=0.5,S=3".parse().unwrap();
+    let img = draw(Some(&costs));
+    assert_eq!(
+        pal,
+        Palette::default(),
+        "the values below are the default palette's"
+    );
+    assert_eq!(px(&img, road.x, road.y, 1, 1), [240, 216, 152], "cheap");
+    assert_eq!(px(&img, swamp.x, swamp.y, 1, 1), [171, 150, 130], "costly");
+    assert_eq!(
+        px(&img, ground.x, ground.y, 1, 1),
+        pal.free,
+        "plain ground, unit cost"
+    );
+    assert_eq!(px(&img, 7, 3, 1, 1), pal.blocked);
+    assert_eq!(px(&img, 0, 7, 1, 1), pal.water);
+
+    // Far from 1 the tint is the full hue; the same code at cost 1 is plain ground.
+    let extreme: TerrainCosts = "G=0.0625,S=16".parse().unwrap();
+    let img = draw(Some(&extreme));
+    assert_eq!(px(&img, 2, 0, 0, 0), pal.cheap);
+    assert_eq!(px(&img, 3, 0, 3, 3), pal.costly);
+    let img = draw(Some(&TerrainCosts::unit()));
+    assert_eq!(
+        px(&img, 3, 0, 1, 1),
+        pal.free,
+        "a swamp at cost 1 costs nothing extra"
+    );
+
+    // Without costs, the terrain tint as before.
+    let img = draw(None);
+    assert_eq!(px(&img, 3, 0, 1, 1), pal.swamp);
+    assert_eq!(px(&img, 2, 0, 1, 1), pal.free);
+}
+
+/// Further routes are drawn in their own colours under the main path, without end marks.
+#[test]
+fn routes_are_drawn_under_the_path() {
+    let (g, pal) = setup();
+    let path = [Cell::new(0, 0), Cell::new(1, 0), Cell::new(2, 0)];
+    let other = [
+        Cell::new(0, 0),
+        Cell::new(1, 1),
+        Cell::new(2, 1),
+        Cell::new(3, 1),
+    ];
+    let blue = [0, 0, 255];
+    let routes = [(&other[..], blue)];
+    let overlay = Overlay {
+        path: &path,
+        routes: &routes,
+        ..Default::default()
+    };
+    let img = render(
+        &g,
+        &overlay,
+        &RenderOptions {
+            scale: K,
+            ..Default::default()
+        },
+    );
+    assert_eq!(px(&img, 1, 1, 0, 0), blue);
+    assert_eq!(px(&img, 3, 1, 2, 2), blue, "no goal mark on a route");
+    assert_eq!(px(&img, 0, 0, 0, 0), pal.start, "the path's start on top");
+    assert_eq!(px(&img, 1, 0, 0, 0), pal.path);
 }

@@ -14,7 +14,7 @@
 //! a [`World`] layer for any other.
 
 use super::scen::Expected;
-use super::{build_error, CliError};
+use super::{build_error, CliError, MapOptions};
 use clap::Args;
 use quadpath::io::Scenario;
 use quadpath::{
@@ -93,8 +93,42 @@ impl ClassOptions {
     }
 
     /// The class, checked, at unit costs, with whether it is the default one.
+    #[cfg(test)]
     pub fn class(&self) -> Result<Class, CliError> {
         self.class_with(&ClassCosts::default())
+    }
+
+    /// The class on the map `map`, checked, with the terrain costs of `costs`; without
+    /// `--costs`, a bitmap's `--legend` costs (`RRGGBB=C:COST` entries) apply, limited to
+    /// the codes the class can stand on: the legend describes the map, not the agent.
+    ///
+    /// # Errors
+    /// As [`ClassOptions::class_with`], and a malformed `--legend` as when loading.
+    pub fn class_on(
+        &self,
+        costs: &ClassCosts,
+        map: &Path,
+        map_opts: &MapOptions,
+    ) -> Result<Class, CliError> {
+        let mut class = self.class_with(costs)?;
+        if costs.costs.is_some() || !is_bitmap(map) {
+            return Ok(class);
+        }
+        let Some(legend) = map_opts.bitmap_options()?.legend else {
+            return Ok(class);
+        };
+        let passable = *class.movement.passable();
+        let from_legend = legend
+            .terrain_costs()
+            .iter()
+            .filter(|&(code, _)| passable.contains(code))
+            .try_fold(TerrainCosts::unit(), |t, (code, cost)| t.with(code, cost))
+            .map_err(|e| CliError::input(format!("--legend: {e}")))?;
+        class.movement = class
+            .movement
+            .with_terrain_costs(from_legend)
+            .map_err(|e| CliError::input(format!("--legend: {e}")))?;
+        Ok(class)
     }
 
     /// The class, checked, with the terrain costs of `costs`.
@@ -121,6 +155,14 @@ impl ClassOptions {
             name,
         })
     }
+}
+
+/// Whether `map` is read as an obstacle bitmap (anything but a `.map` file, as
+/// [`quadpath::io::load_grid`] decides), so that its legend applies.
+fn is_bitmap(map: &Path) -> bool {
+    !map.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("map"))
 }
 
 /// `--costs` read: a cost table, or an input error naming the flag and the entry.
@@ -173,6 +215,7 @@ impl Class {
     ///
     /// # Errors
     /// As [`Class::problem`].
+    #[cfg(test)]
     pub fn grid<'g>(&self, grid: &'g Grid, map: &Path) -> Result<Cow<'g, Grid>, CliError> {
         Ok(self.problem(grid, map)?.open)
     }

@@ -66,7 +66,7 @@ struct FindJson<'a> {
 pub fn run(a: FindArgs) -> Result<i32, CliError> {
     let start = parse_cell("start", &a.start)?;
     let goal = parse_cell("goal", &a.goal)?;
-    let class = a.class.class_with(&a.costs)?;
+    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;
@@ -86,6 +86,7 @@ pub fn run(a: FindArgs) -> Result<i32, CliError> {
             gates: true,
             blocked_leaves: false,
             scale: a.scale,
+            costs: class.weighted().then(|| class.costs()),
         };
         render::draw(
             &grid,

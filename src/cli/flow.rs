@@ -111,7 +111,7 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
         .iter()
         .map(|s| parse_cell("--from", s))
         .collect::<Result<Vec<_>, _>>()?;
-    let class = a.class.class_with(&a.costs)?;
+    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;

@@ -92,7 +92,7 @@ struct ModeInfo {
 }
 
 pub fn run(a: InfoArgs) -> Result<i32, CliError> {
-    let class = a.class.class_with(&a.costs)?;
+    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
     let grid = load_map(&a.map, &a.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;

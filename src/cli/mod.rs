@@ -209,11 +209,16 @@ Examples:\n  quadpath info maps/den312d.map --json\n  quadpath info maps/den312d
         long_about = "Draw a map to PNG, optionally with the quadtree's free leaves (--tree), the\n\
 gates between them (--gates) and a path (--path). Water, forest and swamp cells of maps\n\
 with terrain (Moving AI characters, or a bitmap read with --legend) are tinted.\n\n\
+With terrain costs (--costs G=0.5,S=3, or the costs of a bitmap's --legend), free cells\n\
+are tinted by cost instead: cheaper than 1 toward gold, dearer toward mud brown, the\n\
+further from 1 the stronger, cost 1 as plain ground. The tree, gates and path are those\n\
+of the weighted map: the path is the cheapest (exact mode), and its cost is printed.\n\n\
 With --size K or --passable CHARS, cells the movement class cannot stand at are tinted\n\
 (walls aside), the tree, gates and path are the class's, and the path is drawn over the\n\
 K x K square the agent covers at each position.\n\n\
 Examples:\n  quadpath render maps/den312d.map -o den.png --scale 4 --tree --gates\n  \
-quadpath render maps/arena.map -o tank.png --size 2 --path 3,3 45,40",
+quadpath render maps/arena.map -o tank.png --size 2 --path 3,3 45,40\n  \
+quadpath render maps/rts_valley.png -o roads.png --legend rts --costs G=0.5,S=3 --path 21,46 106,50",
         after_help = AFTER_HELP
     )]
     Render(render::RenderArgs),
@@ -232,12 +237,14 @@ pub struct MapOptions {
     /// Light pixels are walls (for white-on-black images)
     #[arg(long)]
     pub invert: bool,
-    /// Colour legend: `rts`, or exact colours such as 000000=@,0000ff=W,ffffff=.
+    /// Colour legend: `rts`, or exact colours such as 000000=@,0000ff=W,ffffff=.,d2b48c=G:0.5
     ///
     /// `rts` is black wall, blue water, dark green forest (blocked) and white ground, tan
-    /// road, yellow-green swamp (free). A list gives each colour a Moving AI character (or
-    /// any printable character but `,` and `:` with a `:free` or `:blocked` suffix); other
-    /// colours fall back to the threshold. Checked, but not applied, for .map files.
+    /// road, yellow-green swamp (free), all at cost 1. A list gives each colour a Moving AI
+    /// character (or any printable character but `,` and `:` with a `:free` or `:blocked`
+    /// suffix), then optionally `:COST`, the terrain cost of a free code (a number from
+    /// 1/64 to 1e6; 1 when not given); other colours fall back to the threshold. Checked, but
+    /// not applied, for .map files.
     #[arg(long, value_name = "SPEC")]
     pub legend: Option<String>,
 }
@@ -366,7 +373,7 @@ fn parse_threshold(s: &str) -> Result<f32, String> {
 }
 
 impl MapOptions {
-    fn bitmap_options(&self) -> Result<BitmapOptions, CliError> {
+    pub(crate) fn bitmap_options(&self) -> Result<BitmapOptions, CliError> {
         let legend = match self.legend.as_deref().map(str::trim) {
             None => None,
             Some(s) if s.eq_ignore_ascii_case("rts") => Some(ColorLegend::rts_default()),

@@ -1,14 +1,14 @@
 //! `quadpath render`, and the drawing shared with `find --render`.
 
-use super::class::{Class, ClassOptions};
+use super::class::{Class, ClassCosts, ClassOptions};
 use super::output;
 use super::{
-    build, check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, MemoryOptions,
-    ModeArg, EXIT_OK,
+    check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, MemoryOptions, ModeArg,
+    EXIT_OK,
 };
 use clap::Args;
 use quadpath::io::{self, Overlay, RenderOptions};
-use quadpath::{Cell, Grid, HpaMap, Rect};
+use quadpath::{Cell, Grid, HpaMap, Rect, TerrainCosts};
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
@@ -40,30 +40,35 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub class: ClassOptions,
     #[command(flatten)]
+    pub costs: ClassCosts,
+    #[command(flatten)]
     pub map_opts: MapOptions,
     #[command(flatten)]
     pub memory: MemoryOptions,
 }
 
 /// What to draw besides the cells.
-pub struct View {
+pub struct View<'a> {
     pub tree: bool,
     pub gates: bool,
     pub blocked_leaves: bool,
     pub scale: u32,
+    /// Tint free cells by these terrain costs (`None`: by terrain, as without costs).
+    pub costs: Option<&'a TerrainCosts>,
 }
 
 /// Renders `grid` (the loaded map) with the requested overlays and saves it as PNG. The
 /// tree and gate overlays come from `hpa`, which is only needed for them. For a
 /// non-default `class`, the cells outside its open area (`open`, its grid) are tinted and
-/// the path is drawn with the agent's footprint.
+/// the path is drawn with the agent's footprint. With `view.costs`, free cells are tinted by
+/// their terrain cost.
 pub fn draw(
     grid: &Grid,
     open: &Grid,
     class: &Class,
     hpa: Option<&HpaMap>,
     path: Option<&[Cell]>,
-    view: &View,
+    view: &View<'_>,
     out: &Path,
 ) -> Result<(), CliError> {
     let leaves: Vec<(Rect, bool)> = if let Some(hpa) = hpa.filter(|_| view.tree) {
@@ -85,6 +90,8 @@ pub fn draw(
         path: path.unwrap_or(&[]),
         open: (!class.default).then_some(open),
         footprint: class.movement.size(),
+        costs: view.costs,
+        ..Default::default()
     };
     let opts = RenderOptions {
         scale: view.scale,
@@ -104,19 +111,25 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         },
         None => None,
     };
-    let class = a.class.class()?;
+    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
+    let costs = class.costs();
     let grid = load_map(&a.map, &a.map_opts)?;
-    let open = class.grid(&grid, &a.map)?;
+    let problem = class.problem(&grid, &a.map)?;
+    let open = &problem.open;
     if let Some((s, g)) = ends {
-        check_endpoint(&open, &class, &a.map, "start", s)?;
-        check_endpoint(&open, &class, &a.map, "goal", g)?;
+        check_endpoint(open, &class, &a.map, "start", s)?;
+        check_endpoint(open, &class, &a.map, "goal", g)?;
     }
     // Only the overlays need the search structure: a plain render builds none.
-    let hpa = match a.tree || a.gates || ends.is_some() {
-        true => Some(build(&open, a.mode.mode(), &a.map, a.memory.limit())?.0),
+    let layer = match a.tree || a.gates || ends.is_some() {
+        true => {
+            let (mode, limit) = (a.mode.mode(), a.memory.limit());
+            Some(class.build(&grid, &problem, mode, &a.map, limit)?.0)
+        }
         false => None,
     };
-    let path = match (ends, &hpa) {
+    let hpa = layer.as_ref().map(|l| l.map());
+    let path = match (ends, hpa) {
         (Some((s, g)), Some(hpa)) => Some(hpa.find_path(s, g).map_err(|e| path_error(&a.map, e))?),
         _ => None,
     };
@@ -125,12 +138,13 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         gates: a.gates,
         blocked_leaves: a.blocked_leaves,
         scale: a.scale,
+        costs: class.weighted().then_some(costs),
     };
     draw(
         &grid,
-        &open,
+        open,
         &class,
-        hpa.as_ref(),
+        hpa,
         path.as_ref().map(|p| p.cells.as_slice()),
         &view,
         &a.output,
@@ -147,8 +161,15 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
     if let Some(c) = class.label() {
         msg += &format!("; class {c}");
     }
+    if !costs.is_unit() {
+        msg += &format!("; terrain costs {costs}");
+    }
     if let Some(p) = &path {
-        msg += &format!("; path length {:.6}, {} cells", p.length, p.cells.len());
+        msg += &format!("; path length {:.6}", p.length);
+        if !costs.is_unit() {
+            msg += &format!(", cost {:.6}", p.cost);
+        }
+        msg += &format!(", {} cells", p.cells.len());
     }
     output::emit(&(msg + "\n"))?;
     Ok(EXIT_OK)

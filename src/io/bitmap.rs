@@ -4,7 +4,7 @@ use super::error::{display_name, excerpt, MapError};
 use super::movingai::{MAP_CHARACTERS, MAX_MAP_SIDE};
 use super::render::write_image;
 use crate::geom::Cell;
-use crate::grid::{Grid, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
+use crate::grid::{CostError, Grid, TerrainCosts, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
 use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
 use std::io::Cursor;
 use std::path::Path;
@@ -48,10 +48,12 @@ pub struct LegendEntry {
     pub free: bool,
 }
 
-/// Maps exact RGB colours to terrain codes and passability.
+/// Maps exact RGB colours to terrain codes, passability and terrain costs.
 ///
-/// Painted maps mix several kinds of obstacle (walls, water, forest); a legend keeps that
-/// distinction in the grid's terrain bytes, which survives a round trip to `.map`.
+/// Painted maps mix several kinds of obstacle (walls, water, forest) and of ground (roads,
+/// swamps); a legend keeps that distinction in the grid's terrain bytes, which survives a
+/// round trip to `.map`, and may say what each kind of ground costs to cross
+/// ([`ColorLegend::terrain_costs`]).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ColorLegend {
     /// The colours, first match wins when writing a grid back to an image.
@@ -59,6 +61,11 @@ pub struct ColorLegend {
     /// When set, a colour that is not listed is an error instead of falling back to the
     /// luminance rule.
     pub strict: bool,
+    /// The cost of each terrain code, per unit of step length: the `:COST` suffixes of a
+    /// parsed legend, unit for codes without one. Costs are per code, not per colour, since
+    /// the grid keeps only the code. Only free codes may have a cost other than 1; a legend
+    /// built in code is checked for this when applied ([`ColorLegend::passable_set`]).
+    pub costs: TerrainCosts,
 }
 
 impl ColorLegend {
@@ -75,24 +82,67 @@ impl ColorLegend {
     ///
     /// The free colours are light and the blocked ones dark, so an image drawn in this legend
     /// has the same passability under the plain luminance rule.
+    ///
+    /// It carries no costs, so that every cell costs the same unless asked otherwise; the
+    /// costs the RTS examples use are [`ColorLegend::rts_default_costs`].
     pub fn rts_default() -> Self {
         ColorLegend::parse("000000=@,0000ff=W,006400=T,ffffff=.,d2b48c=G,9acd32=S")
             .expect("the built-in legend parses")
     }
 
-    /// Parses a legend such as `"000000=@,0000ff=W,006400=T,ffffff=."`.
+    /// The terrain costs the RTS examples give the codes of [`ColorLegend::rts_default`]:
+    /// roads `G` at 0.5 (twice as fast as open ground) and swamps `S` at 3, open ground at 1.
+    /// The same as the legend text suffixes `d2b48c=G:0.5,9acd32=S:3`, or `--costs G=0.5,S=3`
+    /// on the command line.
     ///
-    /// Each comma-separated entry is `RRGGBB=C` (an optional `#` before the hex), where `C` is
-    /// one printable ASCII character other than `,` and `:`, which separate entries and the
-    /// passability suffix. Moving AI characters carry their own passability (`.`, `G`, `S`
-    /// free; `@`, `O`, `T`, `W` blocked); any other character needs a `:free` or `:blocked`
-    /// suffix, which may also override the default. A colour may appear only once, and a
-    /// terrain code may not be free in one entry and blocked in another: a grid has one
-    /// passable set.
+    /// ```
+    /// use quadpath::io::ColorLegend;
+    ///
+    /// let costs = ColorLegend::rts_default_costs();
+    /// assert_eq!((costs.get(b'G'), costs.get(b'S'), costs.get(b'.')), (0.5, 3.0, 1.0));
+    /// assert_eq!(costs.to_string(), "G=0.5,S=3");
+    /// assert!(ColorLegend::rts_default().terrain_costs().is_unit());
+    /// ```
+    pub fn rts_default_costs() -> TerrainCosts {
+        TerrainCosts::unit()
+            .with(b'G', 0.5)
+            .and_then(|c| c.with(b'S', 3.0))
+            .expect("the built-in costs are in range")
+    }
+
+    /// Parses a legend such as `"000000=@,0000ff=W,006400=T,ffffff=.,8b6914=G:0.5"`.
+    ///
+    /// Each comma-separated entry is `RRGGBB=C`, then optionally `:free` or `:blocked`, then
+    /// optionally `:COST` (an optional `#` before the hex). `C` is one printable ASCII
+    /// character other than `,` and `:`, which separate entries and the suffixes. Moving AI
+    /// characters carry their own passability (`.`, `G`, `S` free; `@`, `O`, `T`, `W`
+    /// blocked); any other character needs a `:free` or `:blocked` suffix, which may also
+    /// override the default. A colour may appear only once, and a terrain code may not be
+    /// free in one entry and blocked in another: a grid has one passable set.
+    ///
+    /// `COST` is the code's terrain cost per unit of step length (a decimal number from
+    /// [`TerrainCosts::MIN`] to [`TerrainCosts::MAX`]; codes without one cost 1), read back
+    /// with [`ColorLegend::terrain_costs`]. Only a free code can have a cost, and two entries
+    /// for the same code may not give it different costs.
+    ///
+    /// ```
+    /// use quadpath::io::ColorLegend;
+    ///
+    /// let legend = ColorLegend::parse("000000=@,ffffff=.,8b6914=G:0.5,556b2f=m:free:3")?;
+    /// let costs = legend.terrain_costs();
+    /// assert_eq!((costs.get(b'G'), costs.get(b'm'), costs.get(b'.')), (0.5, 3.0, 1.0));
+    /// // A wall has no cost to cross, and no ground is free.
+    /// assert!(ColorLegend::parse("000000=@:2").is_err());
+    /// assert!(ColorLegend::parse("8b6914=G:0").is_err());
+    /// # Ok::<(), quadpath::io::MapError>(())
+    /// ```
     ///
     /// # Errors
-    /// [`MapError::Legend`], naming the entry, when an entry does not parse, repeats a
-    /// colour or contradicts an earlier entry's passability for the same code.
+    /// [`MapError::Legend`], naming the entry, when an entry does not parse (a suffix that is
+    /// neither `free`, `blocked` nor a number included), repeats a colour, or contradicts an
+    /// earlier entry's passability or cost for the same code; [`MapError::LegendCost`],
+    /// naming the entry and wrapping the [`CostError`], for a cost out of range (zero,
+    /// negative, NaN, infinite), a cost on a blocked code, or too many distinct costs.
     pub fn parse(text: &str) -> Result<Self, MapError> {
         Self::parse_named(text, "legend")
     }
@@ -103,6 +153,9 @@ impl ColorLegend {
     /// As [`ColorLegend::parse`].
     pub fn parse_named(text: &str, source: &str) -> Result<Self, MapError> {
         let mut entries: Vec<LegendEntry> = Vec::new();
+        let mut costs = TerrainCosts::unit();
+        // Which entry set each code's cost, to name it when a later entry disagrees.
+        let mut cost_from: Vec<(u8, f32, usize)> = Vec::new();
         let mut column = 1;
         for (i, raw) in text.split(',').enumerate() {
             let entry_column = column;
@@ -132,11 +185,8 @@ impl ColorLegend {
             }
             let v = u32::from_str_radix(hex, 16).map_err(|e| err(e.to_string()))?;
             let rgb = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
-            let code = code.trim();
-            let (ch, pass) = match code.split_once(':') {
-                Some((c, p)) => (c.trim(), Some(p.trim())),
-                None => (code, None),
-            };
+            let mut parts = code.trim().split(':').map(str::trim);
+            let ch = parts.next().unwrap_or_default();
             let mut chars = ch.chars();
             let terrain = match (chars.next(), chars.next()) {
                 // `,` separates entries and `:` the passability, so neither can be a code:
@@ -154,15 +204,9 @@ impl ColorLegend {
                     )))
                 }
             };
+            let (pass, cost) = parse_suffixes(parts).map_err(err)?;
             let free = match pass {
-                Some("free") => true,
-                Some("blocked") => false,
-                Some(p) => {
-                    return Err(err(format!(
-                        "expected `free` or `blocked`, found {:?}",
-                        excerpt(p)
-                    )))
-                }
+                Some(free) => free,
                 None if MAP_CHARACTERS.contains(terrain) => {
                     TerrainSet::moving_ai().contains(terrain)
                 }
@@ -187,12 +231,50 @@ impl ColorLegend {
                     other + 1
                 )));
             }
+            if let Some(cost) = cost {
+                let cost_err = |e| MapError::LegendCost {
+                    file: source.to_string(),
+                    entry: Some(i + 1),
+                    text: excerpt(raw),
+                    source: e,
+                };
+                if let Some(&(_, other, at)) = cost_from
+                    .iter()
+                    .find(|&&(t, c, _)| t == terrain && c.to_bits() != cost.to_bits())
+                {
+                    return Err(err(format!(
+                        "terrain {ch:?} costs {cost} here but {other} in entry {at}"
+                    )));
+                }
+                costs = costs.with(terrain, cost).map_err(cost_err)?;
+                if !free {
+                    return Err(cost_err(CostError::Impassable { code: terrain }));
+                }
+                cost_from.push((terrain, cost, i + 1));
+            }
             entries.push(LegendEntry { rgb, terrain, free });
         }
         Ok(ColorLegend {
             entries,
             strict: false,
+            costs,
         })
+    }
+
+    /// The terrain costs the legend gives (its `:COST` suffixes), every other code at 1:
+    /// what a map read with this legend costs to cross, for
+    /// [`HpaMap::with_costs`](crate::HpaMap) or
+    /// [`Movement::with_terrain_costs`](crate::Movement::with_terrain_costs).
+    ///
+    /// ```
+    /// use quadpath::io::ColorLegend;
+    ///
+    /// let legend = ColorLegend::parse("ffffff=.,d2b48c=G:0.5,9acd32=S:3")?;
+    /// assert_eq!(legend.terrain_costs(), "G=0.5,S=3".parse()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn terrain_costs(&self) -> TerrainCosts {
+        self.costs.clone()
     }
 
     /// The passable set of a grid read with this legend: the
@@ -203,7 +285,8 @@ impl ColorLegend {
     ///
     /// # Errors
     /// [`MapError::LegendConflict`], naming the entry, when an entry contradicts an earlier
-    /// one or the image rules; `source` names the image.
+    /// one or the image rules, and [`MapError::LegendCost`] when [`ColorLegend::costs`]
+    /// gives a cost to a code that is not passable; `source` names the image.
     pub fn passable_set(&self, source: &str) -> Result<TerrainSet, MapError> {
         let mut free_codes = TerrainSet::empty();
         let mut blocked_codes = TerrainSet::from_codes(&[TERRAIN_WALL]);
@@ -236,6 +319,15 @@ impl ColorLegend {
                 passable.remove(e.terrain);
             }
         }
+        // A parsed legend's costs are on free codes already; one built in code may not be.
+        self.costs
+            .check_passable(&passable)
+            .map_err(|e| MapError::LegendCost {
+                file: source.to_string(),
+                entry: None,
+                text: excerpt(&self.costs.to_string()),
+                source: e,
+            })?;
         Ok(passable)
     }
 
@@ -259,6 +351,43 @@ impl ColorLegend {
             .map(|e| e.rgb)
             .unwrap_or(if free { [255; 3] } else { [0; 3] })
     }
+}
+
+/// The `:free`, `:blocked` and `:COST` suffixes of a legend entry, after its terrain code:
+/// the passability they give (`None` for the code's own) and the cost. At most one of each,
+/// passability first; the error says what is wrong, for the caller to place.
+fn parse_suffixes<'a>(
+    parts: impl Iterator<Item = &'a str>,
+) -> Result<(Option<bool>, Option<f32>), String> {
+    let (mut pass, mut cost) = (None, None);
+    for part in parts {
+        match part {
+            "free" | "blocked" if pass.is_some() || cost.is_some() => {
+                return Err(format!(
+                    "`:{part}` must come once, right after the terrain code (before a cost)"
+                ))
+            }
+            "free" | "blocked" => pass = Some(part == "free"),
+            _ if cost.is_some() => {
+                return Err(format!(
+                    "a second cost {:?}: give one cost per entry",
+                    excerpt(part)
+                ))
+            }
+            // Any number `f32` reads, so that NaN, infinities and negative costs are refused
+            // by the cost rules, with the reason, instead of as unreadable.
+            _ => match part.parse::<f32>() {
+                Ok(c) => cost = Some(c),
+                Err(_) => {
+                    return Err(format!(
+                        "expected `free`, `blocked` or a cost, found {:?}",
+                        excerpt(part)
+                    ))
+                }
+            },
+        }
+    }
+    Ok((pass, cost))
 }
 
 /// Reads an obstacle bitmap (PNG, BMP, GIF, TGA or PNM).
@@ -545,7 +674,11 @@ mod tests {
         ];
         for (entries, strict, at, with) in cases {
             let opts = BitmapOptions {
-                legend: Some(ColorLegend { entries, strict }),
+                legend: Some(ColorLegend {
+                    entries,
+                    strict,
+                    ..Default::default()
+                }),
                 ..Default::default()
             };
             let e = grid_from_image_named(&img, "i.png", &opts).unwrap_err();
@@ -564,6 +697,7 @@ mod tests {
                 free: false,
             }],
             strict: true,
+            ..Default::default()
         };
         let opts = BitmapOptions {
             legend: Some(strict),

@@ -10,7 +10,8 @@ use std::path::Path;
 /// number field, a legend entry) is cut to its first [`MapError::EXCERPT_CHARS`] characters
 /// and `…`, so that a corrupt file's 50 MB first line does not become a 50 MB message. Lines and columns are 1-based, columns count
 /// characters; pixels are 0-based `(x, y)` like cells. The image variants (`Decode`, `Encode`,
-/// `UnknownColor`, `Legend`) exist only with the `image` feature.
+/// `UnknownColor`, `Legend`, `LegendCost`, `LegendConflict`) exist only with the `image`
+/// feature.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MapError {
@@ -378,6 +379,35 @@ pub enum MapError {
     },
 
     #[cfg(feature = "image")]
+    /// A terrain cost in a colour legend that is refused: not a finite number in
+    /// [`TerrainCosts::MIN`]`..=`[`TerrainCosts::MAX`] (zero, negative, NaN, infinite), a
+    /// cost on a code the legend marks blocked, or more distinct costs than a table holds.
+    /// `source` says which.
+    ///
+    /// [`TerrainCosts::MIN`]: crate::TerrainCosts::MIN
+    /// [`TerrainCosts::MAX`]: crate::TerrainCosts::MAX
+    #[error(
+        "{file}: legend {}: {source}",
+        match entry {
+            Some(entry) => format!("entry {entry} {text:?}"),
+            None => format!("costs {text:?}"),
+        }
+    )]
+    LegendCost {
+        /// Where the legend came from (e.g. `--legend`), or the image it was applied to.
+        file: String,
+        /// 1-based index of the entry that gives the cost, or `None` for a cost set in code
+        /// on [`ColorLegend::costs`](super::ColorLegend::costs) that no entry gives.
+        entry: Option<usize>,
+        /// The entry's text, or the legend's costs as `CODE=COST` entries when `entry` is
+        /// `None`.
+        text: String,
+        /// What is wrong with the cost.
+        #[source]
+        source: crate::CostError,
+    },
+
+    #[cfg(feature = "image")]
     /// A colour legend that gives one terrain code both passabilities: two entries
     /// disagree, or an entry disagrees with the codes the image rules write (`@` blocked for
     /// transparent pixels, and `.` free and `@` blocked for the luminance rule unless the
@@ -442,6 +472,7 @@ impl MapError {
             | Encode { file, .. }
             | UnknownColor { file, .. }
             | Legend { file, .. }
+            | LegendCost { file, .. }
             | LegendConflict { file, .. } => file,
         }
     }

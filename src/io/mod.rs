@@ -34,6 +34,9 @@ A [`ColorLegend`] gives exact colours a terrain code and passability;
 (blocked) and white `.` ground, tan `G` road, yellow-green `S` swamp (free). Legends parse from
 strings such as `"000000=@,0000ff=W,006400=T,ffffff=."`. A grid has one passable set
 ([`ColorLegend::passable_set`]), so a legend may not make one code both free and blocked.
+An entry may give a free code a terrain cost, `d2b48c=G:0.5`
+([`ColorLegend::terrain_costs`]; [`ColorLegend::rts_default_costs`] are the RTS examples'
+roads at 0.5 and swamps at 3).
 
 PNG renders of a grid with quadtree leaves, gates and a path on top ([`render()`],
 [`save_png`]), and heat maps of a distance field such as a flow field's

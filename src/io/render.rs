@@ -1,4 +1,5 @@
-//! PNG renders of a grid with optional quadtree leaves, gates and a path on top.
+//! PNG renders of a grid with optional quadtree leaves, gates and paths on top, its free
+//! cells optionally tinted by their terrain cost.
 //!
 //! The overlay is plain slices so that this module does not depend on the quadtree or the
 //! hierarchical search: whoever has leaves, gates or a path passes them in.
@@ -6,7 +7,7 @@
 use super::error::{display_name, MapError};
 use super::output::OutputFile;
 use crate::geom::{Cell, Rect};
-use crate::grid::Grid;
+use crate::grid::{Grid, TerrainCosts};
 use image::{ImageFormat, Rgb, RgbImage};
 use std::path::Path;
 
@@ -25,6 +26,17 @@ pub struct Overlay<'a> {
     pub gates: &'a [(Cell, Cell)],
     /// A path; its first cell is marked as the start, its last as the goal.
     pub path: &'a [Cell],
+    /// More paths, each filled in its own colour, drawn before [`Overlay::path`] (which
+    /// stays on top where they share cells) and without start or goal marks: for instance
+    /// the shortest way beside the cheapest.
+    pub routes: &'a [(&'a [Cell], [u8; 3])],
+    /// Terrain costs to tint the free cells by: a cell whose terrain costs less than 1 is
+    /// drawn toward [`Palette::cheap`], one that costs more toward [`Palette::costly`], the
+    /// further from 1 the stronger ([`Palette::cost_colour`]), and one at cost 1 in
+    /// [`Palette::free`]. The tint replaces the terrain tint of free cells (swamps), so
+    /// that the picture shows what crossing a cell costs; blocked cells are drawn as
+    /// without it. `None` draws no cost tint.
+    pub costs: Option<&'a TerrainCosts>,
     /// The open positions of a movement class on the drawn grid, as
     /// [`Movement::open_grid`](crate::Movement::open_grid) gives them (same size). Every
     /// cell that is not open and not drawn as a wall is blended halfway toward
@@ -48,8 +60,12 @@ pub struct Palette {
     pub water: [u8; 3],
     /// Blocked forest (`T`) cells, when terrain tints are on.
     pub forest: [u8; 3],
-    /// Free swamp (`S`) cells, when terrain tints are on.
+    /// Free swamp (`S`) cells, when terrain tints are on and no cost tint is drawn.
     pub swamp: [u8; 3],
+    /// What free cells cheaper than cost 1 are drawn toward ([`Overlay::costs`]).
+    pub cheap: [u8; 3],
+    /// What free cells dearer than cost 1 are drawn toward ([`Overlay::costs`]).
+    pub costly: [u8; 3],
     /// Outline of a free leaf.
     pub leaf: [u8; 3],
     /// Outline of a blocked leaf.
@@ -76,6 +92,9 @@ impl Default for Palette {
             water: [52, 100, 190],
             forest: [30, 90, 40],
             swamp: [150, 160, 90],
+            // Gold for roads, mud brown for swamps: light and dark like their legend colours.
+            cheap: [240, 190, 60],
+            costly: [120, 84, 52],
             leaf: [120, 150, 200],
             blocked_leaf: [90, 90, 100],
             gate: [230, 150, 0],
@@ -85,6 +104,36 @@ impl Default for Palette {
             start: [0, 190, 0],
             goal: [160, 0, 200],
         }
+    }
+}
+
+impl Palette {
+    /// The colour of a free cell whose terrain costs `cost` ([`Overlay::costs`]):
+    /// [`Palette::free`] at cost 1, else the free colour moved a share
+    /// `s = 0.3 + 0.7 · min(|log₂ cost| / 4, 1)` of the way toward [`Palette::cheap`] (cost
+    /// below 1) or [`Palette::costly`] (above 1). Every cost other than 1 is tinted at
+    /// least 30%, so a slightly faster road still shows; costs of 1/16 and below, or 16 and
+    /// above, are the full hue. Costs that are not finite and positive (never in a checked
+    /// table) are drawn as the free colour.
+    ///
+    /// ```
+    /// use quadpath::io::Palette;
+    ///
+    /// let pal = Palette::default();
+    /// assert_eq!(pal.cost_colour(1.0), pal.free);
+    /// assert_eq!((pal.cost_colour(1.0 / 16.0), pal.cost_colour(16.0)), (pal.cheap, pal.costly));
+    /// assert!(![pal.free, pal.cheap, pal.costly].contains(&pal.cost_colour(3.0)));
+    /// ```
+    pub fn cost_colour(&self, cost: f32) -> [u8; 3] {
+        if cost == 1.0 || !(cost.is_finite() && cost > 0.0) {
+            return self.free;
+        }
+        let share = 0.3 + 0.7 * (cost.log2().abs() / 4.0).min(1.0);
+        let hue = if cost < 1.0 { self.cheap } else { self.costly };
+        std::array::from_fn(|i| {
+            let (from, to) = (self.free[i] as f32, hue[i] as f32);
+            (from + (to - from) * share).round() as u8
+        })
     }
 }
 
@@ -141,9 +190,9 @@ pub fn render_size(grid: &Grid, scale: u32) -> (u32, u32) {
     (grid.width().div_ceil(d) * k, grid.height().div_ceil(d) * k)
 }
 
-/// Draws the grid and the overlay, in this order: cells (tinted outside a class's open
-/// area), leaf outlines, gates, the path's footprint, path, start and goal, so that the path
-/// is never hidden by the structure under it.
+/// Draws the grid and the overlay, in this order: cells (tinted by terrain cost, and outside
+/// a class's open area), leaf outlines, gates, the path's footprint, the other routes, path,
+/// start and goal, so that the path is never hidden by the structure under it.
 ///
 /// The image is [`render_size`]: `scale` pixels per cell, lowered to stay under
 /// [`MAX_RENDER_PIXELS`]. A grid with more cells than that is shrunk
@@ -163,10 +212,12 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
             }
         }
     };
-    let colour = |cell: Cell| match (opts.terrain_tints, grid.is_free(cell), grid.terrain(cell)) {
-        (true, false, b'W') => pal.water,
-        (true, false, b'T') => pal.forest,
-        (true, true, b'S') => pal.swamp,
+    let tints = opts.terrain_tints;
+    let colour = |cell: Cell| match (overlay.costs, grid.is_free(cell), grid.terrain(cell)) {
+        (Some(costs), true, code) => pal.cost_colour(costs.get(code)),
+        (_, false, b'W') if tints => pal.water,
+        (_, false, b'T') if tints => pal.forest,
+        (_, true, b'S') if tints => pal.swamp,
         (_, true, _) => pal.free,
         (_, false, _) => pal.blocked,
     };
@@ -230,6 +281,11 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
                     }
                 }
             }
+        }
+    }
+    for &(route, colour) in overlay.routes {
+        for c in route.iter().filter(|c| inside(c)) {
+            fill(&mut img, c.x / d, c.y / d, colour);
         }
     }
     for c in overlay.path.iter().filter(|c| inside(c)) {
