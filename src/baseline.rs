@@ -17,24 +17,42 @@ use crate::hpa::Path;
 /// assert!(path.length > 7.0);
 /// ```
 pub fn astar(grid: &Grid, start: Cell, goal: Cell) -> Option<Path> {
+    let cells = grid_astar(
+        grid,
+        (start, goal),
+        |_, _, d| fixed_point_step_cost(d),
+        |c| (octile(c, goal) * FIXED_POINT_SCALE) as u64,
+    )?;
+    Some(Path::from_cells(cells))
+}
+
+/// `pathfinding::astar` over the legal steps of `grid` from `start` to `goal`, a step from
+/// `a` to `b` in direction `d` costing `step(a, b, d)` and `h` bounding the rest; `None`
+/// when an end is blocked or the goal unreachable.
+fn grid_astar<C>(
+    grid: &Grid,
+    (start, goal): (Cell, Cell),
+    step: impl Fn(Cell, Cell, Direction) -> C,
+    h: impl Fn(Cell) -> C,
+) -> Option<Vec<Cell>>
+where
+    C: pathfinding::num_traits::Zero + Ord + Copy,
+{
     if !grid.is_free(start) || !grid.is_free(goal) {
         return None;
     }
-    let (cells, _) = pathfinding::prelude::astar(
-        &start,
-        |&c| {
-            Direction::ALL
-                .into_iter()
-                .filter(move |&d| grid.can_step(c, d))
-                .map(move |d| {
-                    let n = c.step(d).expect("a legal step stays on the grid");
-                    (n, fixed_point_step_cost(d))
-                })
-        },
-        |&c| (octile(c, goal) * FIXED_POINT_SCALE) as u64,
-        |&c| c == goal,
-    )?;
-    Some(Path::from_cells(cells))
+    let step = &step;
+    let successors = |&c: &Cell| {
+        Direction::ALL
+            .into_iter()
+            .filter(move |&d| grid.can_step(c, d))
+            .map(move |d| {
+                let n = c.step(d).expect("a legal step stays on the grid");
+                (n, step(c, n, d))
+            })
+    };
+    let (cells, _) = pathfinding::prelude::astar(&start, successors, |c| h(*c), |&c| c == goal)?;
+    Some(cells)
 }
 
 /// Fixed-point units per unit of cost for [`astar_with_costs`]: fine enough that rounding
@@ -66,27 +84,15 @@ pub fn astar_with_costs(
     start: Cell,
     goal: Cell,
 ) -> Option<Path> {
-    if !grid.is_free(start) || !grid.is_free(goal) {
-        return None;
-    }
     let floor = costs.min_over(grid.passable()) as f64;
-    let (cells, _) = pathfinding::prelude::astar(
-        &start,
-        |&c| {
-            Direction::ALL
-                .into_iter()
-                .filter(move |&d| grid.can_step(c, d))
-                .map(move |d| {
-                    let n = c.step(d).expect("a legal step stays on the grid");
-                    let cost = costs.cost_between(grid, c, n);
-                    (n, (cost * WEIGHTED_SCALE).round() as u128)
-                })
-        },
+    let cells = grid_astar(
+        grid,
+        (start, goal),
+        |a, b, _| (costs.cost_between(grid, a, b) * WEIGHTED_SCALE).round() as u128,
         // Rounded down, and a few units under: each step's rounding moves a path's total
         // by at most half a unit (2^-41 of a cell), so the search stays optimal far below
         // any tolerance a caller compares with.
-        |&c| ((octile(c, goal) * floor * WEIGHTED_SCALE) as u128).saturating_sub(64),
-        |&c| c == goal,
+        |c| ((octile(c, goal) * floor * WEIGHTED_SCALE) as u128).saturating_sub(64),
     )?;
     Some(Path::from_cells_with_costs(cells, grid, costs))
 }

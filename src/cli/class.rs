@@ -278,13 +278,12 @@ impl Class {
     ) -> Result<(Layer, f64), CliError> {
         let t = Instant::now();
         let config = Config::from(mode).with_max_memory(Some(max_memory));
-        let layer = if !self.weighted() {
+        // The problem's grid carries what it costs: unit costs on the open positions, or
+        // the class's own costs on the loaded grid for the default class.
+        let layer = if self.default || !self.weighted() {
+            let open = Grid::clone(&problem.open);
             Layer::Map(Box::new(
-                HpaMap::new(Grid::clone(&problem.open), config).map_err(|e| build_error(map, e))?,
-            ))
-        } else if self.default {
-            Layer::Map(Box::new(
-                HpaMap::with_costs(Grid::clone(&problem.open), self.costs().clone(), config)
+                HpaMap::with_costs(open, problem.costs.clone(), config)
                     .map_err(|e| build_error(map, e))?,
             ))
         } else {

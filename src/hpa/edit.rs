@@ -504,7 +504,7 @@ impl HpaMap {
             let cluster = self
                 .clusters
                 .as_mut()
-                .is_some_and(|c| c.refresh_one(&self.graph, &shape, &self.grid));
+                .is_some_and(|c| c.refresh_one(&self.graph, &shape, (&self.grid, &self.costs)));
             if cluster {
                 report.clusters += 1;
             } else if self.landmarks_pending {

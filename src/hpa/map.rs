@@ -259,8 +259,11 @@ impl HpaMap {
                 clusters.attach(&map.graph, &shape, leaf);
             }
             // Entrances are chosen before the entrance × gate tables are allocated.
-            estimated =
-                estimated.saturating_add(clusters.select_all(&map.graph, &shape, &map.grid));
+            estimated = estimated.saturating_add(clusters.select_all(
+                &map.graph,
+                &shape,
+                (&map.grid, &map.costs),
+            ));
             check(estimated)?;
             clusters.route_all(&map.graph);
             map.clusters = Some(Box::new(clusters));
