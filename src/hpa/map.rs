@@ -18,9 +18,10 @@ use crate::quadtree::{NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
-/// A grid map prepared for hierarchical A\*: a quadtree of all-free and all-blocked
-/// leaves, gates between adjacent free leaves, and reachability labels. Cells can be
-/// blocked and freed at any time; only the leaves around the change are rebuilt.
+/// A grid map prepared for hierarchical A\*: a quadtree of all-blocked leaves and free
+/// leaves of one terrain cost each, gates between adjacent free leaves, and reachability
+/// labels. Cells can be blocked, freed and repaved at any time; only the leaves around the
+/// change are rebuilt.
 ///
 /// Queries take `&self`, so one map can serve many threads at once (it is `Send + Sync`);
 /// edits take `&mut self`. In fast mode an edit leaves the clusters around it *stale*: the
