@@ -428,3 +428,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_road_paved_where_none_was_lowers_the_heuristic() {
+    // Open ground, and a class that prices roads at 1/8 on a map with no road yet: the
+    // heuristic may scale by 1. Once a road runs round the edge, the way round costs about
+    // 10 against 37 straight across; a heuristic still scaled by 1 would overestimate the
+    // road and miss it.
+    let mut grid = Grid::new_free(40, 20);
+    let costs: TerrainCosts = "G=0.125".parse().unwrap();
+    let (a, b) = (Cell::new(1, 0), Cell::new(38, 0));
+    for cfg in [Config::exact(), Config::exact().with_landmarks(0)] {
+        let mut map = build(&grid, &costs, cfg);
+        assert_eq!(map.find_path(a, b).unwrap().cost, 37.0);
+        for road in [
+            Rect::new(0, 0, 0, 19),
+            Rect::new(0, 19, 39, 19),
+            Rect::new(39, 0, 39, 19),
+        ] {
+            map.set_rect_terrain(road, b'G').unwrap();
+            grid.set_rect_terrain(road, b'G');
+        }
+        let want = weighted_distances(&grid, |c| costs.get(grid.terrain(c)) as f64, a)[38].unwrap();
+        let got = map.find_path(a, b).unwrap();
+        assert!(
+            want < 12.0 && (got.cost - want).abs() < 1e-9,
+            "{cfg:?}: {} for {want}",
+            got.cost
+        );
+        grid = Grid::new_free(40, 20);
+    }
+}

@@ -278,7 +278,7 @@ pub enum MovementError {
 ///   the same both ways, and with every cost 1 exactly the octile model. Paths report both
 ///   their geometric [`length`](crate::Path::length) and their
 ///   [`cost`](crate::Path::cost). The searches' heuristic is the octile distance times the
-///   class's smallest cost, which never overestimates.
+///   smallest cost of any free cell on the map, which never overestimates.
 ///
 /// Why exact mode stays exact with terrain costs: the quadtree of a map with costs keeps
 /// every leaf uniform in cost as well as in openness (the split stopper sees each cell's

@@ -28,9 +28,14 @@ pub(crate) struct CostBands {
     /// The band whose cells hold no object in the tree: the most common one at the build,
     /// so that a map that is mostly plain ground pays for its roads and swamps only.
     base: u8,
-    /// The smallest cost of a passable code: what scales the octile heuristic so that it
-    /// stays a lower bound.
+    /// The smallest cost of a passable code.
     min: f64,
+    /// Free cells per band, on a map of more than one band (empty otherwise).
+    counts: Vec<u64>,
+    /// The smallest cost of a band some free cell has (`min` when none does): what scales
+    /// the octile heuristic, so that it stays a lower bound and is as tight as the map
+    /// allows (a class may price a road the map does not have yet).
+    floor: f64,
 }
 
 impl CostBands {
@@ -50,27 +55,57 @@ impl CostBands {
         let band_cost = std::iter::once(f64::INFINITY)
             .chain(costs.iter().map(|&c| c as f64))
             .collect();
+        let min = costs.first().map_or(1.0, |&c| c as f64);
         CostBands {
-            min: costs.first().map_or(1.0, |&c| c as f64),
+            min,
             table,
             band_of_code,
             band_cost,
             base: 1,
+            counts: Vec::new(),
+            floor: min,
         }
     }
 
-    /// Makes the band most common among `grid`'s free cells the base (see `base`).
-    pub fn choose_base(&mut self, grid: &Grid) {
+    /// Counts `grid`'s free cells per band, and makes the most common band the base (see
+    /// `base`).
+    pub fn count(&mut self, grid: &Grid) {
         if self.band_cost.len() <= 2 {
-            return; // one band (or none): it is the base
+            return; // one band (or none): it is the base and the floor
         }
-        let mut counts = vec![0u64; self.band_cost.len()];
+        self.counts = vec![0u64; self.band_cost.len()];
         for c in grid.free_cells() {
-            counts[self.band_of_code[grid.terrain(c) as usize] as usize] += 1;
+            self.counts[self.band_of_code[grid.terrain(c) as usize] as usize] += 1;
         }
-        self.base = (1..counts.len())
-            .max_by_key(|&b| (counts[b], std::cmp::Reverse(b)))
+        self.base = (1..self.counts.len())
+            .max_by_key(|&b| (self.counts[b], std::cmp::Reverse(b)))
             .unwrap_or(1) as u8;
+        self.refloor();
+    }
+
+    /// Records that a cell moved from band `before` to band `after`.
+    pub fn moved(&mut self, before: u8, after: u8) {
+        if self.counts.is_empty() {
+            return;
+        }
+        let mut emptied_or_filled = false;
+        if before != BLOCKED {
+            self.counts[before as usize] -= 1;
+            emptied_or_filled |= self.counts[before as usize] == 0;
+        }
+        if after != BLOCKED {
+            self.counts[after as usize] += 1;
+            emptied_or_filled |= self.counts[after as usize] == 1;
+        }
+        if emptied_or_filled {
+            self.refloor();
+        }
+    }
+
+    fn refloor(&mut self) {
+        self.floor = (1..self.counts.len())
+            .find(|&b| self.counts[b] > 0)
+            .map_or(self.min, |b| self.band_cost[b]);
     }
 
     /// The terrain costs the bands come from.
@@ -96,6 +131,13 @@ impl CostBands {
     #[inline]
     pub fn min(&self) -> f64 {
         self.min
+    }
+
+    /// The smallest cost any free cell has now: every step costs at least its length
+    /// times this.
+    #[inline]
+    pub fn floor(&self) -> f64 {
+        self.floor
     }
 
     /// The base band (see `base`).

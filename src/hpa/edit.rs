@@ -345,6 +345,7 @@ impl HpaMap {
         if after == before {
             return;
         }
+        self.costs.moved(before, after);
         let base = self.costs.base();
         if before != base {
             let removed = self.tree.remove(c, &before);

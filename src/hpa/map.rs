@@ -173,7 +173,7 @@ impl HpaMap {
             max: crate::quadtree::MAX_SIDE,
         };
         let mut bands = CostBands::new(costs, grid.passable());
-        bands.choose_base(&grid);
+        bands.count(&grid);
         let cells = grid.width() as u64 * grid.height() as u64;
         let blocked = (cells - grid.free_count()) as usize;
         // The object list (12 bytes an object) is needed by the build anyway; on a map

@@ -103,9 +103,9 @@ impl HpaMap {
         let start_leaf = self.free_leaf_of(start, Endpoint::Start)?;
         let goal_leaf = self.free_leaf_of(goal, Endpoint::Goal)?;
         let path = |cells| Path::from_cells_with_costs(cells, &self.grid, self.costs());
-        if start_leaf == goal_leaf && self.graph.leaf(start_leaf).cost == self.costs.min() {
-            // One obstacle-free rectangle of the cheapest terrain: the straight line is
-            // optimal. (On dearer ground a detour over cheaper ground may beat it, and the
+        if start_leaf == goal_leaf && self.graph.leaf(start_leaf).cost == self.costs.floor() {
+            // One obstacle-free rectangle of the cheapest terrain on the map: the straight
+            // line is optimal. (On dearer ground a detour over cheaper ground may beat it, and the
             // search below weighs both.)
             return Ok(path(path::refine(&[start, goal])));
         }

@@ -73,11 +73,11 @@ pub(crate) struct Ends {
 }
 
 /// Lower bounds on the remaining cost to one query's goal: the octile distance times the
-/// cheapest terrain cost, raised by the landmarks' differential bounds when the map keeps
+/// cheapest cost of any free cell, raised by the landmarks' differential bounds when the map keeps
 /// them. Both are consistent, so their maximum is too, and A\* can close nodes for good.
 struct Bound<'a> {
     goal: Cell,
-    /// The smallest cost per unit of length anywhere on the map.
+    /// The smallest cost per unit of length of any free cell.
     floor: f64,
     /// The cost per unit of length everywhere, when the map has one (see
     /// `CostBands::uniform`).
@@ -89,7 +89,7 @@ impl<'a> Bound<'a> {
     fn new(goal: Cell, landmarks: &'a Landmarks, costs: &CostBands) -> Self {
         Bound {
             goal,
-            floor: costs.min(),
+            floor: costs.floor(),
             uniform: costs.uniform(),
             landmarks: (landmarks.count() > 0).then(|| (landmarks, landmarks.goal_row(goal))),
         }
@@ -493,7 +493,7 @@ impl SearchContext {
 impl SearchContext {
     /// The short-move search (see [`Config::local_radius`](super::Config::local_radius)):
     /// A\* over the grid's cells from `start` to `goal` among paths costing no more than
-    /// `(radius + ½) · m`, `m` the cheapest terrain cost. Returns the cells of a cheapest
+    /// `(radius + ½) · m`, `m` the cheapest cost of any free cell. Returns the cells of a cheapest
     /// path on the whole map, or `None` when no path within that cost exists (the caller
     /// then searches the gates).
     ///
@@ -514,7 +514,7 @@ impl SearchContext {
         (start, goal): (Cell, Cell),
         radius: u32,
     ) -> Option<Vec<Cell>> {
-        let floor = costs.min();
+        let floor = costs.floor();
         let limit = (radius as f64 + 0.5) * floor;
         if radius == 0 || octile(start, goal) * floor > limit {
             return None;
