@@ -583,8 +583,9 @@ impl Clusters {
                 } else {
                     // The cheapest crossing of the stretch this position stands for (halfway
                     // to its neighbours), nearest it among equals.
-                    let lo = k.checked_sub(1).map_or(0, |b| positions[b].midpoint(p));
-                    let hi = positions.get(k + 1).map_or(u32::MAX, |&n| p.midpoint(n));
+                    let mid = |a: u32, b: u32| ((a as u64 + b as u64) / 2) as u32;
+                    let lo = k.checked_sub(1).map_or(0, |b| mid(positions[b], p));
+                    let hi = positions.get(k + 1).map_or(u32::MAX, |&n| mid(p, n));
                     run.iter()
                         .filter(|x| (lo..=hi).contains(&x.0))
                         .min_by(|a, b| {
