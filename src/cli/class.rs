@@ -111,7 +111,7 @@ impl ClassOptions {
         map_opts: &MapOptions,
     ) -> Result<Class, CliError> {
         let mut class = self.class_with(costs)?;
-        if costs.costs.is_some() || !is_bitmap(map) {
+        if costs.costs.is_some() || !quadpath::io::is_bitmap_path(map) {
             return Ok(class);
         }
         let Some(legend) = map_opts.bitmap_options()?.legend else {
@@ -155,14 +155,6 @@ impl ClassOptions {
             name,
         })
     }
-}
-
-/// Whether `map` is read as an obstacle bitmap (anything but a `.map` file, as
-/// [`quadpath::io::load_grid`] decides), so that its legend applies.
-fn is_bitmap(map: &Path) -> bool {
-    !map.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("map"))
 }
 
 /// `--costs` read: a cost table, or an input error naming the flag and the entry.

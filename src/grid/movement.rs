@@ -549,18 +549,19 @@ impl Movement {
         if self.costs.is_unit() {
             return 1.0;
         }
+        self.footprint(grid, cell)
+            .map(|c| self.terrain_cost(grid.terrain(c)))
+            .fold(TerrainCosts::MIN, f32::max) as f64
+    }
+
+    /// The cells under the footprint of an agent at `cell` that lie on `grid`, row by row.
+    pub(crate) fn footprint(&self, grid: &Grid, cell: Cell) -> impl Iterator<Item = Cell> {
         let k = self.size;
         let (x2, y2) = (
             (cell.x + k).min(grid.width()),
             (cell.y + k).min(grid.height()),
         );
-        let mut worst = TerrainCosts::MIN;
-        for y in cell.y..y2 {
-            for x in cell.x..x2 {
-                worst = worst.max(self.terrain_cost(grid.terrain(Cell::new(x, y))));
-            }
-        }
-        worst as f64
+        (cell.y..y2).flat_map(move |y| (cell.x..x2).map(move |x| Cell::new(x, y)))
     }
 
     /// The cost of the step from `from` in `dir` under [the model](Movement#the-model):

@@ -594,15 +594,26 @@ pub fn save_bitmap(
 /// As [`read_map`](super::read_map) for `.map` files and [`read_bitmap`] for images.
 pub fn load_grid(path: impl AsRef<Path>, opts: &BitmapOptions) -> Result<Grid, MapError> {
     let path = path.as_ref();
-    let is_map = path
+    if is_bitmap_path(path) {
+        read_bitmap(path, opts)
+    } else {
+        super::movingai::read_map(path)
+    }
+}
+
+/// Whether [`load_grid`] reads `path` as an obstacle bitmap: anything but a `.map` file
+/// (case-insensitive), so that a colour legend applies to it.
+///
+/// ```
+/// use quadpath::io::is_bitmap_path;
+/// assert!(is_bitmap_path("maps/rts_valley.png".as_ref()));
+/// assert!(!is_bitmap_path("maps/arena.MAP".as_ref()));
+/// ```
+pub fn is_bitmap_path(path: &Path) -> bool {
+    !path
         .extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("map"));
-    if is_map {
-        super::movingai::read_map(path)
-    } else {
-        read_bitmap(path, opts)
-    }
+        .is_some_and(|e| e.eq_ignore_ascii_case("map"))
 }
 
 #[cfg(test)]

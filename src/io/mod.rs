@@ -86,8 +86,8 @@ mod scen;
 
 #[cfg(feature = "image")]
 pub use bitmap::{
-    decode_bitmap, grid_from_image, grid_from_image_named, load_grid, read_bitmap, save_bitmap,
-    BitmapOptions, ColorLegend, LegendEntry, MAX_PIXELS,
+    decode_bitmap, grid_from_image, grid_from_image_named, is_bitmap_path, load_grid, read_bitmap,
+    save_bitmap, BitmapOptions, ColorLegend, LegendEntry, MAX_PIXELS,
 };
 pub use dynamic::{
     parse_dynamic_scen, parse_patches, read_any_scen, read_dynamic_scen, AnyScenarioFile,

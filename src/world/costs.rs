@@ -11,25 +11,17 @@ use crate::grid::{ClearanceField, Grid, Movement};
 /// the class's passable set), or the class's first passable code when there is none (the
 /// position is closed then, and its code is never read while it stays closed).
 pub(super) fn dearest_code(grid: &Grid, movement: &Movement, pos: Cell) -> u8 {
-    let k = movement.size();
     let passable = movement.passable();
-    let (x2, y2) = (
-        (pos.x + k).min(grid.width()),
-        (pos.y + k).min(grid.height()),
-    );
     let mut best: Option<(f32, u8)> = None;
-    for y in pos.y..y2 {
-        for x in pos.x..x2 {
-            let code = grid.terrain(Cell::new(x, y));
-            if !passable.contains(code) {
-                continue;
-            }
-            let cost = movement.terrain_cost(code);
-            // Strictly dearer, or as dear with a smaller code: one answer, whatever the
-            // order the cells are read in.
-            if best.map_or(true, |(c, b)| cost > c || (cost == c && code < b)) {
-                best = Some((cost, code));
-            }
+    for code in movement.footprint(grid, pos).map(|c| grid.terrain(c)) {
+        if !passable.contains(code) {
+            continue;
+        }
+        let cost = movement.terrain_cost(code);
+        // Strictly dearer, or as dear with a smaller code: one answer, whatever the order
+        // the cells are read in.
+        if best.map_or(true, |(c, b)| cost > c || (cost == c && code < b)) {
+            best = Some((cost, code));
         }
     }
     best.map_or_else(
