@@ -18,7 +18,7 @@
 //! println!("{} cells, length {:.2}", path.cells.len(), path.length);
 //!
 //! // A building goes up in the gap: the two halves are cut apart.
-//! map.set_rect_blocked(Rect::new(30, 40, 35, 47), true)?;
+//! map.set_blocked(Rect::new(30, 40, 35, 47), true)?;
 //! assert!(matches!(
 //!     map.find_path(Cell::new(4, 4), Cell::new(60, 4)),
 //!     Err(quadpath::QueryError::Unreachable { .. })
@@ -93,13 +93,13 @@ pub use flow::{FlowError, FlowField, FlowGoal};
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
-    ClearanceField, CostError, Grid, Movement, MovementError, TerrainCosts, TerrainPatch,
-    TerrainSet, TERRAIN_FREE, TERRAIN_WALL,
+    ClearanceField, CostError, Grid, Movement, MovementError, Terrain, TerrainCosts, TerrainPatch,
+    TerrainSet,
 };
 pub use hpa::{
-    validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError,
-    EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect,
-    QueryError, RefreshReport, SearchContext,
+    BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
+    HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport,
+    SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 
