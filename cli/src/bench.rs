@@ -1,15 +1,17 @@
 //! `quadpath bench`: quadpath against plain grid A*, interleaved query by query.
 
-use crate::class::{Class, ClassCosts, ClassKeys, ClassOptions, Layer, Problem};
+use crate::class::{Class, ClassKeys, Layer, Problem};
+use crate::error::{CliError, EXIT_FAILED, EXIT_OK};
+use crate::expected::Expected;
+use crate::judge::{judge_batch, Tally, Throughput};
+use crate::load::{load_any, select_queries, thread_pool, Loaded, ScenSet};
+use crate::options::SearchOptions;
+use crate::options::{ModesArg, ThreadOptions};
 use crate::output;
-use crate::scen::{judge_batch, Expected, Tally, Throughput};
-use crate::{
-    load_any, mode_name, replay, select_queries, thread_pool, CliError, Loaded, MapOptions,
-    MemoryOptions, ModesArg, ScenSet, ThreadOptions, EXIT_FAILED, EXIT_OK,
-};
+use crate::replay;
+use crate::rows::{BatchKeys, Row, RowFigures};
 use clap::{Args, ValueEnum};
 use quadpath::{Cell, HpaMap, Mode, Path, QueryError};
-use serde::Serialize;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -52,157 +54,16 @@ pub struct BenchArgs {
     pub json: bool,
     /// Dynamic (version 2) scenarios: the refresh work edits defer that is done before each
     /// query: `all`, `none`, or a budget in microseconds, as a game would spend per frame
-    #[arg(long, value_name = "BUDGET", default_value = "1000", value_parser = crate::replay::parse_refresh)]
-    pub refresh: crate::replay::RefreshPolicy,
+    #[arg(long, value_name = "BUDGET", default_value = "1000", value_parser = crate::options::parse_refresh)]
+    pub refresh: crate::options::RefreshPolicy,
     #[command(flatten)]
-    pub class: ClassOptions,
-    #[command(flatten)]
-    pub costs: ClassCosts,
-    #[command(flatten)]
-    pub map_opts: MapOptions,
-    #[command(flatten)]
-    pub memory: MemoryOptions,
+    pub search: SearchOptions,
     #[command(flatten)]
     pub threads: ThreadOptions,
 }
 
-/// One row: one map and one mode.
-#[derive(Serialize)]
-pub struct Row {
-    pub scen: String,
-    pub map: String,
-    pub width: u32,
-    pub height: u32,
-    pub mode: &'static str,
-    pub queries: usize,
-    pub invalid: usize,
-    pub mean_subopt: f64,
-    pub max_subopt: f64,
-    pub build_ms: f64,
-    pub memory_bytes: usize,
-    pub quadpath_median_us: f64,
-    pub quadpath_total_ms: f64,
-    pub astar_median_us: Option<f64>,
-    pub astar_total_ms: Option<f64>,
-    pub speedup_median: Option<f64>,
-    pub speedup_total: Option<f64>,
-    /// The flat bitmap the baseline searches (its per-search open and closed sets come on top).
-    pub astar_memory_bytes: Option<usize>,
-    /// The batch of all the row's queries on `--threads` threads (static files only):
-    /// `threads` and `qps`.
-    #[serde(flatten)]
-    pub batch: BatchKeys,
-    /// A non-default movement class and the queries it skipped (counted in `queries`).
-    #[serde(flatten)]
-    pub class: ClassKeys,
-    /// For a dynamic scenario: the replay's edits and totals.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub replay: Option<Replay>,
-}
-
-/// The speed-up `baseline / quadpath`, rounded; 0 when quadpath took no measurable time.
-pub fn ratio(baseline: f64, quadpath: f64) -> f64 {
-    if quadpath > 0.0 {
-        output::round(baseline / quadpath, 3)
-    } else {
-        0.0
-    }
-}
-
-/// What a row says about one map and mode, before the class and replay columns: the
-/// rest follows from it.
-pub struct RowFigures<'a> {
-    pub scen: String,
-    pub map: String,
-    pub width: u32,
-    pub height: u32,
-    pub mode: Mode,
-    pub queries: usize,
-    pub tally: &'a Tally,
-    pub build_ms: f64,
-    pub memory_bytes: usize,
-    /// quadpath's per-query times, µs.
-    pub quadpath_us: &'a [f64],
-    /// A*'s per-query times (µs) and the bytes of its bitmap, when it ran.
-    pub astar: Option<(&'a [f64], usize)>,
-}
-
-impl Row {
-    /// The row of `f`, with no class and no replay columns.
-    pub fn new(f: RowFigures<'_>) -> Row {
-        let median = output::median(f.quadpath_us);
-        let total = output::sum(f.quadpath_us) / 1e3;
-        let astar = f
-            .astar
-            .map(|(times, bytes)| (output::median(times), output::sum(times) / 1e3, bytes));
-        Row {
-            scen: f.scen,
-            map: f.map,
-            width: f.width,
-            height: f.height,
-            mode: mode_name(f.mode),
-            queries: f.queries,
-            invalid: f.tally.invalid,
-            mean_subopt: output::round(output::mean(&f.tally.subopts), 8),
-            max_subopt: output::round(output::max(&f.tally.subopts), 8),
-            build_ms: output::round(f.build_ms, 4),
-            memory_bytes: f.memory_bytes,
-            quadpath_median_us: output::round(median, 3),
-            quadpath_total_ms: output::round(total, 4),
-            astar_median_us: astar.map(|(m, _, _)| output::round(m, 3)),
-            astar_total_ms: astar.map(|(_, t, _)| output::round(t, 4)),
-            speedup_median: astar.map(|(m, _, _)| ratio(m, median)),
-            speedup_total: astar.map(|(_, t, _)| ratio(t, total)),
-            astar_memory_bytes: astar.map(|(_, _, b)| b),
-            batch: BatchKeys::default(),
-            class: ClassKeys::default(),
-            replay: None,
-        }
-    }
-}
-
-/// The batch columns of a row: null for a dynamic scenario, which is replayed in order.
-#[derive(Serialize, Default)]
-pub struct BatchKeys {
-    pub threads: Option<usize>,
-    /// Queries per second of the batch on `threads` threads.
-    pub qps: Option<f64>,
-    /// The same batch on one thread, for reference.
-    pub qps_one_thread: Option<f64>,
-    /// `qps / qps_one_thread`.
-    pub thread_scaling: Option<f64>,
-}
-
-impl BatchKeys {
-    /// The columns of a batch measured on `many` threads and on one.
-    fn new(many: Throughput, one: Throughput) -> Self {
-        BatchKeys {
-            threads: Some(many.threads),
-            qps: Some(many.qps),
-            qps_one_thread: Some(one.qps),
-            thread_scaling: Some(ratio(many.qps, one.qps)),
-        }
-    }
-}
-
-/// The extra columns of a dynamic scenario's row: patches are laid and queries asked in file
-/// order, so the edits (with the refreshes they defer) count as much as the queries.
-#[derive(Serialize)]
-pub struct Replay {
-    pub patches: usize,
-    /// Laying the patches plus the deferred refreshes, ms.
-    pub edit_total_ms: f64,
-    /// Edits and queries, ms.
-    pub replay_total_ms: f64,
-    /// A* patching its bitmap, ms.
-    pub astar_edit_total_ms: Option<f64>,
-    pub astar_replay_total_ms: Option<f64>,
-    /// A* replay total / quadpath replay total.
-    pub speedup_replay: Option<f64>,
-}
-
 pub fn run(a: BenchArgs) -> Result<i32, CliError> {
-    let class = a.class.class_with(&a.costs)?;
+    let class = a.search.class()?;
     let threads = a.threads.count()?;
     let modes = a.mode.modes();
     let with_astar = a.baseline == Baseline::Astar;
@@ -218,7 +79,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     let sets = a
         .scens
         .iter()
-        .map(|p| load_any(p, None, &a.map_opts))
+        .map(|p| load_any(p, None, &a.search.map_opts))
         .collect::<Result<Vec<_>, _>>()?;
     // Each static file's problem for the class (its open positions and their costs), made
     // and checked before the first query like the files; dynamic files refuse a
@@ -253,7 +114,7 @@ pub fn run(a: BenchArgs) -> Result<i32, CliError> {
     let pools = (thread_pool(threads)?, thread_pool(1)?);
     let mut rows = Vec::new();
     for ((set, ids), problem) in sets.iter().zip(selected).zip(&problems) {
-        let max_memory = a.memory.limit();
+        let max_memory = a.search.memory.limit();
         rows.extend(match set {
             Loaded::Static(set) => {
                 let problem = problem.as_ref().expect("made for every static file");

@@ -13,9 +13,9 @@
 //! itself runs where the library offers it: [`HpaMap::with_costs`] for the default class,
 //! a [`World`] layer for any other.
 
-use crate::scen::Expected;
-use crate::{build_error, CliError, MapOptions};
-use clap::Args;
+use crate::error::{build_error, CliError};
+use crate::expected::Expected;
+use crate::options::{ClassCosts, ClassOptions, MapOptions, SearchOptions};
 use quadpath::io::Scenario;
 use quadpath::{
     baseline, Cell, ClassId, Config, Grid, HpaMap, Mode, Movement, Path as QPath, TerrainCosts,
@@ -32,39 +32,22 @@ use std::time::Instant;
 /// optimal cost (from 1 up), as [`quadpath::Path::validate`] checks a claimed cost.
 pub const REFERENCE_TOLERANCE: f64 = 1e-6;
 
-/// The movement class; shared by every subcommand that searches.
-#[derive(Args, Debug, Clone)]
-#[command(next_help_heading = "Movement class")]
-pub struct ClassOptions {
-    /// Agent size: the agent covers K x K cells from its top-left cell, which is its
-    /// position (start, goal and path cells)
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    pub size: u32,
-    /// Terrain characters the agent may stand on, e.g. .GSW for hovercraft
-    #[arg(long, value_name = "CHARS", default_value = ".GS")]
-    pub passable: String,
-}
-
-impl Default for ClassOptions {
-    fn default() -> Self {
-        ClassOptions {
-            size: 1,
-            passable: ".GS".into(),
-        }
+impl SearchOptions {
+    /// The class the flags describe, for the map at `map` (see [`ClassOptions::class_on`]).
+    ///
+    /// # Errors
+    /// As [`ClassOptions::class_on`].
+    pub fn class_on(&self, map: &Path) -> Result<Class, CliError> {
+        self.class.class_on(&self.costs, map, &self.map_opts)
     }
-}
 
-/// The movement class's terrain costs; shared by `find`, `flow`, `scen`, `bench` and `info`
-/// beside [`ClassOptions`]. A flag group of its own, so that a command may take the class
-/// without the costs (`render` reads costs its own way).
-#[derive(Args, Debug, Clone, Default)]
-#[command(next_help_heading = "Movement class")]
-pub struct ClassCosts {
-    /// Terrain costs per unit of step length, e.g. G=0.5,S=3: a step costs its length
-    /// times the mean of both positions' costs (a K x K agent's position costs the most
-    /// expensive cell under it). Codes left out cost 1; each listed code must be passable
-    #[arg(long, value_name = "CODE=COST,...", allow_hyphen_values = true)]
-    pub costs: Option<String>,
+    /// The class the flags describe, whatever the map (see [`ClassOptions::class_with`]).
+    ///
+    /// # Errors
+    /// As [`ClassOptions::class_with`].
+    pub fn class(&self) -> Result<Class, CliError> {
+        self.class.class_with(&self.costs)
+    }
 }
 
 impl ClassOptions {
@@ -569,7 +552,7 @@ mod tests {
             (opts(1, ".\t"), "'\\t'"),
         ] {
             let e = o.class().unwrap_err();
-            assert_eq!(e.code, crate::EXIT_INPUT);
+            assert_eq!(e.code, crate::error::EXIT_INPUT);
             assert!(e.message.contains(needle), "{}", e.message);
         }
     }
@@ -611,7 +594,7 @@ mod tests {
             (with(2, ".GS", "Z=2"), &["--costs", "'Z'", "not passable"]),
         ] {
             let e = result.unwrap_err();
-            assert_eq!(e.code, crate::EXIT_INPUT);
+            assert_eq!(e.code, crate::error::EXIT_INPUT);
             for n in needles {
                 assert!(e.message.contains(n), "{n:?} in {}", e.message);
             }

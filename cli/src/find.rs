@@ -1,11 +1,11 @@
 //! `quadpath find`: one path on one map.
 
-use crate::class::{ClassCosts, ClassOptions};
+use crate::error::{path_error, CliError, EXIT_OK};
+use crate::load::{check_endpoint, load_map, parse_cell};
+use crate::options::SearchOptions;
+use crate::options::{mode_name, ModeArg};
 use crate::output::{self, cell_json, cells_json};
-use crate::{
-    check_endpoint, load_map, mode_name, parse_cell, path_error, render, CliError, MapOptions,
-    MemoryOptions, ModeArg, EXIT_OK,
-};
+use crate::render;
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -35,13 +35,7 @@ pub struct FindArgs {
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub scale: u32,
     #[command(flatten)]
-    pub class: ClassOptions,
-    #[command(flatten)]
-    pub costs: ClassCosts,
-    #[command(flatten)]
-    pub map_opts: MapOptions,
-    #[command(flatten)]
-    pub memory: MemoryOptions,
+    pub search: SearchOptions,
 }
 
 #[derive(Serialize)]
@@ -66,14 +60,14 @@ struct FindJson<'a> {
 pub fn run(a: FindArgs) -> Result<i32, CliError> {
     let start = parse_cell("start", &a.start)?;
     let goal = parse_cell("goal", &a.goal)?;
-    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
-    let grid = load_map(&a.map, &a.map_opts)?;
+    let class = a.search.class_on(&a.map)?;
+    let grid = load_map(&a.map, &a.search.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;
     check_endpoint(open, &class, &a.map, "start", start)?;
     check_endpoint(open, &class, &a.map, "goal", goal)?;
     let mode = a.mode.mode();
-    let (layer, build_ms) = class.build(&grid, &problem, mode, &a.map, a.memory.limit())?;
+    let (layer, build_ms) = class.build(&grid, &problem, mode, &a.map, a.search.memory.limit())?;
     let hpa = layer.map();
     let t = Instant::now();
     let found = hpa.find_path(start, goal);

@@ -1,12 +1,11 @@
 //! `quadpath flow`: a flow field to one goal, the routes it gives from some cells, and its
 //! heat map.
 
-use crate::class::{ClassCosts, ClassOptions};
+use crate::error::{CliError, EXIT_FAILED, EXIT_OK};
+use crate::load::{check_endpoint, load_map, parse_cell};
+use crate::options::SearchOptions;
+use crate::options::{mode_name, ModeArg};
 use crate::output::{self, cell_json, cells_json};
-use crate::{
-    check_endpoint, load_map, mode_name, parse_cell, CliError, MapOptions, MemoryOptions, ModeArg,
-    EXIT_FAILED, EXIT_OK,
-};
 use clap::Args;
 use quadpath::io::{self, FieldOverlay, FieldRenderOptions};
 use quadpath::{Cell, FlowField, Grid, HpaMap, Mode};
@@ -39,13 +38,7 @@ pub struct FlowArgs {
     #[arg(long, value_name = "K")]
     pub scale: Option<u32>,
     #[command(flatten)]
-    pub class: ClassOptions,
-    #[command(flatten)]
-    pub costs: ClassCosts,
-    #[command(flatten)]
-    pub map_opts: MapOptions,
-    #[command(flatten)]
-    pub memory: MemoryOptions,
+    pub search: SearchOptions,
 }
 
 /// The longer side of a `--render` image without `--scale`, in pixels (about).
@@ -111,8 +104,8 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
         .iter()
         .map(|s| parse_cell("--from", s))
         .collect::<Result<Vec<_>, _>>()?;
-    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
-    let grid = load_map(&a.map, &a.map_opts)?;
+    let class = a.search.class_on(&a.map)?;
+    let grid = load_map(&a.map, &a.search.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;
     check_endpoint(open, &class, &a.map, "goal", goal)?;
@@ -120,7 +113,8 @@ pub fn run(a: FlowArgs) -> Result<i32, CliError> {
         check_endpoint(open, &class, &a.map, "--from", c)?;
     }
     let mode = a.mode.mode();
-    let (layer, map_build_ms) = class.build(&grid, &problem, mode, &a.map, a.memory.limit())?;
+    let (layer, map_build_ms) =
+        class.build(&grid, &problem, mode, &a.map, a.search.memory.limit())?;
     let hpa = layer.map();
     let t = Instant::now();
     let field = hpa.flow_field(goal).map_err(|e| flow_error(&a.map, e))?;

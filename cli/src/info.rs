@@ -1,8 +1,10 @@
 //! `quadpath info`: the map and the structure built on it.
 
-use crate::class::{ClassCosts, ClassOptions};
+use crate::error::{CliError, EXIT_OK};
+use crate::load::load_map;
+use crate::options::SearchOptions;
+use crate::options::{mode_name, ModesArg};
 use crate::output;
-use crate::{load_map, mode_name, CliError, MapOptions, MemoryOptions, ModesArg, EXIT_OK};
 use clap::Args;
 use quadpath::ClearanceField;
 use serde::Serialize;
@@ -21,13 +23,7 @@ pub struct InfoArgs {
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
-    pub class: ClassOptions,
-    #[command(flatten)]
-    pub costs: ClassCosts,
-    #[command(flatten)]
-    pub map_opts: MapOptions,
-    #[command(flatten)]
-    pub memory: MemoryOptions,
+    pub search: SearchOptions,
 }
 
 #[derive(Serialize)]
@@ -92,14 +88,14 @@ struct ModeInfo {
 }
 
 pub fn run(a: InfoArgs) -> Result<i32, CliError> {
-    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
-    let grid = load_map(&a.map, &a.map_opts)?;
+    let class = a.search.class_on(&a.map)?;
+    let grid = load_map(&a.map, &a.search.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;
     let mut tree = None;
     let mut modes = Vec::new();
     for m in a.mode.modes() {
-        let (layer, build_ms) = class.build(&grid, &problem, m, &a.map, a.memory.limit())?;
+        let (layer, build_ms) = class.build(&grid, &problem, m, &a.map, a.search.memory.limit())?;
         // The class's own layer: a world's clearance field is told apart below.
         let hpa = layer.map();
         if tree.is_none() {

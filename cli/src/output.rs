@@ -2,7 +2,8 @@
 //! JSON shapes and progress bars.
 
 use crate::class::Class;
-use crate::{mode_name, CliError};
+use crate::error::CliError;
+use crate::options::mode_name;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use quadpath::{Cell, Grid, Mode};
 use std::io::{IsTerminal, Write};

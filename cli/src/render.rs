@@ -1,11 +1,11 @@
 //! `quadpath render`, and the drawing shared with `find --render`.
 
-use crate::class::{Class, ClassCosts, ClassOptions};
+use crate::class::Class;
+use crate::error::{path_error, CliError, EXIT_OK};
+use crate::load::{check_endpoint, load_map, parse_cell};
+use crate::options::ModeArg;
+use crate::options::SearchOptions;
 use crate::output;
-use crate::{
-    check_endpoint, load_map, parse_cell, path_error, CliError, MapOptions, MemoryOptions, ModeArg,
-    EXIT_OK,
-};
 use clap::Args;
 use quadpath::io::{self, Overlay, RenderOptions};
 use quadpath::{Cell, Grid, HpaMap, Rect, TerrainCosts};
@@ -38,13 +38,7 @@ pub struct RenderArgs {
     #[arg(long, value_enum, default_value_t)]
     pub mode: ModeArg,
     #[command(flatten)]
-    pub class: ClassOptions,
-    #[command(flatten)]
-    pub costs: ClassCosts,
-    #[command(flatten)]
-    pub map_opts: MapOptions,
-    #[command(flatten)]
-    pub memory: MemoryOptions,
+    pub search: SearchOptions,
 }
 
 /// What to draw besides the cells.
@@ -111,9 +105,9 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
         },
         None => None,
     };
-    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
+    let class = a.search.class_on(&a.map)?;
     let costs = class.costs();
-    let grid = load_map(&a.map, &a.map_opts)?;
+    let grid = load_map(&a.map, &a.search.map_opts)?;
     let problem = class.problem(&grid, &a.map)?;
     let open = &problem.open;
     if let Some((s, g)) = ends {
@@ -123,7 +117,7 @@ pub fn run(a: RenderArgs) -> Result<i32, CliError> {
     // Only the overlays need the search structure: a plain render builds none.
     let layer = match a.tree || a.gates || ends.is_some() {
         true => {
-            let (mode, limit) = (a.mode.mode(), a.memory.limit());
+            let (mode, limit) = (a.mode.mode(), a.search.memory.limit());
             Some(class.build(&grid, &problem, mode, &a.map, limit)?.0)
         }
         false => None,
