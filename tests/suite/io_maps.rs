@@ -565,7 +565,7 @@ fn rts_valley() -> Grid {
 /// The grid of `g`'s terrain with only the codes `passable` free.
 #[cfg(feature = "image")]
 fn only(g: &Grid, passable: &[u8]) -> Grid {
-    let codes = g.bounds().cells().map(|c| g.terrain(c)).collect();
+    let codes = g.bounds().cells().map(|c| g.terrain(c).code()).collect();
     Grid::from_terrain(
         g.width(),
         g.height(),
