@@ -10,7 +10,7 @@
 //! a pool's figure is the median of its rounds: on a shared machine one slow round should
 //! not decide it. Every pool's answers are checked against the first pool's.
 //!
-//! Usage: `cargo bench --bench batch -- [--sample N] [--reps R] [--min-ms MS]
+//! Usage: `cargo bench -p quadpath-bench --bench batch -- [--sample N] [--reps R] [--min-ms MS]
 //! [--threads 1,2] [--maps a,b,...] [--markdown OUT]`; a map name is looked up in `sc1`,
 //! `mapf` and `classic`, with its `-even-1.scen` file when it has one, else its `.map.scen`.
 
@@ -33,7 +33,7 @@ const DEFAULT_MAPS: &[&str] = &[
     "orz900d",
 ];
 
-const USAGE: &str = "cargo bench --bench batch -- [--sample N] [--reps R] [--min-ms MS] \
+const USAGE: &str = "cargo bench -p quadpath-bench --bench batch -- [--sample N] [--reps R] [--min-ms MS] \
                      [--threads 1,2] [--maps a,b,...] [--markdown OUT]";
 
 /// A map and the start and goal of every line of its scenario file.

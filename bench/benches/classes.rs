@@ -16,7 +16,7 @@
 //! which updates the field and all three layers, then taken away again (medians over
 //! `--edits` spots on open ground), with the `refresh` after each.
 //!
-//! Usage: `cargo bench --bench classes -- [--sample N] [--maps a,b,...] [--edits N]
+//! Usage: `cargo bench -p quadpath-bench --bench classes -- [--sample N] [--maps a,b,...] [--edits N]
 //! [--markdown OUT]`.
 
 mod common;
@@ -41,7 +41,7 @@ struct Args {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: cargo bench --bench classes -- [--sample N] [--maps a,b,...] [--edits N] [--markdown OUT]"
+        "usage: cargo bench -p quadpath-bench --bench classes -- [--sample N] [--maps a,b,...] [--edits N] [--markdown OUT]"
     );
     std::process::exit(2)
 }

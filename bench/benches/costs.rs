@@ -10,7 +10,7 @@
 //!
 //! Queries are the map's scenario pairs, sampled evenly over the file (`--queries N`).
 //!
-//! Usage: `cargo bench --bench costs -- [--queries N] [--maps a,b,...] [--markdown OUT]`.
+//! Usage: `cargo bench -p quadpath-bench --bench costs -- [--queries N] [--maps a,b,...] [--markdown OUT]`.
 
 mod common;
 use common::report::*;
@@ -28,7 +28,7 @@ const DRAGON_AGE_MAPS: &[&str] = &["den520d", "brc202d", "ost003d", "lak303d"];
 const COSTS: &str = "G=0.5,S=2,h=3,m=4";
 const PASSABLE: &[u8] = b".GShm";
 
-const USAGE: &str = "cargo bench --bench costs -- [--queries N] [--maps a,b,...] [--markdown OUT]";
+const USAGE: &str = "cargo bench -p quadpath-bench --bench costs -- [--queries N] [--maps a,b,...] [--markdown OUT]";
 
 /// Paints cost regions over the free cells of `grid`, deterministically from the map's
 /// size: rough blobs (a third each of `S`, `h`, `m`, of radius 4–40) over about a quarter

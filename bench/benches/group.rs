@@ -11,7 +11,7 @@
 //! Every flow path is checked against exact mode's length for the same unit (the bench
 //! aborts on a mismatch), so the speed-ups compare equal answers.
 //!
-//! Usage: `cargo bench --bench group -- [--units 200,1000] [--maps a,b,...] [--markdown OUT]`.
+//! Usage: `cargo bench -p quadpath-bench --bench group -- [--units 200,1000] [--maps a,b,...] [--markdown OUT]`.
 
 mod common;
 use common::report::*;
@@ -24,7 +24,7 @@ use std::time::Instant;
 const ASTAR_UNITS: usize = 200;
 
 const USAGE: &str =
-    "cargo bench --bench group -- [--units N,...] [--maps a,b,...] [--markdown OUT]";
+    "cargo bench -p quadpath-bench --bench group -- [--units N,...] [--maps a,b,...] [--markdown OUT]";
 
 /// The free cell nearest the map's centre: the group's goal.
 fn central_goal(grid: &Grid) -> Cell {

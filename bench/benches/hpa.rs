@@ -17,7 +17,7 @@
 //!   `refresh()` after each edit, since fast-mode edits defer recomputing the clusters they
 //!   touch until the caller refreshes.
 //!
-//! Run: `cargo bench --bench hpa -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p quadpath-bench --bench hpa -- --warm-up-time 1 --measurement-time 3`
 
 mod common;
 

@@ -6,7 +6,7 @@
 //! Build time is the median of `--reps` builds; memory is the map's own account, which
 //! `tests/hpa_memory.rs` checks against a counting allocator.
 //!
-//! Usage: `cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]`;
+//! Usage: `cargo bench -p quadpath-bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]`;
 //! a map name is looked up in `sc1`, `mapf`, `classic` and `rabin`.
 
 mod common;
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// Maps run besides the StarCraft set.
 const OTHER_MAPS: &[&str] = &["orz900d", "maze512-32-9", "random-64-64-10"];
 
-const USAGE: &str = "cargo bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]";
+const USAGE: &str = "cargo bench -p quadpath-bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]";
 
 fn main() {
     let mut reps = 3usize;

@@ -919,7 +919,7 @@ fn fuzz_cases() -> u32 {
 }
 
 // The same properties as above with many more cases: too long for CI (minutes each). Run
-// them with `QUADPATH_FUZZ_CASES=1000000 cargo test --release --test io_errors -- --ignored`.
+// them with `QUADPATH_FUZZ_CASES=1000000 cargo test --test suite -- --ignored fuzz_`.
 proptest! {
     #![proptest_config(ProptestConfig { cases: fuzz_cases(), ..ProptestConfig::default() })]
 

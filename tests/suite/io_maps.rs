@@ -404,7 +404,7 @@ fn shipped_maps_and_scenarios_agree() {
         check_map_against_text(p);
     }
     let scens = files_with(&dir, ".scen");
-    assert_eq!(scens.len(), 6, "{scens:?}");
+    assert_eq!(scens.len(), 7, "{scens:?}");
     let mut dynamic = 0;
     for p in &scens {
         let s = match io::read_any_scen(p).unwrap() {
