@@ -35,6 +35,35 @@
 //! paths, flow fields and edits. The guide (`docs/guide.md` in the repository, its examples
 //! compiled as doctests) walks through the rest.
 //!
+//! ## Which call for which job
+//! Use [`World`] in a game: it holds one terrain grid and any number of movement classes
+//! (infantry, tanks, ships), each searched on its own layer, and one edit keeps them all
+//! current. Use [`HpaMap`] for one kind of agent on one grid (a tool, a benchmark, the
+//! command line); a world's layers are `HpaMap`s, which [`World::layer`] lends out read-only
+//! (statistics, flow-field reads, path checks). Edit a world through the world, never its
+//! layers. The same verb means the same thing on both:
+//!
+//! | job | `World` (a game) | `HpaMap` (one class) |
+//! |---|---|---|
+//! | build | `World::new(grid)`, then `add_class(movement, mode)` per class | `HpaMap::new(grid, mode)`, `HpaMap::with_costs(grid, costs, mode)` |
+//! | one path | `find_path(class, start, goal)` | `find_path(start, goal)` |
+//! | many paths at once | `find_paths(class, &queries)` | `find_paths(&queries)` |
+//! | own search buffers | `world.layer(class)` then `find_path_with` | `find_path_with(&mut ctx, start, goal)` |
+//! | reachable? | `connected(class, a, b)` | `connected(a, b)` |
+//! | flow field (group moves) | `flow_field(class, goal)`, read with `world.layer(class)` | `flow_field(goal)` |
+//! | change terrain (a cell or a `Rect`) | `set_terrain(area, terrain)` | `set_terrain(area, terrain)` |
+//! | place or remove a building | `set_blocked(area, true / false)` | `set_blocked(area, true / false)` |
+//! | lay a patch of terrain codes | `apply_patch(at, &patch)` | `apply_patch(at, &patch)` |
+//! | pay for deferred edit work | `refresh()`, `refresh_within(budget)`, `needs_refresh()` | the same |
+//! | check a path | `path.validate(layer.grid(), layer.costs(), start, goal)` with `layer = world.layer(class)` | `path.validate(map.grid(), map.costs(), start, goal)` |
+//! | memory | `memory_bytes()`, `shared_memory_bytes()` | `memory_bytes()`, `memory_breakdown()` |
+//! | errors | `WorldError` for everything (a refused edit is `WorldError::Edit`) | `BuildError`, `QueryError`, `EditError` |
+//!
+//! Terrain is a [`Terrain`] (a byte literal converts: `b'W'` or `Terrain::WATER`). A bare
+//! [`Grid`] has the same edit verbs (`set_terrain`, `set_blocked`, and `set_obstructed` for a
+//! building whatever the terrain), for preparing a map before building on it; they panic off
+//! the grid, where the layers above return errors.
+//!
 //! ## Layers
 //! - [`quadtree`]: the cell-grid quadtree: packed node IDs, a pluggable split stopper,
 //!   canonical split and merge on every edit, range and 8-direction neighbour queries.
