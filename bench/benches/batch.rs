@@ -33,7 +33,8 @@ const DEFAULT_MAPS: &[&str] = &[
     "orz900d",
 ];
 
-const USAGE: &str = "cargo bench -p quadpath-bench --bench batch -- [--sample N] [--reps R] [--min-ms MS] \
+const USAGE: &str =
+    "cargo bench -p quadpath-bench --bench batch -- [--sample N] [--reps R] [--min-ms MS] \
                      [--threads 1,2] [--maps a,b,...] [--markdown OUT]";
 
 /// A map and the start and goal of every line of its scenario file.

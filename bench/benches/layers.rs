@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 /// Maps run besides the StarCraft set.
 const OTHER_MAPS: &[&str] = &["orz900d", "maze512-32-9", "random-64-64-10"];
 
-const USAGE: &str = "cargo bench -p quadpath-bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]";
+const USAGE: &str =
+    "cargo bench -p quadpath-bench --bench layers -- [--reps R] [--maps a,b,...] [--markdown OUT]";
 
 fn main() {
     let mut reps = 3usize;
