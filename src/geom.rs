@@ -4,6 +4,16 @@
 use std::fmt;
 
 /// A cell of the grid: `x` is the column, `y` the row, `(0, 0)` is the top-left cell.
+///
+/// ```
+/// use quadpath::{Cell, Direction};
+/// let c = Cell::new(3, 4);
+/// assert_eq!((c.x, c.y), (3, 4));
+/// assert_eq!(c.step(Direction::NE), Some(Cell::new(4, 3)));
+/// assert_eq!(Cell::new(0, 0).step(Direction::N), None, "off the top edge");
+/// assert_eq!(Cell::from((3, 4)), c);
+/// assert_eq!(c.to_string(), "3,4");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Cell {
@@ -53,6 +63,17 @@ impl fmt::Display for Cell {
 ///
 /// Inclusive corners are what a user means by "from cell a to cell b", and they cannot
 /// describe an empty rectangle by accident.
+///
+/// ```
+/// use quadpath::{Cell, Rect};
+/// let barracks = Rect::new(5, 3, 2, 2); // corners in any order
+/// assert_eq!(barracks, Rect::from_size(2, 2, 4, 2));
+/// assert_eq!((barracks.width(), barracks.height(), barracks.area()), (4, 2, 8));
+/// assert!(barracks.contains(Cell::new(5, 3)));
+/// let overlap = barracks.intersection(&Rect::new(4, 0, 9, 2));
+/// assert_eq!(overlap, Some(Rect::new(4, 2, 5, 2)));
+/// assert_eq!(barracks.cells().count(), 8);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rect {
@@ -165,6 +186,15 @@ impl fmt::Display for Rect {
 }
 
 /// One of the 8 compass directions. North is up (decreasing `y`).
+///
+/// ```
+/// use quadpath::{Cell, Direction};
+/// let (a, b) = (Cell::new(2, 2), Cell::new(3, 1));
+/// assert_eq!(Direction::between(a, b), Some(Direction::NE));
+/// assert_eq!(Direction::NE.delta(), (1, -1), "north is up");
+/// assert!(Direction::NE.is_diagonal());
+/// assert_eq!(b.step(Direction::NE.opposite()), Some(a));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
     /// Up: `y - 1`.

@@ -4,6 +4,18 @@ use super::FlowGoal;
 use crate::geom::Cell;
 
 /// Why a flow field could not be built or answer.
+///
+/// ```
+/// use quadpath::{Cell, FlowError, Grid, HpaMap, Mode, Rect};
+/// let mut map = HpaMap::new(Grid::new_free(8, 8), Mode::Exact)?;
+/// let off_map = map.flow_field(Cell::new(8, 0));
+/// assert!(matches!(off_map, Err(FlowError::GoalOutOfBounds { width: 8, .. })));
+/// let field = map.flow_field(Cell::new(7, 7))?;
+/// // A wall goes up after the field was computed: it answers nothing until refreshed.
+/// map.set_blocked(Rect::new(3, 0, 3, 6), true)?;
+/// assert_eq!(field.distance(&map, Cell::new(0, 0)), Err(FlowError::Stale));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FlowError {

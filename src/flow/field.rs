@@ -10,6 +10,18 @@ use std::sync::OnceLock;
 
 /// Where a flow field leads: one cell, or anywhere in a rectangle ("move into this
 /// area"), in which case a position's distance is to the nearest open cell of it.
+///
+/// ```
+/// use quadpath::{Cell, FlowGoal, Grid, HpaMap, Mode, Rect};
+/// let map = HpaMap::new(Grid::new_free(16, 16), Mode::Exact)?;
+/// // "Move into the east third": each unit heads for the nearest cell of the area.
+/// let rally = FlowGoal::Area(Rect::new(12, 0, 15, 15));
+/// let field = map.flow_field(rally)?;
+/// assert_eq!(field.goal(), rally);
+/// assert_eq!(field.distance(&map, Cell::new(10, 5))?, Some(2.0));
+/// assert_eq!(FlowGoal::from(Cell::new(1, 2)).area(), Rect::new(1, 2, 1, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FlowGoal {
     /// One position.

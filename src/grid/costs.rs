@@ -11,6 +11,14 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Why a terrain cost, or a list of them, was refused.
+///
+/// ```
+/// use quadpath::{CostError, Terrain, TerrainCosts};
+/// let missing_cost = "G=0.5,S".parse::<TerrainCosts>();
+/// assert!(matches!(missing_cost, Err(CostError::Syntax { index: 2, .. })));
+/// let free_ride = TerrainCosts::unit().with(b'G', 0.0);
+/// assert!(matches!(free_ride, Err(CostError::OutOfRange { terrain: Terrain(b'G'), .. })));
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CostError {

@@ -243,6 +243,15 @@ impl fmt::Debug for TerrainSet {
 }
 
 /// Why a [`Movement`] could not be built.
+///
+/// ```
+/// use quadpath::{CostError, Movement, MovementError};
+/// let no_size = Movement::default().with_size(0);
+/// assert!(matches!(no_size, Err(MovementError::SizeOutOfRange { size: 0, .. })));
+/// // Walls are not in the default passable set, so they cannot be given a cost.
+/// let wall_cost = Movement::default().with_terrain_cost(b'@', 2.0);
+/// assert!(matches!(wall_cost, Err(MovementError::Cost(CostError::Impassable { .. }))));
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum MovementError {

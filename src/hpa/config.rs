@@ -11,6 +11,19 @@ use super::landmarks::MAX_LANDMARKS;
 use super::policy::GatePolicy;
 
 /// The speed/quality trade-off of an [`HpaMap`](super::HpaMap).
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode};
+/// let grid = Grid::from_fn(64, 64, |x, y| x != 32 || y == 60);
+/// let exact = HpaMap::new(grid.clone(), Mode::Exact)?;
+/// let fast = HpaMap::new(grid, Mode::Fast)?;
+/// let (a, b) = (Cell::new(0, 0), Cell::new(63, 0));
+/// let optimal = exact.find_path(a, b)?;
+/// let quick = fast.find_path(a, b)?;
+/// assert!(quick.length >= optimal.length - 1e-9, "exact mode is optimal");
+/// assert_eq!(Mode::default(), Mode::Exact);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Mode {
     /// Every crossing is a gate, and landmark bounds guide the search: paths have optimal

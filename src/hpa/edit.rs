@@ -14,6 +14,18 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// What a refresh did, and whether anything is left for the next one.
+///
+/// ```
+/// use quadpath::{Grid, HpaMap, Mode, Rect};
+/// let mut map = HpaMap::new(Grid::new_free(128, 128), Mode::Fast)?;
+/// map.set_blocked(Rect::new(60, 0, 61, 100), true)?;
+/// // Paths are already right; the cluster routes around the wall wait for a refresh.
+/// assert!(map.needs_refresh());
+/// let report = map.refresh();
+/// assert!(report.complete && report.clusters > 0);
+/// assert!(!map.needs_refresh());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RefreshReport {
@@ -26,6 +38,16 @@ pub struct RefreshReport {
 }
 
 /// What [`HpaMap::apply_patch`] did.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode, TerrainPatch};
+/// let mut map = HpaMap::new(Grid::new_free(32, 32), Mode::Exact)?;
+/// let pond = TerrainPatch::new(2, 2, vec![b'W'; 4]);
+/// let report = map.apply_patch(Cell::new(4, 4), &pond)?;
+/// assert_eq!((report.blocked, report.freed, report.rebuilt), (4, 0, false));
+/// assert_eq!(report.changed(), 4);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PatchReport {

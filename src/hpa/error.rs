@@ -9,6 +9,17 @@ use crate::geom::{Cell, Rect};
 use crate::grid::{Grid, TerrainPatch};
 
 /// Which end of a query an error is about.
+///
+/// ```
+/// use quadpath::{Cell, Endpoint, Grid, HpaMap, Mode, QueryError};
+/// let map = HpaMap::new(Grid::new_free(8, 8), Mode::Exact)?;
+/// match map.find_path(Cell::new(0, 0), Cell::new(8, 0)) {
+///     Err(QueryError::OutOfBounds { endpoint, .. }) => assert_eq!(endpoint, Endpoint::Goal),
+///     other => panic!("expected the goal off the map, got {other:?}"),
+/// }
+/// assert_eq!(Endpoint::Start.to_string(), "start");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Endpoint {
     /// The start cell.
@@ -34,6 +45,14 @@ impl std::fmt::Display for Endpoint {
 }
 
 /// Why a [`Config`](super::Config) was refused.
+///
+/// ```
+/// use quadpath::{BuildError, Config, ConfigError, GatePolicy, Grid, HpaMap};
+/// let config = Config::fast().with_gates(GatePolicy::Step(0));
+/// assert_eq!(config.validate(), Err(ConfigError::ZeroGateStep));
+/// let built = HpaMap::new(Grid::new_free(8, 8), config);
+/// assert!(matches!(built, Err(BuildError::Config(ConfigError::ZeroGateStep))));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
@@ -72,6 +91,18 @@ pub enum ConfigError {
 }
 
 /// Why an [`HpaMap`](super::HpaMap) could not be built.
+///
+/// ```
+/// use quadpath::{BuildError, Config, Grid, HpaMap};
+/// let tight = Config::exact().with_max_memory(Some(1024));
+/// match HpaMap::new(Grid::new_free(256, 256), tight) {
+///     Err(BuildError::MemoryLimit { estimated, limit, .. }) => {
+///         assert_eq!(limit, 1024);
+///         assert!(estimated > limit);
+///     }
+///     other => panic!("expected the memory limit, got {other:?}"),
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -108,6 +139,18 @@ pub enum BuildError {
 }
 
 /// Why a path query has no answer.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError};
+/// // A wall down column 4 with no gap.
+/// let map = HpaMap::new(Grid::from_fn(9, 9, |x, _| x != 4), Mode::Exact)?;
+/// let (west, east) = (Cell::new(0, 0), Cell::new(8, 8));
+/// let unreachable = QueryError::Unreachable { start: west, goal: east };
+/// assert_eq!(map.find_path(west, east), Err(unreachable));
+/// let on_wall = map.find_path(west, Cell::new(4, 2));
+/// assert!(matches!(on_wall, Err(QueryError::Blocked { cell, .. }) if cell == Cell::new(4, 2)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum QueryError {
@@ -142,6 +185,15 @@ pub enum QueryError {
 }
 
 /// Why an edit was refused. A refused edit changes nothing.
+///
+/// ```
+/// use quadpath::{Cell, EditError, Grid, HpaMap, Mode, Rect};
+/// let mut map = HpaMap::new(Grid::new_free(16, 16), Mode::Exact)?;
+/// let refused = map.set_blocked(Rect::new(14, 14, 17, 15), true);
+/// assert!(matches!(refused, Err(EditError::OutOfBounds { width: 16, height: 16, .. })));
+/// assert!(map.grid().is_free(Cell::new(14, 14)), "a refused edit changes nothing");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EditError {

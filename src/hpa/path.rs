@@ -6,6 +6,18 @@ use crate::grid::{Grid, TerrainCosts};
 use hashbrown::HashMap;
 
 /// A path of cells from start to goal, 8-connected, without corner cuts.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode};
+/// let map = HpaMap::new(Grid::new_free(10, 10), Mode::Exact)?;
+/// let (start, goal) = (Cell::new(0, 0), Cell::new(9, 3));
+/// let path = map.find_path(start, goal)?;
+/// assert_eq!((path.start(), path.goal(), path.steps()), (start, goal, 9));
+/// assert!((path.length - (6.0 + 3.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
+/// assert_eq!(path.cost, path.length, "no terrain costs on this map");
+/// assert_eq!(path.validate(map.grid(), map.costs(), start, goal), Ok(()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Path {
@@ -195,6 +207,21 @@ pub(crate) fn cut_loops(
 }
 
 /// What is wrong with a path, as found by [`Path::validate`].
+///
+/// ```
+/// use quadpath::{Cell, Grid, Path, PathDefect, TerrainCosts};
+/// // .@.
+/// // ...
+/// let grid = Grid::from_fn(3, 2, |x, y| (x, y) != (1, 0));
+/// let (a, b) = (Cell::new(0, 0), Cell::new(1, 1));
+/// let corner_cut = Path::from_cells(vec![a, b]);
+/// let defect = corner_cut.validate(&grid, &TerrainCosts::unit(), a, b);
+/// assert_eq!(defect, Err(PathDefect::IllegalStep { index: 1, from: a, to: b }));
+/// let mut boasting = Path::from_cells(vec![a, Cell::new(0, 1), b]);
+/// boasting.length = 1.0;
+/// let defect = boasting.validate(&grid, &TerrainCosts::unit(), a, b);
+/// assert!(matches!(defect, Err(PathDefect::WrongLength { actual: 2.0, .. })));
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PathDefect {
     /// The path has no cells.

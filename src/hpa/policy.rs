@@ -8,6 +8,17 @@ use crate::grid::Grid;
 /// Every policy keeps at least one crossing between two leaves whenever any exists, so the
 /// connectivity of the gate graph, and with it the answer "reachable or not", never depends
 /// on the policy. Only [`GatePolicy::All`] keeps optimality.
+///
+/// ```
+/// use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap};
+/// let grid = Grid::from_fn(64, 64, |x, y| x != 32 || y >= 40);
+/// let every = HpaMap::new(grid.clone(), Config::exact())?;
+/// let ends = HpaMap::new(grid, Config::exact().with_gates(GatePolicy::Ends))?;
+/// assert!(ends.gate_count() < every.gate_count());
+/// // Fewer gates, same connectivity: only the path lengths may suffer.
+/// assert!(ends.connected(Cell::new(0, 0), Cell::new(63, 0))?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum GatePolicy {

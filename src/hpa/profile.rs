@@ -5,6 +5,18 @@ use std::time::Duration;
 
 /// Heap bytes of an [`HpaMap`](super::HpaMap), by part ([`HpaMap::memory_breakdown`]).
 ///
+/// ```
+/// use quadpath::{Grid, HpaMap, Mode};
+/// let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| (x * y) % 7 != 3), Mode::Exact)?;
+/// let breakdown = map.memory_breakdown();
+/// assert_eq!(breakdown.total(), map.memory_bytes());
+/// assert_eq!(breakdown.clusters, 0, "exact mode has no clusters");
+/// for (part, bytes) in breakdown.parts() {
+///     println!("{part:>10}: {bytes} bytes");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// [`HpaMap::memory_breakdown`]: super::HpaMap::memory_breakdown
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -54,6 +66,18 @@ impl MemoryBreakdown {
 
 /// How long each step of [`HpaMap::new`](super::HpaMap::new) took, as recorded by the
 /// build ([`HpaMap::build_profile`](super::HpaMap::build_profile)).
+///
+/// ```
+/// use quadpath::{Grid, HpaMap, Mode};
+/// let map = HpaMap::new(Grid::new_free(64, 64), Mode::Fast)?;
+/// let profile = map.build_profile();
+/// let parts = profile.parts();
+/// assert_eq!(parts.iter().map(|&(_, time)| time).sum::<std::time::Duration>(), profile.total());
+/// for (step, time) in parts {
+///     println!("{step:>10}: {time:?}");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BuildProfile {

@@ -21,6 +21,19 @@ use hashbrown::HashMap;
 /// One context serves any number of queries on any number of maps; keep one per thread
 /// (or let [`HpaMap::find_path`](super::HpaMap::find_path) keep one per thread for you).
 /// It grows to the largest map it has searched and keeps that memory for the next query.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode, SearchContext};
+/// let map = HpaMap::new(Grid::from_fn(32, 32, |x, y| x != 16 || y > 28), Mode::Exact)?;
+/// // One context per worker thread, reused for every query it answers.
+/// let mut ctx = SearchContext::new();
+/// for goal in [Cell::new(31, 0), Cell::new(31, 10)] {
+///     let path = map.find_path_with(&mut ctx, Cell::new(0, 0), goal)?;
+///     assert_eq!(path.length, map.find_path(Cell::new(0, 0), goal)?.length);
+///     assert!(ctx.last_expansions() > 0);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct SearchContext {
     nodes: Vec<NodeState>,

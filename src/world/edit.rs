@@ -7,6 +7,19 @@ use crate::grid::{ClearanceChange, Terrain, TerrainPatch};
 use crate::hpa::EditError;
 
 /// What one [`World`] edit did.
+///
+/// ```
+/// use quadpath::{Grid, Mode, Movement, Rect, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// world.add_class(Movement::default(), Mode::Exact)?;
+/// world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+/// let report = world.set_blocked(Rect::new(4, 4, 5, 5), true)?;
+/// assert_eq!(report.cells, 4);
+/// // 4 positions close for the 1×1 class, 9 for the 2×2 one (footprints reaching the 2×2 block).
+/// assert_eq!(report.positions, 4 + 9);
+/// assert_eq!(report.rebuilt_layers, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WorldEditReport {

@@ -7,6 +7,20 @@ use crate::grid::Movement;
 use crate::hpa::{BuildError, EditError, Endpoint, QueryError};
 
 /// Why a [`World`](super::World) refused a class or a query.
+///
+/// ```
+/// use quadpath::{Cell, Grid, Mode, Movement, Rect, World, WorldError};
+/// // A wall down column 4 with no gap.
+/// let mut world = World::new(Grid::from_fn(8, 8, |x, _| x != 4));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// assert!(world.find_path(infantry, Cell::new(0, 0), Cell::new(7, 0)).unwrap_err().is_unreachable());
+/// let on_wall = world.find_path(infantry, Cell::new(4, 0), Cell::new(0, 0));
+/// assert!(matches!(on_wall, Err(WorldError::NotOpen { .. })));
+/// assert!(matches!(world.set_blocked(Rect::new(6, 6, 9, 9), true), Err(WorldError::Edit(_))));
+/// let giant = world.add_class(Movement::default().with_size(9)?, Mode::Exact);
+/// assert!(matches!(giant, Err(WorldError::LargerThanMap { width: 8, .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum WorldError {

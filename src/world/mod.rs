@@ -21,6 +21,17 @@ use std::time::{Duration, Instant};
 
 /// The id of a movement class in a [`World`]: handed out by [`World::add_class`], in
 /// registration order from 0.
+///
+/// ```
+/// use quadpath::{Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Fast)?;
+/// assert_eq!((infantry.index(), tank.index()), (0, 1));
+/// assert_eq!(world.movement(tank).map(|m| m.size()), Some(2));
+/// assert_eq!(tank.to_string(), "class 1");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ClassId(u32);
 
