@@ -14,6 +14,20 @@ use std::path::Path;
 pub const MAX_PIXELS: u64 = 1 << 28;
 
 /// How image pixels become cells.
+///
+/// ```
+/// use quadpath::io::{grid_from_image, BitmapOptions};
+/// use quadpath::Cell;
+/// // Two pixels: a dark one and a light one.
+/// let pixels = image::GrayImage::from_raw(2, 1, vec![30, 220]).expect("2×1 bytes");
+/// let img = image::DynamicImage::ImageLuma8(pixels);
+/// let plain = grid_from_image(&img, &BitmapOptions::default())?;
+/// assert!(!plain.is_free(Cell::new(0, 0)) && plain.is_free(Cell::new(1, 0)));
+/// // White walls on black: swap the rule.
+/// let inverted = grid_from_image(&img, &BitmapOptions { invert: true, ..Default::default() })?;
+/// assert!(inverted.is_free(Cell::new(0, 0)) && !inverted.is_free(Cell::new(1, 0)));
+/// # Ok::<(), quadpath::io::MapError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct BitmapOptions {
     /// A pixel whose Rec. 709 luma (0.2126 R + 0.7152 G + 0.0722 B on the stored sRGB values
@@ -38,6 +52,15 @@ impl Default for BitmapOptions {
 }
 
 /// One colour of a [`ColorLegend`].
+///
+/// ```
+/// use quadpath::io::{ColorLegend, LegendEntry};
+/// use quadpath::Terrain;
+/// let legend = ColorLegend::rts_default();
+/// let water = legend.lookup([0, 0, 255]).expect("blue is water in the RTS legend");
+/// assert_eq!(*water, LegendEntry { rgb: [0, 0, 255], terrain: Terrain::WATER, free: false });
+/// assert_eq!(legend.color_for(Terrain::WATER, false), water.rgb);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LegendEntry {
     /// The exact RGB colour.
@@ -54,6 +77,16 @@ pub struct LegendEntry {
 /// swamps); a legend keeps that distinction in the grid's terrain bytes, which survives a
 /// round trip to `.map`, and may say what each kind of ground costs to cross
 /// ([`ColorLegend::terrain_costs`]).
+///
+/// ```
+/// use quadpath::io::ColorLegend;
+/// let legend = ColorLegend::parse("000000=@,ffffff=.,d2b48c=G:0.5")?;
+/// assert_eq!(legend.entries.len(), 3);
+/// assert!(legend.lookup([0, 0, 0]).is_some_and(|wall| !wall.free));
+/// assert_eq!(legend.terrain_costs().get(b'G'), 0.5, "roads are twice as fast");
+/// assert!(ColorLegend::parse("000000=@,nothex=.").is_err());
+/// # Ok::<(), quadpath::io::MapError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ColorLegend {
     /// The colours, first match wins when writing a grid back to an image.

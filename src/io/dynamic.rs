@@ -12,6 +12,19 @@ use std::path::Path;
 const VERSION_2: &str = "`version 2`";
 
 /// One command of a dynamic scenario, in file order.
+///
+/// ```
+/// use quadpath::io::{parse_dynamic_scen, DynamicCommand};
+/// use quadpath::Cell;
+/// let scen = parse_dynamic_scen(
+///     "version 2\nheight 3\nwidth 4\ncost 1 octile\npatch p.patch\ncommands\n\
+///      Q 0 0 0 3 0 3\nP 0 0 1 0\n",
+///     "s.scen",
+/// )?;
+/// assert!(matches!(scen.commands[0], DynamicCommand::Query(q) if q.goal == Cell::new(3, 0)));
+/// assert!(matches!(scen.commands[1], DynamicCommand::Patch(p) if p.at == Cell::new(1, 0)));
+/// # Ok::<(), quadpath::io::MapError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum DynamicCommand {
     /// Lay a patch over the map (`P bucket id x y`).
@@ -21,6 +34,20 @@ pub enum DynamicCommand {
 }
 
 /// A `P` command: lay patch `id` with its top-left cell at `at`.
+///
+/// ```
+/// use quadpath::io::{parse_dynamic_scen, parse_patches, DynamicCommand};
+/// use quadpath::Cell;
+/// let text = "version 2\nheight 3\nwidth 4\ncost 1 octile\npatch p.patch\ncommands\nP 0 0 1 0\n";
+/// let scen = parse_dynamic_scen(text, "s.scen")?;
+/// let patches = parse_patches("type patch\npatches 1\npatch 0\nheight 3\nwidth 1\nmap\n@\n@\n@\n", "p.patch")?;
+/// let DynamicCommand::Patch(placement) = &scen.commands[0] else { panic!("a P command") };
+/// assert_eq!((placement.id, placement.at, placement.line), (0, Cell::new(1, 0), 7));
+/// let mut grid = scen.initial_grid();
+/// grid.apply_patch(placement.at, &patches[placement.id]);
+/// assert!(!grid.is_free(Cell::new(1, 2)));
+/// # Ok::<(), quadpath::io::MapError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PatchPlacement {
     /// The command's bucket, as written.
@@ -34,6 +61,21 @@ pub struct PatchPlacement {
 }
 
 /// A `Q` command: a query and its answer under the `octile` cost model.
+///
+/// ```
+/// use quadpath::io::parse_dynamic_scen;
+/// use quadpath::{HpaMap, Mode};
+/// let text = "version 2\nheight 3\nwidth 4\ncost 1 octile\npatch p.patch\ncommands\n\
+///             Q 0 0 0 3 0 3.00\nQ 0 0 0 3 2 -1\n";
+/// let scen = parse_dynamic_scen(text, "s.scen")?;
+/// let queries: Vec<_> = scen.queries().collect();
+/// assert_eq!((queries[0].optimal, queries[0].tolerance()), (Some(3.0), 0.005));
+/// assert_eq!(queries[1].optimal, None, "-1 in the file: unreachable");
+/// let map = HpaMap::new(scen.initial_grid(), Mode::Exact)?;
+/// let path = map.find_path(queries[0].start, queries[0].goal)?;
+/// assert!((path.length - 3.0).abs() <= queries[0].tolerance());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DynamicQuery {
     /// The command's bucket, as written.
@@ -228,6 +270,17 @@ pub fn read_dynamic_scen(path: impl AsRef<Path>) -> Result<DynamicScenario, MapE
 
 /// A scenario file of either kind, as [`read_any_scen`] finds it. Non-exhaustive: a later
 /// version may join them.
+///
+/// ```
+/// use quadpath::io::{read_any_scen, AnyScenarioFile};
+/// // Files shipped in the repository's `maps/`.
+/// match read_any_scen("maps/dao_arena2.scen")? {
+///     AnyScenarioFile::Dynamic(scen) => assert!(scen.query_count() > 0 && scen.patch_count() > 0),
+///     other => panic!("a version 2 file, read as {other:?}"),
+/// }
+/// assert!(matches!(read_any_scen("maps/arena.map.scen")?, AnyScenarioFile::Static(_)));
+/// # Ok::<(), quadpath::io::MapError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum AnyScenarioFile {

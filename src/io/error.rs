@@ -12,6 +12,14 @@ use std::path::Path;
 /// characters; pixels are 0-based `(x, y)` like cells. The image variants (`Decode`, `Encode`,
 /// `UnknownColor`, `Legend`, `LegendCost`, `LegendConflict`) exist only with the `image`
 /// feature.
+///
+/// ```
+/// use quadpath::io::{parse_map, MapError};
+/// let err = parse_map("type octile\nheight 1\nwidth 3\nmap\n.x.\n", "demo.map").unwrap_err();
+/// assert!(matches!(err, MapError::UnknownChar { line: 5, column: 2, ch: 'x', .. }));
+/// assert_eq!((err.file(), err.line()), ("demo.map", Some(5)));
+/// assert!(err.to_string().starts_with("demo.map:5"), "{err}");
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MapError {

@@ -11,6 +11,24 @@ use crate::grid::Grid;
 use image::{Rgb, RgbImage};
 
 /// A distance field to draw.
+///
+/// ```
+/// use quadpath::io::{render_field, FieldOverlay, FieldRenderOptions};
+/// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+/// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y > 12), Mode::Exact)?;
+/// let goal = Cell::new(15, 0);
+/// let field = map.flow_field(goal)?;
+/// let overlay = FieldOverlay {
+///     distance: &|c| field.distance(&map, c).ok().flatten(),
+///     next_step: &|c| field.next_step(&map, c).ok().flatten(),
+///     goal: Rect::from(goal),
+///     paths: &[],
+///     open: None,
+/// };
+/// let img = render_field(map.grid(), &overlay, &FieldRenderOptions::default());
+/// assert_eq!(img.dimensions(), (64, 64));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FieldOverlay<'a> {
     /// The distance from a cell to the goal, `None` where the goal cannot be reached (or
     /// the cell is not open). Asked once for each drawn cell.
@@ -30,6 +48,24 @@ pub struct FieldOverlay<'a> {
 }
 
 /// Colours of a field render.
+///
+/// ```
+/// use quadpath::io::{render_field, FieldOverlay, FieldPalette, FieldRenderOptions};
+/// use quadpath::{Cell, Grid, Rect};
+/// // A wall at column 2 of a 4×1 strip; the field is 0 everywhere else.
+/// let grid = Grid::from_fn(4, 1, |x, _| x != 2);
+/// let overlay = FieldOverlay {
+///     distance: &|_| Some(0.0),
+///     next_step: &|_| None,
+///     goal: Rect::from(Cell::new(0, 0)),
+///     paths: &[],
+///     open: None,
+/// };
+/// let palette = FieldPalette { blocked: [255, 0, 0], ..FieldPalette::default() };
+/// let opts = FieldRenderOptions { scale: 1, palette, ..Default::default() };
+/// let img = render_field(&grid, &overlay, &opts);
+/// assert_eq!(img.get_pixel(2, 0).0, [255, 0, 0]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldPalette {
     /// The colour ramp from the goal (first) to the farthest reachable cell (last); the
@@ -79,6 +115,24 @@ impl Default for FieldPalette {
 }
 
 /// How to render a field.
+///
+/// ```
+/// use quadpath::io::{render_field, FieldOverlay, FieldRenderOptions};
+/// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+/// let map = HpaMap::new(Grid::new_free(100, 50), Mode::Exact)?;
+/// let field = map.flow_field(Cell::new(99, 49))?;
+/// let overlay = FieldOverlay {
+///     distance: &|c| field.distance(&map, c).ok().flatten(),
+///     next_step: &|c| field.next_step(&map, c).ok().flatten(),
+///     goal: Rect::from(Cell::new(99, 49)),
+///     paths: &[],
+///     open: None,
+/// };
+/// // Two pixels a cell, an arrow about every 20 pixels.
+/// let opts = FieldRenderOptions { scale: 2, arrow_spacing: 20, ..Default::default() };
+/// assert_eq!(render_field(map.grid(), &overlay, &opts).dimensions(), (200, 100));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FieldRenderOptions {
     /// Each cell becomes `scale × scale` pixels, lowered as for

@@ -17,6 +17,19 @@ use std::path::Path;
 pub const MAX_RENDER_PIXELS: u64 = 1 << 26;
 
 /// What to draw on top of the grid. Empty slices draw nothing.
+///
+/// ```
+/// use quadpath::io::{render, Overlay, RenderOptions};
+/// use quadpath::{Cell, Grid, HpaMap, Mode};
+/// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y > 12), Mode::Exact)?;
+/// let path = map.find_path(Cell::new(0, 0), Cell::new(15, 0))?;
+/// let overlay = Overlay { path: &path.cells, ..Overlay::default() };
+/// let opts = RenderOptions::default();
+/// let img = render(map.grid(), &overlay, &opts);
+/// // The goal's 4×4 pixels carry the goal mark.
+/// assert_eq!(img.get_pixel(15 * 4 + 2, 2).0, opts.palette.goal);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Overlay<'a> {
     /// Quadtree leaves, each with whether it is free; drawn as 1-pixel outlines.
@@ -50,6 +63,17 @@ pub struct Overlay<'a> {
 }
 
 /// Colours of a render.
+///
+/// ```
+/// use quadpath::io::{render, Overlay, Palette, RenderOptions};
+/// use quadpath::Grid;
+/// let grid = Grid::from_fn(4, 1, |x, _| x != 2);
+/// let palette = Palette { blocked: [255, 0, 0], ..Palette::default() };
+/// let opts = RenderOptions { scale: 1, palette, ..RenderOptions::default() };
+/// let img = render(&grid, &Overlay::default(), &opts);
+/// assert_eq!(img.get_pixel(2, 0).0, [255, 0, 0]);
+/// assert_eq!(img.get_pixel(0, 0).0, palette.free);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Palette {
     /// Free cells.
@@ -138,6 +162,19 @@ impl Palette {
 }
 
 /// How to render.
+///
+/// ```
+/// use quadpath::io::{render, Overlay, RenderOptions};
+/// use quadpath::{Grid, HpaMap, Mode, Rect};
+/// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y > 12), Mode::Exact)?;
+/// // The quadtree's leaves and the gates between them, blocked leaves outlined too.
+/// let leaves: Vec<(Rect, bool)> = map.tree().leaves().map(|l| (l.rect(), map.is_free_leaf(&l))).collect();
+/// let gates = map.crossings();
+/// let overlay = Overlay { leaves: &leaves, gates: &gates, ..Overlay::default() };
+/// let opts = RenderOptions { scale: 8, blocked_leaves: true, ..RenderOptions::default() };
+/// assert_eq!(render(map.grid(), &overlay, &opts).dimensions(), (128, 128));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Each cell becomes `scale × scale` pixels. 0 counts as 1.

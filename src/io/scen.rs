@@ -6,6 +6,19 @@ use crate::grid::Grid;
 use std::path::{Path, PathBuf};
 
 /// One benchmark problem: a line of a `.scen` file.
+///
+/// ```
+/// use quadpath::io::{parse_map, parse_scen};
+/// use quadpath::{Cell, HpaMap, Mode};
+/// let grid = parse_map("type octile\nheight 2\nwidth 3\nmap\n.@.\n...\n", "demo.map")?;
+/// let file = parse_scen("version 1\n1\tmaps/demo.map\t3\t2\t0\t0\t2\t0\t4.00\n", "demo.scen")?;
+/// let problem = &file.entries[0];
+/// assert_eq!((problem.start, problem.goal, problem.line), (Cell::new(0, 0), Cell::new(2, 0), 2));
+/// assert_eq!((problem.map_basename(), problem.tolerance()), ("demo.map", 0.005));
+/// let path = HpaMap::new(grid, Mode::Exact)?.find_path(problem.start, problem.goal)?;
+/// assert!((path.length - problem.optimal).abs() <= problem.tolerance());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     /// Difficulty bucket; in every published set it is `floor(optimal / 4)`.
@@ -58,6 +71,18 @@ fn basename(s: &str) -> &str {
 }
 
 /// A parsed `.scen` file.
+///
+/// ```
+/// use quadpath::io::{read_map, read_scen};
+/// // Files shipped in the repository's `maps/`.
+/// let file = read_scen("maps/arena.map.scen")?;
+/// let grid = read_map("maps/arena.map")?;
+/// file.validate_against(&grid)?;
+/// assert_eq!(file.version, "1");
+/// assert!(!file.entries.is_empty());
+/// assert!(file.entries.iter().all(|problem| problem.map_basename() == "arena.map"));
+/// # Ok::<(), quadpath::io::MapError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioFile {
     /// The version as written (`1` or `1.0`).

@@ -18,6 +18,20 @@ pub const MAX_SIDE: u32 = (1 << AXIS_BITS) - 1;
 
 /// The packed ID of a quadtree node: 6 bits of depth, then 29 bits each of the node's column
 /// and row index at that depth.
+///
+/// ```
+/// use quadpath::quadtree::{NodeId, QuadTree, SplitStopper};
+/// use quadpath::Cell;
+/// let id = NodeId::pack(2, 3, 1);
+/// assert_eq!((id.depth(), id.ix(), id.iy()), (2, 3, 1));
+/// assert_eq!(id.parent(), Some(NodeId::pack(1, 1, 0)));
+/// assert_eq!((NodeId::ROOT.parent(), id.to_string()), (None, "d2:3:1".to_string()));
+/// let mut tree = QuadTree::new(64, 64, SplitStopper::max_objects(1))?;
+/// tree.add(Cell::new(3, 4), "tower")?;
+/// tree.add(Cell::new(60, 50), "mill")?;
+/// assert_eq!(tree.find(Cell::new(3, 4))?.id(), NodeId::pack(1, 0, 0));
+/// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub(crate) u64);
 
@@ -75,6 +89,19 @@ impl std::fmt::Display for NodeId {
 
 /// The W×H grid a tree covers, with the arithmetic that maps cells to IDs and IDs to
 /// rectangles.
+///
+/// ```
+/// use quadpath::quadtree::{NodeId, QuadTree, SplitStopper};
+/// use quadpath::{Cell, Rect};
+/// let tree: QuadTree<()> = QuadTree::new(50, 40, SplitStopper::uniform())?;
+/// let shape = tree.shape();
+/// assert_eq!((shape.width(), shape.height()), (50, 40));
+/// assert_eq!(shape.rect(NodeId::ROOT), Rect::new(0, 0, 49, 39));
+/// // Depth 2 splits the 50 columns at 13, 25 and 38.
+/// let id = shape.cell_id(2, Cell::new(20, 5));
+/// assert_eq!(shape.rect(id), Rect::new(13, 0, 24, 9));
+/// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     width: u32,
@@ -187,6 +214,21 @@ impl Shape {
 }
 
 /// The up-to-four child IDs of a node, without allocating.
+///
+/// ```
+/// use quadpath::quadtree::{NodeId, QuadTree, SplitStopper};
+/// use quadpath::Rect;
+/// let tree: QuadTree<()> = QuadTree::new(50, 40, SplitStopper::uniform())?;
+/// let shape = tree.shape();
+/// let root = shape.rect(NodeId::ROOT);
+/// let children = shape.children(NodeId::ROOT, root);
+/// assert_eq!(children.len(), 4);
+/// assert_eq!(children.iter().map(|&c| shape.rect(c).area()).sum::<u64>(), root.area());
+/// // A column one cell wide splits in two.
+/// let column: QuadTree<()> = QuadTree::new(1, 5, SplitStopper::uniform())?;
+/// assert_eq!(column.shape().children(NodeId::ROOT, Rect::new(0, 0, 0, 4)).len(), 2);
+/// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct ChildIds {
     ids: [NodeId; 4],

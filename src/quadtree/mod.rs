@@ -21,6 +21,17 @@ pub use tree::{LeafChange, QuadTree};
 use crate::geom::Cell;
 
 /// What can go wrong when building or querying a tree.
+///
+/// ```
+/// use quadpath::quadtree::{QuadTree, QuadtreeError, SplitStopper};
+/// use quadpath::Cell;
+/// let mut tree: QuadTree<u8> = QuadTree::new(16, 16, SplitStopper::max_objects(1))?;
+/// let off_grid = tree.add(Cell::new(16, 3), 1);
+/// assert!(matches!(off_grid, Err(QuadtreeError::OutOfBounds { width: 16, .. })));
+/// let empty = QuadTree::<u8>::new(0, 16, SplitStopper::uniform());
+/// assert!(matches!(empty, Err(QuadtreeError::BadSize { width: 0, height: 16 })));
+/// # Ok::<(), QuadtreeError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QuadtreeError {
     /// A cell is outside the grid. Every cell the API accepts is a [`Cell`] of `u32`

@@ -7,6 +7,20 @@ use crate::geom::{Cell, Direction, Rect};
 use std::hash::BuildHasher;
 
 /// A borrowed view of one node.
+///
+/// ```
+/// use quadpath::quadtree::{NodeId, QuadTree, SplitStopper};
+/// use quadpath::{Cell, Rect};
+/// let mut tree = QuadTree::new(64, 64, SplitStopper::max_objects(1))?;
+/// tree.add(Cell::new(3, 4), "tower")?;
+/// tree.add(Cell::new(60, 50), "mill")?;
+/// let leaf = tree.find(Cell::new(3, 4))?;
+/// assert!(leaf.is_leaf());
+/// assert_eq!((leaf.depth(), leaf.rect()), (1, Rect::new(0, 0, 31, 31)));
+/// assert_eq!(leaf.objects(), &[(Cell::new(3, 4), "tower")]);
+/// assert_eq!(tree.node(NodeId::ROOT).map(|root| root.object_count()), Some(2));
+/// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+/// ```
 #[derive(Debug)]
 pub struct NodeRef<'a, T> {
     id: NodeId,

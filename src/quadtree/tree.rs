@@ -93,6 +93,20 @@ impl Tally {
 /// An edit that changes a leaf's objects without changing the tree's shape reports that
 /// leaf as removed and then created again, so a consumer that rebuilds what it derived
 /// from removed leaves and derives it afresh for created ones is always up to date.
+///
+/// ```
+/// use quadpath::quadtree::{LeafChange, NodeId, QuadTree, SplitStopper};
+/// use quadpath::Cell;
+/// let mut tree = QuadTree::new(64, 64, SplitStopper::max_objects(1))?;
+/// tree.add(Cell::new(3, 4), "tower")?;
+/// tree.track_changes(true);
+/// tree.add(Cell::new(60, 50), "mill")?; // the root leaf splits in four
+/// let changes = tree.drain_changes();
+/// assert!(changes.contains(&LeafChange::Removed { id: NodeId::ROOT, rect: tree.shape().rect(NodeId::ROOT) }));
+/// let created = changes.iter().filter(|c| matches!(c, LeafChange::Created { .. })).count();
+/// assert_eq!(created, 4);
+/// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LeafChange {
     /// This leaf no longer exists in its previous form.

@@ -3,6 +3,17 @@
 use super::{Aabb, UnitId};
 
 /// Why the unit index refused a call. Every value it names is the one it was given.
+///
+/// ```
+/// use quadpath::units::{Aabb, LooseQuadtree, UnitError, UnitIndex};
+/// let mut index = UnitIndex::new(LooseQuadtree::new(100.0, 100.0))?;
+/// let outside = index.insert(Aabb::new(95.0, 95.0, 105.0, 99.0));
+/// assert!(matches!(outside, Err(UnitError::OutsideWorld { width: 100.0, .. })));
+/// let scout = index.insert(Aabb::from_centre(50.0, 50.0, 1.0, 1.0))?;
+/// index.remove(scout)?;
+/// assert!(matches!(index.remove(scout), Err(UnitError::UnknownId { id }) if id == scout));
+/// # Ok::<(), UnitError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum UnitError {

@@ -6,6 +6,23 @@ use super::{Aabb, UnitError};
 
 /// A way of filing units into cells: [`LooseQuadtree`](super::LooseQuadtree) or
 /// [`LooseGrid`](super::LooseGrid). Sealed: the index relies on its exact contract.
+///
+/// ```
+/// use quadpath::units::{Aabb, Layout, LooseGrid, LooseQuadtree, UnitError, UnitIndex};
+/// // Code written once for either layout.
+/// fn units_in_west<L: Layout>(layout: L) -> Result<usize, UnitError> {
+///     let mut index = UnitIndex::new(layout)?;
+///     for i in 0..10 {
+///         index.insert(Aabb::from_centre(5.0 + 10.0 * i as f32, 50.0, 1.0, 1.0))?;
+///     }
+///     let mut found = Vec::new();
+///     index.query_box(Aabb::new(0.0, 0.0, 30.0, 100.0), &mut found)?;
+///     Ok(found.len())
+/// }
+/// assert_eq!(units_in_west(LooseQuadtree::new(100.0, 100.0))?, 3);
+/// assert_eq!(units_in_west(LooseGrid::new(100.0, 100.0))?, 3);
+/// # Ok::<(), UnitError>(())
+/// ```
 pub trait Layout: sealed::Sealed {}
 
 pub(crate) mod sealed {
