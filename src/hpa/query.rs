@@ -123,7 +123,12 @@ impl HpaMap {
         }
         if let Some(subgoals) = &self.subgoals {
             let waypoints = ctx
-                .search_subgoals(subgoals, &self.grid, start, goal)
+                .search_subgoals(
+                    (subgoals, &self.grid),
+                    (start, goal),
+                    &self.landmarks,
+                    &self.costs,
+                )
                 .ok_or(QueryError::Unreachable { start, goal })?;
             return Ok(path(subgoals::refine(&self.grid, &waypoints)));
         }

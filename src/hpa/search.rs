@@ -322,11 +322,18 @@ impl SearchContext {
     /// `start, subgoals…, goal` of a shortest path, or `None` when there is none.
     pub(crate) fn search_subgoals(
         &mut self,
-        graph: &SubgoalGraph,
-        grid: &Grid,
-        start: Cell,
-        goal: Cell,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        (start, goal): (Cell, Cell),
+        landmarks: &Landmarks,
+        costs: &CostBands,
     ) -> Option<Vec<Cell>> {
+        // Costs (length times the map's one cost) and the gate search's bounds: the
+        // octile distance raised by the landmarks' differential bounds, both consistent.
+        let bound = Bound::new(goal, landmarks, costs);
+        let per_unit = costs
+            .uniform()
+            .expect("subgoal graphs serve maps of one cost");
+        let octile = |a: Cell, b: Cell| octile(a, b) * per_unit;
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
@@ -349,7 +356,7 @@ impl SearchContext {
             parent: NO_PARENT,
             stamp: self.query * 2,
         };
-        self.open.push(octile(start, goal), s);
+        self.open.push(bound.to_goal(start), s);
         while let Some((n, g, _)) = self.pop() {
             if n == t {
                 return Some(self.unwind_subgoals(graph, start, goal, s, t));
@@ -373,7 +380,7 @@ impl SearchContext {
                     self.relax(t, octile(start, goal), s, || 0.0);
                 }
                 for &(d, id) in &ties {
-                    self.relax(id, d, s, || octile(graph.cell(id), goal));
+                    self.relax(id, d, s, || bound.to_goal(graph.cell(id)));
                 }
                 self.start_ties = ties;
                 continue;
@@ -385,7 +392,7 @@ impl SearchContext {
             }
             for &v in graph.neighbours(n) {
                 let c = graph.cell(v);
-                self.relax(v, g + octile(here, c), n, || octile(c, goal));
+                self.relax(v, g + octile(here, c), n, || bound.to_goal(c));
             }
         }
         None

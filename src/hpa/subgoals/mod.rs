@@ -58,6 +58,11 @@ use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, DIAGONALS};
 
+/// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
+/// smaller cell first): what a test compares an edited graph and a fresh build by.
+#[cfg(any(test, feature = "testing"))]
+pub type SubgoalSnapshot = (Vec<Cell>, Vec<(Cell, Cell)>);
+
 /// A cell that is no subgoal: the place of a removed subgoal's ID until it is reused.
 const VACANT: Cell = Cell::new(u32::MAX, u32::MAX);
 
@@ -311,7 +316,7 @@ impl SubgoalGraph {
     /// The subgoals as cells and the edges as cell pairs (smaller cell first), both
     /// sorted: what a fresh build and an updated graph are compared by.
     #[cfg(any(test, feature = "testing"))]
-    pub fn snapshot(&self) -> (Vec<Cell>, Vec<(Cell, Cell)>) {
+    pub fn snapshot(&self) -> SubgoalSnapshot {
         let mut cells: Vec<Cell> = self
             .cells
             .iter()
@@ -421,7 +426,7 @@ impl super::HpaMap {
     /// [`Config::subgoals`](super::Config::subgoals)), or `None` when the map keeps none:
     /// a test hook, to compare an edited map with a fresh build.
     #[cfg(any(test, feature = "testing"))]
-    pub fn subgoal_snapshot(&self) -> Option<(Vec<Cell>, Vec<(Cell, Cell)>)> {
+    pub fn subgoal_snapshot(&self) -> Option<SubgoalSnapshot> {
         self.subgoals.as_ref().map(|s| s.snapshot())
     }
 }
