@@ -95,7 +95,7 @@ pub struct Config {
     /// Subgoals are the free cells at convex obstacle corners; edges join those that reach
     /// each other along a straight-then-diagonal walk of octile length, so the graph is far
     /// sparser than the gate graph and paths stay optimal (see the crate's exactness notes
-    /// and `tests/subgoal_props.rs`). Edits update it locally. Off by default while it is
+    /// and `tests/suite/subgoal_props.rs`). Edits update it locally. Off by default while it is
     /// being measured against the gate search on every map family; a map with terrain costs
     /// ignores it and searches its gate graph.
     pub subgoals: bool,

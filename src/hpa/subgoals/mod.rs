@@ -31,7 +31,7 @@
 //! far corner, so every direct-h-reachable pair is an edge, and the start and the goal are
 //! tied to every subgoal direct-h-reachable from them. A\* with the consistent octile
 //! heuristic then returns a shortest route. The property tests in
-//! `tests/subgoal_props.rs` check exactly this against Dijkstra on random maps, after
+//! `tests/suite/subgoal_props.rs` check exactly this against Dijkstra on random maps, after
 //! random edits too, and would fail if a needed edge were missing.
 //!
 //! # Edits
