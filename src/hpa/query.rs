@@ -8,6 +8,7 @@ use super::map::HpaMap;
 use super::path::{self, Path};
 use super::policy::GatePolicy;
 use super::search::{Ends, SearchContext};
+use super::subgoals;
 use crate::geom::{Cell, Rect};
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -119,6 +120,17 @@ impl HpaMap {
         let radius = self.config.local_radius;
         if let Some(cells) = ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
             return Ok(path(cells));
+        }
+        if let Some(subgoals) = &self.subgoals {
+            let waypoints = ctx
+                .search_subgoals(
+                    (subgoals, &self.grid),
+                    (start, goal),
+                    &self.landmarks,
+                    &self.costs,
+                )
+                .ok_or(QueryError::Unreachable { start, goal })?;
+            return Ok(path(subgoals::refine(&self.grid, &waypoints)));
         }
         let ends = Ends {
             start,

@@ -10,6 +10,7 @@ use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use super::path;
+use super::subgoals::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
@@ -36,6 +37,9 @@ pub struct SearchContext {
     /// The short-move search's states, one per cell of the window around its start (see
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
+    /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
+    /// with its distance to the goal (see [`SearchContext::search_subgoals`]).
+    goal_marks: Vec<(u32, f64)>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
 }
@@ -200,6 +204,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
+            self.goal_marks.fill((0, 0.0));
             self.query = 1;
         }
         self.open.clear();
@@ -311,6 +316,108 @@ impl SearchContext {
 }
 
 impl SearchContext {
+    /// A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
+    /// `hpa::subgoals`): the start's cone scan gives its edges, the goal's the subgoals
+    /// that reach it, and the octile distance guides the rest. Returns the waypoints
+    /// `start, subgoals…, goal` of a shortest path, or `None` when there is none.
+    pub(crate) fn search_subgoals(
+        &mut self,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        (start, goal): (Cell, Cell),
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> Option<Vec<Cell>> {
+        // Costs (length times the map's one cost) and the gate search's bounds: the
+        // octile distance raised by the landmarks' differential bounds, both consistent.
+        let bound = Bound::new(goal, landmarks, costs);
+        let per_unit = costs
+            .uniform()
+            .expect("subgoal graphs serve maps of one cost");
+        let octile = |a: Cell, b: Cell| octile(a, b) * per_unit;
+        let n = graph.capacity();
+        self.reset(n + 2);
+        if self.goal_marks.len() < n {
+            self.goal_marks.resize(n, (0, 0.0));
+        }
+        let (s, t) = (n as u32, n as u32 + 1);
+        let stamp = self.query;
+        let marks = &mut self.goal_marks;
+        let mut mark = |id: u32| marks[id as usize] = (stamp, octile(graph.cell(id), goal));
+        if let Some(id) = graph.id_of(goal) {
+            mark(id);
+        }
+        graph.reach(grid, goal, None, |r| {
+            if let Reached::Subgoal(c) = r {
+                mark(graph.id_of(c).expect("a scan reports subgoals"));
+            }
+        });
+        self.nodes[s as usize] = NodeState {
+            g: 0.0,
+            parent: NO_PARENT,
+            stamp: self.query * 2,
+        };
+        self.open.push(bound.to_goal(start), s);
+        while let Some((n, g, _)) = self.pop() {
+            if n == t {
+                return Some(self.unwind_subgoals(graph, start, goal, s, t));
+            }
+            self.expanded += 1;
+            if n == s {
+                let mut ties = std::mem::take(&mut self.start_ties);
+                ties.clear();
+                let mut direct = false;
+                if let Some(id) = graph.id_of(start) {
+                    ties.push((0.0, id));
+                }
+                graph.reach(grid, start, Some(goal), |r| match r {
+                    Reached::Subgoal(c) => ties.push((
+                        octile(start, c),
+                        graph.id_of(c).expect("a scan reports subgoals"),
+                    )),
+                    Reached::Target => direct = true,
+                });
+                if direct {
+                    self.relax(t, octile(start, goal), s, || 0.0);
+                }
+                for &(d, id) in &ties {
+                    self.relax(id, d, s, || bound.to_goal(graph.cell(id)));
+                }
+                self.start_ties = ties;
+                continue;
+            }
+            let here = graph.cell(n);
+            let (marked, to_goal) = self.goal_marks[n as usize];
+            if marked == self.query {
+                self.relax(t, g + to_goal, n, || 0.0);
+            }
+            for &v in graph.neighbours(n) {
+                let c = graph.cell(v);
+                self.relax(v, g + octile(here, c), n, || bound.to_goal(c));
+            }
+        }
+        None
+    }
+
+    /// The waypoints of the subgoal route that reached `t`.
+    fn unwind_subgoals(
+        &self,
+        graph: &SubgoalGraph,
+        start: Cell,
+        goal: Cell,
+        s: u32,
+        t: u32,
+    ) -> Vec<Cell> {
+        let mut out = vec![goal];
+        let mut v = self.nodes[t as usize].parent;
+        while v != s {
+            out.push(graph.cell(v));
+            v = self.nodes[v as usize].parent;
+        }
+        out.push(start);
+        out.reverse();
+        out
+    }
+
     /// The clustered search: A\* over cluster entrances, with the start and the goal tied
     /// to the entrances of their clusters. Returns waypoints that
     /// [`super::path::refine`] can join with straight lines.
