@@ -83,10 +83,10 @@ fn edit_times(map: &mut HpaMap, side: u32, n: usize) -> Duration {
             continue;
         }
         let t = Instant::now();
-        map.set_rect_blocked(r, true).unwrap();
+        map.set_blocked(r, true).unwrap();
         times.push(t.elapsed());
         let t = Instant::now();
-        map.set_rect_blocked(r, false).unwrap();
+        map.set_blocked(r, false).unwrap();
         times.push(t.elapsed());
     }
     median(times)
