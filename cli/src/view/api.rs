@@ -281,6 +281,15 @@ fn path_json(which: Which, answer: &Answer) -> PathJson {
 fn path_query(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
     let from = params.cell("from", state)?;
     let to = params.cell("to", state)?;
+    let open = state.layer(Which::Exact).grid();
+    for (what, cell) in [("from", from), ("to", to)] {
+        if !open.is_free(cell) {
+            return Err(bad(format!(
+                "{what} {cell} is not open for a {} agent",
+                state.movement()
+            )));
+        }
+    }
     let answers = state.find_paths(from, to);
     let [exact, fast] = [0, 1].map(|i| path_json(Which::BOTH[i], &answers[i]));
     Ok(Response::json(&json!({
