@@ -129,6 +129,7 @@ async function loadLayer(name) {
     const mode = $("layer-mode").value;
     const got = await api("/api/" + name + "?mode=" + mode);
     st[name] = { mode, rev: st.revision, data: name === "leaves" ? got.leaves : got.crossings };
+    if (name === "leaves") st.bitmaps.leaves = leafBitmap(got.leaves);
   }
 }
 
@@ -190,7 +191,7 @@ function drawNow() {
   }
   if ($("layer-flow").checked && st.bitmaps.flow) ctx.drawImage(st.bitmaps.flow, 0, 0);
   const px = 1 / st.scale; // one CSS pixel in cells
-  if (st.leaves && $("layer-leaves").checked) drawLeaves(px);
+  if (st.leaves && st.bitmaps.leaves && $("layer-leaves").checked) drawLeaves(px);
   if (st.gates && $("layer-gates").checked) drawGates(px);
   if (st.flow && $("layer-flow").checked) drawArrows(px);
   if (st.paths) {
@@ -201,16 +202,28 @@ function drawNow() {
   marker(st.goal || st.flowGoal, "#d000d0", px);
 }
 
+// The leaves' fills, drawn once per load into a bitmap of one pixel per cell.
+function leafBitmap(d) {
+  const off = document.createElement("canvas");
+  off.width = st.w; off.height = st.h;
+  const g = off.getContext("2d");
+  for (let i = 0; i < d.length; i += 4) {
+    const c = leafColour(d[i], d[i + 1], d[i + 2], d[i + 3]);
+    g.fillStyle = `rgba(${c[0]},${c[1]},${c[2]},${LEAF_ALPHA})`;
+    g.fillRect(d[i], d[i + 1], d[i + 2], d[i + 3]);
+  }
+  return off;
+}
+
+// The outlines of the leaves in view that are at least 4 pixels wide.
 function drawLeaves(px) {
+  ctx.drawImage(st.bitmaps.leaves, 0, 0);
   const v = visible();
   const d = st.leaves.data;
   const outline = new Path2D();
   for (let i = 0; i < d.length; i += 4) {
     const x = d[i], y = d[i + 1], w = d[i + 2], h = d[i + 3];
     if (x >= v.x2 || y >= v.y2 || x + w <= v.x1 || y + h <= v.y1) continue;
-    const c = leafColour(x, y, w, h);
-    ctx.fillStyle = `rgba(${c[0]},${c[1]},${c[2]},${LEAF_ALPHA})`;
-    ctx.fillRect(x, y, w, h);
     if (w * st.scale >= 4) outline.rect(x, y, w, h);
   }
   ctx.strokeStyle = "rgba(20,60,120,0.8)";
@@ -218,7 +231,12 @@ function drawLeaves(px) {
   ctx.stroke(outline);
 }
 
+const ZOOM_FOR_GATES = "zoom in to see the gates";
+// Gates join cell centres: below 2 pixels a cell they are a smear, and on a 1024x1024
+// map there are hundreds of thousands, so they are drawn from that zoom on.
 function drawGates(px) {
+  if (st.scale < 2) { status(ZOOM_FOR_GATES); return; }
+  if ($("status").textContent === ZOOM_FOR_GATES) status("");
   const v = visible();
   const d = st.gates.data;
   const p = new Path2D();
