@@ -397,6 +397,9 @@ window.addEventListener("mouseup", (ev) => {
   else { st.goal = cell; findPath(); }
 });
 
+// The right button pans (in the Paint tool the left one paints): no context menu.
+canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
+
 canvas.addEventListener("wheel", (ev) => {
   ev.preventDefault();
   const r = canvas.getBoundingClientRect();
