@@ -42,7 +42,11 @@ fn info_terrain_leaves_and_gates_are_the_librarys() {
     assert_eq!(info["height"], grid.height());
     assert_eq!(info["name"], "arena.map");
     let terrain = v.get_bytes("/api/terrain");
-    let want: Vec<u8> = grid.bounds().cells().map(|c| grid.terrain(c)).collect();
+    let want: Vec<u8> = grid
+        .bounds()
+        .cells()
+        .map(|c| grid.terrain(c).code())
+        .collect();
     assert_eq!(terrain, want);
     for mode in [Mode::Exact, Mode::Fast] {
         let name = if mode == Mode::Exact { "exact" } else { "fast" };
@@ -100,7 +104,9 @@ fn paths_equal_the_librarys_and_plain_astar() {
         let path = cells(&got, "exact");
         assert_eq!((path[0], *path.last().unwrap()), (s, g));
         let shown = quadpath::Path::from_cells(path);
-        quadpath::validate(&grid, s, g, &shown).unwrap();
+        shown
+            .validate(&grid, &quadpath::TerrainCosts::unit(), s, g)
+            .unwrap();
         assert!(got["exact"]["expansions"].as_u64().is_some());
         assert!(got["exact"]["query_us"].as_f64().unwrap() >= 0.0);
     }
@@ -216,10 +222,10 @@ fn edits_change_paths_as_a_fresh_build_would_and_undo_restores_them() {
         let answer = v.post_json("/api/edit", body);
         assert!(answer["changed"].as_u64().unwrap() > 0, "{body}");
         if body.contains("building") {
-            grid.set_rect_blocked(*rect, true);
+            grid.set_obstructed(*rect, true);
         } else {
             let code = if body.contains("\"W\"") { b'W' } else { b'@' };
-            grid.set_rect_terrain(*rect, code);
+            grid.set_terrain(*rect, code);
         }
     }
     let after = v.get_json(query);
@@ -236,13 +242,9 @@ fn edits_change_paths_as_a_fresh_build_would_and_undo_restores_them() {
         length(&after, "exact") > before,
         "the wall lengthens the path"
     );
-    quadpath::validate(
-        &grid,
-        s,
-        g,
-        &quadpath::Path::from_cells(cells(&after, "exact")),
-    )
-    .unwrap();
+    quadpath::Path::from_cells(cells(&after, "exact"))
+        .validate(&grid, &quadpath::TerrainCosts::unit(), s, g)
+        .unwrap();
     for _ in &strokes {
         assert_eq!(v.post_json("/api/undo", "")["undone"], true);
     }

@@ -322,11 +322,13 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
     page.idle();
     page.wait_for("viewer.state.revision === 1");
     page.idle();
-    grid.set_rect_terrain(Rect::new(mid.x - 2, mid.y - 2, mid.x + 2, mid.y + 2), b'@');
+    grid.set_terrain(Rect::new(mid.x - 2, mid.y - 2, mid.x + 2, mid.y + 2), b'@');
     let after = cells_of(&page.eval("viewer.state.paths.exact.cells"));
     assert_ne!(after, before, "the shown path did not change");
     let shown = quadpath::Path::from_cells(after.clone());
-    quadpath::validate(&grid, s, g, &shown).expect("the shown path is valid on the edited map");
+    shown
+        .validate(&grid, &quadpath::TerrainCosts::unit(), s, g)
+        .expect("the shown path is valid on the edited map");
     let reference = baseline::astar(&grid, s, g).unwrap().length;
     assert_eq!(page.text("exact-length"), format!("{reference:.4}"));
 
@@ -346,7 +348,7 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
             let r = l.rect();
             (Cell::new(r.x1 + r.width() / 2, r.y1 + r.height() / 2), r)
         })
-        .filter(|&(c, _)| !near_path(c) && grid.terrain(c) == b'.')
+        .filter(|&(c, _)| !near_path(c) && grid.terrain(c).code() == b'.')
         .take(6)
         .collect();
     assert!(probes.len() >= 3, "too few leaves to probe: {probes:?}");

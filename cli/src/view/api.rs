@@ -18,7 +18,7 @@
 //! - `POST /api/undo`: takes the last stroke back.
 
 use super::state::{Answer, Paint, State, Which, MAX_BRUSH, WALL};
-use quadpath::{Cell, Rect, TERRAIN_FREE};
+use quadpath::{Cell, Rect, Terrain};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::sync::Mutex;
@@ -371,7 +371,7 @@ fn edit(state: &mut State, body: &[u8]) -> Result<Response, Refusal> {
     }
     let paint = match (e.paint.as_str(), e.code.as_deref()) {
         ("wall", None) => Paint::Terrain(WALL),
-        ("ground", None) => Paint::Terrain(TERRAIN_FREE),
+        ("ground", None) => Paint::Terrain(Terrain::GROUND.code()),
         ("building", None) => Paint::Building,
         ("clear", None) => Paint::Clear,
         ("terrain", Some(code)) => match code.as_bytes() {

@@ -173,7 +173,7 @@ impl State {
                 if grid.is_obstructed(c) {
                     BUILDING_BYTE
                 } else {
-                    grid.terrain(c)
+                    grid.terrain(c).code()
                 }
             })
             .collect()
@@ -218,8 +218,8 @@ impl State {
             let mut ctx = SearchContext::new();
             let t = Instant::now();
             let path = self
-                .world
-                .find_path_with(&mut ctx, self.class(which), start, goal)
+                .layer(which)
+                .find_path_with(&mut ctx, start, goal)
                 .map_err(|e| e.to_string());
             Answer {
                 path,
@@ -284,7 +284,7 @@ impl State {
         let grid = self.world.grid();
         let undo = match paint {
             Paint::Terrain(_) => {
-                Undo::Terrain(rect, rect.cells().map(|c| grid.terrain(c)).collect())
+                Undo::Terrain(rect, rect.cells().map(|c| grid.terrain(c).code()).collect())
             }
             Paint::Building | Paint::Clear => {
                 let on = paint == Paint::Building;
@@ -296,9 +296,9 @@ impl State {
             }
         };
         let report = match paint {
-            Paint::Terrain(code) => self.world.set_rect_terrain(rect, code),
-            Paint::Building => self.world.place_building(rect),
-            Paint::Clear => self.world.remove_building(rect),
+            Paint::Terrain(code) => self.world.set_terrain(rect, code),
+            Paint::Building => self.world.set_blocked(rect, true),
+            Paint::Clear => self.world.set_blocked(rect, false),
         }
         .map_err(|e| e.to_string())?;
         if report.cells > 0 {
@@ -322,15 +322,9 @@ impl State {
                 let patch = TerrainPatch::new(rect.width(), rect.height(), codes);
                 self.world.apply_patch(at, &patch).map(|_| ())
             }
-            Undo::Obstruction(cells, on) => cells.into_iter().try_for_each(|c| {
-                let one = Rect::new(c.x, c.y, c.x, c.y);
-                let report = if on {
-                    self.world.place_building(one)
-                } else {
-                    self.world.remove_building(one)
-                };
-                report.map(|_| ())
-            }),
+            Undo::Obstruction(cells, on) => cells
+                .into_iter()
+                .try_for_each(|c| self.world.set_blocked(c, on).map(|_| ())),
         };
         done.expect("an undo record covers cells the stroke itself changed on the map");
         self.edited();
