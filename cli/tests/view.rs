@@ -385,3 +385,77 @@ fn concurrent_edits_and_queries_are_serialised() {
         optimal
     ));
 }
+
+#[test]
+fn a_static_scenarios_queries_are_judged_against_the_file() {
+    let v = Viewer::start("arena.map.scen", &[]);
+    assert_eq!(v.get_json("/api/info")["scenario"]["dynamic"], false);
+    let file = match quadpath::io::read_any_scen(map("arena.map.scen")).unwrap() {
+        quadpath::io::AnyScenarioFile::Static(f) => f,
+        _ => panic!("arena.map.scen is a version 1 file"),
+    };
+    let got = v.get_json("/api/scenario");
+    let queries = got["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), file.entries.len());
+    for (q, s) in queries.iter().zip(&file.entries) {
+        assert_eq!(q["line"].as_u64(), Some(s.line as u64));
+        let exact = q["exact"].as_f64().unwrap();
+        assert!(
+            (exact - s.optimal).abs() <= s.tolerance(),
+            "line {}: {q}",
+            s.line
+        );
+        let fast = q["fast"].as_f64().unwrap();
+        let want = if fast > s.optimal + s.tolerance() {
+            "suboptimal"
+        } else {
+            "ok"
+        };
+        assert_eq!(q["verdict"], want, "line {}", s.line);
+    }
+    let (status, _) = v.request("POST", "/api/scenario/step", b"");
+    assert_eq!(status, 200, "a static file has no patches: nothing is laid");
+    let plain = Viewer::start("arena.map", &[]);
+    let (status, body) = plain.request("GET", "/api/scenario", b"");
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+}
+
+#[test]
+fn a_version_2_scenarios_patches_are_laid_step_by_step() {
+    let v = Viewer::start("dao_arena2.scen", &[]);
+    let file = quadpath::io::read_dynamic_scen(map("dao_arena2.scen")).unwrap();
+    // The file's queries in order, grouped by the patches before them.
+    let mut groups: Vec<Vec<&quadpath::io::DynamicQuery>> = vec![Vec::new()];
+    for c in &file.commands {
+        match c {
+            quadpath::io::DynamicCommand::Patch(_) => {
+                if !groups.last().unwrap().is_empty() {
+                    groups.push(Vec::new());
+                }
+            }
+            quadpath::io::DynamicCommand::Query(q) => groups.last_mut().unwrap().push(q),
+        }
+    }
+    let mut before = v.get_bytes("/api/terrain");
+    for (i, group) in groups.iter().enumerate().take(4) {
+        let got = v.get_json("/api/scenario");
+        let queries = got["queries"].as_array().unwrap();
+        assert_eq!(queries.len(), group.len(), "group {i}");
+        for (q, want) in queries.iter().zip(group) {
+            assert_eq!(q["line"].as_u64(), Some(want.line as u64));
+            assert_ne!(q["verdict"], "failed", "line {}: {q}", want.line);
+            match want.optimal {
+                Some(o) => assert!((q["exact"].as_f64().unwrap() - o).abs() <= want.tolerance()),
+                None => assert!(q["exact"].is_null()),
+            }
+        }
+        let laid = v.post_json("/api/scenario/step", "")["laid"]
+            .as_u64()
+            .unwrap();
+        let after = v.get_bytes("/api/terrain");
+        if laid > 0 {
+            assert_ne!(after, before, "the patches changed the map");
+        }
+        before = after;
+    }
+}

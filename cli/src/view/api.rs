@@ -16,11 +16,14 @@
 //! - `POST /api/edit` `{"x":..,"y":..,"size":..,"paint":"wall"|"ground"|"building"|"clear"|
 //!   "terrain","code":"W"}`: a square brush stroke with its top-left cell at x,y.
 //! - `POST /api/undo`: takes the last stroke back.
+//! - `GET /api/scenario`: the open scenario's current queries, run and judged.
+//! - `POST /api/scenario/step`: lays a version 2 scenario's next group of patches.
 
+use super::scenario::judge;
 use super::state::{Answer, Paint, State, Which, MAX_BRUSH, WALL};
 use quadpath::{Cell, Rect, Terrain};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::sync::Mutex;
 
 /// The largest request body accepted, in bytes: an edit is a few dozen.
@@ -117,7 +120,7 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
     let Some(endpoint) = path.strip_prefix("/api/") else {
         return Response::error(404, format!("no page {path:?}"));
     };
-    let wanted = if matches!(endpoint, "edit" | "undo") {
+    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step") {
         "POST"
     } else {
         "GET"
@@ -146,6 +149,16 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
         "flow" => flow(&mut state, &params),
         "hover" => hover(&mut state, &params),
         "edit" => edit(&mut state, req.body),
+        "scenario" => scenario(&state),
+        "scenario/step" => match state.step_scenario() {
+            Ok(Some(laid)) => Ok(Response::json(&json!({
+                "laid": laid,
+                "revision": state.revision(),
+                "undo_depth": state.undo_depth(),
+            }))),
+            Ok(None) => Err(no_scenario()),
+            Err(e) => Err((500, e)),
+        },
         "undo" => {
             let undone = state.undo();
             Ok(Response::json(&json!({
@@ -224,6 +237,7 @@ fn info(state: &State, name: &str) -> Response {
         "costs": costs,
         "revision": state.revision(),
         "undo_depth": state.undo_depth(),
+        "scenario": state.scenario().map(|s| json!({ "dynamic": s.is_dynamic() })),
         "exact": { "leaves": exact.free_leaf_count(), "gates": exact.gate_count(),
                    "components": exact.component_count() },
         "fast": { "leaves": fast.free_leaf_count(), "gates": fast.gate_count(),
@@ -403,5 +417,48 @@ fn edit(state: &mut State, body: &[u8]) -> Result<Response, Refusal> {
         "changed": changed,
         "revision": state.revision(),
         "undo_depth": state.undo_depth(),
+    })))
+}
+
+fn no_scenario() -> Refusal {
+    bad("no scenario file is open: start the viewer with a .scen file")
+}
+
+/// The queries on the map as it stands, each run in both layers and judged against the
+/// file's lengths when the class is the one the file was made for (1x1 on .GS, unit costs).
+fn scenario(state: &State) -> Result<Response, Refusal> {
+    let scen = state.scenario().ok_or_else(no_scenario)?;
+    let movement = state.movement();
+    let judged = *movement == quadpath::Movement::default() && movement.has_unit_costs();
+    let open = state.layer(Which::Exact).grid();
+    let queries: Vec<Value> = scen
+        .current_queries()
+        .iter()
+        .map(|q| {
+            let ends_open = open.is_free(q.start) && open.is_free(q.goal);
+            let [exact, fast] = if ends_open {
+                state
+                    .find_paths(q.start, q.goal)
+                    .map(|a| a.path.ok().map(|p| p.length))
+            } else {
+                [None, None]
+            };
+            json!({
+                "line": q.line,
+                "start": [q.start.x, q.start.y],
+                "goal": [q.goal.x, q.goal.y],
+                "optimal": q.optimal,
+                "exact": exact,
+                "fast": fast,
+                "verdict": judged.then(|| judge(q, exact, fast)),
+            })
+        })
+        .collect();
+    Ok(Response::json(&json!({
+        "dynamic": scen.is_dynamic(),
+        "judged": judged,
+        "patches_left": scen.patches_left(),
+        "revision": state.revision(),
+        "queries": queries,
     })))
 }

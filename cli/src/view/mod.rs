@@ -5,13 +5,13 @@
 //! JavaScript embedded in the binary).
 
 pub mod api;
+pub mod scenario;
 pub mod server;
 pub mod state;
 
 use crate::class::{ClassCosts, ClassOptions};
 use crate::{load_any, load_map, CliError, Loaded, MapOptions, MemoryOptions, ModeArg, EXIT_OK};
 use clap::Args;
-use quadpath::io::DynamicCommand;
 use quadpath::Grid;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -49,10 +49,14 @@ pub struct ViewArgs {
 /// Input errors for a map, class or address that does not work (exit status 2).
 pub fn run(a: ViewArgs) -> Result<i32, CliError> {
     let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
-    let grid = load_view_grid(&a.map, &a.map_opts)?;
+    let (grid, scenario) = load_view_grid(&a.map, &a.map_opts)?;
     class.problem(&grid, &a.map)?;
-    let state = state::State::new(grid, class.movement.clone(), a.memory.limit())
-        .map_err(|e| CliError::input(format!("{}: {e}", a.map.display())))?;
+    let map_error = |e: String| CliError::input(format!("{}: {e}", a.map.display()));
+    let mut state =
+        state::State::new(grid, class.movement.clone(), a.memory.limit()).map_err(map_error)?;
+    if let Some(scenario) = scenario {
+        state.open_scenario(scenario).map_err(map_error)?;
+    }
     let server = server::Server::bind(SocketAddr::new(a.bind, a.port))
         .map_err(|e| CliError::input(format!("cannot listen on {}:{}: {e}", a.bind, a.port)))?;
     let mode = crate::mode_name(a.mode.mode());
@@ -69,34 +73,20 @@ pub fn run(a: ViewArgs) -> Result<i32, CliError> {
     Ok(EXIT_OK)
 }
 
-/// The grid to show for `path`: a map or bitmap, a static scenario's map, or a version 2
-/// scenario's map with the patches laid before its first query.
-fn load_view_grid(path: &Path, opts: &MapOptions) -> Result<Grid, CliError> {
+/// The grid to show for `path` (a map or bitmap, or a scenario file's map: for a version 2
+/// file the empty map its patches start from) and the scenario, for a scenario file.
+fn load_view_grid(
+    path: &Path,
+    opts: &MapOptions,
+) -> Result<(Grid, Option<scenario::Scenario>), CliError> {
     if !matches!(path.extension(), Some(e) if e == "scen") {
-        return load_map(path, opts);
+        return Ok((load_map(path, opts)?, None));
     }
-    match load_any(path, None, opts)? {
-        Loaded::Static(set) => Ok(set.grid),
-        Loaded::Dynamic(set) => {
-            let scen = &set.scen;
-            let mut grid = scen.initial_grid();
-            for command in &scen.commands {
-                match command {
-                    DynamicCommand::Patch(p) => {
-                        let patch = scen.patches.get(p.id).ok_or_else(|| {
-                            CliError::input(format!(
-                                "{}: line {}: no patch {}",
-                                path.display(),
-                                p.line,
-                                p.id
-                            ))
-                        })?;
-                        grid.apply_patch(p.at, patch);
-                    }
-                    DynamicCommand::Query(_) => break,
-                }
-            }
-            Ok(grid)
-        }
-    }
+    Ok(match load_any(path, None, opts)? {
+        Loaded::Static(set) => (set.grid, Some(scenario::Scenario::from_static(&set.scen))),
+        Loaded::Dynamic(set) => (
+            set.scen.initial_grid(),
+            Some(scenario::Scenario::from_dynamic(&set.scen)),
+        ),
+    })
 }

@@ -3,6 +3,7 @@
 //! the page with their undo records, and the last flow field. Every answer here comes from
 //! the library; the HTTP side ([`super::api`]) only parses requests and writes JSON.
 
+use super::scenario::Scenario;
 use quadpath::{
     Cell, ClassId, Config, FlowField, Grid, HpaMap, Mode, Movement, Path, Rect, SearchContext,
     TerrainPatch, World,
@@ -94,6 +95,7 @@ pub struct State {
     flow: Option<(Cell, FlowField)>,
     revision: u64,
     components: Option<(u64, Vec<u32>)>,
+    scenario: Option<Scenario>,
 }
 
 impl State {
@@ -120,7 +122,42 @@ impl State {
             flow: None,
             revision: 0,
             components: None,
+            scenario: None,
         })
+    }
+
+    /// Opens a scenario file on the map; a version 2 one gets the patches before its first
+    /// query laid.
+    ///
+    /// # Errors
+    /// As [`Scenario::lay_patches`].
+    pub fn open_scenario(&mut self, mut scenario: Scenario) -> Result<(), String> {
+        scenario.lay_patches(&mut self.world)?;
+        self.scenario = Some(scenario);
+        Ok(())
+    }
+
+    /// The scenario opened, if any.
+    pub fn scenario(&self) -> Option<&Scenario> {
+        self.scenario.as_ref()
+    }
+
+    /// Lays the scenario's next group of patches; returns how many were laid (`None`
+    /// without a scenario). Strokes painted before cannot be undone after it: their undo
+    /// records would lay the old terrain back over the patches.
+    ///
+    /// # Errors
+    /// As [`Scenario::step`].
+    pub fn step_scenario(&mut self) -> Result<Option<usize>, String> {
+        let Some(scenario) = self.scenario.as_mut() else {
+            return Ok(None);
+        };
+        let laid = scenario.step(&mut self.world)?;
+        if laid > 0 {
+            self.undo.clear();
+            self.edited();
+        }
+        Ok(Some(laid))
     }
 
     /// The world, for reading.

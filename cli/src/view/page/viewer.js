@@ -458,6 +458,42 @@ async function hoverAt(cell) {
   if (hoverNext) { const c = hoverNext; hoverNext = null; hoverAt(c); }
 }
 
+// ---- scenario ------------------------------------------------------------------------
+
+async function runScenario() {
+  try {
+    const r = await api("/api/scenario");
+    const count = (v) => r.queries.filter((q) => q.verdict === v).length;
+    $("scenario-summary").textContent = `${r.queries.length} queries` +
+      (r.judged ? `: ${count("failed")} failed, ${count("suboptimal")} suboptimal (fast)` : " (not judged: the file is for 1x1 agents at unit costs)") +
+      (r.dynamic ? `; ${r.patches_left} patches left` : "");
+    const fmt = (v) => (v === null ? "none" : v.toFixed(3));
+    const rows = r.queries.map((q, i) =>
+      `<tr class="${q.verdict || ""}" data-i="${i}"><td>${q.line}</td><td>${q.start}</td><td>${q.goal}</td>` +
+      `<td>${fmt(q.optimal)}</td><td>${fmt(q.exact)}</td><td>${fmt(q.fast)}</td></tr>`);
+    $("scenario-list").innerHTML = "<table><tr><th>line</th><th>start</th><th>goal</th><th>file</th>" +
+      "<th>exact</th><th>fast</th></tr>" + rows.join("") + "</table>";
+    for (const tr of $("scenario-list").querySelectorAll("tr[data-i]")) {
+      tr.addEventListener("click", () => {
+        const q = r.queries[Number(tr.dataset.i)];
+        st.start = q.start; st.goal = q.goal;
+        findPath();
+      });
+    }
+    $("scenario-step").disabled = r.patches_left === 0;
+  } catch (e) { status(e.message); }
+}
+
+async function stepScenario() {
+  st.busy = st.busy.then(async () => {
+    try {
+      const a = await post("/api/scenario/step");
+      await afterEdit(a);
+      await runScenario();
+    } catch (e) { status(e.message); }
+  });
+}
+
 function exportPng() {
   canvas.toBlob((blob) => {
     const a = document.createElement("a");
@@ -486,6 +522,12 @@ async function start() {
   }
   for (const name of ["costs", "flow", "fastpath"]) $("layer-" + name).addEventListener("change", draw);
   $("undo").addEventListener("click", undo);
+  if (st.info.scenario) {
+    $("scenario").hidden = false;
+    $("scenario-step").hidden = !st.info.scenario.dynamic;
+    $("scenario-run").addEventListener("click", runScenario);
+    $("scenario-step").addEventListener("click", stepScenario);
+  }
   $("fit").addEventListener("click", fit);
   $("export").addEventListener("click", exportPng);
   window.addEventListener("keydown", (ev) => {
