@@ -18,6 +18,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tungstenite::{stream::MaybeTlsStream, Message, WebSocket};
 use viewer::{map, Viewer};
@@ -119,8 +120,13 @@ impl Page {
 
     /// Clicks the middle of the element with this id.
     fn click_element(&mut self, id: &str) {
+        self.click_element_selector(&format!("#{id}"));
+    }
+
+    /// Clicks the middle of the first element `selector` picks.
+    fn click_element_selector(&mut self, selector: &str) {
         let r = self.eval(&format!(
-            "(() => {{ const r = document.getElementById('{id}').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+            "(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
         ));
         self.click_at(r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
     }
@@ -153,7 +159,11 @@ fn start_browser() -> (Browser, String) {
         "the browser test needs {CHROMIUM} (Debian package chromium): run \
          `sh cli/tests/install-chromium.sh` as root, or `apt-get install chromium`"
     );
-    let profile = std::env::temp_dir().join(format!("quadpath-view-test-{}", std::process::id()));
+    // One fresh profile per browser: two tests running at once must not share one.
+    static BROWSERS: AtomicUsize = AtomicUsize::new(0);
+    let n = BROWSERS.fetch_add(1, Ordering::Relaxed);
+    let profile =
+        std::env::temp_dir().join(format!("quadpath-view-test-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).unwrap();
     let mut child = Command::new(CHROMIUM)
@@ -271,17 +281,10 @@ fn assert_pixel(img: &image::RgbImage, at: (f64, f64), want: [f64; 3], what: &st
     assert!(off <= 4.0, "{what}: pixel {p:?} at {at:?}, want {want:?}");
 }
 
-#[test]
-fn the_page_finds_edits_and_draws_what_the_library_says() {
-    let t0 = Instant::now();
-    // A browser that stops answering must not hang CI: fail the whole test binary instead.
-    std::thread::spawn(|| {
-        std::thread::sleep(Duration::from_secs(120));
-        eprintln!("the browser test took over 120 s: giving up");
-        std::process::exit(1);
-    });
-    let server = Viewer::start("arena.map", &[]);
-    let (_browser, browser_ws) = start_browser();
+/// Starts `quadpath view MAP` and headless Chromium, and loads the page.
+fn open_page(map_name: &str) -> (Viewer, Browser, Page) {
+    let server = Viewer::start(map_name, &[]);
+    let (browser, browser_ws) = start_browser();
     let (ws, _) = tungstenite::connect(page_url(&browser_ws)).expect("DevTools websocket");
     let mut page = Page { ws, next_id: 0 };
     page.call(
@@ -290,6 +293,59 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
     );
     page.call("Page.navigate", json!({ "url": server.url }));
     page.wait_for("document.body && document.body.dataset.ready === '1'");
+    (server, browser, page)
+}
+
+/// A browser that stops answering must not hang CI: fail the whole test binary instead.
+fn watchdog() {
+    std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_secs(120));
+        eprintln!("a browser test took over 120 s: giving up");
+        std::process::exit(1);
+    });
+}
+
+#[test]
+fn the_scenario_panel_runs_the_files_queries() {
+    watchdog();
+    let (_server, _browser, mut page) = open_page("arena.map.scen");
+    let file = match quadpath::io::read_any_scen(map("arena.map.scen")).unwrap() {
+        quadpath::io::AnyScenarioFile::Static(f) => f,
+        _ => panic!("arena.map.scen is a version 1 file"),
+    };
+    page.click_element("scenario-run");
+    page.wait_for("document.querySelectorAll('#scenario-list tr[data-i]').length > 0");
+    let rows = page.eval("document.querySelectorAll('#scenario-list tr[data-i]').length");
+    assert_eq!(rows.as_u64(), Some(file.entries.len() as u64));
+    assert_eq!(
+        page.eval("document.querySelectorAll('#scenario-list tr.failed').length"),
+        json!(0)
+    );
+    // Click the 10th query: its path is drawn, with the file's length.
+    page.eval("document.querySelector('#scenario-list tr[data-i=\"9\"]').scrollIntoView()");
+    page.click_element_selector("#scenario-list tr[data-i=\"9\"] td");
+    page.wait_for("document.getElementById('exact-length').textContent !== '–'");
+    let s = &file.entries[9];
+    let shown: f64 = page.text("exact-length").parse().unwrap();
+    assert!(
+        (shown - s.optimal).abs() <= s.tolerance().max(5e-5),
+        "{shown} vs {}",
+        s.optimal
+    );
+    assert_eq!(
+        page.text("ends"),
+        format!(
+            "from {},{} to {},{}",
+            s.start.x, s.start.y, s.goal.x, s.goal.y
+        )
+    );
+}
+
+#[test]
+fn the_page_finds_edits_and_draws_what_the_library_says() {
+    let t0 = Instant::now();
+    watchdog();
+    let (_server, _browser, mut page) = open_page("arena.map");
     // 14 pixels a cell, the map's corner 10 pixels into the canvas.
     page.eval("viewer.setView(14, 10, 10)");
 
