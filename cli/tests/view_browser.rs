@@ -2,7 +2,8 @@
 //! (a websocket, `tungstenite`). It loads a shipped map, clicks a start and a goal, checks
 //! the length the page shows against the library's, paints a wall across the path and checks
 //! the new path, toggles the leaves layer and checks a screenshot's pixels at known cells
-//! against the library's leaves. Saves the screenshot the README shows (docs/viewer.png).
+//! against the library's leaves. Saves the screenshot the README shows (docs/viewer.png,
+//! with `QUADPATH_UPDATE_SCREENSHOT=1`; else into Cargo's temporary folder).
 //!
 //! Needs /usr/bin/chromium (Debian package `chromium`; `cli/tests/install-chromium.sh`
 //! installs it): without it the test fails, saying so.
@@ -428,7 +429,12 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
     }
 
     // The README's picture: the leaves and both paths around the wall.
-    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png");
+    // Into docs/ only when asked (QUADPATH_UPDATE_SCREENSHOT=1): the timings in it change
+    // every run, and a test run should not dirty the work tree.
+    let out = match std::env::var_os("QUADPATH_UPDATE_SCREENSHOT") {
+        Some(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png"),
+        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer.png"),
+    };
     std::fs::write(&out, tinted_png).unwrap();
     // The gates layer loads too.
     page.click_element("layer-gates");
