@@ -98,8 +98,8 @@ pub use grid::{
 };
 pub use hpa::{
     validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError,
-    EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect,
-    QueryError, RefreshReport, SearchContext,
+    Corners, EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path,
+    PathDefect, QueryError, RefreshReport, SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 
