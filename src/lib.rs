@@ -19,7 +19,7 @@
 //! println!("tank: {} cells, length {:.1}", tank_route.cells.len(), tank_route.length);
 //!
 //! // A barracks goes up in the tank's gap: every layer updates at once.
-//! world.place_building(Rect::new(64, 10, 64, 13))?;
+//! world.set_blocked(Rect::new(64, 10, 64, 13), true)?;
 //! assert!(!world.connected(tank, base, mine)?); // the 2-wide gap is too narrow for it
 //! let infantry_route = world.find_path(infantry, base, mine)?;
 //!
@@ -102,13 +102,13 @@ pub use flow::{FlowError, FlowField, FlowGoal};
 pub use geom::{Cell, Direction, Rect};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
-    ClearanceField, CostError, Grid, Movement, MovementError, TerrainCosts, TerrainPatch,
-    TerrainSet, TERRAIN_FREE, TERRAIN_WALL,
+    ClearanceField, CostError, Grid, Movement, MovementError, Terrain, TerrainCosts, TerrainPatch,
+    TerrainSet,
 };
 pub use hpa::{
-    validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError,
-    Corners, EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path,
-    PathDefect, QueryError, RefreshReport, SearchContext,
+    BuildError, BuildProfile, Clustering, Config, ConfigError, Corners, EditError, Endpoint,
+    GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError,
+    RefreshReport, SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 

@@ -12,7 +12,7 @@
 //! length and fast paths may not be shorter: a mismatch aborts the run.
 //!
 //! Per map: what the layers share (terrain grid and clearance field) and the whole
-//! world's bytes, and the time of one 4×4 building placed with `World::place_building`,
+//! world's bytes, and the time of one 4×4 building placed with `World::set_blocked`,
 //! which updates the field and all three layers, then taken away again (medians over
 //! `--edits` spots on open ground), with the `refresh` after each.
 //!
@@ -204,9 +204,9 @@ fn bench_map(name: &str, dir: &std::path::Path, a: &Args) -> (Vec<ClassRow>, Map
             for place in [true, false] {
                 let t = Instant::now();
                 let report = if place {
-                    world.place_building(r)
+                    world.set_blocked(r, true)
                 } else {
-                    world.remove_building(r)
+                    world.set_blocked(r, false)
                 };
                 edits.push(t.elapsed().as_secs_f64() * 1e6);
                 assert_eq!(report.unwrap().cells, 16);

@@ -189,7 +189,7 @@ fn main() {
                 let t = Instant::now();
                 let p = map.find_path(s, g).expect("scenario pairs connect");
                 us.push(t.elapsed().as_secs_f64() * 1e6);
-                quadpath::validate_with_costs(&grid, &costs, s, g, &p)
+                p.validate(&grid, &costs, s, g)
                     .unwrap_or_else(|e| panic!("{name} {mode} {s}->{g}: {e}"));
                 excess.push(p.cost / best - 1.0);
             }

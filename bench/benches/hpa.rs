@@ -112,7 +112,7 @@ fn bench_maps(c: &mut Criterion) {
         // building are crossed over their gates, so only searches near it should slow down.
         let mut stale = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
         let site = building_site(&grid);
-        stale.set_rect_blocked(site, true).unwrap();
+        stale.set_blocked(site, true).unwrap();
         if stale.needs_refresh() {
             let mut i = 0;
             g.bench_function(
@@ -184,8 +184,7 @@ fn bench_edits(c: &mut Criterion) {
             map.set_blocked(Cell::new(c.x, c.y), blocked).unwrap();
         };
         let building = |map: &mut HpaMap, i: usize, blocked: bool| {
-            map.set_rect_blocked(sites[i % sites.len()], blocked)
-                .unwrap();
+            map.set_blocked(sites[i % sites.len()], blocked).unwrap();
         };
         bench_edit_pairs(c, "edit/toggle", &mode_name, &mut map, toggle, false);
         bench_edit_pairs(

@@ -44,8 +44,7 @@ use hierarchical_pathfinding::prelude::{MooreNeighborhood, PathCache, PathCacheC
 use quadpath::baseline;
 use quadpath::io::{read_map, read_scen, Scenario};
 use quadpath::quadtree::{QuadTree, SplitStopper};
-use quadpath::validate;
-use quadpath::{Cell, Direction, Grid, HpaMap, Mode, Path, Rect};
+use quadpath::{Cell, Direction, Grid, HpaMap, Mode, Path, Rect, TerrainCosts};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -515,7 +514,7 @@ fn judge(grid: &Grid, s: Cell, g: Cell, cells: Vec<Cell>, optimal: f64, tol: f64
         }
     }
     let path = Path::from_cells(cells);
-    let v = validate(grid, s, g, &path);
+    let v = path.validate(grid, &TerrainCosts::unit(), s, g);
     if std::env::var("PEERS_DEBUG").is_ok()
         && (corner_cuts == 0 && (v.is_err() || path.length < optimal - tol)
             || path.length > 3.0 * optimal)
@@ -1286,8 +1285,8 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
         chunks.iter().map(|&c| hpa_build(&grid0, c)).collect();
     let mut jps = jps_build(&grid0);
 
-    let mut r_exact = EditRow::new("quadpath exact: `set_rect_blocked` + `refresh`");
-    let mut r_fast = EditRow::new("quadpath fast: `set_rect_blocked` + `refresh`");
+    let mut r_exact = EditRow::new("quadpath exact: `set_blocked` + `refresh`");
+    let mut r_fast = EditRow::new("quadpath fast: `set_blocked` + `refresh`");
     let mut r_hpa: Vec<EditRow> = chunks
         .iter()
         .map(|c| EditRow::new(format!("hpa-{c}: `tiles_changed`")))
@@ -1328,7 +1327,7 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
         // runs they cross stale clusters over their gates), timed apart and summed.
         for (map, row) in [(&mut exact, &mut r_exact), (&mut fast, &mut r_fast)] {
             let t = Instant::now();
-            map.set_rect_blocked(rect, blocked).unwrap();
+            map.set_blocked(rect, blocked).unwrap();
             let dt = t.elapsed().as_secs_f64() * 1e6;
             let t = Instant::now();
             map.refresh();

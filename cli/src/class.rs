@@ -29,7 +29,7 @@ use std::time::Instant;
 /// How far a quadpath length may be from the A* reference length of a class's query and
 /// still equal it: both are sums of the same step costs, so only summation order differs.
 /// With terrain costs, which reach [`TerrainCosts::MAX`] a cell, it is relative to the
-/// optimal cost (from 1 up), as [`quadpath::validate_with_costs`] checks a claimed cost.
+/// optimal cost (from 1 up), as [`quadpath::Path::validate`] checks a claimed cost.
 pub const REFERENCE_TOLERANCE: f64 = 1e-6;
 
 /// The movement class; shared by every subcommand that searches.

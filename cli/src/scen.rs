@@ -8,7 +8,7 @@ use crate::{
 };
 use clap::Args;
 use quadpath::io::{self, DynamicQuery, Scenario};
-use quadpath::{validate_with_costs, Cell, Grid, Mode, Path, QueryError, TerrainCosts};
+use quadpath::{Cell, Grid, Mode, Path, QueryError, TerrainCosts};
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -147,7 +147,7 @@ pub fn judge(
         (Ok(p), Some(optimal)) => {
             let tol = e.tolerance;
             // At unit costs a path's cost is its length, checked as such.
-            verdict.invalid = match validate_with_costs(grid, costs, e.start, e.goal, p) {
+            verdict.invalid = match p.validate(grid, costs, e.start, e.goal) {
                 Err(d) => Some(d.to_string()),
                 Ok(()) if p.cost < optimal - tol => Some(format!(
                     "{what} {:.6} is {} than the optimal {optimal:.6}",

@@ -232,7 +232,8 @@ fn world_batches_of_a_2x2_class_match_its_sequential_queries() {
             for (i, r) in batch.iter().enumerate() {
                 if let Ok(p) = r {
                     let (s, g) = queries[i];
-                    world.validate_path(class, s, g, p).unwrap();
+                    let layer = world.layer(class).unwrap();
+                    p.validate(layer.grid(), layer.costs(), s, g).unwrap();
                 }
             }
         }

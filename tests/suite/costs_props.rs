@@ -9,15 +9,14 @@
 //!   fresh build on the same grid;
 //! - exact paths cost what an independent weighted Dijkstra (`common::weighted_distances`)
 //!   says, within 1e-6 relative, and `Unreachable` comes exactly when it finds no path;
-//! - every path is legal and reports its true length and cost (`validate_with_costs`), and
+//! - every path is legal and reports its true length and cost (`Path::validate`), and
 //!   no path is cheaper than optimal.
 
 use crate::common;
 use common::*;
 use proptest::prelude::*;
 use quadpath::{
-    validate_with_costs, Cell, Config, Grid, HpaMap, Mode, QueryError, Rect, TerrainCosts,
-    TerrainPatch, TerrainSet,
+    Cell, Config, Grid, HpaMap, Mode, QueryError, Rect, TerrainCosts, TerrainPatch, TerrainSet,
 };
 
 const CODES: &[u8] = b"..GGS@W";
@@ -98,14 +97,14 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) {
     match edit {
         Edit::Terrain(r, code) => {
             if let Some(r) = clip(grid, *r) {
-                map.set_rect_terrain(r, *code).unwrap();
-                grid.set_rect_terrain(r, *code);
+                map.set_terrain(r, *code).unwrap();
+                grid.set_terrain(r, *code);
             }
         }
         Edit::Blocked(r, blocked) => {
             if let Some(r) = clip(grid, *r) {
-                map.set_rect_blocked(r, *blocked).unwrap();
-                grid.set_rect_blocked(r, *blocked);
+                map.set_blocked(r, *blocked).unwrap();
+                grid.set_blocked(r, *blocked);
             }
         }
         Edit::Patch(at, w, h, codes) => {
@@ -143,7 +142,7 @@ fn check_queries(
             let want = dist[(g.y * grid.width() + g.x) as usize];
             match (map.find_path(s, g), want) {
                 (Ok(p), Some(best)) => {
-                    validate_with_costs(grid, costs, s, g, &p)
+                    p.validate(grid, costs, s, g)
                         .unwrap_or_else(|e| panic!("{ctx}: {s}->{g}: {e}"));
                     let tolerance = 1e-6 * best.max(1.0);
                     assert!(
@@ -215,7 +214,7 @@ fn a_road_splits_open_ground_and_draws_the_path() {
     // 64×16 open ground with a road along row 12: going from one end of row 2 to the other
     // pays to walk down to the road and back.
     let mut grid = Grid::new_free(64, 16);
-    grid.set_rect_terrain(Rect::new(0, 12, 63, 12), b'G');
+    grid.set_terrain(Rect::new(0, 12, 63, 12), b'G');
     let costs: TerrainCosts = "G=0.25".parse().unwrap();
     let (a, b) = (Cell::new(0, 2), Cell::new(63, 2));
     let plain = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
@@ -252,7 +251,9 @@ fn costs_on_impassable_codes_are_refused() {
     assert!(
         matches!(
             err,
-            quadpath::BuildError::Costs(quadpath::CostError::Impassable { code: b'W' })
+            quadpath::BuildError::Costs(quadpath::CostError::Impassable {
+                terrain: quadpath::Terrain(b'W')
+            })
         ),
         "{err}"
     );
@@ -265,8 +266,8 @@ fn same_leaf_queries_on_dear_ground_may_leave_it() {
     // than walking round on the road, and the search must see that though both ends share
     // one leaf.
     let mut grid = Grid::new_free(16, 16);
-    grid.set_rect_terrain(Rect::new(0, 0, 15, 15), b'G');
-    grid.set_rect_terrain(Rect::new(0, 0, 7, 7), b'S');
+    grid.set_terrain(Rect::new(0, 0, 15, 15), b'G');
+    grid.set_terrain(Rect::new(0, 0, 7, 7), b'S');
     let costs: TerrainCosts = "S=4,G=0.5".parse().unwrap();
     let map = build(&grid, &costs, Config::exact());
     let (a, b) = (Cell::new(0, 7), Cell::new(7, 0));
@@ -302,7 +303,7 @@ fn check_flow(map: &HpaMap, grid: &Grid, costs: &TerrainCosts, goal: Cell, ctx: 
             (g, w) => panic!("{ctx}: {c}: field {g:?}, oracle {w:?}"),
         }
         if let (Some(w), Some(path)) = (expected, field.path_from(map, c).unwrap()) {
-            validate_with_costs(grid, costs, c, goal, &path)
+            path.validate(grid, costs, c, goal)
                 .unwrap_or_else(|e| panic!("{ctx}: {c}: {e}"));
             assert!(
                 (path.cost - w).abs() <= 1e-6 * w.max(1.0),
@@ -373,10 +374,10 @@ proptest! {
         for (step, edit) in edits.iter().enumerate() {
             match edit {
                 Edit::Terrain(r, code) => if let Some(r) = clip(world.grid(), *r) {
-                    world.set_rect_terrain(r, *code).unwrap();
+                    world.set_terrain(r, *code).unwrap();
                 },
                 Edit::Blocked(r, on) => if let Some(r) = clip(world.grid(), *r) {
-                    if *on { world.place_building(r).unwrap(); } else { world.remove_building(r).unwrap(); }
+                    if *on { world.set_blocked(r, true).unwrap(); } else { world.set_blocked(r, false).unwrap(); }
                 },
                 Edit::Patch(at, w, h, codes) => {
                     if at.x + w <= world.grid().width() && at.y + h <= world.grid().height() {
@@ -417,7 +418,8 @@ proptest! {
                     let want = dist[(g.y * now.width() + g.x) as usize];
                     match (world.find_path(class, s, g), want) {
                         (Ok(p), Some(best)) => {
-                            world.validate_path(class, s, g, &p).unwrap();
+                            let layer = world.layer(class).unwrap();
+                            p.validate(layer.grid(), layer.costs(), s, g).unwrap();
                             prop_assert!((p.cost - best).abs() <= 1e-6 * best.max(1.0), "{}: {} {}->{}: {} for {}", ctx, k, s, g, p.cost, best);
                         }
                         (Err(e), None) if e.is_unreachable() => {}
@@ -446,8 +448,8 @@ fn a_road_paved_where_none_was_lowers_the_heuristic() {
             Rect::new(0, 19, 39, 19),
             Rect::new(39, 0, 39, 19),
         ] {
-            map.set_rect_terrain(road, b'G').unwrap();
-            grid.set_rect_terrain(road, b'G');
+            map.set_terrain(road, b'G').unwrap();
+            grid.set_terrain(road, b'G');
         }
         let want = weighted_distances(&grid, |c| costs.get(grid.terrain(c)) as f64, a)[38].unwrap();
         let got = map.find_path(a, b).unwrap();

@@ -173,7 +173,7 @@ fn run_case(
             (e.x % w + e.w - 1).min(w - 1),
             (e.y % h + e.h - 1).min(h - 1),
         );
-        let changed = map.set_rect_blocked(r, e.blocked).unwrap();
+        let changed = map.set_blocked(r, e.blocked).unwrap();
         let ctx = format!("after edit {i} ({e:?}, {changed} changed)");
         let Some(f) = &mut field else {
             // The goal was all walls: it may have opened up.
@@ -374,7 +374,7 @@ fn bad_goals_and_cells_are_typed_errors() {
     let off = field.distance(&map, Cell::new(3, 8)).unwrap_err();
     assert_eq!(off.to_string(), "cell 3,8 is outside the 10x8 map");
     // The goal column is built over: the refresh fails, and the field stays stale.
-    map.set_rect_blocked(Rect::new(5, 0, 5, 7), true).unwrap();
+    map.set_blocked(Rect::new(5, 0, 5, 7), true).unwrap();
     assert!(matches!(
         field.refresh(&map),
         Err(FlowError::GoalNotOpen { .. })

@@ -68,7 +68,7 @@ fn random_edits_match_fresh_build() {
                     (y + rng.below(4) as u32).min(h - 1),
                 );
                 let r = quadpath::Rect::new(x, y, x2, y2);
-                map.set_rect_blocked(r, blocked).unwrap();
+                map.set_blocked(r, blocked).unwrap();
                 for c in r.cells() {
                     grid.set_blocked(c, blocked);
                 }

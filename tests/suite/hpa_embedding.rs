@@ -65,11 +65,10 @@ fn eight_threads_answer_like_one() {
         for stale in [false, true] {
             if stale {
                 for i in 0..12 {
-                    map.set_rect_blocked(Rect::from_size(10 + 20 * i, 40 + 9 * i, 4, 4), true)
+                    map.set_blocked(Rect::from_size(10 + 20 * i, 40 + 9 * i, 4, 4), true)
                         .unwrap();
                 }
-                map.set_rect_blocked(Rect::new(128, 0, 128, 8), false)
-                    .unwrap();
+                map.set_blocked(Rect::new(128, 0, 128, 8), false).unwrap();
                 if mode == Mode::Fast {
                     assert!(map.needs_refresh(), "the edits left clusters stale");
                 }
@@ -121,7 +120,7 @@ fn staleness_costs_only_near_the_edit() {
     assert!(map.cluster_count() >= 16);
     let mut edited = grid.clone();
     let building = Rect::from_size(20, 20, 4, 4);
-    map.set_rect_blocked(building, true).unwrap();
+    map.set_blocked(building, true).unwrap();
     for c in building.cells() {
         edited.set_blocked(c, true);
     }
@@ -165,8 +164,8 @@ fn unrefreshed_edits_keep_memory_bounded() {
     let site = Rect::from_size(60, 70, 4, 4);
     let cycle = |map: &mut HpaMap, n: usize| {
         for _ in 0..n {
-            assert_eq!(map.set_rect_blocked(site, true).unwrap(), 16);
-            assert_eq!(map.set_rect_blocked(site, false).unwrap(), 16);
+            assert_eq!(map.set_blocked(site, true).unwrap(), 16);
+            assert_eq!(map.set_blocked(site, false).unwrap(), 16);
         }
     };
     cycle(&mut map, 100);
@@ -194,13 +193,12 @@ fn refresh_within_makes_progress_and_finishes() {
     for config in [Config::fast(), Config::exact()] {
         let mut map = HpaMap::new(grid.clone(), config).unwrap();
         for i in 0..10 {
-            map.set_rect_blocked(Rect::from_size(5 + 24 * i, 5 + 20 * i, 3, 5), true)
+            map.set_blocked(Rect::from_size(5 + 24 * i, 5 + 20 * i, 3, 5), true)
                 .unwrap();
         }
         // Knocking through the long wall opens shortcuts that exact mode's landmarks must
         // be recomputed for.
-        map.set_rect_blocked(Rect::new(128, 9, 128, 60), false)
-            .unwrap();
+        map.set_blocked(Rect::new(128, 9, 128, 60), false).unwrap();
         assert!(map.needs_refresh(), "{config:?}");
         let mut calls = 0;
         loop {
@@ -334,7 +332,7 @@ fn a_map_built_without_free_cells_gets_landmarks_on_refresh() {
         Rect::new(21, 28, 27, 28),
         Rect::new(27, 5, 27, 28),
     ] {
-        map.set_rect_blocked(rect, false).unwrap();
+        map.set_blocked(rect, false).unwrap();
     }
     assert!(
         map.needs_refresh(),
@@ -389,7 +387,7 @@ fn terrain_edits_off_the_map_are_refused() {
         let before = map.snapshot();
         let outside = Rect::new(250, 250, 256, 256);
         assert_eq!(
-            map.set_rect_terrain(outside, b'W'),
+            map.set_terrain(outside, b'W'),
             Err(quadpath::EditError::OutOfBounds {
                 rect: outside,
                 width: 256,

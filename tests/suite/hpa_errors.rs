@@ -197,7 +197,7 @@ fn edits_out_of_bounds() {
             for blocked in [true, false] {
                 assert!(
                     matches!(
-                        map.set_rect_blocked(r, blocked),
+                        map.set_blocked(r, blocked),
                         Err(EditError::OutOfBounds { .. })
                     ),
                     "{mode:?}: {r:?} blocked={blocked}"
@@ -219,19 +219,19 @@ fn edits_report_what_changed() {
         let mut map = HpaMap::new(two_rooms(), mode).unwrap();
         assert_eq!(
             map.set_blocked(Cell::new(10, 0), true),
-            Ok(false),
+            Ok(0),
             "already blocked"
         );
         assert_eq!(
             map.set_blocked(Cell::new(3, 3), false),
-            Ok(false),
+            Ok(0),
             "already free"
         );
-        assert_eq!(map.set_blocked(Cell::new(3, 3), true), Ok(true));
+        assert_eq!(map.set_blocked(Cell::new(3, 3), true), Ok(1));
         // A building over the wall: only its free cells change.
-        assert_eq!(map.set_rect_blocked(Rect::new(9, 0, 11, 1), true), Ok(4));
-        assert_eq!(map.set_rect_blocked(Rect::new(9, 0, 11, 1), true), Ok(0));
-        assert_eq!(map.set_rect_blocked(Rect::new(9, 0, 11, 1), false), Ok(6));
+        assert_eq!(map.set_blocked(Rect::new(9, 0, 11, 1), true), Ok(4));
+        assert_eq!(map.set_blocked(Rect::new(9, 0, 11, 1), true), Ok(0));
+        assert_eq!(map.set_blocked(Rect::new(9, 0, 11, 1), false), Ok(6));
         map.check_consistency().unwrap();
     }
 }
@@ -249,7 +249,7 @@ fn one_by_one_map() {
             map.find_path(c, Cell::new(1, 0)),
             Err(QueryError::OutOfBounds { .. })
         ));
-        assert_eq!(map.set_blocked(Cell::new(0, 0), true), Ok(true));
+        assert_eq!(map.set_blocked(Cell::new(0, 0), true), Ok(1));
         map.check_consistency().unwrap();
         assert_eq!(map.component_count(), 0);
         assert_eq!(
@@ -259,7 +259,7 @@ fn one_by_one_map() {
                 cell: c
             })
         );
-        assert_eq!(map.set_blocked(Cell::new(0, 0), false), Ok(true));
+        assert_eq!(map.set_blocked(Cell::new(0, 0), false), Ok(1));
         assert_eq!(map.find_path(c, c).unwrap().cells, vec![c]);
         map.check_consistency().unwrap();
         // A 1×1 wall.
@@ -328,7 +328,7 @@ fn thin_maps() {
             assert!((p.length - best).abs() < 1e-6, "{w}x{h} {mode:?}");
             // Cut it in the middle.
             let (mx, my) = (w / 2, h / 2);
-            map.set_rect_blocked(
+            map.set_blocked(
                 Rect::new(
                     if w > 2 { mx } else { 0 },
                     if h > 2 { my } else { 0 },
@@ -356,10 +356,8 @@ fn connected_follows_edits() {
         assert_eq!(map.connected(a, b), Ok(true));
         assert_eq!(map.component_count(), 1);
         // A ring of buildings around b.
-        map.set_rect_blocked(Rect::new(12, 12, 15, 12), true)
-            .unwrap();
-        map.set_rect_blocked(Rect::new(12, 13, 12, 15), true)
-            .unwrap();
+        map.set_blocked(Rect::new(12, 12, 15, 12), true).unwrap();
+        map.set_blocked(Rect::new(12, 13, 12, 15), true).unwrap();
         assert_eq!(map.connected(a, b), Ok(false));
         assert_eq!(map.component_count(), 2);
         assert!(matches!(

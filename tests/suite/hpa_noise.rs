@@ -68,8 +68,8 @@ fn plain_clusters_give_valid_paths_through_edits() {
         let (x, y) = (rng.below(236) as u32, rng.below(236) as u32);
         let r = Rect::new(x, y, x + 3 + step * 2, y + 3 + step * 2);
         let blocked = step % 2 == 0;
-        map.set_rect_blocked(r, blocked).unwrap();
-        grid.set_rect_blocked(r, blocked);
+        map.set_blocked(r, blocked).unwrap();
+        grid.set_blocked(r, blocked);
         let context = format!("step {step}: {r} blocked={blocked}");
         check(&map, &grid, &mut rng, &context);
         map.refresh();

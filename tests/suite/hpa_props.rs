@@ -1,8 +1,8 @@
 //! Property tests of the HPA* layer on random maps and random edit sequences.
 //!
 //! For exact mode, fast mode and fast mode with tiny clusters (2–8 cells), after every edit
-//! (`set_blocked`, `set_rect_blocked` with rectangles that may cover blocked cells,
-//! `set_rect_terrain`, and `apply_patch` with mixed terrain, small or over the whole map):
+//! (`set_blocked` on cells and on rectangles that may cover blocked cells,
+//! `set_terrain`, and `apply_patch` with mixed terrain, small or over the whole map):
 //! - `check_consistency()` holds and the structure equals a fresh build on the same grid;
 //! - for random query pairs, exact paths have the oracle's length (Dijkstra in
 //!   `common::distances`) within 1e-6, `Unreachable` comes exactly when the oracle finds no
@@ -112,7 +112,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
             let changed = map.set_blocked(Cell::new(x, y), blocked).unwrap();
             assert_eq!(
                 changed,
-                before == blocked,
+                usize::from(before == blocked),
                 "set_blocked({x},{y},{blocked}) reported changed={changed}"
             );
             (Rect::new(x, y, x, y), blocked)
@@ -127,10 +127,10 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
             let (x, y) = (x % w, y % h);
             let r = Rect::new(x, y, (x + rw - 1).min(w - 1), (y + rh - 1).min(h - 1));
             let expect = r.cells().filter(|c| grid.is_free(*c) == blocked).count();
-            let changed = map.set_rect_blocked(r, blocked).unwrap();
+            let changed = map.set_blocked(r, blocked).unwrap();
             assert_eq!(
                 changed, expect,
-                "set_rect_blocked({r:?}, {blocked}) changed count"
+                "set_blocked({r:?}, {blocked}) changed count"
             );
             (r, blocked)
         }
@@ -148,12 +148,9 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
                 .cells()
                 .filter(|&c| grid.is_free(c) != free_after(c))
                 .count();
-            let changed = map.set_rect_terrain(r, code).unwrap();
-            assert_eq!(
-                changed, expect,
-                "set_rect_terrain({r:?}, {code}) changed count"
-            );
-            grid.set_rect_terrain(r, code);
+            let changed = map.set_terrain(r, code).unwrap();
+            assert_eq!(changed, expect, "set_terrain({r:?}, {code}) changed count");
+            grid.set_terrain(r, code);
             for c in r.cells() {
                 assert_eq!(
                     map.grid().terrain(c),
@@ -399,8 +396,8 @@ proptest! {
         let mut map = HpaMap::new(grid.clone(), cfg).unwrap();
         let before = map.snapshot();
         let was_free = grid.is_free(Cell::new(x, y));
-        prop_assert!(map.set_blocked(Cell::new(x, y), was_free).unwrap());
-        prop_assert!(map.set_blocked(Cell::new(x, y), !was_free).unwrap());
+        prop_assert_eq!(map.set_blocked(Cell::new(x, y), was_free).unwrap(), 1);
+        prop_assert_eq!(map.set_blocked(Cell::new(x, y), !was_free).unwrap(), 1);
         map.check_consistency().unwrap();
         map.refresh();
         assert_same_structure(&map.snapshot(), &before, "round trip");

@@ -593,10 +593,22 @@ fn legend_cost_errors() {
         };
         match kind {
             None => assert!(
-                matches!(why, CostError::OutOfRange { code: b'G', .. }),
+                matches!(
+                    why,
+                    CostError::OutOfRange {
+                        terrain: quadpath::Terrain(b'G'),
+                        ..
+                    }
+                ),
                 "{text:?}: {why:?}"
             ),
-            Some(code) => assert_eq!(why, &CostError::Impassable { code }, "{text:?}"),
+            Some(code) => assert_eq!(
+                why,
+                &CostError::Impassable {
+                    terrain: code.into()
+                },
+                "{text:?}"
+            ),
         }
         assert!(
             matches!(e, MapError::LegendCost { entry: Some(en), .. } if en == entry),
@@ -659,7 +671,9 @@ fn legend_cost_errors() {
             e,
             MapError::LegendCost {
                 entry: None,
-                source: CostError::Impassable { code: b'W' },
+                source: CostError::Impassable {
+                    terrain: quadpath::Terrain(b'W')
+                },
                 ..
             }
         ),

@@ -399,12 +399,12 @@ fn luminance_rule_and_transparency() {
 fn shipped_maps_and_scenarios_agree() {
     let dir = crate_dir().join("maps");
     let maps = files_with(&dir, ".map");
-    assert_eq!(maps.len(), 5, "{maps:?}");
+    assert_eq!(maps.len(), 9, "{maps:?}");
     for p in &maps {
         check_map_against_text(p);
     }
     let scens = files_with(&dir, ".scen");
-    assert_eq!(scens.len(), 6, "{scens:?}");
+    assert_eq!(scens.len(), 7, "{scens:?}");
     let mut dynamic = 0;
     for p in &scens {
         let s = match io::read_any_scen(p).unwrap() {
@@ -565,7 +565,7 @@ fn rts_valley() -> Grid {
 /// The grid of `g`'s terrain with only the codes `passable` free.
 #[cfg(feature = "image")]
 fn only(g: &Grid, passable: &[u8]) -> Grid {
-    let codes = g.bounds().cells().map(|c| g.terrain(c)).collect();
+    let codes = g.bounds().cells().map(|c| g.terrain(c).code()).collect();
     Grid::from_terrain(
         g.width(),
         g.height(),

@@ -107,7 +107,7 @@ fn apply(world: &mut World, t: &mut Terrain, edit: &Edit) {
     match edit {
         &Edit::Terrain { x, y, w, h, code } => {
             let r = clip(t, x, y, w, h);
-            world.set_rect_terrain(r, code).unwrap();
+            world.set_terrain(r, code).unwrap();
             for c in r.cells() {
                 t.codes[(c.y * t.w + c.x) as usize] = code;
             }
@@ -115,9 +115,9 @@ fn apply(world: &mut World, t: &mut Terrain, edit: &Edit) {
         &Edit::Building { x, y, w, h, place } => {
             let r = clip(t, x, y, w, h);
             if place {
-                world.place_building(r).unwrap();
+                world.set_blocked(r, true).unwrap();
             } else {
-                world.remove_building(r).unwrap();
+                world.set_blocked(r, false).unwrap();
             }
             for c in r.cells() {
                 t.obstructed[(c.y * t.w + c.x) as usize] = place;
@@ -129,7 +129,7 @@ fn apply(world: &mut World, t: &mut Terrain, edit: &Edit) {
             let patch = TerrainPatch::new(pw, ph, codes[..(pw * ph) as usize].to_vec());
             world.apply_patch(Cell::new(r.x1, r.y1), &patch).unwrap();
             for c in r.cells() {
-                t.codes[(c.y * t.w + c.x) as usize] = patch.code(c.x - r.x1, c.y - r.y1);
+                t.codes[(c.y * t.w + c.x) as usize] = patch.code(c.x - r.x1, c.y - r.y1).code();
             }
         }
     }
@@ -325,7 +325,7 @@ fn classes_on_one_set_share_a_field() {
 #[test]
 fn bad_classes_and_queries_are_errors() {
     let mut grid = Grid::new_free(10, 6);
-    grid.set_rect_terrain(Rect::new(0, 5, 9, 5), b'W');
+    grid.set_terrain(Rect::new(0, 5, 9, 5), b'W');
     let mut world = World::new(grid);
     let err = world
         .add_class(Movement::default().with_size(7).unwrap(), Mode::Exact)
@@ -384,14 +384,31 @@ fn bad_classes_and_queries_are_errors() {
     );
     // A path legal for infantry but not for the tank: its footprint would touch the water.
     let hugging = quadpath::Path::from_cells((0..10).map(|x| Cell::new(x, 4)).collect());
-    let err = world
-        .validate_path(tank, Cell::new(0, 4), Cell::new(9, 4), &hugging)
-        .unwrap_err();
-    assert!(
-        matches!(err, WorldError::InvalidPath { class, .. } if class == tank),
-        "{err:?}"
+    // Legal for a 1×1 agent: the world's own grid holds the default class's free cells.
+    assert_eq!(
+        hugging.validate(
+            world.grid(),
+            &quadpath::TerrainCosts::unit(),
+            Cell::new(0, 4),
+            Cell::new(9, 4)
+        ),
+        Ok(())
     );
-    assert!(err.to_string().contains("2x2 on .GS"), "{err}");
+    // Not for the tank: checked against its layer, whose grid holds its open positions.
+    let layer = world.layer(tank).unwrap();
+    let for_tank = hugging.validate(
+        layer.grid(),
+        layer.costs(),
+        Cell::new(0, 4),
+        Cell::new(9, 4),
+    );
+    assert!(
+        matches!(
+            for_tank,
+            Err(quadpath::PathDefect::Blocked { index: 0, .. })
+        ),
+        "{for_tank:?}"
+    );
     let err = world
         .find_path(tank, Cell::new(10, 0), Cell::new(0, 0))
         .unwrap_err();
@@ -416,8 +433,8 @@ fn bad_classes_and_queries_are_errors() {
     ));
     assert!(world.layer(other).is_none() && !world.is_open(other, Cell::new(0, 0)));
     assert!(matches!(
-        world.place_building(Rect::new(8, 0, 10, 1)),
-        Err(quadpath::EditError::OutOfBounds { .. })
+        world.set_blocked(Rect::new(8, 0, 10, 1), true),
+        Err(WorldError::Edit(quadpath::EditError::OutOfBounds { .. }))
     ));
     let patch = TerrainPatch::new(2, 2, b"@@@@".to_vec());
     assert!(world.apply_patch(Cell::new(9, 5), &patch).is_err());
@@ -434,9 +451,7 @@ fn large_edits_rebuild_layers_to_the_same_result() {
     let tank = world
         .add_class(Movement::default().with_size(3).unwrap(), Mode::Exact)
         .unwrap();
-    let report = world
-        .set_rect_terrain(Rect::new(0, 10, 31, 21), b'W')
-        .unwrap();
+    let report = world.set_terrain(Rect::new(0, 10, 31, 21), b'W').unwrap();
     assert_eq!(report.cells, 32 * 12);
     assert_eq!(report.rebuilt_layers, 1);
     let t = Terrain {
@@ -446,7 +461,7 @@ fn large_edits_rebuild_layers_to_the_same_result() {
             .grid()
             .bounds()
             .cells()
-            .map(|c| world.grid().terrain(c))
+            .map(|c| world.grid().terrain(c).code())
             .collect(),
         obstructed: vec![false; 32 * 32],
     };
