@@ -135,9 +135,9 @@ pub use grid::{
     TerrainSet,
 };
 pub use hpa::{
-    BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
-    HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport,
-    SearchContext,
+    BuildError, BuildProfile, Clustering, Config, ConfigError, Corners, EditError, Endpoint,
+    GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError,
+    RefreshReport, SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 

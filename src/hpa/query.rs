@@ -5,13 +5,21 @@
 use super::error::{Endpoint, QueryError};
 use super::graph::{GateGraph, LeafId};
 use super::map::HpaMap;
-use super::path::{self, Path};
+use super::path::{self, Corners, Path};
 use super::policy::GatePolicy;
 use super::search::{Ends, SearchContext};
 use super::subgoals;
 use crate::geom::{Cell, Rect};
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
+
+/// What a search found, before it is written out as a [`Path`] or [`Corners`].
+enum Route {
+    /// Every cell, from the local search.
+    Cells(Vec<Cell>),
+    /// Waypoints, each in sight of the next.
+    Waypoints(Vec<Cell>),
+}
 
 thread_local! {
     /// The context [`HpaMap::find_path`] searches with: one per thread, grown to the
@@ -101,14 +109,74 @@ impl HpaMap {
         start: Cell,
         goal: Cell,
     ) -> Result<Path, QueryError> {
+        let cells = match self.route_with(ctx, start, goal)? {
+            Route::Cells(cells) => cells,
+            Route::Waypoints(waypoints) => {
+                let mut cells = path::refine(&waypoints);
+                // Sparse gates and entrances can make a route double back over its own cells
+                // (out to an entrance beside the border and back along the same cells).
+                // Cutting the loops keeps every step and only shortens the path. With every
+                // crossing a gate and no clusters the path is optimal, and an optimal path
+                // never repeats a cell.
+                if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
+                    ctx.cut_loops(&mut cells);
+                }
+                cells
+            }
+        };
+        Ok(Path::from_cells_with_costs(cells, &self.grid, self.costs()))
+    }
+
+    /// The route [`HpaMap::find_path`] finds, as the points a unit steers along (start,
+    /// turning points, goal) instead of every cell: the search without writing the path out
+    /// cell by cell. [`Corners::cells`] writes it out.
+    ///
+    /// In exact mode the corners' cells are exactly [`HpaMap::find_path`]'s. In fast mode
+    /// the cell path also has loops cut out of it where a route doubles back over its own
+    /// cells (which needs every cell), so it may be shorter than the corners' route by the
+    /// loop; both are valid, and the corners' route is never shorter.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y == 15), Mode::Exact)?;
+    /// let corners = map.find_corners(Cell::new(0, 0), Cell::new(15, 0))?;
+    /// // Down to the gap at the bottom, through it, and up again.
+    /// assert_eq!(corners.points.first(), Some(&Cell::new(0, 0)));
+    /// assert_eq!(corners.points.last(), Some(&Cell::new(15, 0)));
+    /// assert!(corners.points.len() < 10 && corners.length > 15.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`HpaMap::find_path`].
+    pub fn find_corners(&self, start: Cell, goal: Cell) -> Result<Corners, QueryError> {
+        with_context(|ctx| {
+            let waypoints = match self.route_with(ctx, start, goal)? {
+                Route::Cells(cells) | Route::Waypoints(cells) => cells,
+            };
+            Ok(Corners::from_waypoints(
+                &waypoints,
+                &self.grid,
+                self.costs(),
+            ))
+        })
+    }
+
+    /// The route from `start` to `goal`: cells from the local search, or the waypoints of
+    /// the gate search (smoothed when the mode smooths), which [`path::refine`] writes out.
+    fn route_with(
+        &self,
+        ctx: &mut SearchContext,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<Route, QueryError> {
         let start_leaf = self.free_leaf_of(start, Endpoint::Start)?;
         let goal_leaf = self.free_leaf_of(goal, Endpoint::Goal)?;
-        let path = |cells| Path::from_cells_with_costs(cells, &self.grid, self.costs());
         if start_leaf == goal_leaf && self.graph.leaf(start_leaf).cost == self.costs.floor() {
             // One obstacle-free rectangle of the cheapest terrain on the map: the straight
             // line is optimal. (On dearer ground a detour over cheaper ground may beat it, and the
             // search below weighs both.)
-            return Ok(path(path::refine(&[start, goal])));
+            return Ok(Route::Waypoints(vec![start, goal]));
         }
         if !self.components.same(start_leaf, goal_leaf) {
             return Err(QueryError::Unreachable { start, goal });
@@ -119,7 +187,7 @@ impl HpaMap {
         // do not concern it.
         let radius = self.config.local_radius;
         if let Some(cells) = ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
-            return Ok(path(cells));
+            return Ok(Route::Cells(cells));
         }
         if let Some(subgoals) = &self.subgoals {
             let waypoints = ctx
@@ -162,15 +230,7 @@ impl HpaMap {
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
         }
-        let mut cells = path::refine(&waypoints);
-        // Sparse gates and entrances can make a route double back over its own cells (out
-        // to an entrance beside the border and back along the same cells). Cutting the
-        // loops keeps every step and only shortens the path. With every crossing a gate and
-        // no clusters the path is optimal, and an optimal path never repeats a cell.
-        if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
-            ctx.cut_loops(&mut cells);
-        }
-        Ok(path(cells))
+        Ok(Route::Waypoints(waypoints))
     }
 
     /// Whether two free cells are connected, answered from the component labels in

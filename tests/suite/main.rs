@@ -10,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod corners_props;
 mod costs_props;
 mod dynamic;
 mod hpa_edit_stress;
