@@ -198,7 +198,7 @@ impl HpaMap {
                     &self.costs,
                 )
                 .ok_or(QueryError::Unreachable { start, goal })?;
-            return Ok(path(subgoals::refine(&self.grid, &waypoints)));
+            return Ok(Route::Cells(subgoals::refine(&self.grid, &waypoints)));
         }
         let ends = Ends {
             start,
