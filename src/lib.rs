@@ -39,6 +39,8 @@
 //! - [`World`]: movement classes (agent sizes, terrain sets) over one map, each with its own
 //!   [`HpaMap`] layer over the class's open positions, the [`ClearanceField`]s they share,
 //!   and one edit call that keeps them all up to date.
+//! - [`service`]: a path service for the game loop on top of a [`World`]: requests and
+//!   tickets, a frame budget, shared work for groups, partial paths, repairs after edits.
 //! - [`units`]: a spatial index for moving units (`f32` boxes with ids): box, circle and
 //!   nearest-within-radius queries and the all-overlapping-pairs walk, over a loose quadtree
 //!   or a loose/tight grid, flat arrays throughout.
@@ -86,6 +88,7 @@ mod grid;
 mod hpa;
 pub mod io;
 pub mod quadtree;
+pub mod service;
 pub mod units;
 mod world;
 
@@ -99,8 +102,9 @@ pub use grid::{
 pub use hpa::{
     validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError,
     EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect,
-    QueryError, RefreshReport, SearchContext,
+    PathSearch, QueryError, RefreshReport, SearchContext, SearchProgress,
 };
+pub use service::PathService;
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 
 /// Hooks for tests of this crate and of code built on it: a canonical [`testing::Snapshot`]
