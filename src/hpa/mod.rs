@@ -45,7 +45,7 @@ pub use invariants::{EntranceRoute, Snapshot};
 pub use map::HpaMap;
 pub(crate) use open::OpenList;
 pub(crate) use path::line_is_clear;
-pub use path::{validate, validate_with_costs, Path, PathDefect};
+pub use path::{Path, PathDefect};
 pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};
 pub use query::{PathSearch, SearchProgress};

@@ -52,7 +52,7 @@
 //!
 //! // A building goes up across the group's route: every path through it is invalidated
 //! // and repaired from where its unit stands.
-//! let report = world.place_building(Rect::new(11, 9, 20, 11))?;
+//! let report = world.set_blocked(Rect::new(11, 9, 20, 11), true)?;
 //! service.notify_edit(&world, &report);
 //! assert!(service.drain_events().count() > 0);
 //! while service.pending() > 0 {
