@@ -71,7 +71,7 @@
 //! stops as soon as its share is spent, after the step under way: so a tick does at most
 //! `budget + lanes × (largest step)` units. The steps are: a slice of a gate search on an
 //! exact layer (which stops exactly at its share and resumes in the next tick, its state
-//! kept in the lane's [`SearchContext`]), a whole search on a fast layer (its clustered
+//! kept in the lane's [`SearchContext`](crate::SearchContext)), a whole search on a fast layer (its clustered
 //! search does not pause), one ring of a scan, one flow-field build (one Dijkstra over the
 //! gate graph on an exact layer, over every open cell on a fast one), one path read off a
 //! field. [`TickReport::largest_step`] reports the largest. A paused search whose layer is
