@@ -67,6 +67,26 @@ struct Target {
     node: u32,
 }
 
+/// A gate search opened by [`SearchContext::open_search`]: its two virtual nodes, and the
+/// query stamp that tells whether the context still holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenSearch {
+    start: u32,
+    goal: u32,
+    query: u32,
+}
+
+/// Where a slice of a suspendable search ([`SearchContext::step_search`]) stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Stepped {
+    /// The route's waypoints and cost.
+    Found(Vec<Cell>, f64),
+    /// No route: the open list ran dry.
+    Exhausted,
+    /// The slice's expansions are spent; the search may go on.
+    Paused,
+}
+
 /// The two ends of a query and the free leaves they lie in.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends {
@@ -264,22 +284,78 @@ impl SearchContext {
         landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
+        let open = self.open_search(graph, ends, landmarks, costs);
+        match self.step_search(graph, ends, open, (landmarks, costs), usize::MAX) {
+            Stepped::Found(waypoints, cost) => Some((waypoints, cost)),
+            Stepped::Exhausted => None,
+            Stepped::Paused => unreachable!("an unlimited search never pauses"),
+        }
+    }
+
+    /// Opens the gate search of [`SearchContext::search`] without expanding anything: the
+    /// suspendable form, driven by [`SearchContext::step_search`]. The context then holds
+    /// the search's whole state (scores, open list, expansion count) until its next
+    /// search is opened.
+    pub(crate) fn open_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> OpenSearch {
+        let bound = Bound::new(ends.goal, landmarks, costs);
+        let (start, goal) = self.begin(graph, &bound, ends.start);
+        OpenSearch {
+            start,
+            goal,
+            query: self.query,
+        }
+    }
+
+    /// Whether `open` is the search this context holds (no other search opened since).
+    pub(crate) fn holds(&self, open: OpenSearch) -> bool {
+        open.query == self.query
+    }
+
+    /// Expands up to `max_expansions` more gates of the search `open` (which this context
+    /// must [hold](SearchContext::holds), over the unchanged `graph`), the same A\* as
+    /// [`SearchContext::search`] and in the same order, so that a search run in slices
+    /// finds exactly what it finds in one go. [`SearchContext::last_expansions`] counts
+    /// the expansions since the search was opened.
+    pub(crate) fn step_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        open: OpenSearch,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        max_expansions: usize,
+    ) -> Stepped {
+        debug_assert!(
+            self.holds(open),
+            "a search resumed on another search's context"
+        );
         let Ends {
             start,
             start_leaf,
             goal,
             goal_leaf,
         } = ends;
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
         let bound = Bound::new(goal, landmarks, costs);
-        let (s, t) = self.begin(graph, &bound, start);
         let target = Target {
             leaf: Some(goal_leaf),
             cell: goal,
             node: t,
         };
-        while let Some((n, g, p)) = self.pop() {
+        let stop = self.expanded.saturating_add(max_expansions);
+        while self.expanded < stop {
+            let Some((n, g, p)) = self.pop() else {
+                return Stepped::Exhausted;
+            };
             if n == t {
-                return Some((self.unwind(graph, start, goal, s, t), g));
+                return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
             }
             self.expanded += 1;
             if n == s {
@@ -299,7 +375,7 @@ impl SearchContext {
                 self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
             }
         }
-        None
+        Stepped::Paused
     }
 
     fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, s: u32, t: u32) -> Vec<Cell> {

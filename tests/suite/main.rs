@@ -25,6 +25,8 @@ mod io_errors;
 mod io_maps;
 mod quadtree_examples;
 mod quadtree_props;
+mod service_props;
+mod service_scenarios;
 mod subgoal_props;
 mod units_props;
 
