@@ -21,7 +21,10 @@
 //! agent in a thousand huge (16 to 64). Scales: 1k (with brute force), 10k, 100k, 1M.
 //!
 //! `cargo bench --bench units` (about 4 minutes); `QUADPATH_UNITS_QUICK=1` for a smoke
-//! run; `QUADPATH_UNITS_SIZES=100000` to pick the scales.
+//! run; `QUADPATH_UNITS_SIZES=100000` to pick the scales, `QUADPATH_UNITS_SCENES=clustered,huge`
+//! the scenes (`uniform`, `clustered`, `huge`), `QUADPATH_UNITS_ONLY=LooseQuadtree>,broccoli`
+//! the contenders (pieces of their names); `QUADPATH_UNITS_NO_QUERIES=1` skips the per-agent
+//! queries (for profiling the pair walks).
 
 mod common;
 
@@ -44,6 +47,15 @@ enum Scene {
 }
 
 impl Scene {
+    /// The scene's word in `QUADPATH_UNITS_SCENES`.
+    fn key(self) -> &'static str {
+        match self {
+            Scene::Uniform => "uniform",
+            Scene::Clustered => "clustered",
+            Scene::Huge => "huge",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Scene::Uniform => "uniform crowd",
@@ -589,7 +601,12 @@ fn run(contender: &mut dyn Contender, start: &Agents, frames: usize) -> (Timing,
         update.push(ms_since(t));
         let mut copy = agents.clone();
         let t = Instant::now();
-        let by_queries = contender.queries(&mut copy);
+        // `QUADPATH_UNITS_NO_QUERIES`: pair walks only, for profiling them.
+        let by_queries = if std::env::var_os("QUADPATH_UNITS_NO_QUERIES").is_some() {
+            None
+        } else {
+            contender.queries(&mut copy)
+        };
         if by_queries.is_some() {
             queries.push(ms_since(t));
         }
@@ -686,6 +703,10 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
     if std::env::var("QUADPATH_UNITS_OURS_ONLY").is_ok() {
         list.truncate(4);
     }
+    if let Ok(only) = std::env::var("QUADPATH_UNITS_ONLY") {
+        // Comma-separated pieces of contender names, for measuring one idea against a peer.
+        list.retain(|c| only.split(',').any(|piece| c.name().contains(piece.trim())));
+    }
     list
 }
 
@@ -707,7 +728,11 @@ fn main() {
     };
     let mut out = String::new();
     out.push_str("### Unit index: one frame (move + update + collide), one thread\n\n");
+    let scenes = std::env::var("QUADPATH_UNITS_SCENES").unwrap_or_default();
     for scene in [Scene::Uniform, Scene::Clustered, Scene::Huge] {
+        if !scenes.is_empty() && !scenes.contains(scene.key()) {
+            continue;
+        }
         for &n in &sizes {
             let start = Agents::new(n, scene, 0x5EED ^ n as u64);
             let frames = frames_for(n, quick);
