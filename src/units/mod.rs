@@ -41,6 +41,7 @@ mod index;
 mod layout;
 mod loose_grid;
 mod loose_quadtree;
+mod pairs;
 mod query;
 mod store;
 
@@ -48,6 +49,6 @@ pub use error::UnitError;
 pub use geom::{Aabb, Circle, UnitId};
 pub use index::UnitIndex;
 pub use layout::{Layout, MAX_CELLS};
-pub use loose_grid::LooseGrid;
+pub use loose_grid::{LooseGrid, WIDE_SPAN};
 pub use loose_quadtree::LooseQuadtree;
 pub use store::MAX_UNIT_ID;
