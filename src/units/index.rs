@@ -440,6 +440,8 @@ impl<L: Layout> UnitIndex<L> {
         self.link_runs();
         self.layout.release_spare();
         self.store.release_spare();
+        // One count per cell: the sort's, not needed until the next cleanup or rebuild.
+        self.scratch_counts = Vec::new();
     }
 
     /// Bytes held by the index: its buffers' capacities (units, cell heads, the layout's

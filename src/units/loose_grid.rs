@@ -14,12 +14,20 @@
 //! one short list of *wide* cells that every query checks.
 //!
 //! ## Memory
-//! Bounded by cells and occupied cells, whatever the moves: 16 bytes of bounds per loose
-//! cell, 4 per tight cell, and for each occupied loose cell at most [`WIDE_SPAN`] list
-//! entries of 8 bytes (or one 4-byte wide entry). The entry pool keeps its peak size (freed
-//! entries are reused) until a cleanup, which gives back what the cells hold now does not
-//! need. Before, bounds only grew between cleanups and a unit the size of a long world
-//! crossing cells left an entry in every tight cell behind it, at every cell it crossed.
+//! Bounded by the cells and the units, whatever the moves. With `L` loose cells, `T` tight
+//! cells, `U` the most units held at once since the last cleanup and `I` the largest id,
+//! [`UnitIndex::memory_bytes`](super::UnitIndex::memory_bytes) is at most
+//!
+//! `24 (L + 1) + 4 T + 2 (40 + 8 WIDE_SPAN) U + 8 (I + 1)`
+//!
+//! bytes: per loose cell its bounds (16), the index's list head and sort count (4 + 4); per
+//! tight cell a list head; per occupied loose cell at most [`WIDE_SPAN`] list nodes of 8
+//! bytes or one 4-byte wide entry, and per unit its 32-byte slot and a 4-byte free-id entry,
+//! each buffer at most twice what it holds; the id table, 4 bytes per id. Freed list nodes
+//! are reused, so the pool keeps its peak until a cleanup, which gives back any buffer more
+//! than twice its need. (Before, bounds only grew between cleanups: a unit as long as a
+//! long world left an entry in every tight cell it reached from every cell it crossed,
+//! 1.1 GiB after 6,000 moves of 80 units in issue 26's 2²⁴ × 1,000 world.)
 
 use super::layout::{
     cell_coord, check_world, for_each_in_range, grid_dims, release_spare, Layout, Sealed,
