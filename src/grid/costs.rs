@@ -5,7 +5,7 @@
 //! legends read.
 
 use super::movement::{octile, TerrainSet};
-use super::Grid;
+use super::{Grid, Terrain};
 use crate::geom::Cell;
 use std::fmt;
 use std::str::FromStr;
@@ -17,10 +17,10 @@ pub enum CostError {
     /// A cost that is not a finite number in
     /// [`TerrainCosts::MIN`]`..=`[`TerrainCosts::MAX`]: zero, negative, NaN, infinite,
     /// or too small or too large to keep distances meaningful.
-    #[error("terrain {code:?} cannot cost {cost}: costs must be finite, from {min} to {max}", code = char::from(*code))]
+    #[error("terrain '{terrain}' cannot cost {cost}: costs must be finite, from {min} to {max}")]
     OutOfRange {
-        /// The terrain code.
-        code: u8,
+        /// The terrain.
+        terrain: Terrain,
         /// The cost asked for.
         cost: f32,
         /// The smallest cost accepted.
@@ -29,10 +29,10 @@ pub enum CostError {
         max: f32,
     },
     /// A cost for a terrain code the movement class cannot stand on.
-    #[error("terrain {code:?} is not passable for this movement class, so it has no cost", code = char::from(*code))]
+    #[error("terrain '{terrain}' is not passable for this movement class, so it has no cost")]
     Impassable {
-        /// The terrain code.
-        code: u8,
+        /// The terrain.
+        terrain: Terrain,
     },
     /// More distinct costs than a search layer can tell apart: every distinct cost is a
     /// band of its own in the quadtree, and a cell's band is one byte (one value is
@@ -56,7 +56,7 @@ pub enum CostError {
     },
 }
 
-/// A cost per terrain code, per unit of step length: the weights of the
+/// A cost per [`Terrain`], per unit of step length: the weights of the
 /// [terrain-cost model](super::Movement#the-model). Every code costs 1 unless set.
 ///
 /// It reads and prints as a list of `CODE=COST` entries separated by commas, the form the
@@ -91,7 +91,7 @@ impl TerrainCosts {
         TerrainCosts { table: None }
     }
 
-    /// This table with `code` costing `cost`.
+    /// This table with `terrain` costing `cost`.
     ///
     /// # Errors
     /// [`CostError::OutOfRange`] for a cost that is not finite or lies outside
@@ -99,23 +99,27 @@ impl TerrainCosts {
     /// when the table would hold more than [`TerrainCosts::MAX_DISTINCT`] distinct costs.
     ///
     /// ```
-    /// use quadpath::{CostError, TerrainCosts};
+    /// use quadpath::{CostError, Terrain, TerrainCosts};
     /// let roads = TerrainCosts::unit().with(b'G', 0.5)?;
     /// assert_eq!(roads.min_over(&quadpath::TerrainSet::moving_ai()), 0.5);
-    /// assert!(matches!(roads.with(b'S', f32::NAN), Err(CostError::OutOfRange { code: b'S', .. })));
+    /// assert!(matches!(
+    ///     roads.with(Terrain::SWAMP, f32::NAN),
+    ///     Err(CostError::OutOfRange { terrain: Terrain::SWAMP, .. })
+    /// ));
     /// # Ok::<(), CostError>(())
     /// ```
-    pub fn with(mut self, code: u8, cost: f32) -> Result<Self, CostError> {
+    pub fn with(mut self, terrain: impl Into<Terrain>, cost: f32) -> Result<Self, CostError> {
+        let terrain = terrain.into();
         if !(Self::MIN..=Self::MAX).contains(&cost) {
             return Err(CostError::OutOfRange {
-                code,
+                terrain,
                 cost,
                 min: Self::MIN,
                 max: Self::MAX,
             });
         }
         let table = self.table.get_or_insert_with(|| Box::new([1.0; 256]));
-        table[code as usize] = cost;
+        table[terrain.code() as usize] = cost;
         let count = self.distinct().len();
         if count > Self::MAX_DISTINCT {
             return Err(CostError::TooManyCosts {
@@ -129,9 +133,10 @@ impl TerrainCosts {
         Ok(self)
     }
 
-    /// The cost of terrain `code` per unit of step length.
+    /// The cost of `terrain` per unit of step length.
     #[inline]
-    pub fn get(&self, code: u8) -> f32 {
+    pub fn get(&self, terrain: impl Into<Terrain>) -> f32 {
+        let code = terrain.into().code();
         self.table.as_ref().map_or(1.0, |t| t[code as usize])
     }
 
@@ -142,10 +147,10 @@ impl TerrainCosts {
             .map_or(true, |t| t.iter().all(|&c| c == 1.0))
     }
 
-    /// The codes whose cost is not 1, with their costs, in increasing code order.
-    pub fn iter(&self) -> impl Iterator<Item = (u8, f32)> + '_ {
+    /// The terrains whose cost is not 1, with their costs, in increasing code order.
+    pub fn iter(&self) -> impl Iterator<Item = (Terrain, f32)> + '_ {
         (0..=u8::MAX)
-            .map(|code| (code, self.get(code)))
+            .map(|code| (Terrain(code), self.get(code)))
             .filter(|&(_, cost)| cost != 1.0)
     }
 
@@ -164,8 +169,11 @@ impl TerrainCosts {
     /// # Errors
     /// [`CostError::Impassable`] for the first code that is not.
     pub fn check_passable(&self, passable: &TerrainSet) -> Result<(), CostError> {
-        match self.iter().find(|&(code, _)| !passable.contains(code)) {
-            Some((code, _)) => Err(CostError::Impassable { code }),
+        match self
+            .iter()
+            .find(|&(terrain, _)| !passable.contains(terrain))
+        {
+            Some((terrain, _)) => Err(CostError::Impassable { terrain }),
             None => Ok(()),
         }
     }
@@ -248,7 +256,8 @@ impl std::hash::Hash for TerrainCosts {
 /// Codes that are not printable ASCII are written `\xNN`, which [`FromStr`] reads back.
 impl fmt::Display for TerrainCosts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (code, cost)) in self.iter().enumerate() {
+        for (i, (terrain, cost)) in self.iter().enumerate() {
+            let code = terrain.code();
             if i > 0 {
                 f.write_str(",")?;
             }
@@ -332,7 +341,10 @@ mod tests {
             assert!(
                 matches!(
                     TerrainCosts::unit().with(b'S', bad),
-                    Err(CostError::OutOfRange { code: b'S', .. })
+                    Err(CostError::OutOfRange {
+                        terrain: Terrain(b'S'),
+                        ..
+                    })
                 ),
                 "{bad}"
             );
@@ -341,7 +353,9 @@ mod tests {
         let wet = TerrainCosts::unit().with(b'W', 2.0).unwrap();
         assert_eq!(
             wet.check_passable(&set),
-            Err(CostError::Impassable { code: b'W' })
+            Err(CostError::Impassable {
+                terrain: Terrain(b'W')
+            })
         );
         assert!(wet.restricted_to(&set).is_unit());
     }
@@ -385,7 +399,10 @@ mod tests {
         }
         assert!(matches!(
             "G=-1".parse::<TerrainCosts>(),
-            Err(CostError::OutOfRange { code: b'G', .. })
+            Err(CostError::OutOfRange {
+                terrain: Terrain(b'G'),
+                ..
+            })
         ));
         assert!(" ".parse::<TerrainCosts>().unwrap().is_unit());
         assert_eq!(
