@@ -28,6 +28,8 @@ mod render;
 mod replay;
 mod rows;
 mod scen;
+#[cfg(feature = "view")]
+mod view;
 
 use clap::{Parser, Subcommand};
 
@@ -226,6 +228,20 @@ quadpath render maps/rts_valley.png -o roads.png --legend rts --costs G=0.5,S=3 
         after_help = AFTER_HELP
     )]
     Render(render::RenderArgs),
+    /// Serve an interactive viewer of a map on 127.0.0.1 and print its URL.
+    #[cfg(feature = "view")]
+    #[command(
+        long_about = "Serve an interactive viewer of a map: a page on 127.0.0.1 (another interface\n\
+only with --bind) that pans and zooms from the whole map down to single cells, draws the\n\
+quadtree's leaves, the gates, reachability components, the class's clearance and the\n\
+terrain costs, finds paths in both modes side by side (click a start, then a goal),\n\
+builds flow fields (shift-click a goal) and edits the map live (paint walls, terrain or\n\
+buildings; undo). Prints the URL, then serves until interrupted. See docs/viewer.md.\n\n\
+Examples:\n  quadpath view maps/den312d.map\n  \
+quadpath view maps/rts_valley.png --legend rts --size 2 --port 0",
+        after_help = AFTER_HELP
+    )]
+    View(view::ViewArgs),
 }
 
 fn main() {
@@ -248,6 +264,8 @@ fn run() -> i32 {
         Command::Bench(a) => bench::run(a),
         Command::Info(a) => info::run(a),
         Command::Render(a) => render::run(a),
+        #[cfg(feature = "view")]
+        Command::View(a) => view::run(a),
     };
     match result {
         Ok(code) => code,

@@ -461,7 +461,8 @@ fn info_text_breaks_memory_and_build_down() {
             "gates",
             "components",
             "clusters",
-            "landmarks"
+            "landmarks",
+            "subgoals"
         ]
     );
     assert_eq!(
@@ -472,7 +473,8 @@ fn info_text_breaks_memory_and_build_down() {
             "gates",
             "components",
             "clusters",
-            "landmarks"
+            "landmarks",
+            "subgoals"
         ]
     );
     // Each mode has one row per table (after the mode summary's own row).
@@ -539,6 +541,7 @@ fn info_json_is_consistent() {
                     "grid",
                     "landmarks",
                     "leaves",
+                    "subgoals",
                     "tree"
                 ]
             );
@@ -550,7 +553,14 @@ fn info_json_is_consistent() {
             names.sort_unstable();
             assert_eq!(
                 names,
-                ["clusters", "components", "gates", "landmarks", "tree"]
+                [
+                    "clusters",
+                    "components",
+                    "gates",
+                    "landmarks",
+                    "subgoals",
+                    "tree"
+                ]
             );
             let spent: f64 = steps.values().map(|v| v.as_f64().unwrap()).sum();
             assert!(spent > 0.0 && spent <= f(m, "build_ms") + 1e-3, "{m}");

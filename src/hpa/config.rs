@@ -103,6 +103,15 @@ pub struct Config {
     /// [`HpaMap::memory_bytes`]: super::HpaMap::memory_bytes
     /// [`BuildError::MemoryLimit`]: super::BuildError::MemoryLimit
     pub max_memory: Option<usize>,
+    /// Search a *subgoal graph* instead of the gate graph where that is exact: on maps of
+    /// one terrain cost with every crossing a gate and no clusters (the exact preset).
+    /// Subgoals are the free cells at convex obstacle corners; edges join those that reach
+    /// each other along a straight-then-diagonal walk of octile length, so the graph is far
+    /// sparser than the gate graph and paths stay optimal (see the crate's exactness notes
+    /// and `tests/suite/subgoal_props.rs`). Edits update it locally. Off by default while it is
+    /// being measured against the gate search on every map family; a map with terrain costs
+    /// ignores it and searches its gate graph.
+    pub subgoals: bool,
 }
 
 /// Free cells below which landmarks are always built when configured (see
@@ -127,6 +136,7 @@ impl Config {
             landmarks: 8,
             local_radius: 0,
             max_memory: None,
+            subgoals: false,
         }
     }
 
@@ -142,6 +152,7 @@ impl Config {
             landmarks: 0,
             local_radius: 16,
             max_memory: None,
+            subgoals: false,
         }
     }
 
@@ -186,6 +197,25 @@ impl Config {
     /// [`Config::max_memory`]).
     pub fn with_max_memory(mut self, bytes: Option<usize>) -> Self {
         self.max_memory = bytes;
+        self
+    }
+
+    /// With or without the subgoal graph (see [`Config::subgoals`]).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Config, Grid, HpaMap};
+    /// let grid = Grid::from_fn(32, 32, |x, y| x != 16 || y > 28);
+    /// let gates = HpaMap::new(grid.clone(), Config::exact())?;
+    /// let subgoals = HpaMap::new(grid, Config::exact().with_subgoals(true))?;
+    /// let (a, b) = (Cell::new(0, 0), Cell::new(31, 0));
+    /// // Around the wall through the gap at the bottom, just as long either way.
+    /// let length = subgoals.find_path(a, b)?.length;
+    /// assert!((length - gates.find_path(a, b)?.length).abs() < 1e-9);
+    /// assert!(length > 56.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_subgoals(mut self, on: bool) -> Self {
+        self.subgoals = on;
         self
     }
 

@@ -309,6 +309,7 @@ impl HpaMap {
         debug_assert!(!(edit.blocked && edit.freed), "one way per edit");
         self.revision = super::map::next_revision();
         self.update(edit.blocked);
+        self.update_subgoals(&edit.raised, &edit.lowered);
         // Blocked cells and dearer ones only lengthen distances, which the landmark
         // columns survive as they are; freed and cheaper ones need a repair.
         self.landmarks

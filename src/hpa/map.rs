@@ -12,6 +12,7 @@ use super::graph::{GateGraph, LeafId};
 use super::landmarks::Landmarks;
 use super::policy;
 use super::profile::{BuildProfile, MemoryBreakdown};
+use super::subgoals::SubgoalGraph;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::{Grid, TerrainCosts};
 use crate::quadtree::{NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
@@ -55,6 +56,10 @@ pub struct HpaMap {
     /// compared with the rest of the struct.
     pub(super) clusters: Option<Box<Clusters>>,
     pub(super) landmarks: Landmarks,
+    /// The subgoal graph exact searches use instead of the gate graph, when the
+    /// configuration asks for it and the map has one terrain cost (see
+    /// [`Config::subgoals`]); boxed, so that the map stays a small handle.
+    pub(super) subgoals: Option<Box<SubgoalGraph>>,
     /// Set when cells were freed on a map that has no landmarks though its configuration
     /// asks for them (it was built with nothing free, or too open for them to pay): the
     /// next refresh decides whether to build them now.
@@ -230,6 +235,7 @@ impl HpaMap {
             components: Components::default(),
             clusters: None,
             landmarks: Landmarks::default(),
+            subgoals: None,
             landmarks_pending: false,
             search_work: AtomicU64::new(0),
             crossing_buf: Vec::new(),
@@ -277,6 +283,10 @@ impl HpaMap {
             map.landmarks = Landmarks::build(&map.grid, &map.costs, k);
         }
         profile.landmarks = lap();
+        map.subgoals = map
+            .wants_subgoals()
+            .then(|| Box::new(SubgoalGraph::build(&map.grid)));
+        profile.subgoals = lap();
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
         Ok(map)
@@ -376,6 +386,27 @@ impl HpaMap {
         self.landmarks.count()
     }
 
+    /// Number of subgoals of the subgoal graph (0 when the map keeps none; see
+    /// [`Config::subgoals`]).
+    pub fn subgoal_count(&self) -> usize {
+        self.subgoals.as_ref().map_or(0, |s| s.len())
+    }
+
+    /// Number of edges of the subgoal graph (0 when the map keeps none).
+    pub fn subgoal_edge_count(&self) -> usize {
+        self.subgoals.as_ref().map_or(0, |s| s.edge_count())
+    }
+
+    /// Whether this map should keep a subgoal graph: asked for, exact, and of one
+    /// terrain cost (where the octile distance is the cost, up to a factor).
+    pub(super) fn wants_subgoals(&self) -> bool {
+        use super::policy::GatePolicy;
+        self.config.subgoals
+            && self.config.gates == GatePolicy::All
+            && self.config.clusters.is_none()
+            && self.costs.uniform().is_some()
+    }
+
     /// Number of connected free regions.
     pub fn component_count(&self) -> usize {
         self.components.count()
@@ -407,6 +438,7 @@ impl HpaMap {
             components: self.components.memory_bytes(),
             clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
             landmarks: self.landmarks.memory_bytes(),
+            subgoals: self.subgoals.as_ref().map_or(0, |s| s.memory_bytes()),
         }
     }
 
@@ -498,7 +530,7 @@ pub(super) fn landmarks_pay(map: &HpaMap) -> bool {
 }
 
 /// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.
-fn morton(x: u32, y: u32) -> u64 {
+pub(super) fn morton(x: u32, y: u32) -> u64 {
     fn spread(v: u32) -> u64 {
         let mut v = v as u64;
         v = (v | (v << 16)) & 0x0000_ffff_0000_ffff;

@@ -10,6 +10,9 @@
 //!   valid through edits;
 //! - `search` ([`SearchContext`]): A\* over gates (or entrances) with reusable buffers and
 //!   a radix-heap open list (`open`);
+//! - `subgoals`: exact mode's sparse abstract level on maps of one terrain cost (behind
+//!   [`Config::subgoals`]): subgoals at convex obstacle corners and the edges between
+//!   those that reach each other directly, kept up to date through edits;
 //! - `path`: refinement into cells, smoothing, and an independent validator.
 //!
 //! [`HpaMap`] ties them to a [`Grid`](crate::Grid): `map` builds it, `query` answers
@@ -34,6 +37,7 @@ mod policy;
 mod profile;
 mod query;
 mod search;
+mod subgoals;
 
 pub use config::{Clustering, Config, Mode};
 // What the flow fields (`crate::flow`) read of a map: the gate graph and the open list.
@@ -44,7 +48,9 @@ pub(crate) use graph::{GateGraph, GateId, LeafId, SlotId};
 pub use invariants::{EntranceRoute, Snapshot};
 pub use map::HpaMap;
 pub(crate) use open::OpenList;
-pub use path::{Path, PathDefect};
+pub(crate) use path::line_is_clear;
+pub use path::{Corners, Path, PathDefect};
 pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};
+pub use query::{PathSearch, SearchProgress};
 pub use search::SearchContext;

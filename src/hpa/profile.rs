@@ -36,6 +36,8 @@ pub struct MemoryBreakdown {
     pub clusters: usize,
     /// The landmark distance tables.
     pub landmarks: usize,
+    /// The subgoal graph: stop bits, subgoal marks and IDs, edge lists.
+    pub subgoals: usize,
 }
 
 impl MemoryBreakdown {
@@ -48,10 +50,11 @@ impl MemoryBreakdown {
             + self.components
             + self.clusters
             + self.landmarks
+            + self.subgoals
     }
 
     /// Each part with its name, in the order of the fields.
-    pub fn parts(&self) -> [(&'static str, usize); 7] {
+    pub fn parts(&self) -> [(&'static str, usize); 8] {
         [
             ("grid", self.grid),
             ("tree", self.tree),
@@ -60,6 +63,7 @@ impl MemoryBreakdown {
             ("components", self.components),
             ("clusters", self.clusters),
             ("landmarks", self.landmarks),
+            ("subgoals", self.subgoals),
         ]
     }
 }
@@ -91,22 +95,25 @@ pub struct BuildProfile {
     pub clusters: Duration,
     /// Landmark distance tables.
     pub landmarks: Duration,
+    /// The subgoal graph (see [`Config::subgoals`](super::Config::subgoals)).
+    pub subgoals: Duration,
 }
 
 impl BuildProfile {
     /// All steps together.
     pub fn total(&self) -> Duration {
-        self.tree + self.gates + self.components + self.clusters + self.landmarks
+        self.tree + self.gates + self.components + self.clusters + self.landmarks + self.subgoals
     }
 
     /// Each step with its name, in the order of the fields.
-    pub fn parts(&self) -> [(&'static str, Duration); 5] {
+    pub fn parts(&self) -> [(&'static str, Duration); 6] {
         [
             ("tree", self.tree),
             ("gates", self.gates),
             ("components", self.components),
             ("clusters", self.clusters),
             ("landmarks", self.landmarks),
+            ("subgoals", self.subgoals),
         ]
     }
 }

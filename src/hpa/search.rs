@@ -10,6 +10,7 @@ use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use super::path;
+use super::subgoals::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
@@ -49,6 +50,9 @@ pub struct SearchContext {
     /// The short-move search's states, one per cell of the window around its start (see
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
+    /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
+    /// with its distance to the goal (see [`SearchContext::search_subgoals`]).
+    goal_marks: Vec<(u32, f64)>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
 }
@@ -74,6 +78,26 @@ struct Target {
     leaf: Option<LeafId>,
     cell: Cell,
     node: u32,
+}
+
+/// A gate search opened by [`SearchContext::open_search`]: its two virtual nodes, and the
+/// query stamp that tells whether the context still holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenSearch {
+    start: u32,
+    goal: u32,
+    query: u32,
+}
+
+/// Where a slice of a suspendable search ([`SearchContext::step_search`]) stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Stepped {
+    /// The route's waypoints and cost.
+    Found(Vec<Cell>, f64),
+    /// No route: the open list ran dry.
+    Exhausted,
+    /// The slice's expansions are spent; the search may go on.
+    Paused,
 }
 
 /// The two ends of a query and the free leaves they lie in.
@@ -213,6 +237,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
+            self.goal_marks.fill((0, 0.0));
             self.query = 1;
         }
         self.open.clear();
@@ -272,22 +297,78 @@ impl SearchContext {
         landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
+        let open = self.open_search(graph, ends, landmarks, costs);
+        match self.step_search(graph, ends, open, (landmarks, costs), usize::MAX) {
+            Stepped::Found(waypoints, cost) => Some((waypoints, cost)),
+            Stepped::Exhausted => None,
+            Stepped::Paused => unreachable!("an unlimited search never pauses"),
+        }
+    }
+
+    /// Opens the gate search of [`SearchContext::search`] without expanding anything: the
+    /// suspendable form, driven by [`SearchContext::step_search`]. The context then holds
+    /// the search's whole state (scores, open list, expansion count) until its next
+    /// search is opened.
+    pub(crate) fn open_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> OpenSearch {
+        let bound = Bound::new(ends.goal, landmarks, costs);
+        let (start, goal) = self.begin(graph, &bound, ends.start);
+        OpenSearch {
+            start,
+            goal,
+            query: self.query,
+        }
+    }
+
+    /// Whether `open` is the search this context holds (no other search opened since).
+    pub(crate) fn holds(&self, open: OpenSearch) -> bool {
+        open.query == self.query
+    }
+
+    /// Expands up to `max_expansions` more gates of the search `open` (which this context
+    /// must [hold](SearchContext::holds), over the unchanged `graph`), the same A\* as
+    /// [`SearchContext::search`] and in the same order, so that a search run in slices
+    /// finds exactly what it finds in one go. [`SearchContext::last_expansions`] counts
+    /// the expansions since the search was opened.
+    pub(crate) fn step_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        open: OpenSearch,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        max_expansions: usize,
+    ) -> Stepped {
+        debug_assert!(
+            self.holds(open),
+            "a search resumed on another search's context"
+        );
         let Ends {
             start,
             start_leaf,
             goal,
             goal_leaf,
         } = ends;
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
         let bound = Bound::new(goal, landmarks, costs);
-        let (s, t) = self.begin(graph, &bound, start);
         let target = Target {
             leaf: Some(goal_leaf),
             cell: goal,
             node: t,
         };
-        while let Some((n, g, p)) = self.pop() {
+        let stop = self.expanded.saturating_add(max_expansions);
+        while self.expanded < stop {
+            let Some((n, g, p)) = self.pop() else {
+                return Stepped::Exhausted;
+            };
             if n == t {
-                return Some((self.unwind(graph, start, goal, s, t), g));
+                return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
             }
             self.expanded += 1;
             if n == s {
@@ -307,7 +388,7 @@ impl SearchContext {
                 self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
             }
         }
-        None
+        Stepped::Paused
     }
 
     fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, s: u32, t: u32) -> Vec<Cell> {
@@ -324,6 +405,108 @@ impl SearchContext {
 }
 
 impl SearchContext {
+    /// A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
+    /// `hpa::subgoals`): the start's cone scan gives its edges, the goal's the subgoals
+    /// that reach it, and the octile distance guides the rest. Returns the waypoints
+    /// `start, subgoals…, goal` of a shortest path, or `None` when there is none.
+    pub(crate) fn search_subgoals(
+        &mut self,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        (start, goal): (Cell, Cell),
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> Option<Vec<Cell>> {
+        // Costs (length times the map's one cost) and the gate search's bounds: the
+        // octile distance raised by the landmarks' differential bounds, both consistent.
+        let bound = Bound::new(goal, landmarks, costs);
+        let per_unit = costs
+            .uniform()
+            .expect("subgoal graphs serve maps of one cost");
+        let octile = |a: Cell, b: Cell| octile(a, b) * per_unit;
+        let n = graph.capacity();
+        self.reset(n + 2);
+        if self.goal_marks.len() < n {
+            self.goal_marks.resize(n, (0, 0.0));
+        }
+        let (s, t) = (n as u32, n as u32 + 1);
+        let stamp = self.query;
+        let marks = &mut self.goal_marks;
+        let mut mark = |id: u32| marks[id as usize] = (stamp, octile(graph.cell(id), goal));
+        if let Some(id) = graph.id_of(goal) {
+            mark(id);
+        }
+        graph.reach(grid, goal, None, |r| {
+            if let Reached::Subgoal(c) = r {
+                mark(graph.id_of(c).expect("a scan reports subgoals"));
+            }
+        });
+        self.nodes[s as usize] = NodeState {
+            g: 0.0,
+            parent: NO_PARENT,
+            stamp: self.query * 2,
+        };
+        self.open.push(bound.to_goal(start), s);
+        while let Some((n, g, _)) = self.pop() {
+            if n == t {
+                return Some(self.unwind_subgoals(graph, start, goal, s, t));
+            }
+            self.expanded += 1;
+            if n == s {
+                let mut ties = std::mem::take(&mut self.start_ties);
+                ties.clear();
+                let mut direct = false;
+                if let Some(id) = graph.id_of(start) {
+                    ties.push((0.0, id));
+                }
+                graph.reach(grid, start, Some(goal), |r| match r {
+                    Reached::Subgoal(c) => ties.push((
+                        octile(start, c),
+                        graph.id_of(c).expect("a scan reports subgoals"),
+                    )),
+                    Reached::Target => direct = true,
+                });
+                if direct {
+                    self.relax(t, octile(start, goal), s, || 0.0);
+                }
+                for &(d, id) in &ties {
+                    self.relax(id, d, s, || bound.to_goal(graph.cell(id)));
+                }
+                self.start_ties = ties;
+                continue;
+            }
+            let here = graph.cell(n);
+            let (marked, to_goal) = self.goal_marks[n as usize];
+            if marked == self.query {
+                self.relax(t, g + to_goal, n, || 0.0);
+            }
+            for &v in graph.neighbours(n) {
+                let c = graph.cell(v);
+                self.relax(v, g + octile(here, c), n, || bound.to_goal(c));
+            }
+        }
+        None
+    }
+
+    /// The waypoints of the subgoal route that reached `t`.
+    fn unwind_subgoals(
+        &self,
+        graph: &SubgoalGraph,
+        start: Cell,
+        goal: Cell,
+        s: u32,
+        t: u32,
+    ) -> Vec<Cell> {
+        let mut out = vec![goal];
+        let mut v = self.nodes[t as usize].parent;
+        while v != s {
+            out.push(graph.cell(v));
+            v = self.nodes[v as usize].parent;
+        }
+        out.push(start);
+        out.reverse();
+        out
+    }
+
     /// The clustered search: A\* over cluster entrances, with the start and the goal tied
     /// to the entrances of their clusters. Returns waypoints that
     /// [`super::path::refine`] can join with straight lines.

@@ -10,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod corners_props;
 mod costs_props;
 mod dynamic;
 mod hpa_edit_stress;
@@ -24,6 +25,9 @@ mod io_errors;
 mod io_maps;
 mod quadtree_examples;
 mod quadtree_props;
+mod service_props;
+mod service_scenarios;
+mod subgoal_props;
 mod units_props;
 
 #[cfg(feature = "parallel")]

@@ -1,0 +1,196 @@
+//! Exact mode with the subgoal graph (`Config::subgoals`) against exact mode over the gate
+//! graph and grid A\* (`quadpath::baseline::astar`), on the same scenario queries of the
+//! maps in `../shared/maps`: median query time (full cell path), build time, memory, and
+//! the time of edits on each map (one cell blocked and freed, a 4×4 building placed and
+//! removed). Every subgoal path is checked against the scenario's optimal length.
+//!
+//! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]`
+//!
+//! Contenders alternate query by query and each keeps its best median over the rounds: the
+//! machine may be shared, and ratios within one run are what to read.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::Rng;
+use quadpath::io::{read_map, read_scen};
+use quadpath::{Cell, Config, Grid, HpaMap, Rect, SearchContext};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const DEFAULT_MAPS: &[&str] = &[
+    "sc1/Aftershock",
+    "sc1/Cauldron",
+    "sc1/BlackLotus",
+    "mapf/brc202d",
+    "mapf/den520d",
+    "mapf/orz900d",
+    "mapf/w_woundedcoast",
+];
+
+struct Args {
+    maps: Vec<String>,
+    queries: usize,
+    rounds: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        maps: DEFAULT_MAPS.iter().map(|s| s.to_string()).collect(),
+        queries: 300,
+        rounds: 3,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        match flag.as_str() {
+            "--maps" => {
+                a.maps = it
+                    .next()
+                    .expect("--maps a,b")
+                    .split(',')
+                    .map(String::from)
+                    .collect()
+            }
+            "--queries" => a.queries = it.next().and_then(|v| v.parse().ok()).expect("--queries N"),
+            "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
+            _ => {} // cargo bench's own flags
+        }
+    }
+    a
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// Median time of one edit and its undo on `map`, over `n` random free spots.
+fn edit_times(map: &mut HpaMap, side: u32, n: usize) -> Duration {
+    let mut rng = Rng(0x5eed);
+    let (w, h) = (map.grid().width(), map.grid().height());
+    let mut times = Vec::new();
+    while times.len() < n {
+        let (x, y) = (
+            rng.below((w - side) as usize) as u32,
+            rng.below((h - side) as usize) as u32,
+        );
+        let r = Rect::new(x, y, x + side - 1, y + side - 1);
+        if !r.cells().all(|c| map.grid().is_free(c)) {
+            continue;
+        }
+        let t = Instant::now();
+        map.set_blocked(r, true).unwrap();
+        times.push(t.elapsed());
+        let t = Instant::now();
+        map.set_blocked(r, false).unwrap();
+        times.push(t.elapsed());
+    }
+    median(times)
+}
+
+fn main() {
+    let args = args();
+    // `QUADPATH_SHARED_MAPS` points elsewhere (a git worktree has no `../shared`).
+    let root = std::env::var_os("QUADPATH_SHARED_MAPS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps"));
+    println!("| map | subgoals | edges | gate exact µs | subgoal exact µs | A* µs | gate ÷ subgoal | A* ÷ subgoal | build gate / subgoal ms | MiB gate / subgoal (graph) | edit 1 cell gate / subgoal µs | edit 4×4 gate / subgoal µs |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for name in &args.maps {
+        let map_path = root.join(format!("{name}.map"));
+        let scen_path = [format!("{name}.map.scen"), format!("{name}-even-1.scen")]
+            .into_iter()
+            .map(|s| root.join(s))
+            .find(|p| p.is_file());
+        let (Ok(grid), Some(scen_path)) = (read_map(&map_path), scen_path) else {
+            eprintln!(
+                "{name}: map or scenario missing under {}, skipped",
+                root.display()
+            );
+            continue;
+        };
+        let scen = read_scen(&scen_path).expect("scenario file");
+        let step = (scen.entries.len() / args.queries).max(1);
+        let queries: Vec<_> = scen.entries.iter().step_by(step).collect();
+        let build = |config: Config| {
+            let t = Instant::now();
+            let map = HpaMap::new(grid.clone(), config).unwrap();
+            (map, t.elapsed())
+        };
+        let (gates, gates_build) = build(Config::exact());
+        let (subgoals, subgoals_build) = build(Config::exact().with_subgoals(true));
+        let mut ctx = SearchContext::new();
+        let mut best = [Duration::MAX; 3];
+        let mut expansions = 0;
+        for _ in 0..args.rounds {
+            let mut times: [Vec<Duration>; 3] = Default::default();
+            for q in &queries {
+                let t = Instant::now();
+                let p = subgoals.find_path_with(&mut ctx, q.start, q.goal).unwrap();
+                times[1].push(t.elapsed());
+                expansions += ctx.last_expansions();
+                assert!(
+                    (p.length - q.optimal).abs() <= q.tolerance(),
+                    "{name} line {}: subgoal length {} but optimal {}",
+                    q.line,
+                    p.length,
+                    q.optimal
+                );
+                let t = Instant::now();
+                let g = gates.find_path_with(&mut ctx, q.start, q.goal).unwrap();
+                times[0].push(t.elapsed());
+                assert!((g.length - p.length).abs() < 1e-6);
+                let t = Instant::now();
+                let a = astar(&grid, q.start, q.goal);
+                times[2].push(t.elapsed());
+                assert!(a.map_or(true, |l| (l - p.length).abs() < 1e-6));
+            }
+            for (b, t) in best.iter_mut().zip(times) {
+                *b = (*b).min(median(t));
+            }
+        }
+        eprintln!(
+            "{name}: {:.0} subgoal expansions per query",
+            expansions as f64 / (queries.len() * args.rounds) as f64
+        );
+        let mib = |m: &HpaMap| m.memory_bytes() as f64 / (1 << 20) as f64;
+        let graph_mib = subgoals.memory_breakdown().subgoals as f64 / (1 << 20) as f64;
+        let (mut gates, mut subgoals) = (gates, subgoals);
+        let e1 = (
+            edit_times(&mut gates, 1, 200),
+            edit_times(&mut subgoals, 1, 200),
+        );
+        let e4 = (
+            edit_times(&mut gates, 4, 100),
+            edit_times(&mut subgoals, 4, 100),
+        );
+        println!(
+            "| {name} | {} | {} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:.0} / {:.0} | {:.1} / {:.1} ({:.2}) | {:.1} / {:.1} | {:.1} / {:.1} |",
+            subgoals.subgoal_count(),
+            subgoals.subgoal_edge_count(),
+            micros(best[0]),
+            micros(best[1]),
+            micros(best[2]),
+            best[0].as_secs_f64() / best[1].as_secs_f64(),
+            best[2].as_secs_f64() / best[1].as_secs_f64(),
+            gates_build.as_secs_f64() * 1e3,
+            subgoals_build.as_secs_f64() * 1e3,
+            mib(&gates),
+            mib(&subgoals),
+            graph_mib,
+            micros(e1.0),
+            micros(e1.1),
+            micros(e4.0),
+            micros(e4.1),
+        );
+    }
+}
+
+/// Grid A\*'s path length.
+fn astar(grid: &Grid, start: Cell, goal: Cell) -> Option<f64> {
+    quadpath::baseline::astar(grid, start, goal).map(|p| p.length)
+}

@@ -1,0 +1,464 @@
+//! The viewer's HTTP API: one function from a parsed request to a response, with no
+//! networking in it (the server in [`super::server`] feeds it). Every bad request gets a 4xx
+//! status and `{"error": "..."}` naming what was wrong; nothing here panics on input.
+//!
+//! Endpoints (cells are `x,y`; the binary layers are one value per cell, row by row):
+//! - `GET /api/info`: the map's size, name, class, terrain costs per code, counts.
+//! - `GET /api/terrain`: bytes, the terrain code per cell (1 under a building).
+//! - `GET /api/leaves?mode=exact|fast`: `{"leaves": [x, y, w, h, ...]}`, the free leaves.
+//! - `GET /api/gates?mode=exact|fast`: `{"crossings": [x1, y1, x2, y2, ...]}`.
+//! - `GET /api/components`: little-endian `u32` per cell, 0 closed, else a label.
+//! - `GET /api/clearance`: bytes, the class's clearance per cell (0 closed).
+//! - `GET /api/path?from=x,y&to=x,y`: both layers' paths with length, cost, time, work.
+//! - `GET /api/flow?goal=x,y`: `f32` distance per cell (NaN unreachable) then a byte per
+//!   cell, the next step's direction (0 east, clockwise; 255 none).
+//! - `GET /api/hover?cell=x,y`: a cell's terrain, leaf, component and distance to goal.
+//! - `POST /api/edit` `{"x":..,"y":..,"size":..,"paint":"wall"|"ground"|"building"|"clear"|
+//!   "terrain","code":"W"}`: a square brush stroke with its top-left cell at x,y.
+//! - `POST /api/undo`: takes the last stroke back.
+//! - `GET /api/scenario`: the open scenario's current queries, run and judged.
+//! - `POST /api/scenario/step`: lays a version 2 scenario's next group of patches.
+
+use super::scenario::judge;
+use super::state::{Answer, Paint, State, Which, MAX_BRUSH, WALL};
+use quadpath::{Cell, Rect, Terrain};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Mutex;
+
+/// The largest request body accepted, in bytes: an edit is a few dozen.
+pub const MAX_BODY: usize = 4096;
+
+/// A request as the server read it.
+pub struct Request<'a> {
+    /// `GET` or `POST` (others are refused).
+    pub method: &'a str,
+    /// The path and query string.
+    pub url: &'a str,
+    /// The body (at most [`MAX_BODY`] bytes; the server refuses longer ones).
+    pub body: &'a [u8],
+}
+
+/// A response to send.
+#[derive(Debug)]
+pub struct Response {
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: &'static str,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    fn json(value: &impl Serialize) -> Self {
+        Response {
+            status: 200,
+            content_type: "application/json",
+            body: serde_json::to_vec(value).unwrap_or_default(),
+        }
+    }
+
+    fn bytes(body: Vec<u8>) -> Self {
+        Response {
+            status: 200,
+            content_type: "application/octet-stream",
+            body,
+        }
+    }
+
+    /// An error response: `status` with `{"error": message}`.
+    pub fn error(status: u16, message: impl Into<String>) -> Self {
+        Response {
+            status,
+            content_type: "application/json",
+            body: serde_json::to_vec(&json!({ "error": message.into() })).unwrap_or_default(),
+        }
+    }
+}
+
+/// The page's static files, embedded in the binary.
+const PAGE: [(&str, &str, &str); 3] = [
+    (
+        "/",
+        "text/html; charset=utf-8",
+        include_str!("page/index.html"),
+    ),
+    (
+        "/viewer.js",
+        "text/javascript; charset=utf-8",
+        include_str!("page/viewer.js"),
+    ),
+    (
+        "/viewer.css",
+        "text/css; charset=utf-8",
+        include_str!("page/viewer.css"),
+    ),
+];
+
+/// A request's failure: its status and message.
+type Refusal = (u16, String);
+
+fn bad(message: impl Into<String>) -> Refusal {
+    (400, message.into())
+}
+
+/// Answers one request. The state is locked for the request's whole work, so edits and
+/// queries are serialised.
+pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
+    let (path, query) = req.url.split_once('?').unwrap_or((req.url, ""));
+    if let Some((_, content_type, text)) = PAGE.iter().find(|(p, _, _)| *p == path) {
+        if req.method != "GET" {
+            return Response::error(405, format!("{path} is read with GET"));
+        }
+        return Response {
+            status: 200,
+            content_type,
+            body: text.as_bytes().to_vec(),
+        };
+    }
+    let Some(endpoint) = path.strip_prefix("/api/") else {
+        return Response::error(404, format!("no page {path:?}"));
+    };
+    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step") {
+        "POST"
+    } else {
+        "GET"
+    };
+    if req.method != wanted {
+        return Response::error(405, format!("/api/{endpoint} takes {wanted}"));
+    }
+    // A panic in the library while the lock is held poisons it; the state may then be
+    // half-edited, but reading it stays memory-safe, and serving on beats refusing forever.
+    let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+    let params = Params(query);
+    let answer = match endpoint {
+        "info" => Ok(info(&state, name)),
+        "terrain" => Ok(Response::bytes(state.terrain_bytes())),
+        "leaves" => params.which().map(|w| leaves(&state, w)),
+        "gates" => params.which().map(|w| gates(&state, w)),
+        "components" => Ok(Response::bytes(
+            state
+                .components()
+                .iter()
+                .flat_map(|l| l.to_le_bytes())
+                .collect(),
+        )),
+        "clearance" => Ok(Response::bytes(state.clearance_bytes())),
+        "path" => path_query(&state, &params),
+        "flow" => flow(&mut state, &params),
+        "hover" => hover(&mut state, &params),
+        "edit" => edit(&mut state, req.body),
+        "scenario" => scenario(&state),
+        "scenario/step" => match state.step_scenario() {
+            Ok(Some(laid)) => Ok(Response::json(&json!({
+                "laid": laid,
+                "revision": state.revision(),
+                "undo_depth": state.undo_depth(),
+            }))),
+            Ok(None) => Err(no_scenario()),
+            Err(e) => Err((500, e)),
+        },
+        "undo" => {
+            let undone = state.undo();
+            Ok(Response::json(&json!({
+                "undone": undone,
+                "revision": state.revision(),
+                "undo_depth": state.undo_depth(),
+            })))
+        }
+        _ => Err((404, format!("no endpoint /api/{endpoint}"))),
+    };
+    answer.unwrap_or_else(|(status, message)| Response::error(status, message))
+}
+
+/// A query string's parameters.
+struct Params<'a>(&'a str);
+
+impl Params<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// `mode`: `exact` (the default) or `fast`.
+    fn which(&self) -> Result<Which, Refusal> {
+        match self.get("mode") {
+            None => Ok(Which::Exact),
+            Some(m) => {
+                Which::parse(m).ok_or_else(|| bad(format!("mode {m:?}: write exact or fast")))
+            }
+        }
+    }
+
+    /// A cell parameter, which must be on the map.
+    fn cell(&self, key: &str, state: &State) -> Result<Cell, Refusal> {
+        let text = self
+            .get(key)
+            .ok_or_else(|| bad(format!("missing {key}=x,y")))?;
+        let text = text.replace("%2C", ",").replace("%2c", ",");
+        let cell = crate::load::parse_cell(key, &text).map_err(|e| bad(e.message))?;
+        check_on_map(state, key, cell)?;
+        Ok(cell)
+    }
+}
+
+fn check_on_map(state: &State, what: &str, cell: Cell) -> Result<(), Refusal> {
+    let (w, h) = state.size();
+    if state.contains(cell) {
+        Ok(())
+    } else {
+        Err(bad(format!("{what} {cell} is outside the {w}x{h} map")))
+    }
+}
+
+fn info(state: &State, name: &str) -> Response {
+    let (width, height) = state.size();
+    let movement = state.movement();
+    let costs: Vec<Option<f32>> = (0..=255u8)
+        .map(|code| {
+            movement
+                .passable()
+                .contains(code)
+                .then(|| movement.terrain_costs().get(code))
+        })
+        .collect();
+    let exact = state.layer(Which::Exact);
+    let fast = state.layer(Which::Fast);
+    Response::json(&json!({
+        "name": name,
+        "width": width,
+        "height": height,
+        "class": movement.to_string(),
+        "size": movement.size(),
+        "costs": costs,
+        "revision": state.revision(),
+        "undo_depth": state.undo_depth(),
+        "scenario": state.scenario().map(|s| json!({ "dynamic": s.is_dynamic() })),
+        "exact": { "leaves": exact.free_leaf_count(), "gates": exact.gate_count(),
+                   "components": exact.component_count() },
+        "fast": { "leaves": fast.free_leaf_count(), "gates": fast.gate_count(),
+                  "clusters": fast.cluster_count(), "entrances": fast.entrance_count() },
+    }))
+}
+
+fn leaves(state: &State, which: Which) -> Response {
+    let layer = state.layer(which);
+    let mut flat = Vec::new();
+    for leaf in layer.tree().leaves().filter(|l| layer.is_free_leaf(l)) {
+        let r = leaf.rect();
+        flat.extend([r.x1, r.y1, r.width(), r.height()]);
+    }
+    Response::json(&json!({ "mode": which.name(), "leaves": flat }))
+}
+
+fn gates(state: &State, which: Which) -> Response {
+    let flat: Vec<u32> = state
+        .layer(which)
+        .crossings()
+        .into_iter()
+        .flat_map(|(a, b)| [a.x, a.y, b.x, b.y])
+        .collect();
+    Response::json(&json!({ "mode": which.name(), "crossings": flat }))
+}
+
+#[derive(Serialize)]
+struct PathJson {
+    mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    length: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<f64>,
+    cells: Vec<[u32; 2]>,
+    query_us: f64,
+    expansions: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn path_json(which: Which, answer: &Answer) -> PathJson {
+    let found = answer.path.as_ref().ok();
+    PathJson {
+        mode: which.name(),
+        length: found.map(|p| p.length),
+        cost: found.map(|p| p.cost),
+        cells: found.map_or_else(Vec::new, |p| crate::output::cells_json(&p.cells)),
+        query_us: crate::output::round(answer.query_us, 2),
+        expansions: answer.expansions,
+        error: answer.path.as_ref().err().cloned(),
+    }
+}
+
+fn path_query(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
+    let from = params.cell("from", state)?;
+    let to = params.cell("to", state)?;
+    let open = state.layer(Which::Exact).grid();
+    for (what, cell) in [("from", from), ("to", to)] {
+        if !open.is_free(cell) {
+            return Err(bad(format!(
+                "{what} {cell} is not open for a {} agent",
+                state.movement()
+            )));
+        }
+    }
+    let answers = state.find_paths(from, to);
+    let [exact, fast] = [0, 1].map(|i| path_json(Which::BOTH[i], &answers[i]));
+    Ok(Response::json(&json!({
+        "from": [from.x, from.y],
+        "to": [to.x, to.y],
+        "revision": state.revision(),
+        "exact": exact,
+        "fast": fast,
+    })))
+}
+
+fn flow(state: &mut State, params: &Params<'_>) -> Result<Response, Refusal> {
+    if params.get("goal").is_some() {
+        let goal = params.cell("goal", state)?;
+        state.set_flow(goal).map_err(bad)?;
+    }
+    let (_, distance, step) = state
+        .flow_grid()
+        .ok_or_else(|| bad("no flow field yet: give goal=x,y"))?;
+    let mut body: Vec<u8> = distance.iter().flat_map(|d| d.to_le_bytes()).collect();
+    body.extend(step);
+    Ok(Response::bytes(body))
+}
+
+fn hover(state: &mut State, params: &Params<'_>) -> Result<Response, Refusal> {
+    let cell = params.cell("cell", state)?;
+    let grid = state.world().grid();
+    let terrain = grid.terrain(cell);
+    let building = grid.is_obstructed(cell);
+    let open = state.layer(Which::Exact).grid().is_free(cell);
+    let leaf = |w| {
+        state
+            .leaf_of(w, cell)
+            .map(|r| [r.x1, r.y1, r.width(), r.height()])
+    };
+    let (exact_leaf, fast_leaf) = (leaf(Which::Exact), leaf(Which::Fast));
+    let goal = state.flow_goal();
+    let distance = state.flow_distance(cell);
+    let width = state.size().0 as usize;
+    let component = state.components()[cell.y as usize * width + cell.x as usize];
+    Ok(Response::json(&json!({
+        "cell": [cell.x, cell.y],
+        "terrain": char::from(terrain).to_string(),
+        "building": building,
+        "open": open,
+        "leaf": exact_leaf,
+        "fast_leaf": fast_leaf,
+        "component": (component > 0).then_some(component),
+        "goal": goal.map(|g| [g.x, g.y]),
+        "distance_to_goal": distance,
+    })))
+}
+
+/// The body of `POST /api/edit`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditBody {
+    x: u32,
+    y: u32,
+    #[serde(default = "one")]
+    size: u32,
+    paint: String,
+    #[serde(default)]
+    code: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn edit(state: &mut State, body: &[u8]) -> Result<Response, Refusal> {
+    let e: EditBody =
+        serde_json::from_slice(body).map_err(|err| bad(format!("malformed edit: {err}")))?;
+    if e.size == 0 || e.size > MAX_BRUSH {
+        return Err(bad(format!(
+            "brush size {} is not between 1 and {MAX_BRUSH}",
+            e.size
+        )));
+    }
+    let paint = match (e.paint.as_str(), e.code.as_deref()) {
+        ("wall", None) => Paint::Terrain(WALL),
+        ("ground", None) => Paint::Terrain(Terrain::GROUND.code()),
+        ("building", None) => Paint::Building,
+        ("clear", None) => Paint::Clear,
+        ("terrain", Some(code)) => match code.as_bytes() {
+            [c] if c.is_ascii_graphic() => Paint::Terrain(*c),
+            _ => {
+                return Err(bad(format!(
+                    "terrain code {code:?} is not one printable character"
+                )))
+            }
+        },
+        ("terrain", None) => return Err(bad("paint terrain needs a code, e.g. \"code\":\"W\"")),
+        (p, Some(_)) if p != "terrain" => return Err(bad(format!("paint {p:?} takes no code"))),
+        (p, _) => {
+            return Err(bad(format!(
+                "paint {p:?}: write wall, ground, terrain, building or clear"
+            )))
+        }
+    };
+    let top_left = Cell::new(e.x, e.y);
+    check_on_map(state, "brush", top_left)?;
+    // The brush is clipped to the map, so that painting along an edge works.
+    let (w, h) = state.size();
+    let x2 = e.x.saturating_add(e.size - 1).min(w - 1);
+    let y2 = e.y.saturating_add(e.size - 1).min(h - 1);
+    let changed = state
+        .paint(Rect::new(e.x, e.y, x2, y2), paint)
+        .map_err(bad)?;
+    Ok(Response::json(&json!({
+        "changed": changed,
+        "revision": state.revision(),
+        "undo_depth": state.undo_depth(),
+    })))
+}
+
+fn no_scenario() -> Refusal {
+    bad("no scenario file is open: start the viewer with a .scen file")
+}
+
+/// The queries on the map as it stands, each run in both layers and judged against the
+/// file's lengths when the class is the one the file was made for (1x1 on .GS, unit costs).
+fn scenario(state: &State) -> Result<Response, Refusal> {
+    let scen = state.scenario().ok_or_else(no_scenario)?;
+    let movement = state.movement();
+    let judged = *movement == quadpath::Movement::default() && movement.has_unit_costs();
+    let open = state.layer(Which::Exact).grid();
+    let queries: Vec<Value> = scen
+        .current_queries()
+        .iter()
+        .map(|q| {
+            let ends_open = open.is_free(q.start) && open.is_free(q.goal);
+            let [exact, fast] = if ends_open {
+                state
+                    .find_paths(q.start, q.goal)
+                    .map(|a| a.path.ok().map(|p| p.length))
+            } else {
+                [None, None]
+            };
+            json!({
+                "line": q.line,
+                "start": [q.start.x, q.start.y],
+                "goal": [q.goal.x, q.goal.y],
+                "optimal": q.optimal,
+                "exact": exact,
+                "fast": fast,
+                "verdict": judged.then(|| judge(q, exact, fast)),
+            })
+        })
+        .collect();
+    Ok(Response::json(&json!({
+        "dynamic": scen.is_dynamic(),
+        "judged": judged,
+        "patches_left": scen.patches_left(),
+        "revision": state.revision(),
+        "queries": queries,
+    })))
+}

@@ -1,0 +1,551 @@
+// quadpath view: draws the map from offscreen bitmaps (one pixel per cell) scaled by the
+// view transform, so that panning and zooming a 1024x1024 map costs a few drawImage calls.
+// Everything it shows comes from the JSON/binary API of the server (see api.rs).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const canvas = $("map");
+const ctx = canvas.getContext("2d");
+
+// Colours of the leaves layer, picked per leaf by `leafColour` (the browser test checks them).
+const LEAF_COLOURS = [[255, 170, 60], [90, 200, 250], [170, 120, 250], [110, 220, 120]];
+const LEAF_ALPHA = 0.45;
+const TERRAIN = {
+  ".": [240, 237, 228], "G": [240, 237, 228], "@": [40, 40, 48], "O": [40, 40, 48],
+  "T": [46, 110, 60], "W": [60, 110, 190], "S": [150, 170, 90],
+};
+const BUILDING = [150, 60, 40];
+const BUILDING_BYTE = 1;
+
+const st = {
+  info: null, w: 0, h: 0, terrain: null,
+  scale: 1, ox: 0, oy: 0,             // screen = cell * scale + offset (CSS pixels)
+  bitmaps: {},                        // layer name -> offscreen canvas, one pixel per cell
+  leaves: null, gates: null,          // {mode, rev, data}
+  start: null, goal: null, paths: null,
+  flowGoal: null, flow: null,
+  revision: 0, busy: Promise.resolve(),
+};
+
+function leafColour(x, y, w, h) {
+  return LEAF_COLOURS[(x * 7 + y * 13 + w + h) % LEAF_COLOURS.length];
+}
+
+function status(text) { $("status").textContent = text || ""; }
+
+async function api(path, options) {
+  const r = await fetch(path, options);
+  if (!r.ok) {
+    let message = r.status + " " + r.statusText;
+    try { message = (await r.json()).error; } catch (e) { /* not JSON */ }
+    throw new Error(message);
+  }
+  const type = r.headers.get("Content-Type") || "";
+  return type.startsWith("application/json") ? r.json() : r.arrayBuffer();
+}
+
+function post(path, body) {
+  return api(path, { method: "POST", body: JSON.stringify(body || {}) });
+}
+
+// ---- bitmaps -------------------------------------------------------------------------
+
+function bitmap(colourOf) {
+  const off = document.createElement("canvas");
+  off.width = st.w; off.height = st.h;
+  const g = off.getContext("2d");
+  const img = g.createImageData(st.w, st.h);
+  const px = img.data;
+  for (let i = 0, n = st.w * st.h; i < n; i++) {
+    const c = colourOf(i);
+    if (!c) continue;
+    px[4 * i] = c[0]; px[4 * i + 1] = c[1]; px[4 * i + 2] = c[2];
+    px[4 * i + 3] = c.length > 3 ? c[3] : 255;
+  }
+  g.putImageData(img, 0, 0);
+  return off;
+}
+
+function terrainColour(code) {
+  if (code === BUILDING_BYTE) return BUILDING;
+  const ch = String.fromCharCode(code);
+  if (TERRAIN[ch]) return TERRAIN[ch];
+  const free = st.info.costs[code] !== null;
+  const v = (code * 37) % 40;
+  return free ? [215 + v / 2, 215, 200 - v] : [70 + v, 70, 80];
+}
+
+function hueColour(label, alpha) {
+  const h = (label * 137.508) % 360, s = 0.65, l = 0.55;
+  const f = (n) => {
+    const k = (n + h / 30) % 12;
+    return Math.round(255 * (l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return [f(0), f(8), f(4), alpha];
+}
+
+function costColour(cost) {
+  // log2 of the cost: gold below 1, mud brown above, plain at 1.
+  const t = Math.max(-1, Math.min(1, Math.log2(cost) / 4));
+  if (t < 0) return [255, 200, 40, Math.round(-t * 220)];
+  return [120, 70, 20, Math.round(t * 220)];
+}
+
+function flowColour(d, max) {
+  if (Number.isNaN(d)) return null;
+  const t = max > 0 ? d / max : 0;
+  return [Math.round(255 - 225 * t), Math.round(250 - 190 * t), Math.round(180 - 60 * t), 170];
+}
+
+async function loadTerrain() {
+  st.terrain = new Uint8Array(await api("/api/terrain"));
+  const t = st.terrain;
+  const palette = [];
+  for (let c = 0; c < 256; c++) palette.push(terrainColour(c));
+  st.bitmaps.terrain = bitmap((i) => palette[t[i]]);
+  if (st.info.costs.some((c, code) => c !== null && c !== 1 && code !== 0)) {
+    st.bitmaps.costs = bitmap((i) => {
+      const c = t[i] === BUILDING_BYTE ? null : st.info.costs[t[i]];
+      return c === null || c === 1 ? null : costColour(c);
+    });
+  } else {
+    st.bitmaps.costs = null;
+  }
+}
+
+async function loadLayer(name) {
+  if (name === "components") {
+    const labels = new Uint32Array(await api("/api/components"));
+    st.bitmaps.components = bitmap((i) => labels[i] ? hueColour(labels[i], 120) : null);
+  } else if (name === "clearance") {
+    const c = new Uint8Array(await api("/api/clearance"));
+    const k = st.info.size;
+    st.bitmaps.clearance = bitmap((i) => {
+      if (c[i] === 0) return st.terrain[i] === BUILDING_BYTE || st.info.costs[st.terrain[i]] === null ? null : [220, 40, 40, 110];
+      const t = Math.min(1, (c[i] - 1) / Math.max(4, 4 * k));
+      return [40, Math.round(120 + 100 * t), 60, Math.round(60 + 60 * t)];
+    });
+  } else if (name === "leaves" || name === "gates") {
+    const mode = $("layer-mode").value;
+    const got = await api("/api/" + name + "?mode=" + mode);
+    st[name] = { mode, rev: st.revision, data: name === "leaves" ? got.leaves : got.crossings };
+    if (name === "leaves") st.bitmaps.leaves = leafBitmap(got.leaves);
+  }
+}
+
+async function refreshLayers() {
+  const jobs = [];
+  for (const name of ["components", "clearance", "leaves", "gates"]) {
+    if ($("layer-" + name).checked) jobs.push(loadLayer(name));
+    else if (name === "leaves" || name === "gates") st[name] = null;
+    else st.bitmaps[name] = null;
+  }
+  await Promise.all(jobs);
+}
+
+// ---- drawing -------------------------------------------------------------------------
+
+function resize() {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(canvas.clientWidth * dpr);
+  canvas.height = Math.round(canvas.clientHeight * dpr);
+  draw();
+}
+
+function fit() {
+  const s = Math.min(canvas.clientWidth / st.w, canvas.clientHeight / st.h);
+  st.scale = s;
+  st.ox = (canvas.clientWidth - st.w * s) / 2;
+  st.oy = (canvas.clientHeight - st.h * s) / 2;
+  draw();
+}
+
+// The cells in view, clipped to the map.
+function visible() {
+  const x1 = Math.max(0, Math.floor(-st.ox / st.scale));
+  const y1 = Math.max(0, Math.floor(-st.oy / st.scale));
+  const x2 = Math.min(st.w, Math.ceil((canvas.clientWidth - st.ox) / st.scale));
+  const y2 = Math.min(st.h, Math.ceil((canvas.clientHeight - st.oy) / st.scale));
+  return { x1, y1, x2, y2 };
+}
+
+let drawQueued = false;
+function draw() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => { drawQueued = false; drawNow(); });
+}
+
+function drawNow() {
+  if (!st.info) return;
+  const dpr = window.devicePixelRatio || 1;
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = "#777";
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.setTransform(dpr * st.scale, 0, 0, dpr * st.scale, dpr * st.ox, dpr * st.oy);
+  ctx.imageSmoothingEnabled = false;
+  const layers = ["terrain", "costs", "components", "clearance"];
+  for (const name of layers) {
+    const on = name === "terrain" || $("layer-" + name).checked;
+    if (on && st.bitmaps[name]) ctx.drawImage(st.bitmaps[name], 0, 0);
+  }
+  if ($("layer-flow").checked && st.bitmaps.flow) ctx.drawImage(st.bitmaps.flow, 0, 0);
+  const px = 1 / st.scale; // one CSS pixel in cells
+  if (st.leaves && st.bitmaps.leaves && $("layer-leaves").checked) drawLeaves(px);
+  if (st.gates && $("layer-gates").checked) drawGates(px);
+  if (st.flow && $("layer-flow").checked) drawArrows(px);
+  if (st.paths) {
+    if ($("layer-fastpath").checked) drawPath(st.paths.fast.cells, "rgba(30,91,216,0.9)", px * 3);
+    drawPath(st.paths.exact.cells, "rgba(208,32,42,0.95)", px * 3);
+  }
+  marker(st.start, "#f08000", px);
+  marker(st.goal || st.flowGoal, "#d000d0", px);
+}
+
+// The leaves' fills, drawn once per load into a bitmap of one pixel per cell.
+function leafBitmap(d) {
+  const off = document.createElement("canvas");
+  off.width = st.w; off.height = st.h;
+  const g = off.getContext("2d");
+  for (let i = 0; i < d.length; i += 4) {
+    const c = leafColour(d[i], d[i + 1], d[i + 2], d[i + 3]);
+    g.fillStyle = `rgba(${c[0]},${c[1]},${c[2]},${LEAF_ALPHA})`;
+    g.fillRect(d[i], d[i + 1], d[i + 2], d[i + 3]);
+  }
+  return off;
+}
+
+// The outlines of the leaves in view that are at least 4 pixels wide.
+function drawLeaves(px) {
+  ctx.drawImage(st.bitmaps.leaves, 0, 0);
+  const v = visible();
+  const d = st.leaves.data;
+  const outline = new Path2D();
+  for (let i = 0; i < d.length; i += 4) {
+    const x = d[i], y = d[i + 1], w = d[i + 2], h = d[i + 3];
+    if (x >= v.x2 || y >= v.y2 || x + w <= v.x1 || y + h <= v.y1) continue;
+    if (w * st.scale >= 4) outline.rect(x, y, w, h);
+  }
+  ctx.strokeStyle = "rgba(20,60,120,0.8)";
+  ctx.lineWidth = px;
+  ctx.stroke(outline);
+}
+
+const ZOOM_FOR_GATES = "zoom in to see the gates";
+// Gates join cell centres: below 2 pixels a cell they are a smear, and on a 1024x1024
+// map there are hundreds of thousands, so they are drawn from that zoom on.
+function drawGates(px) {
+  if (st.scale < 2) { status(ZOOM_FOR_GATES); return; }
+  if ($("status").textContent === ZOOM_FOR_GATES) status("");
+  const v = visible();
+  const d = st.gates.data;
+  const p = new Path2D();
+  for (let i = 0; i < d.length; i += 4) {
+    const ax = d[i] + 0.5, ay = d[i + 1] + 0.5, bx = d[i + 2] + 0.5, by = d[i + 3] + 0.5;
+    if (Math.max(ax, bx) < v.x1 || Math.min(ax, bx) > v.x2 || Math.max(ay, by) < v.y1 || Math.min(ay, by) > v.y2) continue;
+    p.moveTo(ax, ay); p.lineTo(bx, by);
+  }
+  ctx.strokeStyle = "rgba(0,150,60,0.9)";
+  ctx.lineWidth = Math.max(px * 1.5, 0.15);
+  ctx.stroke(p);
+}
+
+const STEPS = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]];
+function drawArrows(px) {
+  // One arrow per square of cells about 14 CSS pixels wide, whatever the zoom.
+  const every = Math.max(1, Math.ceil(14 / st.scale));
+  const v = visible();
+  const p = new Path2D();
+  const len = every * 0.35;
+  for (let y = v.y1 - (v.y1 % every); y < v.y2; y += every) {
+    for (let x = v.x1 - (v.x1 % every); x < v.x2; x += every) {
+      const dir = st.flow.step[y * st.w + x];
+      if (dir === 255) continue;
+      const [dx, dy] = STEPS[dir];
+      const n = Math.hypot(dx, dy);
+      const cx = x + 0.5 * Math.min(every, 1) + (every > 1 ? every / 2 - 0.5 : 0);
+      const cy = y + 0.5 * Math.min(every, 1) + (every > 1 ? every / 2 - 0.5 : 0);
+      const ux = dx / n * len, uy = dy / n * len;
+      p.moveTo(cx - ux, cy - uy); p.lineTo(cx + ux, cy + uy);
+      p.moveTo(cx + ux, cy + uy); p.lineTo(cx + ux * 0.2 - uy * 0.5, cy + uy * 0.2 + ux * 0.5);
+      p.moveTo(cx + ux, cy + uy); p.lineTo(cx + ux * 0.2 + uy * 0.5, cy + uy * 0.2 - ux * 0.5);
+    }
+  }
+  ctx.strokeStyle = "rgba(20,30,80,0.75)";
+  ctx.lineWidth = px;
+  ctx.stroke(p);
+}
+
+function drawPath(cells, colour, width) {
+  if (!cells || cells.length === 0) return;
+  const k = st.info.size;
+  ctx.beginPath();
+  ctx.moveTo(cells[0][0] + k / 2, cells[0][1] + k / 2);
+  for (const [x, y] of cells) ctx.lineTo(x + k / 2, y + k / 2);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = Math.max(width, 0.25);
+  ctx.lineJoin = "round";
+  ctx.stroke();
+}
+
+function marker(cell, colour, px) {
+  if (!cell) return;
+  const k = st.info.size;
+  ctx.beginPath();
+  ctx.arc(cell[0] + k / 2, cell[1] + k / 2, Math.max(k / 2, 5 * px), 0, 2 * Math.PI);
+  ctx.fillStyle = colour;
+  ctx.fill();
+}
+
+// ---- queries -------------------------------------------------------------------------
+
+function showPaths() {
+  for (const mode of ["exact", "fast"]) {
+    const p = st.paths && st.paths[mode];
+    const fmt = (v, d) => (v === undefined || v === null ? "–" : Number(v).toFixed(d));
+    $(mode + "-length").textContent = p ? (p.error ? "none" : fmt(p.length, 4)) : "–";
+    $(mode + "-cost").textContent = p && !p.error ? fmt(p.cost, 4) : "–";
+    $(mode + "-us").textContent = p ? fmt(p.query_us, 1) : "–";
+    $(mode + "-expansions").textContent = p ? p.expansions : "–";
+    $(mode + "-length").title = p && p.error ? p.error : "";
+  }
+  const c = (v) => (v ? v[0] + "," + v[1] : "?");
+  $("ends").textContent = st.start ? "from " + c(st.start) + " to " + c(st.goal) : "no start yet";
+}
+
+async function findPath() {
+  if (!st.start || !st.goal) { st.paths = null; showPaths(); return; }
+  try {
+    st.paths = await api(`/api/path?from=${st.start}&to=${st.goal}`);
+    status(st.paths.exact.error || "");
+  } catch (e) { st.paths = null; status(e.message); }
+  showPaths();
+  draw();
+}
+
+async function loadFlow(goal) {
+  try {
+    const buf = await api("/api/flow" + (goal ? "?goal=" + goal : ""));
+    const n = st.w * st.h;
+    const distance = new Float32Array(buf.slice(0, 4 * n));
+    const step = new Uint8Array(buf, 4 * n, n);
+    let max = 0;
+    for (const d of distance) if (!Number.isNaN(d) && d > max) max = d;
+    st.flow = { distance, step, max };
+    st.bitmaps.flow = bitmap((i) => flowColour(distance[i], max));
+    if (goal) st.flowGoal = goal;
+    status("");
+  } catch (e) { status(e.message); }
+  draw();
+}
+
+// After an edit: the terrain, the layers shown, the path and the field, all reloaded.
+async function afterEdit(answer) {
+  st.revision = answer.revision;
+  await loadTerrain();
+  await refreshLayers();
+  if (st.flowGoal) await loadFlow(null);
+  await findPath();
+  $("undo").disabled = answer.undo_depth === 0;
+}
+
+// ---- input ---------------------------------------------------------------------------
+
+function cellAt(ev) {
+  const r = canvas.getBoundingClientRect();
+  const x = Math.floor((ev.clientX - r.left - st.ox) / st.scale);
+  const y = Math.floor((ev.clientY - r.top - st.oy) / st.scale);
+  return x >= 0 && y >= 0 && x < st.w && y < st.h ? [x, y] : null;
+}
+
+const tool = () => document.querySelector("input[name=tool]:checked").value;
+let drag = null;
+const painted = new Set();
+
+canvas.addEventListener("mousedown", (ev) => {
+  drag = { x: ev.clientX, y: ev.clientY, ox: st.ox, oy: st.oy, moved: false,
+           paint: tool() === "paint" && ev.button === 0 && !ev.shiftKey };
+  painted.clear();
+  if (drag.paint) paintAt(cellAt(ev));
+});
+
+window.addEventListener("mousemove", (ev) => {
+  if (drag) {
+    if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) > 4) drag.moved = true;
+    if (drag.paint) { paintAt(cellAt(ev)); return; }
+    if (drag.moved) {
+      st.ox = drag.ox + ev.clientX - drag.x;
+      st.oy = drag.oy + ev.clientY - drag.y;
+      draw();
+    }
+    return;
+  }
+  if (ev.target === canvas) hoverAt(cellAt(ev));
+});
+
+window.addEventListener("mouseup", (ev) => {
+  const d = drag;
+  drag = null;
+  if (!d) return;
+  if (d.paint) return;
+  if (d.moved || ev.target !== canvas) return;
+  const cell = cellAt(ev);
+  if (!cell) return;
+  if (ev.shiftKey) { loadFlow(cell); return; }
+  if (tool() !== "path") return;
+  if (!st.start || st.goal) { st.start = cell; st.goal = null; st.paths = null; showPaths(); draw(); }
+  else { st.goal = cell; findPath(); }
+});
+
+// The right button pans (in the Paint tool the left one paints): no context menu.
+canvas.addEventListener("contextmenu", (ev) => ev.preventDefault());
+
+canvas.addEventListener("wheel", (ev) => {
+  ev.preventDefault();
+  const r = canvas.getBoundingClientRect();
+  const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+  const factor = Math.exp(-ev.deltaY * 0.0015);
+  const fitScale = Math.min(canvas.clientWidth / st.w, canvas.clientHeight / st.h);
+  const s = Math.max(fitScale / 4, Math.min(64, st.scale * factor));
+  st.ox = mx - (mx - st.ox) * (s / st.scale);
+  st.oy = my - (my - st.oy) * (s / st.scale);
+  st.scale = s;
+  draw();
+}, { passive: false });
+
+function paintAt(cell) {
+  if (!cell) return;
+  const size = Math.max(1, Math.min(128, parseInt($("brush").value, 10) || 1));
+  const x = Math.max(0, cell[0] - Math.floor((size - 1) / 2));
+  const y = Math.max(0, cell[1] - Math.floor((size - 1) / 2));
+  const key = x + "," + y;
+  if (painted.has(key)) return;
+  painted.add(key);
+  const body = { x, y, size, paint: $("paint-kind").value };
+  if (body.paint === "terrain") body.code = $("paint-code").value;
+  st.busy = st.busy.then(async () => {
+    try { await afterEdit(await post("/api/edit", body)); } catch (e) { status(e.message); }
+  });
+}
+
+async function undo() {
+  st.busy = st.busy.then(async () => {
+    try {
+      const a = await post("/api/undo");
+      if (!a.undone) status("nothing to undo");
+      await afterEdit(a);
+    } catch (e) { status(e.message); }
+  });
+}
+
+let hoverBusy = false, hoverNext = null;
+async function hoverAt(cell) {
+  if (!cell) return;
+  if (hoverBusy) { hoverNext = cell; return; }
+  hoverBusy = true;
+  try {
+    const h = await api("/api/hover?cell=" + cell);
+    const leaf = h.leaf ? `${h.leaf[0]},${h.leaf[1]} ${h.leaf[2]}x${h.leaf[3]}` : "none (closed)";
+    const goal = h.goal ? h.goal.join(",") : null;
+    $("hover").textContent =
+      `cell ${cell[0]},${cell[1]}  terrain ${JSON.stringify(h.terrain)}${h.building ? " + building" : ""}\n` +
+      `open for the class: ${h.open ? "yes" : "no"}\n` +
+      `leaf ${leaf}\ncomponent ${h.component ?? "–"}\n` +
+      (goal ? `distance to ${goal}: ${h.distance_to_goal === null ? "unreachable" : h.distance_to_goal.toFixed(4)}`
+            : "distance to goal: shift-click a goal");
+  } catch (e) { status(e.message); }
+  hoverBusy = false;
+  if (hoverNext) { const c = hoverNext; hoverNext = null; hoverAt(c); }
+}
+
+// ---- scenario ------------------------------------------------------------------------
+
+async function runScenario() {
+  try {
+    const r = await api("/api/scenario");
+    const count = (v) => r.queries.filter((q) => q.verdict === v).length;
+    $("scenario-summary").textContent = `${r.queries.length} queries` +
+      (r.judged ? `: ${count("failed")} failed, ${count("suboptimal")} suboptimal (fast)` : " (not judged: the file is for 1x1 agents at unit costs)") +
+      (r.dynamic ? `; ${r.patches_left} patches left` : "");
+    const fmt = (v) => (v === null ? "none" : v.toFixed(3));
+    const rows = r.queries.map((q, i) =>
+      `<tr class="${q.verdict || ""}" data-i="${i}"><td>${q.line}</td><td>${q.start}</td><td>${q.goal}</td>` +
+      `<td>${fmt(q.optimal)}</td><td>${fmt(q.exact)}</td><td>${fmt(q.fast)}</td></tr>`);
+    $("scenario-list").innerHTML = "<table><tr><th>line</th><th>start</th><th>goal</th><th>file</th>" +
+      "<th>exact</th><th>fast</th></tr>" + rows.join("") + "</table>";
+    for (const tr of $("scenario-list").querySelectorAll("tr[data-i]")) {
+      tr.addEventListener("click", () => {
+        const q = r.queries[Number(tr.dataset.i)];
+        st.start = q.start; st.goal = q.goal;
+        findPath();
+      });
+    }
+    $("scenario-step").disabled = r.patches_left === 0;
+  } catch (e) { status(e.message); }
+}
+
+async function stepScenario() {
+  st.busy = st.busy.then(async () => {
+    try {
+      const a = await post("/api/scenario/step");
+      await afterEdit(a);
+      await runScenario();
+    } catch (e) { status(e.message); }
+  });
+}
+
+function exportPng() {
+  canvas.toBlob((blob) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = (st.info.name || "map") + ".png";
+    a.click();
+  });
+}
+
+// ---- start ---------------------------------------------------------------------------
+
+async function start() {
+  st.info = await api("/api/info");
+  st.w = st.info.width; st.h = st.info.height; st.revision = st.info.revision;
+  $("map-name").textContent = st.info.name;
+  $("map-size").textContent = `${st.w}x${st.h}, class ${st.info.class}; exact: ${st.info.exact.leaves} leaves, ` +
+    `${st.info.exact.gates} gates; fast: ${st.info.fast.gates} gates, ${st.info.fast.clusters} clusters`;
+  const mode = new URLSearchParams(location.search).get("mode");
+  if (mode === "fast" || mode === "exact") $("layer-mode").value = mode;
+  $("undo").disabled = st.info.undo_depth === 0;
+  await loadTerrain();
+  resize();
+  fit();
+  for (const name of ["leaves", "gates", "components", "clearance", "mode"]) {
+    $("layer-" + name).addEventListener("change", async () => { await refreshLayers(); draw(); });
+  }
+  for (const name of ["costs", "flow", "fastpath"]) $("layer-" + name).addEventListener("change", draw);
+  $("undo").addEventListener("click", undo);
+  if (st.info.scenario) {
+    $("scenario").hidden = false;
+    $("scenario-step").hidden = !st.info.scenario.dynamic;
+    $("scenario-run").addEventListener("click", runScenario);
+    $("scenario-step").addEventListener("click", stepScenario);
+  }
+  $("fit").addEventListener("click", fit);
+  $("export").addEventListener("click", exportPng);
+  window.addEventListener("keydown", (ev) => {
+    if ((ev.ctrlKey || ev.metaKey) && ev.key === "z") { ev.preventDefault(); undo(); }
+  });
+  window.addEventListener("resize", resize);
+  document.body.dataset.ready = "1";
+}
+
+// For scripts and the browser test: where a cell's centre is on the page, and the state.
+window.viewer = {
+  cellToClient(x, y) {
+    const r = canvas.getBoundingClientRect();
+    return [r.left + st.ox + (x + 0.5) * st.scale, r.top + st.oy + (y + 0.5) * st.scale];
+  },
+  setView(scale, ox, oy) { st.scale = scale; st.ox = ox; st.oy = oy; drawNow(); },
+  idle() { return st.busy.then(() => new Promise((r) => requestAnimationFrame(() => { drawNow(); r(true); }))); },
+  state: st,
+};
+
+start().catch((e) => status("cannot load the map: " + e.message));

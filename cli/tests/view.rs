@@ -1,0 +1,461 @@
+//! `quadpath view`'s server over real HTTP: every endpoint with good and bad input, against
+//! the library's own answers (paths and leaves of an `HpaMap` built here, plain A* from
+//! `quadpath::baseline`, a fresh build after edits), and concurrent edits and queries.
+
+mod viewer;
+
+use quadpath::io::{load_grid, BitmapOptions};
+use quadpath::{baseline, Cell, Grid, HpaMap, Mode, Rect};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use viewer::{map, Viewer};
+
+fn arena() -> Grid {
+    load_grid(map("arena.map"), &BitmapOptions::default()).unwrap()
+}
+
+fn length(v: &Value, mode: &str) -> f64 {
+    v[mode]["length"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{mode} has no length: {v}"))
+}
+
+fn cells(v: &Value, mode: &str) -> Vec<Cell> {
+    v[mode]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| Cell::new(c[0].as_u64().unwrap() as u32, c[1].as_u64().unwrap() as u32))
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-6
+}
+
+#[test]
+fn info_terrain_leaves_and_gates_are_the_librarys() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    let info = v.get_json("/api/info");
+    assert_eq!(info["width"], grid.width());
+    assert_eq!(info["height"], grid.height());
+    assert_eq!(info["name"], "arena.map");
+    let terrain = v.get_bytes("/api/terrain");
+    let want: Vec<u8> = grid
+        .bounds()
+        .cells()
+        .map(|c| grid.terrain(c).code())
+        .collect();
+    assert_eq!(terrain, want);
+    for mode in [Mode::Exact, Mode::Fast] {
+        let name = if mode == Mode::Exact { "exact" } else { "fast" };
+        let hpa = HpaMap::new(grid.clone(), mode).unwrap();
+        let got: BTreeSet<Vec<u64>> = v.get_json(&format!("/api/leaves?mode={name}"))["leaves"]
+            .as_array()
+            .unwrap()
+            .chunks(4)
+            .map(|c| c.iter().map(|n| n.as_u64().unwrap()).collect())
+            .collect();
+        let want: BTreeSet<Vec<u64>> = hpa
+            .tree()
+            .leaves()
+            .filter(|l| hpa.is_free_leaf(l))
+            .map(|l| {
+                let r = l.rect();
+                vec![r.x1, r.y1, r.width(), r.height()]
+                    .into_iter()
+                    .map(u64::from)
+                    .collect()
+            })
+            .collect();
+        assert_eq!(got, want, "{name} leaves");
+        let crossings = v.get_json(&format!("/api/gates?mode={name}"))["crossings"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(crossings, 4 * hpa.crossings().len(), "{name} crossings");
+    }
+}
+
+#[test]
+fn paths_equal_the_librarys_and_plain_astar() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    let exact = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+    let fast = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+    for (s, g) in [((3, 3), (45, 40)), ((10, 2), (40, 44)), ((1, 24), (47, 24))] {
+        let (s, g) = (Cell::new(s.0, s.1), Cell::new(g.0, g.1));
+        let got = v.get_json(&format!(
+            "/api/path?from={},{}&to={},{}",
+            s.x, s.y, g.x, g.y
+        ));
+        let optimal = baseline::astar(&grid, s, g).unwrap().length;
+        assert!(close(length(&got, "exact"), optimal), "{got}");
+        assert!(close(
+            length(&got, "exact"),
+            exact.find_path(s, g).unwrap().length
+        ));
+        assert!(close(
+            length(&got, "fast"),
+            fast.find_path(s, g).unwrap().length
+        ));
+        assert!(length(&got, "fast") >= optimal - 1e-9);
+        let path = cells(&got, "exact");
+        assert_eq!((path[0], *path.last().unwrap()), (s, g));
+        let shown = quadpath::Path::from_cells(path);
+        shown
+            .validate(&grid, &quadpath::TerrainCosts::unit(), s, g)
+            .unwrap();
+        assert!(got["exact"]["expansions"].as_u64().is_some());
+        assert!(got["exact"]["query_us"].as_f64().unwrap() >= 0.0);
+    }
+}
+
+#[test]
+fn a_larger_class_and_a_version_2_scenario_and_a_legend_bitmap_load() {
+    let v = Viewer::start("arena.map", &["--size", "2", "--mode", "fast"]);
+    assert!(v.url.ends_with("?mode=fast"), "{}", v.url);
+    assert_eq!(v.get_json("/api/info")["size"], 2);
+    let clearance = v.get_bytes("/api/clearance");
+    let grid = arena();
+    let open = quadpath::Movement::default()
+        .with_size(2)
+        .unwrap()
+        .open_grid(&grid);
+    for c in grid.bounds().cells() {
+        let i = (c.y * grid.width() + c.x) as usize;
+        assert_eq!(clearance[i] > 0, open.is_free(c), "clearance at {c}");
+    }
+    drop(v);
+    let v = Viewer::start("dao_arena2.scen", &[]);
+    let info = v.get_json("/api/info");
+    assert_eq!(
+        (info["width"].as_u64(), info["height"].as_u64()),
+        (Some(281), Some(209))
+    );
+    drop(v);
+    let v = Viewer::start("rts_valley.png", &["--legend", "rts"]);
+    let terrain = v.get_bytes("/api/terrain");
+    assert!(terrain.contains(&b'W') && terrain.contains(&b'@'));
+}
+
+#[test]
+fn components_and_flow_fields_agree_with_astar() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    let labels: Vec<u32> = v
+        .get_bytes("/api/components")
+        .chunks(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let goal = Cell::new(45, 40);
+    let w = grid.width() as usize;
+    let at = |c: Cell| c.y as usize * w + c.x as usize;
+    let body = v.get_bytes(&format!("/api/flow?goal={},{}", goal.x, goal.y));
+    let n = w * grid.height() as usize;
+    assert_eq!(body.len(), 5 * n);
+    let distance = |c: Cell| f32::from_le_bytes(body[4 * at(c)..4 * at(c) + 4].try_into().unwrap());
+    for c in grid.bounds().cells().step_by(7) {
+        let reference = grid
+            .is_free(c)
+            .then(|| baseline::astar(&grid, c, goal))
+            .flatten();
+        match reference {
+            Some(p) => {
+                assert!(
+                    (f64::from(distance(c)) - p.length).abs() < 1e-3,
+                    "flow at {c}"
+                );
+                assert_eq!(labels[at(c)], labels[at(goal)], "component at {c}");
+            }
+            None => {
+                assert!(distance(c).is_nan(), "flow at {c}");
+                assert_ne!(labels[at(c)], labels[at(goal)], "component at {c}");
+            }
+        }
+    }
+    let hover = v.get_json("/api/hover?cell=3,3");
+    let want = baseline::astar(&grid, Cell::new(3, 3), goal)
+        .unwrap()
+        .length;
+    assert!((hover["distance_to_goal"].as_f64().unwrap() - want).abs() < 1e-6);
+    let hpa = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+    let leaf = hpa.tree().find(Cell::new(3, 3)).unwrap().rect();
+    assert_eq!(
+        hover["leaf"],
+        serde_json::json!([leaf.x1, leaf.y1, leaf.width(), leaf.height()])
+    );
+    assert_eq!(hover["terrain"], ".");
+}
+
+#[test]
+fn edits_change_paths_as_a_fresh_build_would_and_undo_restores_them() {
+    let v = Viewer::start("arena.map", &[]);
+    let mut grid = arena();
+    let (s, g) = (Cell::new(3, 3), Cell::new(45, 40));
+    let query = "/api/path?from=3,3&to=45,40";
+    let before = length(&v.get_json(query), "exact");
+    let original = v.get_bytes("/api/terrain");
+    // A wall across the path's middle, a building, and a strip of water.
+    let path = cells(&v.get_json(query), "exact");
+    let mid = path[path.len() / 2];
+    let strokes = [
+        (
+            format!(
+                r#"{{"x":{},"y":{},"size":5,"paint":"wall"}}"#,
+                mid.x - 2,
+                mid.y - 2
+            ),
+            Rect::new(mid.x - 2, mid.y - 2, mid.x + 2, mid.y + 2),
+        ),
+        (
+            r#"{"x":20,"y":5,"size":3,"paint":"building"}"#.to_string(),
+            Rect::new(20, 5, 22, 7),
+        ),
+        (
+            r#"{"x":30,"y":30,"size":2,"paint":"terrain","code":"W"}"#.to_string(),
+            Rect::new(30, 30, 31, 31),
+        ),
+    ];
+    for (body, rect) in &strokes {
+        let answer = v.post_json("/api/edit", body);
+        assert!(answer["changed"].as_u64().unwrap() > 0, "{body}");
+        if body.contains("building") {
+            grid.set_obstructed(*rect, true);
+        } else {
+            let code = if body.contains("\"W\"") { b'W' } else { b'@' };
+            grid.set_terrain(*rect, code);
+        }
+    }
+    let after = v.get_json(query);
+    let fresh = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+    assert!(close(
+        length(&after, "exact"),
+        fresh.find_path(s, g).unwrap().length
+    ));
+    assert!(close(
+        length(&after, "exact"),
+        baseline::astar(&grid, s, g).unwrap().length
+    ));
+    assert!(
+        length(&after, "exact") > before,
+        "the wall lengthens the path"
+    );
+    quadpath::Path::from_cells(cells(&after, "exact"))
+        .validate(&grid, &quadpath::TerrainCosts::unit(), s, g)
+        .unwrap();
+    for _ in &strokes {
+        assert_eq!(v.post_json("/api/undo", "")["undone"], true);
+    }
+    assert_eq!(v.post_json("/api/undo", "")["undone"], false);
+    assert_eq!(v.get_bytes("/api/terrain"), original);
+    assert!(close(length(&v.get_json(query), "exact"), before));
+}
+
+#[test]
+fn bad_requests_get_4xx_json_errors_and_the_server_keeps_serving() {
+    let v = Viewer::start("arena.map", &[]);
+    let big = vec![b' '; 10_000];
+    let cases: Vec<(&str, &str, &[u8], u16, &str)> = vec![
+        ("GET", "/api/path?from=3,3", b"", 400, "missing to"),
+        ("GET", "/api/path?from=3,3&to=99,3", b"", 400, "outside"),
+        ("GET", "/api/path?from=3,3&to=-1,3", b"", 400, "negative"),
+        ("GET", "/api/path?from=0,0&to=3,3", b"", 400, "not open"),
+        ("GET", "/api/path?from=x&to=3,3", b"", 400, "from"),
+        ("GET", "/api/leaves?mode=slow", b"", 400, "mode"),
+        ("GET", "/api/flow", b"", 400, "no flow field"),
+        ("GET", "/api/flow?goal=0,0", b"", 400, "goal"),
+        ("GET", "/api/hover?cell=49,0", b"", 400, "outside"),
+        ("GET", "/api/nothing", b"", 404, "no endpoint"),
+        ("GET", "/secret", b"", 404, "no page"),
+        ("POST", "/api/path?from=3,3&to=4,4", b"", 405, "GET"),
+        ("GET", "/api/edit", b"", 405, "POST"),
+        ("POST", "/api/edit", b"{", 400, "malformed"),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":1,"y":1,"size":0,"paint":"wall"}"#,
+            400,
+            "brush size",
+        ),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":1,"y":1,"size":999,"paint":"wall"}"#,
+            400,
+            "brush size",
+        ),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":60,"y":1,"paint":"wall"}"#,
+            400,
+            "outside",
+        ),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":1,"y":1,"paint":"lava"}"#,
+            400,
+            "lava",
+        ),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":1,"y":1,"paint":"terrain"}"#,
+            400,
+            "code",
+        ),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":1,"y":1,"paint":"terrain","code":"WW"}"#,
+            400,
+            "one printable",
+        ),
+        (
+            "POST",
+            "/api/edit",
+            br#"{"x":1,"y":1,"paint":"wall","color":1}"#,
+            400,
+            "unknown field",
+        ),
+        ("POST", "/api/edit", &big, 413, "limited"),
+    ];
+    for (method, path, body, status, says) in cases {
+        let (got, answer) = v.request(method, path, body);
+        let text = String::from_utf8_lossy(&answer);
+        assert_eq!(got, status, "{method} {path}: {text}");
+        let error: Value = serde_json::from_slice(&answer).expect("a JSON error");
+        let message = error["error"].as_str().expect("an error message");
+        assert!(
+            message.contains(says),
+            "{method} {path}: {message:?} lacks {says:?}"
+        );
+    }
+    // Still serving: the page and the unedited state.
+    let page = v.get_bytes("/");
+    assert!(String::from_utf8_lossy(&page).contains("<canvas"));
+    assert_eq!(v.get_json("/api/info")["revision"], 0);
+}
+
+#[test]
+fn concurrent_edits_and_queries_are_serialised() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    let (s, g) = (Cell::new(3, 3), Cell::new(45, 40));
+    let optimal = baseline::astar(&grid, s, g).unwrap().length;
+    let original = v.get_bytes("/api/terrain");
+    std::thread::scope(|scope| {
+        for t in 0..2u32 {
+            let v = &v;
+            scope.spawn(move || {
+                for i in 0..15u32 {
+                    let body = format!(
+                        r#"{{"x":{},"y":{},"size":2,"paint":"wall"}}"#,
+                        12 + 3 * t,
+                        20 + i
+                    );
+                    v.post_json("/api/edit", &body);
+                }
+            });
+        }
+        for _ in 0..2 {
+            let v = &v;
+            scope.spawn(move || {
+                for _ in 0..15 {
+                    let got = v.get_json("/api/path?from=3,3&to=45,40");
+                    // Whatever edits came first, a path never beats the unedited optimum.
+                    assert!(length(&got, "exact") >= optimal - 1e-9, "{got}");
+                }
+            });
+        }
+    });
+    let info = v.get_json("/api/info");
+    assert!(info["revision"].as_u64().unwrap() > 0);
+    assert_eq!(
+        info["revision"], info["undo_depth"],
+        "every changing stroke is recorded"
+    );
+    while v.post_json("/api/undo", "")["undone"] == true {}
+    assert_eq!(v.get_bytes("/api/terrain"), original);
+    assert!(close(
+        length(&v.get_json("/api/path?from=3,3&to=45,40"), "exact"),
+        optimal
+    ));
+}
+
+#[test]
+fn a_static_scenarios_queries_are_judged_against_the_file() {
+    let v = Viewer::start("arena.map.scen", &[]);
+    assert_eq!(v.get_json("/api/info")["scenario"]["dynamic"], false);
+    let file = match quadpath::io::read_any_scen(map("arena.map.scen")).unwrap() {
+        quadpath::io::AnyScenarioFile::Static(f) => f,
+        _ => panic!("arena.map.scen is a version 1 file"),
+    };
+    let got = v.get_json("/api/scenario");
+    let queries = got["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), file.entries.len());
+    for (q, s) in queries.iter().zip(&file.entries) {
+        assert_eq!(q["line"].as_u64(), Some(s.line as u64));
+        let exact = q["exact"].as_f64().unwrap();
+        assert!(
+            (exact - s.optimal).abs() <= s.tolerance(),
+            "line {}: {q}",
+            s.line
+        );
+        let fast = q["fast"].as_f64().unwrap();
+        let want = if fast > s.optimal + s.tolerance() {
+            "suboptimal"
+        } else {
+            "ok"
+        };
+        assert_eq!(q["verdict"], want, "line {}", s.line);
+    }
+    let (status, _) = v.request("POST", "/api/scenario/step", b"");
+    assert_eq!(status, 200, "a static file has no patches: nothing is laid");
+    let plain = Viewer::start("arena.map", &[]);
+    let (status, body) = plain.request("GET", "/api/scenario", b"");
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+}
+
+#[test]
+fn a_version_2_scenarios_patches_are_laid_step_by_step() {
+    let v = Viewer::start("dao_arena2.scen", &[]);
+    let file = quadpath::io::read_dynamic_scen(map("dao_arena2.scen")).unwrap();
+    // The file's queries in order, grouped by the patches before them.
+    let mut groups: Vec<Vec<&quadpath::io::DynamicQuery>> = vec![Vec::new()];
+    for c in &file.commands {
+        match c {
+            quadpath::io::DynamicCommand::Patch(_) => {
+                if !groups.last().unwrap().is_empty() {
+                    groups.push(Vec::new());
+                }
+            }
+            quadpath::io::DynamicCommand::Query(q) => groups.last_mut().unwrap().push(q),
+        }
+    }
+    let mut before = v.get_bytes("/api/terrain");
+    for (i, group) in groups.iter().enumerate().take(4) {
+        let got = v.get_json("/api/scenario");
+        let queries = got["queries"].as_array().unwrap();
+        assert_eq!(queries.len(), group.len(), "group {i}");
+        for (q, want) in queries.iter().zip(group) {
+            assert_eq!(q["line"].as_u64(), Some(want.line as u64));
+            assert_ne!(q["verdict"], "failed", "line {}: {q}", want.line);
+            match want.optimal {
+                Some(o) => assert!((q["exact"].as_f64().unwrap() - o).abs() <= want.tolerance()),
+                None => assert!(q["exact"].is_null()),
+            }
+        }
+        let laid = v.post_json("/api/scenario/step", "")["laid"]
+            .as_u64()
+            .unwrap();
+        let after = v.get_bytes("/api/terrain");
+        if laid > 0 {
+            assert_ne!(after, before, "the patches changed the map");
+        }
+        before = after;
+    }
+}

@@ -1,0 +1,452 @@
+//! The viewer in a real browser: headless Chromium driven over the Chrome DevTools protocol
+//! (a websocket, `tungstenite`). It loads a shipped map, clicks a start and a goal, checks
+//! the length the page shows against the library's, paints a wall across the path and checks
+//! the new path, toggles the leaves layer and checks a screenshot's pixels at known cells
+//! against the library's leaves. Saves the screenshot the README shows (docs/viewer.png,
+//! with `QUADPATH_UPDATE_SCREENSHOT=1`; else into Cargo's temporary folder).
+//!
+//! Needs /usr/bin/chromium (Debian package `chromium`; `cli/tests/install-chromium.sh`
+//! installs it). The tests are `#[ignore]`d so that the README's `cargo test` needs nothing but
+//! Rust; CI runs them by name, `cargo test --test view_browser -- --ignored`, and there a
+//! missing browser fails them, saying so, instead of skipping.
+
+#[allow(dead_code)] // the HTTP client is the server tests'
+mod viewer;
+
+use base64::Engine;
+use quadpath::io::{load_grid, BitmapOptions};
+use quadpath::{baseline, Cell, Grid, HpaMap, Mode, Rect};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tungstenite::{stream::MaybeTlsStream, Message, WebSocket};
+use viewer::{map, Viewer};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Headless Chromium with a fresh profile, killed when dropped.
+struct Browser {
+    child: Child,
+    _profile: TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// One page's DevTools session.
+struct Page {
+    ws: WebSocket<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+}
+
+impl Page {
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let msg = json!({ "id": id, "method": method, "params": params });
+        self.ws.send(Message::text(msg.to_string())).unwrap();
+        loop {
+            let Message::Text(text) = self.ws.read().expect("a DevTools message") else {
+                continue;
+            };
+            let v: Value = serde_json::from_str(&text).unwrap();
+            if v["id"] == id {
+                assert!(v["error"].is_null(), "{method}: {}", v["error"]);
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates `expr` in the page (awaiting a promise) and returns its value.
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": expr, "awaitPromise": true, "returnByValue": true }),
+        );
+        assert!(
+            r["exceptionDetails"].is_null(),
+            "{expr}: {}",
+            r["exceptionDetails"]
+        );
+        r["result"]["value"].clone()
+    }
+
+    /// Waits (at most 20 s) until `expr` is true in the page.
+    fn wait_for(&mut self, expr: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.eval(expr) != json!(true) {
+            assert!(Instant::now() < deadline, "timed out waiting for {expr}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits for the page's queued requests and a frame.
+    fn idle(&mut self) {
+        self.eval("viewer.idle()");
+    }
+
+    fn mouse(&mut self, kind: &str, x: f64, y: f64) {
+        let mut params = json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 });
+        if kind == "mouseMoved" {
+            params["buttons"] = json!(0);
+        }
+        self.call("Input.dispatchMouseEvent", params);
+    }
+
+    fn click_at(&mut self, x: f64, y: f64) {
+        self.mouse("mouseMoved", x, y);
+        self.mouse("mousePressed", x, y);
+        self.mouse("mouseReleased", x, y);
+    }
+
+    fn click_cell(&mut self, c: Cell) {
+        let (x, y) = self.cell_to_client(c);
+        self.click_at(x, y);
+    }
+
+    /// Clicks the middle of the element with this id.
+    fn click_element(&mut self, id: &str) {
+        self.click_element_selector(&format!("#{id}"));
+    }
+
+    /// Clicks the middle of the first element `selector` picks.
+    fn click_element_selector(&mut self, selector: &str) {
+        let r = self.eval(&format!(
+            "(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+        ));
+        self.click_at(r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
+    }
+
+    fn cell_to_client(&mut self, c: Cell) -> (f64, f64) {
+        let p = self.eval(&format!("viewer.cellToClient({}, {})", c.x, c.y));
+        (p[0].as_f64().unwrap(), p[1].as_f64().unwrap())
+    }
+
+    fn text(&mut self, id: &str) -> String {
+        self.eval(&format!("document.getElementById('{id}').textContent"))
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn screenshot(&mut self) -> (Vec<u8>, image::RgbImage) {
+        let r = self.call("Page.captureScreenshot", json!({ "format": "png" }));
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().unwrap())
+            .unwrap();
+        let img = image::load_from_memory(&png).unwrap().to_rgb8();
+        (png, img)
+    }
+}
+
+fn start_browser() -> (Browser, String) {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "the browser test needs {CHROMIUM} (Debian package chromium): run \
+         `sh cli/tests/install-chromium.sh` as root, or `apt-get install chromium`"
+    );
+    // One fresh profile per browser: two tests running at once must not share one.
+    static BROWSERS: AtomicUsize = AtomicUsize::new(0);
+    let n = BROWSERS.fetch_add(1, Ordering::Relaxed);
+    let profile =
+        std::env::temp_dir().join(format!("quadpath-view-test-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).unwrap();
+    let mut child = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--remote-debugging-port=0",
+            "--window-size=1200,800",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let ws = loop {
+        line.clear();
+        let n = stderr.read_line(&mut line).unwrap();
+        assert!(n > 0, "chromium exited without a DevTools URL");
+        if let Some(i) = line.find("ws://") {
+            break line[i..].trim().to_string();
+        }
+    };
+    // Keep draining chromium's messages so that it never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = stderr.read_to_end(&mut sink);
+    });
+    let browser = Browser {
+        child,
+        _profile: TempDir(profile),
+    };
+    (browser, ws)
+}
+
+/// The websocket URL of the browser's first page, from its `/json/list`.
+fn page_url(browser_ws: &str) -> String {
+    let host = browser_ws
+        .strip_prefix("ws://")
+        .and_then(|r| r.split('/').next())
+        .unwrap();
+    let addr = host.to_socket_addrs().unwrap().next().unwrap();
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET /json/list HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // Chromium keeps the connection open: read the headers, then Content-Length bytes.
+    let mut reader = BufReader::new(s);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap();
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let targets: Value = serde_json::from_slice(&body).unwrap();
+    targets
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["type"] == "page")
+        .expect("a page target")["webSocketDebuggerUrl"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn cells_of(v: &Value) -> Vec<Cell> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| Cell::new(c[0].as_u64().unwrap() as u32, c[1].as_u64().unwrap() as u32))
+        .collect()
+}
+
+const GROUND: [f64; 3] = [240.0, 237.0, 228.0];
+const LEAF_COLOURS: [[f64; 3]; 4] = [
+    [255.0, 170.0, 60.0],
+    [90.0, 200.0, 250.0],
+    [170.0, 120.0, 250.0],
+    [110.0, 220.0, 120.0],
+];
+
+/// The colour the page fills a free leaf with over plain ground (see `leafColour` and
+/// `LEAF_ALPHA` in viewer.js).
+fn leaf_fill(r: Rect) -> [f64; 3] {
+    let c = LEAF_COLOURS[((r.x1 * 7 + r.y1 * 13 + r.width() + r.height()) % 4) as usize];
+    [0, 1, 2].map(|i| GROUND[i] * 0.55 + c[i] * 0.45)
+}
+
+fn assert_pixel(img: &image::RgbImage, at: (f64, f64), want: [f64; 3], what: &str) {
+    let p = img.get_pixel(at.0 as u32, at.1 as u32).0;
+    let off = (0..3)
+        .map(|i| (f64::from(p[i]) - want[i]).abs())
+        .fold(0.0, f64::max);
+    assert!(off <= 4.0, "{what}: pixel {p:?} at {at:?}, want {want:?}");
+}
+
+/// Starts `quadpath view MAP` and headless Chromium, and loads the page.
+fn open_page(map_name: &str) -> (Viewer, Browser, Page) {
+    let server = Viewer::start(map_name, &[]);
+    let (browser, browser_ws) = start_browser();
+    let (ws, _) = tungstenite::connect(page_url(&browser_ws)).expect("DevTools websocket");
+    let mut page = Page { ws, next_id: 0 };
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 1200, "height": 800, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    page.call("Page.navigate", json!({ "url": server.url }));
+    page.wait_for("document.body && document.body.dataset.ready === '1'");
+    (server, browser, page)
+}
+
+/// A browser that stops answering must not hang CI: fail the whole test binary instead.
+fn watchdog() {
+    std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_secs(120));
+        eprintln!("a browser test took over 120 s: giving up");
+        std::process::exit(1);
+    });
+}
+
+#[test]
+#[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
+fn the_scenario_panel_runs_the_files_queries() {
+    watchdog();
+    let (_server, _browser, mut page) = open_page("arena.map.scen");
+    let file = match quadpath::io::read_any_scen(map("arena.map.scen")).unwrap() {
+        quadpath::io::AnyScenarioFile::Static(f) => f,
+        _ => panic!("arena.map.scen is a version 1 file"),
+    };
+    page.click_element("scenario-run");
+    page.wait_for("document.querySelectorAll('#scenario-list tr[data-i]').length > 0");
+    let rows = page.eval("document.querySelectorAll('#scenario-list tr[data-i]').length");
+    assert_eq!(rows.as_u64(), Some(file.entries.len() as u64));
+    assert_eq!(
+        page.eval("document.querySelectorAll('#scenario-list tr.failed').length"),
+        json!(0)
+    );
+    // Click the 10th query: its path is drawn, with the file's length.
+    page.eval("document.querySelector('#scenario-list tr[data-i=\"9\"]').scrollIntoView()");
+    page.click_element_selector("#scenario-list tr[data-i=\"9\"] td");
+    page.wait_for("document.getElementById('exact-length').textContent !== '–'");
+    let s = &file.entries[9];
+    let shown: f64 = page.text("exact-length").parse().unwrap();
+    assert!(
+        (shown - s.optimal).abs() <= s.tolerance().max(5e-5),
+        "{shown} vs {}",
+        s.optimal
+    );
+    assert_eq!(
+        page.text("ends"),
+        format!(
+            "from {},{} to {},{}",
+            s.start.x, s.start.y, s.goal.x, s.goal.y
+        )
+    );
+}
+
+#[test]
+#[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
+fn the_page_finds_edits_and_draws_what_the_library_says() {
+    let t0 = Instant::now();
+    watchdog();
+    let (_server, _browser, mut page) = open_page("arena.map");
+    // 14 pixels a cell, the map's corner 10 pixels into the canvas.
+    page.eval("viewer.setView(14, 10, 10)");
+
+    let mut grid: Grid = load_grid(map("arena.map"), &BitmapOptions::default()).unwrap();
+    let (s, g) = (Cell::new(3, 3), Cell::new(45, 40));
+    page.click_cell(s);
+    page.click_cell(g);
+    page.idle();
+    page.wait_for("document.getElementById('exact-length').textContent !== '–'");
+    let optimal = HpaMap::new(grid.clone(), Mode::Exact)
+        .unwrap()
+        .find_path(s, g)
+        .unwrap()
+        .length;
+    assert_eq!(page.text("exact-length"), format!("{optimal:.4}"));
+    let fast = HpaMap::new(grid.clone(), Mode::Fast)
+        .unwrap()
+        .find_path(s, g)
+        .unwrap()
+        .length;
+    assert_eq!(page.text("fast-length"), format!("{fast:.4}"));
+    let before = cells_of(&page.eval("viewer.state.paths.exact.cells"));
+
+    // A 5x5 wall on the path's middle cell, painted with the brush.
+    page.eval("document.querySelector('input[name=tool][value=paint]').click()");
+    page.eval("document.getElementById('brush').value = '5'");
+    page.eval("document.getElementById('paint-kind').value = 'wall'");
+    let mid = before[before.len() / 2];
+    page.click_cell(mid);
+    page.idle();
+    page.wait_for("viewer.state.revision === 1");
+    page.idle();
+    grid.set_terrain(Rect::new(mid.x - 2, mid.y - 2, mid.x + 2, mid.y + 2), b'@');
+    let after = cells_of(&page.eval("viewer.state.paths.exact.cells"));
+    assert_ne!(after, before, "the shown path did not change");
+    let shown = quadpath::Path::from_cells(after.clone());
+    shown
+        .validate(&grid, &quadpath::TerrainCosts::unit(), s, g)
+        .expect("the shown path is valid on the edited map");
+    let reference = baseline::astar(&grid, s, g).unwrap().length;
+    assert_eq!(page.text("exact-length"), format!("{reference:.4}"));
+
+    // The leaves layer, checked in the pixels of free cells away from the path.
+    let hpa = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+    let near_path = |c: Cell| {
+        after
+            .iter()
+            .chain([&s, &g])
+            .any(|p| p.x.abs_diff(c.x) <= 2 && p.y.abs_diff(c.y) <= 2)
+    };
+    let probes: Vec<(Cell, Rect)> = hpa
+        .tree()
+        .leaves()
+        .filter(|l| hpa.is_free_leaf(l) && l.rect().width() >= 3)
+        .map(|l| {
+            let r = l.rect();
+            (Cell::new(r.x1 + r.width() / 2, r.y1 + r.height() / 2), r)
+        })
+        .filter(|&(c, _)| !near_path(c) && grid.terrain(c).code() == b'.')
+        .take(6)
+        .collect();
+    assert!(probes.len() >= 3, "too few leaves to probe: {probes:?}");
+    let (_, plain) = page.screenshot();
+    for &(c, _) in &probes {
+        assert_pixel(
+            &plain,
+            page.cell_to_client(c),
+            GROUND,
+            &format!("ground at {c}"),
+        );
+    }
+    page.click_element("layer-leaves");
+    page.idle();
+    page.wait_for("viewer.state.leaves !== null");
+    page.idle();
+    let (tinted_png, tinted) = page.screenshot();
+    for &(c, r) in &probes {
+        let what = format!("leaf {r:?} at {c}");
+        assert_pixel(&tinted, page.cell_to_client(c), leaf_fill(r), &what);
+    }
+
+    // The README's picture: the leaves and both paths around the wall.
+    // Into docs/ only when asked (QUADPATH_UPDATE_SCREENSHOT=1): the timings in it change
+    // every run, and a test run should not dirty the work tree.
+    let out = match std::env::var_os("QUADPATH_UPDATE_SCREENSHOT") {
+        Some(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png"),
+        None => PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer.png"),
+    };
+    std::fs::write(&out, tinted_png).unwrap();
+    // The gates layer loads too.
+    page.click_element("layer-gates");
+    page.idle();
+    page.wait_for("viewer.state.gates !== null && viewer.state.gates.data.length > 0");
+    assert!(
+        t0.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        t0.elapsed()
+    );
+}

@@ -1,0 +1,432 @@
+//! The subgoal graph: exact mode's sparse abstract level for maps of one terrain cost
+//! (Uras, Koenig and Hernández, "Subgoal Graphs for Optimal Pathfinding in Eight-Neighbor
+//! Grids", ICAPS 2013, in its simple form), kept up to date locally through edits.
+//!
+//! # The structure
+//! An optimal 8-connected path only needs to turn where an obstacle forces it to: at a
+//! convex corner. A *subgoal* is a free cell `s` with a blocked diagonal neighbour `s − d`
+//! whose two cells beside the diagonal step, `s − (dx, 0)` and `s − (0, dy)`, are free.
+//! Two cells `a`, `b` are *h-reachable* when their true distance is the octile distance
+//! `h(a, b)`. Every subgoal gets an edge of weight `h(a, b)` to each subgoal its cone scan
+//! (`scan.rs`) reaches: a diagonal walk, then straight runs, through free cells that are
+//! not subgoals, each run no longer than the previous one along the same axis. A query
+//! scans from its start and its goal in the same way and runs A\* with the octile
+//! heuristic over the subgoals; each edge is then refined into the cells of its walk.
+//!
+//! # Why it is exact
+//! *Every route it finds is a real path of its length*: an edge's walk (diagonal steps
+//! checked against corner cutting, then straight steps over free cells) has exactly
+//! `h(a, b)` as its length, so the search never reports less than the truth.
+//!
+//! *It finds a shortest path*: Uras, Koenig and Hernández show that between any two
+//! connected cells there is a shortest path `s, g1, …, gk, t` whose inner cells are
+//! subgoals and whose consecutive cells are *direct-h-reachable*: h-reachable with no
+//! subgoal on any of their shortest paths but the ends. (A taut shortest path bends only
+//! around obstacle corners, and a path bending around a convex corner passes its
+//! subgoal.) Direct-h-reachable pairs have an obstacle-free parallelogram (the cells of all
+//! their octile-length paths): an obstacle inside it, with the pair still h-reachable
+//! around it, has a convex corner whose subgoal lies on one of the pair's shortest paths.
+//! The cone scan from either end visits exactly such parallelograms (a run is never longer
+//! than the run beside it, so the rows between stay free) and reports the subgoal at the
+//! far corner, so every direct-h-reachable pair is an edge, and the start and the goal are
+//! tied to every subgoal direct-h-reachable from them. A\* with the consistent octile
+//! heuristic then returns a shortest route. The property tests in
+//! `tests/suite/subgoal_props.rs` check exactly this against Dijkstra on random maps, after
+//! random edits too, and would fail if a needed edge were missing.
+//!
+//! # Edits
+//! An edit changes which cells are subgoals only within one cell of the changed cells. A
+//! subgoal's edges change only if its cone scan reads a cell whose passability or subgoal
+//! status changed: the first read that differs is such a cell, and every read before it
+//! is the same. [`SubgoalGraph::readers`](scan) walks back from each such cell to the
+//! subgoals that may read it; those are scanned again. An edge is kept while either end's
+//! scan reports it, so the graph after any sequence of edits equals a fresh build (tested).
+//!
+//! # Where the hierarchy comes in
+//! The quadtree still answers first: "unreachable" from the component labels, and a
+//! query inside one free leaf (an obstacle-free rectangle) as a straight line, before this
+//! graph is searched.
+
+mod lines;
+mod scan;
+
+use super::map::morton;
+use crate::geom::Cell;
+use crate::grid::Grid;
+use hashbrown::HashMap;
+use lines::StopLines;
+pub(crate) use scan::Reached;
+use scan::{offset, DIAGONALS};
+
+/// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
+/// smaller cell first): what a test compares an edited graph and a fresh build by.
+#[cfg(any(test, feature = "testing"))]
+pub type SubgoalSnapshot = (Vec<Cell>, Vec<(Cell, Cell)>);
+
+/// A cell that is no subgoal: the place of a removed subgoal's ID until it is reused.
+const VACANT: Cell = Cell::new(u32::MAX, u32::MAX);
+
+/// The subgoals of a grid of one terrain cost and the edges between those that reach each
+/// other directly (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SubgoalGraph {
+    width: u32,
+    /// Blocked cells and subgoals, where straight runs stop.
+    lines: StopLines,
+    /// One bit per cell, row-major: whether it is a subgoal.
+    marks: Vec<u64>,
+    /// Subgoal ID by cell index (`y · width + x`).
+    ids: HashMap<u32, u32, ahash::RandomState>,
+    /// Cell by subgoal ID ([`VACANT`] for an unused ID).
+    cells: Vec<Cell>,
+    /// IDs free for reuse.
+    vacant: Vec<u32>,
+    /// The subgoals each subgoal's own scan reached.
+    found: Vec<Vec<u32>>,
+    /// The edges: `b ∈ adjacent[a]` when either scan reached the other.
+    adjacent: Vec<Vec<u32>>,
+}
+
+impl SubgoalGraph {
+    /// Builds the graph of `grid`.
+    pub fn build(grid: &Grid) -> Self {
+        let (w, h) = (grid.width(), grid.height());
+        let mut graph = SubgoalGraph {
+            width: w,
+            lines: StopLines::new(w, h),
+            marks: vec![0; (w as usize * h as usize).div_ceil(64)],
+            ..SubgoalGraph::default()
+        };
+        let mut subgoals = Vec::new();
+        for b in grid.blocked_cells() {
+            graph.lines.set(b.x, b.y, true);
+            for d in DIAGONALS {
+                if let Some(s) = offset(grid, b, d, 1) {
+                    if is_subgoal_cell(grid, s) {
+                        subgoals.push(s);
+                    }
+                }
+            }
+        }
+        // Z-order keeps neighbouring subgoals, which the search expands together, close
+        // in memory.
+        subgoals.sort_unstable_by_key(|c| morton(c.x, c.y));
+        subgoals.dedup();
+        for s in subgoals {
+            graph.add_subgoal(s);
+        }
+        for id in 0..graph.cells.len() as u32 {
+            graph.rescan(grid, id);
+        }
+        graph
+    }
+
+    /// Number of ID slots (live or vacant): search tables are indexed by ID.
+    pub fn capacity(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Number of subgoals.
+    pub fn len(&self) -> usize {
+        self.cells.len() - self.vacant.len()
+    }
+
+    /// Number of edges, each counted once.
+    pub fn edge_count(&self) -> usize {
+        self.adjacent.iter().map(Vec::len).sum::<usize>() / 2
+    }
+
+    /// The cell of subgoal `id`.
+    #[inline]
+    pub fn cell(&self, id: u32) -> Cell {
+        self.cells[id as usize]
+    }
+
+    /// The subgoals joined to subgoal `id`.
+    #[inline]
+    pub fn neighbours(&self, id: u32) -> &[u32] {
+        &self.adjacent[id as usize]
+    }
+
+    /// The ID of the subgoal at `c`, if `c` is one.
+    #[inline]
+    pub fn id_of(&self, c: Cell) -> Option<u32> {
+        if !self.is_subgoal(c) {
+            return None;
+        }
+        self.ids.get(&self.index(c)).copied()
+    }
+
+    /// Whether `c`, on the map, is a subgoal.
+    #[inline]
+    pub fn is_subgoal(&self, c: Cell) -> bool {
+        let i = self.index(c) as usize;
+        self.marks[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        let lists: usize = self
+            .found
+            .iter()
+            .chain(&self.adjacent)
+            .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
+            .sum();
+        self.lines.memory_bytes()
+            + self.marks.capacity() * 8
+            + self.ids.capacity() * 9
+            + self.cells.capacity() * 8
+            + self.vacant.capacity() * 4
+            + lists
+    }
+
+    /// Brings the graph up to date with `grid`, in which the cells of `changed` were
+    /// blocked or freed (see the module docs).
+    pub fn update(&mut self, grid: &Grid, changed: &[Cell]) {
+        // Cells whose passability or subgoal status changed: what a scan may read
+        // differently now.
+        let mut touched: Vec<Cell> = changed.to_vec();
+        for &c in changed {
+            self.lines
+                .set(c.x, c.y, !grid.is_free(c) || self.is_subgoal(c));
+        }
+        let mut around: Vec<Cell> = changed
+            .iter()
+            .flat_map(|&c| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dx| (c, dx, dy))))
+            .filter_map(|(c, dx, dy)| {
+                let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
+                grid.contains_at(x, y)
+                    .then(|| Cell::new(x as u32, y as u32))
+            })
+            .collect();
+        around.sort_unstable_by_key(|c| (c.y, c.x));
+        around.dedup();
+        let mut fresh = Vec::new();
+        let mut removed = Vec::new();
+        for c in around {
+            let now = is_subgoal_cell(grid, c);
+            if now == self.is_subgoal(c) {
+                continue;
+            }
+            touched.push(c);
+            if now {
+                fresh.push(self.add_subgoal(c));
+            } else {
+                removed.push(self.remove_subgoal(c, !grid.is_free(c)));
+            }
+        }
+        let mut rescan: Vec<u32> = fresh;
+        for &x in &touched {
+            self.readers(grid, x, |s| rescan.push(self.ids[&self.index(s)]));
+        }
+        rescan.sort_unstable();
+        rescan.dedup();
+        for id in rescan {
+            self.rescan(grid, id);
+        }
+        // Freed only now, so that no ID changed meaning while the scans above ran.
+        self.vacant.extend(removed);
+    }
+
+    /// Scans again from subgoal `id` and updates its edges.
+    fn rescan(&mut self, grid: &Grid, id: u32) {
+        let mut now = Vec::new();
+        self.reach(grid, self.cell(id), None, |r| {
+            if let Reached::Subgoal(c) = r {
+                now.push(self.ids[&self.index(c)]);
+            }
+        });
+        now.sort_unstable();
+        now.dedup();
+        let before = std::mem::take(&mut self.found[id as usize]);
+        for &v in &before {
+            if now.binary_search(&v).is_err()
+                && self.cells[v as usize] != VACANT
+                && !self.found[v as usize].contains(&id)
+            {
+                self.unlink(id, v);
+            }
+        }
+        for &v in &now {
+            if !self.adjacent[id as usize].contains(&v) {
+                self.adjacent[id as usize].push(v);
+                self.adjacent[v as usize].push(id);
+            }
+        }
+        self.found[id as usize] = now;
+    }
+
+    /// Removes the edge between `a` and `b`.
+    fn unlink(&mut self, a: u32, b: u32) {
+        self.adjacent[a as usize].retain(|&v| v != b);
+        self.adjacent[b as usize].retain(|&v| v != a);
+    }
+
+    /// Makes `c` a subgoal without edges; returns its ID.
+    fn add_subgoal(&mut self, c: Cell) -> u32 {
+        let id = match self.vacant.pop() {
+            Some(id) => {
+                self.cells[id as usize] = c;
+                id
+            }
+            None => {
+                self.cells.push(c);
+                self.found.push(Vec::new());
+                self.adjacent.push(Vec::new());
+                self.cells.len() as u32 - 1
+            }
+        };
+        self.ids.insert(self.index(c), id);
+        self.set_mark(c, true, false);
+        id
+    }
+
+    /// Makes `c` no subgoal, dropping its edges; returns its ID, which the caller frees.
+    fn remove_subgoal(&mut self, c: Cell, blocked: bool) -> u32 {
+        let id = self
+            .ids
+            .remove(&self.index(c))
+            .expect("a subgoal has an ID");
+        for v in std::mem::take(&mut self.adjacent[id as usize]) {
+            self.adjacent[v as usize].retain(|&u| u != id);
+        }
+        self.found[id as usize].clear();
+        self.cells[id as usize] = VACANT;
+        self.set_mark(c, false, blocked);
+        id
+    }
+
+    /// Marks `c` as a subgoal or not; `blocked` says whether it is blocked now.
+    fn set_mark(&mut self, c: Cell, on: bool, blocked: bool) {
+        let i = self.index(c) as usize;
+        if on {
+            self.marks[i / 64] |= 1 << (i % 64);
+        } else {
+            self.marks[i / 64] &= !(1 << (i % 64));
+        }
+        // Runs stop at blocked cells and subgoals.
+        self.lines.set(c.x, c.y, on || blocked);
+    }
+
+    #[inline]
+    fn index(&self, c: Cell) -> u32 {
+        c.y * self.width + c.x
+    }
+
+    /// The subgoals as cells and the edges as cell pairs (smaller cell first), both
+    /// sorted: what a fresh build and an updated graph are compared by.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn snapshot(&self) -> SubgoalSnapshot {
+        let mut cells: Vec<Cell> = self
+            .cells
+            .iter()
+            .copied()
+            .filter(|&c| c != VACANT)
+            .collect();
+        cells.sort_unstable();
+        let mut edges: Vec<(Cell, Cell)> = (0..self.cells.len() as u32)
+            .flat_map(|a| self.neighbours(a).iter().map(move |&b| (a, b)))
+            .map(|(a, b)| {
+                let (ca, cb) = (self.cell(a), self.cell(b));
+                (ca.min(cb), ca.max(cb))
+            })
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        (cells, edges)
+    }
+}
+
+/// Whether free cell `s` is a subgoal: diagonal to a blocked cell whose two cells beside
+/// the diagonal are free (a convex obstacle corner).
+pub(super) fn is_subgoal_cell(grid: &Grid, s: Cell) -> bool {
+    if !grid.is_free(s) {
+        return false;
+    }
+    let (x, y) = (s.x as i64, s.y as i64);
+    DIAGONALS.iter().any(|&(dx, dy)| {
+        let (bx, by) = (x - dx as i64, y - dy as i64);
+        grid.contains_at(bx, by)
+            && !grid.is_free_at(bx, by)
+            && grid.is_free_at(bx, y)
+            && grid.is_free_at(x, by)
+    })
+}
+
+/// The cells of the walk from `a` to `b` that a cone scan takes (diagonal steps first,
+/// then straight ones), after `a`, if every step of it is legal on `grid`.
+fn diagonal_first(grid: &Grid, a: Cell, b: Cell, out: &mut Vec<Cell>) -> bool {
+    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
+    let d = (dx.signum() as i32, dy.signum() as i32);
+    let diagonal = dx.abs().min(dy.abs());
+    let straight = dx.abs().max(dy.abs()) - diagonal;
+    let axis = if dx.abs() > dy.abs() {
+        (d.0, 0)
+    } else {
+        (0, d.1)
+    };
+    let mut p = a;
+    for _ in 0..diagonal {
+        if !scan::diagonal_step_ok(grid, p, d) {
+            return false;
+        }
+        p = offset(grid, p, d, 1).expect("a legal step stays on the map");
+        out.push(p);
+    }
+    for _ in 0..straight {
+        match offset(grid, p, axis, 1) {
+            Some(q) if grid.is_free(q) => p = q,
+            _ => return false,
+        }
+        out.push(p);
+    }
+    true
+}
+
+/// Joins consecutive waypoints of a subgoal route, each pair reached by a cone scan from
+/// one of its ends, into cells: the scan's walk from the first end, or the reverse of the
+/// walk from the second.
+pub(crate) fn refine(grid: &Grid, waypoints: &[Cell]) -> Vec<Cell> {
+    let mut cells = vec![waypoints[0]];
+    let mut back = Vec::new();
+    for w in waypoints.windows(2) {
+        let mark = cells.len();
+        if !diagonal_first(grid, w[0], w[1], &mut cells) {
+            cells.truncate(mark);
+            back.clear();
+            let ok = diagonal_first(grid, w[1], w[0], &mut back);
+            debug_assert!(ok, "an edge {} - {} with no walk", w[0], w[1]);
+            back.pop();
+            cells.extend(back.iter().rev());
+            cells.push(w[1]);
+        }
+    }
+    cells
+}
+
+impl super::HpaMap {
+    /// Keeps the subgoal graph up to date after the cells of `raised` and `lowered` were
+    /// blocked, freed or recosted: updated locally while the map keeps one terrain cost,
+    /// dropped when it gains a second, built when it comes back to one.
+    pub(super) fn update_subgoals(&mut self, raised: &[Cell], lowered: &[Cell]) {
+        if !self.wants_subgoals() {
+            self.subgoals = None;
+            return;
+        }
+        match &mut self.subgoals {
+            Some(graph) => {
+                let changed: Vec<Cell> = raised.iter().chain(lowered).copied().collect();
+                graph.update(&self.grid, &changed);
+            }
+            None => self.subgoals = Some(Box::new(SubgoalGraph::build(&self.grid))),
+        }
+    }
+
+    /// The subgoal graph as sorted subgoal cells and edges (see
+    /// [`Config::subgoals`](super::Config::subgoals)), or `None` when the map keeps none:
+    /// a test hook, to compare an edited map with a fresh build.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn subgoal_snapshot(&self) -> Option<SubgoalSnapshot> {
+        self.subgoals.as_ref().map(|s| s.snapshot())
+    }
+}

@@ -1,0 +1,168 @@
+//! Property tests of exact mode's subgoal graph (`Config::subgoals`).
+//!
+//! - On random maps with random obstacles, every query's path has Dijkstra's length
+//!   (`common::distances`, an independent grid Dijkstra), passes `common::assert_valid`,
+//!   and `Unreachable` comes exactly when Dijkstra finds no path. A missing edge, a wrong
+//!   subgoal rule or a scan that stops too early makes some path longer or unreachable.
+//! - After random sequences of cell and building edits, the incrementally updated graph
+//!   equals a fresh build of the same grid (subgoals and edges), and queries are still
+//!   optimal.
+//! - On the maps shipped in `maps/`, sampled scenario queries are optimal (Dijkstra).
+
+use crate::common::*;
+use proptest::prelude::*;
+use quadpath::{Cell, Config, Grid, HpaMap, QueryError, Rect};
+
+fn config() -> Config {
+    Config::exact().with_subgoals(true)
+}
+
+/// A random grid: sides 1..=`max_side`, obstacle density 0–60 %, obstacles as single
+/// cells or short bars so that corners of every shape occur.
+fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
+    (1..=max_side, 1..=max_side, 0u32..=60, any::<u64>()).prop_map(|(w, h, density, seed)| {
+        let mut rng = Rng(seed | 1);
+        let mut blocked = vec![false; (w * h) as usize];
+        for i in 0..(w * h) as usize {
+            if rng.below(100) < density as u64 / 2 {
+                // A bar of 1-4 cells, across or down.
+                let len = 1 + rng.below(4) as usize;
+                let across = rng.below(2) == 0;
+                for k in 0..len {
+                    let (x, y) = (i % w as usize, i / w as usize);
+                    let (x, y) = if across { (x + k, y) } else { (x, y + k) };
+                    if x < w as usize && y < h as usize {
+                        blocked[y * w as usize + x] = true;
+                    }
+                }
+            }
+        }
+        Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize])
+    })
+}
+
+/// Checks every query from a few starts to every free cell against Dijkstra.
+fn check_queries(map: &HpaMap, seed: u64, context: &str) {
+    let grid = map.grid().clone();
+    let free: Vec<Cell> = grid.free_cells().collect();
+    if free.is_empty() {
+        return;
+    }
+    let mut rng = Rng(seed | 1);
+    for _ in 0..3 {
+        let start = free[rng.below(free.len() as u64) as usize];
+        let dist = distances(&grid, start);
+        for &goal in &free {
+            let want = dist[(goal.y * grid.width() + goal.x) as usize];
+            match (map.find_path(start, goal), want) {
+                (Ok(path), Some(d)) => {
+                    assert_valid(&grid, start, goal, &path);
+                    assert!(
+                        (path.length - d).abs() < 1e-6,
+                        "{context}: {start} -> {goal}: length {} but Dijkstra says {d}",
+                        path.length
+                    );
+                }
+                (Err(QueryError::Unreachable { .. }), None) => {}
+                (got, want) => panic!("{context}: {start} -> {goal}: {got:?}, Dijkstra {want:?}"),
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Edit {
+    Cell {
+        x: u32,
+        y: u32,
+        blocked: bool,
+    },
+    Building {
+        x: u32,
+        y: u32,
+        w: u32,
+        h: u32,
+        blocked: bool,
+    },
+}
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        3 => (any::<u32>(), any::<u32>(), any::<bool>())
+            .prop_map(|(x, y, blocked)| Edit::Cell { x, y, blocked }),
+        1 => (any::<u32>(), any::<u32>(), 1u32..=5, 1u32..=5, any::<bool>())
+            .prop_map(|(x, y, w, h, blocked)| Edit::Building { x, y, w, h, blocked }),
+    ]
+}
+
+fn apply(map: &mut HpaMap, edit: &Edit) {
+    let (gw, gh) = (map.grid().width(), map.grid().height());
+    match *edit {
+        Edit::Cell { x, y, blocked } => {
+            map.set_blocked(Cell::new(x % gw, y % gh), blocked).unwrap();
+        }
+        Edit::Building {
+            x,
+            y,
+            w,
+            h,
+            blocked,
+        } => {
+            let (x, y) = (x % gw, y % gh);
+            let r = Rect::new(x, y, (x + w - 1).min(gw - 1), (y + h - 1).min(gh - 1));
+            map.set_blocked(r, blocked).unwrap();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Subgoal searches are as short as Dijkstra's paths on random maps.
+    #[test]
+    fn subgoal_paths_are_optimal(grid in grid_strategy(40), seed in any::<u64>()) {
+        let map = HpaMap::new(grid, config()).unwrap();
+        prop_assert!(map.grid().free_count() == 0 || map.subgoal_snapshot().is_some());
+        check_queries(&map, seed, "fresh map");
+    }
+
+    /// After random edits the updated graph equals a fresh build, and paths stay optimal.
+    #[test]
+    fn edited_graph_equals_a_fresh_build(
+        grid in grid_strategy(32),
+        edits in proptest::collection::vec(edit_strategy(), 1..12),
+        seed in any::<u64>(),
+    ) {
+        let mut map = HpaMap::new(grid, config()).unwrap();
+        for (i, edit) in edits.iter().enumerate() {
+            apply(&mut map, edit);
+            let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
+            let (got, want) = (map.subgoal_snapshot().unwrap(), fresh.subgoal_snapshot().unwrap());
+            prop_assert_eq!(&got.0, &want.0, "subgoals after edit {} ({:?})", i, edit);
+            let extra: Vec<_> = got.1.iter().filter(|e| want.1.binary_search(e).is_err()).take(5).collect();
+            let missing: Vec<_> = want.1.iter().filter(|e| got.1.binary_search(e).is_err()).take(5).collect();
+            prop_assert!(extra.is_empty() && missing.is_empty(),
+                "edges after edit {} ({:?}): extra {:?}, missing {:?}", i, edit, extra, missing);
+        }
+        check_queries(&map, seed, "edited map");
+    }
+}
+
+/// Sampled scenario queries on the shipped maps are optimal, and the graph is much
+/// smaller than the gate graph it replaces.
+#[test]
+fn shipped_maps_are_optimal() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("maps");
+    for name in [
+        "arena.map",
+        "den312d.map",
+        "maze-32-32-2.map",
+        "random-32-32-20.map",
+        "room-100-10.map",
+    ] {
+        let grid = read_movingai(&dir.join(name));
+        let map = HpaMap::new(grid.clone(), config()).unwrap();
+        assert!(map.subgoal_count() > 0, "{name} has corners");
+        check_queries(&map, name.len() as u64, name);
+    }
+}
