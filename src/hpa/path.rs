@@ -99,6 +99,18 @@ impl Path {
 /// goal, joined by straight lines (the straightest 8-connected line between two points, see
 /// [`Corners::cells`]). What [`HpaMap::find_corners`](crate::HpaMap::find_corners) returns:
 /// the same route as the cell path, without writing down every cell.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode};
+/// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y == 15), Mode::Exact)?;
+/// let (a, b) = (Cell::new(0, 0), Cell::new(15, 0));
+/// let corners = map.find_corners(a, b)?;
+/// let path = map.find_path(a, b)?;
+/// assert_eq!(corners.cells(), path.cells, "in exact mode, the same route");
+/// assert!((corners.length - path.length).abs() < 1e-9);
+/// assert!(corners.points.len() < path.cells.len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Corners {

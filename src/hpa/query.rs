@@ -22,6 +22,18 @@ thread_local! {
 /// A path query run in slices by [`HpaMap::resume_path_search`]: its two ends, where it
 /// stands, and the work it has done. Holds no buffers: a paused gate search keeps its
 /// state in the [`SearchContext`] it ran on.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode, PathSearch, SearchContext, SearchProgress};
+/// let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| x % 8 != 4 || y % 16 == 0), Mode::Exact)?;
+/// let mut ctx = SearchContext::new();
+/// let mut search = PathSearch::new(Cell::new(0, 63), Cell::new(63, 1));
+/// // Four expansions a frame until it is done.
+/// while map.resume_path_search(&mut ctx, &mut search, 4) == SearchProgress::Paused {}
+/// assert!(search.expansions() > 4);
+/// assert_eq!(search.restarts(), 0, "no edit and no other search came between the slices");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct PathSearch {
     start: Cell,
@@ -64,6 +76,15 @@ enum Opened {
 }
 
 /// Where [`HpaMap::resume_path_search`] stopped.
+///
+/// ```
+/// use quadpath::{Cell, Grid, HpaMap, Mode, PathSearch, QueryError, SearchContext, SearchProgress};
+/// let map = HpaMap::new(Grid::from_fn(8, 8, |x, _| x != 4), Mode::Exact)?;
+/// let mut search = PathSearch::new(Cell::new(0, 0), Cell::new(7, 7));
+/// let progress = map.resume_path_search(&mut SearchContext::new(), &mut search, 100);
+/// assert!(matches!(progress, SearchProgress::Done(Err(QueryError::Unreachable { .. }))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum SearchProgress {
     /// The query's answer, as [`HpaMap::find_path`] gives it.

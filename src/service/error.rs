@@ -6,6 +6,22 @@ use crate::units::UnitId;
 use crate::world::ClassId;
 
 /// Why a [`PathService`](super::PathService) refused a call. Nothing changes then.
+///
+/// ```
+/// use quadpath::service::{PathService, RequestOptions, ServiceError};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let (unit, opts) = (UnitId::new(0), RequestOptions::default());
+/// let off_map = service.request(&world, infantry, unit, Cell::new(16, 0), Cell::new(0, 0), opts);
+/// assert!(matches!(off_map, Err(ServiceError::StartOffMap { width: 16, .. })));
+/// let ticket = service.request(&world, infantry, unit, Cell::new(0, 0), Cell::new(9, 9), opts)?;
+/// service.cancel(ticket)?;
+/// assert_eq!(service.cancel(ticket), Err(ServiceError::UnknownTicket { ticket }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServiceError {

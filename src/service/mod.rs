@@ -199,6 +199,23 @@ enum TicketState {
 
 /// The path service: requests in, outcomes out, a frame budget at a time. See
 /// [the module](self) for the loop, the budget, groups, partial paths and edits.
+///
+/// ```
+/// use quadpath::service::{Budget, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let (from, to) = (Cell::new(0, 0), Cell::new(15, 15));
+/// let ticket = service.request(&world, infantry, UnitId::new(0), from, to, RequestOptions::default())?;
+/// while service.pending() > 0 {
+///     service.tick(&world, Budget::Expansions(100))?; // once a frame
+/// }
+/// let path = service.outcome(ticket).and_then(|outcome| outcome.path()).expect("a path");
+/// assert_eq!((path.start(), path.goal()), (from, to));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct PathService {
     config: ServiceConfig,

@@ -8,6 +8,20 @@ use std::time::Duration;
 /// The receipt for one request: handed out at once by
 /// [`PathService::request`](super::PathService::request), in increasing order, and never
 /// reused by the same service.
+///
+/// ```
+/// use quadpath::service::{PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let mut order = |unit| service.request(&world, infantry, UnitId::new(unit), Cell::new(0, unit), Cell::new(9, 9), RequestOptions::default());
+/// let (first, second) = (order(0)?, order(1)?);
+/// assert_eq!((first.number(), second.number()), (0, 1));
+/// assert_eq!(second.to_string(), "ticket 1");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Ticket(pub(super) u64);
 
@@ -26,6 +40,23 @@ impl fmt::Display for Ticket {
 
 /// Where a request wants to go. Every goal is, in the end, a rectangle of positions
 /// (top-left cells of the agent's footprint); the path ends on an open one of them.
+///
+/// ```
+/// use quadpath::service::{Budget, Goal, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let mine = Goal::Area(Rect::new(10, 10, 15, 15)); // "gather at this mine"
+/// let ticket = service.request(&world, infantry, UnitId::new(0), Cell::new(0, 0), mine, RequestOptions::default())?;
+/// while service.pending() > 0 {
+///     service.tick(&world, Budget::Expansions(100))?;
+/// }
+/// let path = service.outcome(ticket).and_then(|outcome| outcome.path()).expect("a path");
+/// assert_eq!(path.goal(), Cell::new(10, 10), "the nearest position of the area");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Goal {
@@ -58,6 +89,25 @@ impl From<Rect> for Goal {
 
 /// What a request does when its goal cannot be reached (walled off, or not open for the
 /// class).
+///
+/// ```
+/// use quadpath::service::{Budget, Failure, Outcome, PathService, RequestOptions, WhenUnreachable};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::from_fn(16, 16, |x, _| x != 8)); // walled off at column 8
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let (from, to, closest) = (Cell::new(0, 0), Cell::new(15, 0), RequestOptions::default());
+/// let fail = closest.when_unreachable(WhenUnreachable::Fail);
+/// let near = service.request(&world, infantry, UnitId::new(0), from, to, closest)?;
+/// let refused = service.request(&world, infantry, UnitId::new(1), from, to, fail)?;
+/// while service.pending() > 0 {
+///     service.tick(&world, Budget::Expansions(100))?;
+/// }
+/// assert!(matches!(service.outcome(near), Some(Outcome::Partial { goal_distance, .. }) if *goal_distance == 8.0));
+/// assert!(matches!(service.outcome(refused), Some(Outcome::Failed(Failure::Unreachable { .. }))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum WhenUnreachable {
@@ -70,6 +120,23 @@ pub enum WhenUnreachable {
 }
 
 /// Per-request options.
+///
+/// ```
+/// use quadpath::service::{Budget, PathService, RequestOptions, Status};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let no_repair = RequestOptions::default().repair(false);
+/// let ticket = service.request(&world, infantry, UnitId::new(0), Cell::new(0, 5), Cell::new(15, 5), no_repair)?;
+/// service.tick(&world, Budget::Expansions(1000))?;
+/// // A wall across the path: the path is invalidated and, as asked, not planned again.
+/// let report = world.set_blocked(Rect::new(8, 0, 8, 14), true)?;
+/// service.notify_edit(&world, &report);
+/// assert_eq!(service.poll(ticket)?, Status::Invalidated);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct RequestOptions {
@@ -104,6 +171,23 @@ impl RequestOptions {
 }
 
 /// How much work one [`PathService::tick`](super::PathService::tick) may do.
+///
+/// ```
+/// use quadpath::service::{Budget, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// use std::time::Duration;
+/// let mut world = World::new(Grid::from_fn(64, 64, |x, y| x % 8 != 4 || y % 16 == 0));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let ticket = service.request(&world, infantry, UnitId::new(0), Cell::new(0, 63), Cell::new(63, 1), RequestOptions::default())?;
+/// // A tenth of a millisecond a frame: the search is spread over as many frames as it needs.
+/// while service.pending() > 0 {
+///     service.tick(&world, Budget::Time(Duration::from_micros(100)))?;
+/// }
+/// assert!(service.outcome(ticket).and_then(|outcome| outcome.path()).is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Budget {
@@ -116,6 +200,20 @@ pub enum Budget {
 }
 
 /// Why a request ended without a path.
+///
+/// ```
+/// use quadpath::service::{Budget, Failure, Outcome, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::from_fn(16, 16, |x, _| x != 8));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let in_wall = Cell::new(8, 3);
+/// let ticket = service.request(&world, infantry, UnitId::new(0), in_wall, Cell::new(0, 0), RequestOptions::default())?;
+/// service.tick(&world, Budget::Expansions(100))?;
+/// assert_eq!(service.outcome(ticket), Some(&Outcome::Failed(Failure::StartNotOpen { start: in_wall })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Failure {
@@ -135,6 +233,22 @@ pub enum Failure {
 }
 
 /// How a request ended.
+///
+/// ```
+/// use quadpath::service::{Budget, Outcome, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// service.request(&world, infantry, UnitId::new(0), Cell::new(0, 0), Cell::new(5, 0), RequestOptions::default())?;
+/// service.tick(&world, Budget::Expansions(100))?;
+/// for (_ticket, outcome) in service.drain_finished() {
+///     assert!(matches!(&outcome, Outcome::Full(path) if path.length == 5.0));
+///     assert_eq!(outcome.path().map(|path| path.cells.len()), Some(6));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Outcome {
@@ -163,6 +277,22 @@ impl Outcome {
 }
 
 /// Something that happened to a delivered path.
+///
+/// ```
+/// use quadpath::service::{Budget, PathEvent, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let ticket = service.request(&world, infantry, UnitId::new(0), Cell::new(0, 5), Cell::new(15, 5), RequestOptions::default())?;
+/// service.tick(&world, Budget::Expansions(1000))?;
+/// let report = world.set_blocked(Rect::new(8, 0, 8, 14), true)?; // a wall across the path
+/// service.notify_edit(&world, &report);
+/// let events: Vec<PathEvent> = service.drain_events().collect();
+/// assert!(matches!(events[..], [PathEvent::Invalidated { ticket: t, .. }] if t == ticket));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PathEvent {
@@ -186,6 +316,22 @@ pub enum PathEvent {
 }
 
 /// Where a request stands, as [`PathService::poll`](super::PathService::poll) tells.
+///
+/// ```
+/// use quadpath::service::{Budget, PathService, RequestOptions, Status};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// let ticket = service.request(&world, infantry, UnitId::new(0), Cell::new(0, 0), Cell::new(9, 0), RequestOptions::default())?;
+/// assert_eq!(service.poll(ticket)?, Status::Pending);
+/// service.tick(&world, Budget::Expansions(100))?;
+/// assert!(matches!(service.poll(ticket)?, Status::Done(outcome) if outcome.path().is_some()));
+/// service.release(ticket)?; // done with it: the ticket is forgotten
+/// assert!(service.poll(ticket).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Status<'a> {
@@ -198,6 +344,21 @@ pub enum Status<'a> {
 }
 
 /// How the service runs.
+///
+/// ```
+/// use quadpath::service::{PathService, RequestOptions, ServiceConfig, ServiceError};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let config = ServiceConfig::default().with_lanes(2).with_max_pending_per_unit(1);
+/// let mut service = PathService::with_config(&world, config);
+/// assert_eq!(service.config().lanes, 2);
+/// let mut order = || service.request(&world, infantry, UnitId::new(7), Cell::new(0, 0), Cell::new(9, 9), RequestOptions::default());
+/// order()?;
+/// assert!(matches!(order(), Err(ServiceError::TooManyRequests { .. })), "one pending order per unit");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServiceConfig {
@@ -245,6 +406,24 @@ impl ServiceConfig {
 }
 
 /// What one tick did.
+///
+/// ```
+/// use quadpath::service::{Budget, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(16, 16));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// for unit in 0..2 {
+///     // Two units with the same order.
+///     service.request(&world, infantry, UnitId::new(unit), Cell::new(0, 0), Cell::new(15, 9), RequestOptions::default())?;
+/// }
+/// let report = service.tick(&world, Budget::Expansions(10_000))?;
+/// assert_eq!((report.delivered, report.pending_jobs), (2, 0));
+/// assert!(report.shared >= 1, "identical requests share one search");
+/// assert!(report.work > 0 && report.largest_step <= report.work);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TickReport {
@@ -262,6 +441,25 @@ pub struct TickReport {
 }
 
 /// Running totals of a service.
+///
+/// ```
+/// use quadpath::service::{Budget, PathService, RequestOptions};
+/// use quadpath::units::UnitId;
+/// use quadpath::{Cell, Grid, Mode, Movement, World};
+/// let mut world = World::new(Grid::new_free(32, 32));
+/// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+/// let mut service = PathService::new(&world);
+/// for unit in 0..8 {
+///     // A group of 8 to one rally point: one flow field answers them all.
+///     service.request(&world, infantry, UnitId::new(unit), Cell::new(0, unit), Cell::new(30, 30), RequestOptions::default())?;
+/// }
+/// while service.pending() > 0 {
+///     service.tick(&world, Budget::Expansions(1000))?;
+/// }
+/// let stats = service.stats();
+/// assert_eq!((stats.requests, stats.delivered, stats.flow_fields), (8, 8, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ServiceStats {
