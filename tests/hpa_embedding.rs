@@ -65,8 +65,11 @@ fn eight_threads_answer_like_one() {
         for stale in [false, true] {
             if stale {
                 for i in 0..12 {
-                    map.set_rect_blocked(Rect::from_size(10 + 20 * i, 40 + 9 * i, 4, 4), true)
-                        .unwrap();
+                    map.set_rect_blocked(
+                        Rect::from_size(10 + 20 * i, 40 + 9 * i, 4, 4).unwrap(),
+                        true,
+                    )
+                    .unwrap();
                 }
                 map.set_rect_blocked(Rect::new(128, 0, 128, 8), false)
                     .unwrap();
@@ -120,7 +123,7 @@ fn staleness_costs_only_near_the_edit() {
     let mut map = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
     assert!(map.cluster_count() >= 16);
     let mut edited = grid.clone();
-    let building = Rect::from_size(20, 20, 4, 4);
+    let building = Rect::from_size(20, 20, 4, 4).unwrap();
     map.set_rect_blocked(building, true).unwrap();
     for c in building.cells() {
         edited.set_blocked(c, true);
@@ -162,7 +165,7 @@ fn staleness_costs_only_near_the_edit() {
 #[test]
 fn unrefreshed_edits_keep_memory_bounded() {
     let mut map = HpaMap::new(field(), Mode::Fast).unwrap();
-    let site = Rect::from_size(60, 70, 4, 4);
+    let site = Rect::from_size(60, 70, 4, 4).unwrap();
     let cycle = |map: &mut HpaMap, n: usize| {
         for _ in 0..n {
             assert_eq!(map.set_rect_blocked(site, true).unwrap(), 16);
@@ -194,7 +197,7 @@ fn refresh_within_makes_progress_and_finishes() {
     for config in [Config::fast(), Config::exact()] {
         let mut map = HpaMap::new(grid.clone(), config).unwrap();
         for i in 0..10 {
-            map.set_rect_blocked(Rect::from_size(5 + 24 * i, 5 + 20 * i, 3, 5), true)
+            map.set_rect_blocked(Rect::from_size(5 + 24 * i, 5 + 20 * i, 3, 5).unwrap(), true)
                 .unwrap();
         }
         // Knocking through the long wall opens shortcuts that exact mode's landmarks must

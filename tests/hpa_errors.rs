@@ -373,3 +373,76 @@ fn connected_follows_edits() {
         map.check_consistency().unwrap();
     }
 }
+
+/// A NaN length or cost is no length or cost at all: both validators refuse it, as they
+/// refuse ±∞ and figures that are merely wrong (issue 26, §4).
+#[test]
+fn validators_refuse_nan_claims() {
+    use quadpath::{validate, validate_with_costs, PathDefect, TerrainCosts};
+    let grid = Grid::new_free(4, 1);
+    let costs: TerrainCosts = "G=0.5".parse().unwrap();
+    let (a, b) = (Cell::new(0, 0), Cell::new(3, 0));
+    let good = quadpath::Path::from_cells((0..4).map(|x| Cell::new(x, 0)).collect());
+    assert_eq!(validate(&grid, a, b, &good), Ok(()));
+    assert_eq!(validate_with_costs(&grid, &costs, a, b, &good), Ok(()));
+    for bad in [f64::NAN, -f64::NAN, f64::INFINITY, 1e9] {
+        let mut p = good.clone();
+        p.length = bad;
+        assert!(
+            matches!(
+                validate(&grid, a, b, &p),
+                Err(PathDefect::WrongLength { .. })
+            ),
+            "length {bad}"
+        );
+        let mut p = good.clone();
+        p.cost = bad;
+        assert!(
+            matches!(
+                validate_with_costs(&grid, &costs, a, b, &p),
+                Err(PathDefect::WrongCost { .. })
+            ),
+            "cost {bad}"
+        );
+    }
+}
+
+/// A path without cells answers every method (issue 26, §4: `steps()` was 2⁶⁴ − 1 and
+/// `start()` panicked).
+#[test]
+fn an_empty_path_answers_every_method() {
+    let empty = quadpath::Path::from_cells(vec![]);
+    assert_eq!(empty.steps(), 0);
+    assert_eq!(empty.start(), None);
+    assert_eq!(empty.goal(), None);
+    assert_eq!((empty.length, empty.cost), (0.0, 0.0));
+    let grid = Grid::new_free(2, 2);
+    assert_eq!(
+        quadpath::validate(&grid, Cell::new(0, 0), Cell::new(0, 0), &empty),
+        Err(quadpath::PathDefect::Empty)
+    );
+}
+
+/// A rectangle always holds a cell: a zero side, or a far corner past `u32::MAX`, is a
+/// typed error at construction (issue 26, §4: it became four billion cells wide).
+#[test]
+fn empty_or_overflowing_rectangles_are_refused() {
+    use quadpath::RectError;
+    for (w, h) in [(0, 0), (0, 3), (3, 0)] {
+        assert_eq!(
+            Rect::from_size(5, 6, w, h),
+            Err(RectError::Empty { x: 5, y: 6, w, h })
+        );
+    }
+    assert!(matches!(
+        Rect::from_size(u32::MAX - 1, 0, 3, 1),
+        Err(RectError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        Rect::from_size(0, u32::MAX, 1, 2),
+        Err(RectError::TooLarge { .. })
+    ));
+    let r = Rect::from_size(u32::MAX, u32::MAX, 1, 1).unwrap();
+    assert_eq!((r.width(), r.height(), r.area()), (1, 1, 1));
+    assert_eq!(Rect::from_size(2, 3, 4, 5), Ok(Rect::new(2, 3, 5, 7)));
+}
