@@ -478,13 +478,16 @@ impl World {
     /// [`World::refresh`] within a time budget for all layers together, taken layer by
     /// layer in registration order (see [`HpaMap::refresh_within`]).
     pub fn refresh_within(&mut self, budget: Duration) -> RefreshReport {
-        let deadline = Instant::now() + budget;
+        // A budget past what `Instant` can represent is no limit.
+        let deadline = Instant::now().checked_add(budget);
         let mut sum = RefreshReport::default_complete();
         for layer in &mut self.layers {
             if !layer.map.needs_refresh() {
                 continue;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             sum = sum.add(layer.map.refresh_within(left));
             if !sum.complete {
                 break;
