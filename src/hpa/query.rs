@@ -114,12 +114,17 @@ impl HpaMap {
         }
         // A short move is settled on the grid itself, optimally (see
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
-        // otherwise send it around the block. It reads the current grid, so stale clusters
-        // do not concern it.
+        // otherwise send it around the block, and under terrain costs through a swamp. It
+        // reads the current grid, so stale clusters do not concern it. A window path not
+        // proved optimal still is whenever the optimal path is at most R long: the cheaper
+        // of it and the gate search's answer keeps that promise.
         let radius = self.config.local_radius;
-        if let Some(cells) = ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
-            return Ok(path(cells));
-        }
+        let local = ctx.search_local(&self.grid, &self.costs, (start, goal), radius);
+        let local = match local {
+            Some((cells, true)) => return Ok(path(cells)),
+            Some((cells, false)) => Some(path(cells)),
+            None => None,
+        };
         let ends = Ends {
             start,
             start_leaf,
@@ -158,7 +163,11 @@ impl HpaMap {
         if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
             ctx.cut_loops(&mut cells);
         }
-        Ok(path(cells))
+        let gates = path(cells);
+        Ok(match local {
+            Some(window) if window.cost <= gates.cost => window,
+            _ => gates,
+        })
     }
 
     /// Whether two free cells are connected, answered from the component labels in
