@@ -133,7 +133,7 @@ fn budgeted_refreshes_do_one_bounded_unit_past_the_budget() {
         assert!(map.landmark_count() > 0);
         open_a_shortcut(&mut map);
         let calls = refresh_in_units(&mut map, unit_bound(&config), |_, _| {});
-        // A column over 36,864 cells cannot be one unit of 4,160.
+        // A column over 36,864 cells cannot be one unit of 1,088.
         assert!(calls > 8, "{calls} calls: the columns were not sliced");
         map.check_consistency().unwrap();
         if exact {

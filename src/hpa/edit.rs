@@ -507,9 +507,9 @@ impl HpaMap {
     }
 
     /// The most landmark work, in cells, one unit of [`HpaMap::refresh_within`] does (see
-    /// [`RefreshReport::work`]): a slice of a column search (4096 settled cells) or of
-    /// the table's scan or write, plus one 8×8 block. A column over a whole 1024² map takes
-    /// some hundreds of units.
+    /// [`RefreshReport::work`]): a slice of a column search (1024 settled cells, an empty
+    /// bucket of its queue counting 1/64) or of the table's scan or write, plus one 8×8
+    /// block. A column over a whole 1024² map takes some thousands of units.
     pub const REFRESH_UNIT_CELLS: usize = super::landmarks::COLUMN_SLICE + 64;
 
     fn refresh_until(&mut self, deadline: Option<Instant>) -> RefreshReport {

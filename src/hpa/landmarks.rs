@@ -125,8 +125,12 @@ enum Farthest {
 const PER_BLOCK_CELLS: usize = 64;
 
 /// Cells a refresh with a time budget handles per unit of landmark work (see
-/// [`Landmarks::refresh_step`]): about 100 µs of a column search.
-pub(crate) const COLUMN_SLICE: usize = 4096;
+/// [`Landmarks::refresh_step`]): a few hundred microseconds at most.
+pub(crate) const COLUMN_SLICE: usize = 1024;
+
+/// Empty buckets a column search passes over in the time it settles a cell, roughly: what
+/// one unit of its work counts.
+const EMPTY_BUCKETS_PER_UNIT: usize = 64;
 
 /// A set of landmark indexes (below [`MAX_LANDMARKS`]) as bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -818,16 +822,20 @@ impl ColumnSearch {
         self.d = 0;
     }
 
-    /// Settles up to `most` more cells; returns how many, and whether the search is done.
+    /// Works until `most` units are done: a cell settled counts one, and so do
+    /// [`EMPTY_BUCKETS_PER_UNIT`] empty buckets passed over (under terrain costs a step
+    /// weighs up to thousands of units, so most buckets are empty). Returns the units
+    /// done, and whether the search is finished.
     fn advance(&mut self, steps: &Steps, most: usize) -> (usize, bool) {
         let ring = self.buckets.len();
-        let mut settled = 0;
-        while self.pending > 0 && settled < most {
+        let (mut settled, mut empty) = (0, 0);
+        while self.pending > 0 && settled + empty / EMPTY_BUCKETS_PER_UNIT < most {
             let Some(i) = self.buckets[self.d as usize % ring].pop() else {
                 // Steps weigh at least 1 (every cell counts 8 units or more) and at most
                 // `ring − 1`, so nothing lands in the bucket being drained, and every
                 // queued cell is less than a ring ahead.
                 self.d += 1;
+                empty += 1;
                 continue;
             };
             self.pending -= 1;
@@ -845,7 +853,7 @@ impl ColumnSearch {
                 }
             }
         }
-        (settled, self.pending == 0)
+        (settled + empty / EMPTY_BUCKETS_PER_UNIT, self.pending == 0)
     }
 }
 
