@@ -8,7 +8,7 @@
 //! Usage: `cargo bench --bench refresh`. The figures are wall times on whatever machine
 //! runs it: compare the rows with each other, not with another run.
 
-use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts, TerrainSet};
+use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -19,23 +19,7 @@ fn load() -> Grid {
         PathBuf::from,
     );
     let path = shared.join("repro/aftershock_gs.map");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines();
-    let (mut w, mut h) = (0u32, 0u32);
-    for line in lines.by_ref() {
-        let mut it = line.split_whitespace();
-        match (it.next(), it.next()) {
-            (Some("width"), Some(v)) => w = v.parse().unwrap(),
-            (Some("height"), Some(v)) => h = v.parse().unwrap(),
-            (Some("map"), _) => break,
-            _ => {}
-        }
-    }
-    let codes: Vec<u8> = lines
-        .take(h as usize)
-        .flat_map(|l| l.as_bytes()[..w as usize].to_vec())
-        .collect();
-    Grid::from_terrain(w, h, codes, TerrainSet::moving_ai())
+    quadpath::io::read_map(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// 60 squares of 40×40 spread over the map on a fixed lattice.
