@@ -448,6 +448,39 @@ impl HpaMap {
         Ok(edit.len())
     }
 
+    /// Gives back the memory edits have left behind: rebuilds the structure from the
+    /// current grid, costs and configuration, and returns the heap bytes freed.
+    ///
+    /// Edits replace leaves, gates and cluster tables in place, and the slots and spare
+    /// capacity they leave are kept for the next edits: after many, a map holds 1.2–1.6×
+    /// what a fresh build of the same grid does. A game that has finished a burst of
+    /// edits (a level laid, a battle's ruins settled) can call this between frames: it
+    /// costs a build (0.2–0.5 µs per cell) and leaves the map as a fresh one, refreshed.
+    ///
+    /// ```
+    /// use quadpath::{Grid, HpaMap, Mode, Rect};
+    /// let mut map = HpaMap::new(Grid::new_free(128, 128), Mode::Fast)?;
+    /// for i in 0..30 {
+    ///     map.set_rect_blocked(Rect::new(4 * i, 2 * i, 4 * i + 2, 2 * i + 3), true)?;
+    ///     map.set_rect_blocked(Rect::new(4 * i, 2 * i, 4 * i + 2, 2 * i + 3), false)?;
+    /// }
+    /// let before = map.memory_bytes();
+    /// let freed = map.compact()?;
+    /// assert_eq!(map.memory_bytes(), before - freed);
+    /// assert!(!map.needs_refresh());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BuildError`](crate::BuildError) when the rebuild is refused (over
+    /// [`Config::max_memory`](crate::Config::max_memory)); the map is then left as it was.
+    pub fn compact(&mut self) -> Result<usize, crate::BuildError> {
+        let before = self.memory_bytes();
+        let fresh = HpaMap::with_costs(self.grid.clone(), self.costs().clone(), self.config)?;
+        *self = fresh;
+        Ok(before.saturating_sub(self.memory_bytes()))
+    }
+
     /// Brings the cluster routes and the landmarks up to date after edits.
     ///
     /// Edits update the tree, the gates and the components at once, but defer two costlier

@@ -497,6 +497,21 @@ impl World {
         sum
     }
 
+    /// Compacts every layer (see [`HpaMap::compact`]): each is rebuilt from its current
+    /// positions, giving back what edits left behind. Returns the heap bytes freed.
+    ///
+    /// # Errors
+    /// The first layer whose rebuild is refused ([`BuildError`](crate::BuildError), over
+    /// its memory limit); the layers before it are compacted, it and the rest are left as
+    /// they were.
+    pub fn compact(&mut self) -> Result<usize, crate::BuildError> {
+        let mut freed = 0;
+        for layer in &mut self.layers {
+            freed += layer.map.compact()?;
+        }
+        Ok(freed)
+    }
+
     /// Whether any layer has deferred work left.
     pub fn needs_refresh(&self) -> bool {
         self.layers.iter().any(|l| l.map.needs_refresh())
