@@ -189,7 +189,8 @@ fn unrefreshed_edits_keep_memory_bounded() {
     assert_same_structure(&map.snapshot(), &fresh.snapshot(), "after 5100 cycles");
 }
 
-/// `refresh_within` with no time to spare still makes progress (one unit per call), and
+/// `refresh_within` with no time to spare still makes progress (one unit per call: a
+/// cluster, or a slice of a landmark column), and
 /// repeated calls bring the map to exactly what a fresh build is.
 #[test]
 fn refresh_within_makes_progress_and_finishes() {
@@ -209,14 +210,12 @@ fn refresh_within_makes_progress_and_finishes() {
         loop {
             let report = map.refresh_within(Duration::ZERO);
             calls += 1;
+            // One unit: a cluster, or a slice of a landmark column (which may finish it).
+            assert!(report.work > 0, "{config:?}: no progress");
             assert!(
-                report.clusters + report.landmarks >= 1,
-                "{config:?}: no progress"
-            );
-            assert_eq!(
-                report.clusters + report.landmarks,
-                1,
-                "a zero budget does one unit"
+                report.clusters + report.landmarks <= 1
+                    && (report.clusters == 1 || report.work <= HpaMap::REFRESH_UNIT_CELLS),
+                "a zero budget does one unit: {report:?}"
             );
             if report.complete {
                 break;
