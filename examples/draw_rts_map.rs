@@ -38,8 +38,11 @@ impl Canvas {
         }
         assert!(io::MAP_CHARACTERS.contains(code), "a Moving AI character");
         let free = TerrainSet::moving_ai().contains(code);
-        self.img
-            .put_pixel(x as u32, y as u32, Rgb(self.legend.color_for(code, free)));
+        self.img.put_pixel(
+            x as u32,
+            y as u32,
+            Rgb(self.legend.color_for(code.into(), free)),
+        );
     }
 
     /// Fills the rectangle with inclusive corners.
@@ -57,7 +60,7 @@ impl Canvas {
             return b'@';
         }
         let rgb = self.img.get_pixel(x as u32, y as u32).0;
-        self.legend.lookup(rgb).map_or(b'@', |e| e.terrain)
+        self.legend.lookup(rgb).map_or(b'@', |e| e.terrain.code())
     }
 
     /// Lays free terrain `code` on the cell if it holds one of the free codes `over`, and

@@ -68,7 +68,7 @@ fn args() -> Result<Args, String> {
 fn terrain_under(grid: &Grid, at: Cell, w: u32, h: u32) -> TerrainPatch {
     let codes = (0..h)
         .flat_map(|dy| (0..w).map(move |dx| (dx, dy)))
-        .map(|(dx, dy)| grid.terrain(Cell::new(at.x + dx, at.y + dy)))
+        .map(|(dx, dy)| grid.terrain(Cell::new(at.x + dx, at.y + dy)).code())
         .collect();
     TerrainPatch::new(w, h, codes)
 }

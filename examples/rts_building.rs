@@ -71,7 +71,7 @@ fn plan(map: &HpaMap, what: &str) -> Result<Path, QueryError> {
 /// recomputed by `refresh()` (until then, queries cross them over their gates).
 fn edit(map: &mut HpaMap, rect: Rect, blocked: bool, what: &str) -> Result<(), EditError> {
     let t = Instant::now();
-    let n = map.set_rect_blocked(rect, blocked)?;
+    let n = map.set_blocked(rect, blocked)?;
     let edit = t.elapsed();
     let t = Instant::now();
     map.refresh();
@@ -135,7 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // 3. Destroy every bridge: the bases are cut off.
     for by in BRIDGES {
-        map.set_rect_blocked(bridge_deck(by), true)?;
+        map.set_blocked(bridge_deck(by), true)?;
     }
     map.refresh();
     println!(
@@ -150,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 4. Rebuild the bridges (water under a bridge becomes road again) and tear the
     //    building down: the original route is back.
     for by in BRIDGES {
-        map.set_rect_blocked(bridge_deck(by), false)?;
+        map.set_blocked(bridge_deck(by), false)?;
     }
     println!("bridges rebuilt");
     edit(&mut map, building, false, "building torn down")?;

@@ -14,7 +14,7 @@
 //! `docs/terrain_costs.png` in the crate).
 
 use quadpath::io::{self, BitmapOptions, ColorLegend, Overlay, RenderOptions};
-use quadpath::{validate_with_costs, Cell, Grid, HpaMap, Mode, Path, TerrainCosts};
+use quadpath::{Cell, Grid, HpaMap, Mode, Path, TerrainCosts};
 use std::time::Instant;
 
 #[path = "common/rts_valley.rs"]
@@ -44,7 +44,7 @@ fn plan(
     // Weigh the route under the road costs whatever map planned it, so that both routes
     // are compared on the same scale.
     let weighed = Path::from_cells_with_costs(path.cells.clone(), grid, costs);
-    validate_with_costs(grid, costs, WEST, EAST, &weighed)?;
+    weighed.validate(grid, costs, WEST, EAST)?;
     let on = |code: u8| {
         path.cells
             .iter()

@@ -296,7 +296,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // two rows wide, wide enough for infantry and too narrow for a 3×3 tank.
     let gatehouse = Rect::new(61, 47, 64, 48);
     let t = Instant::now();
-    let report = world.place_building(gatehouse)?;
+    let report = world.set_blocked(gatehouse, true)?;
     println!(
         "gatehouse placed on the middle bridge at ({},{})-({},{}) in {}: {} cells, {} clearances, \
          {} positions changed, {} layers rebuilt",

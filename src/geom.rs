@@ -184,6 +184,24 @@ pub enum RectError {
     },
 }
 
+/// A cell as the 1×1 rectangle it covers, so that every edit taking an area
+/// (`impl Into<Rect>`) takes a single cell as well.
+///
+/// ```
+/// use quadpath::{Cell, Rect};
+/// assert_eq!(Rect::from(Cell::new(3, 4)), Rect::new(3, 4, 3, 4));
+/// ```
+impl From<Cell> for Rect {
+    fn from(c: Cell) -> Self {
+        Rect {
+            x1: c.x,
+            y1: c.y,
+            x2: c.x,
+            y2: c.y,
+        }
+    }
+}
+
 impl fmt::Display for Rect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "({},{})-({},{})", self.x1, self.y1, self.x2, self.y2)

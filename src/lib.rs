@@ -6,25 +6,34 @@
 //! buildings come and go.
 //!
 //! ```
-//! use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+//! use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
 //!
-//! // A 64×48 map with a wall down the middle and a gap at the bottom.
-//! let grid = Grid::from_fn(64, 48, |x, y| !(x == 32 && y < 40));
-//! let mut map = HpaMap::new(grid, Mode::Exact)?;
+//! // 128×64 of open ground with a wall down the middle and two gaps in it.
+//! let grid = Grid::from_fn(128, 64, |x, y| x != 64 || (10..14).contains(&y) || (50..52).contains(&y));
+//! let mut world = World::new(grid);
+//! let infantry = world.add_class(Movement::default(), Mode::Exact)?; // 1×1, optimal paths
+//! let tank = world.add_class(Movement::default().with_size(3)?, Mode::Fast)?; // 3×3 footprint
 //!
-//! // Queries take `&self`: share the map with as many threads as you like.
-//! let path = map.find_path(Cell::new(4, 4), Cell::new(60, 4))?;
-//! assert_eq!(path.cells.first(), Some(&Cell::new(4, 4)));
-//! println!("{} cells, length {:.2}", path.cells.len(), path.length);
+//! let (base, mine) = (Cell::new(8, 30), Cell::new(120, 30));
+//! let tank_route = world.find_path(tank, base, mine)?; // only the 4-wide gap fits a tank
+//! println!("tank: {} cells, length {:.1}", tank_route.cells.len(), tank_route.length);
 //!
-//! // A building goes up in the gap: the two halves are cut apart.
-//! map.set_rect_blocked(Rect::new(30, 40, 35, 47), true)?;
-//! assert!(matches!(
-//!     map.find_path(Cell::new(4, 4), Cell::new(60, 4)),
-//!     Err(quadpath::QueryError::Unreachable { .. })
-//! ));
+//! // A barracks goes up in the tank's gap: every layer updates at once.
+//! world.set_blocked(Rect::new(64, 10, 64, 13), true)?;
+//! assert!(!world.connected(tank, base, mine)?); // the 2-wide gap is too narrow for it
+//! let infantry_route = world.find_path(infantry, base, mine)?;
+//!
+//! // 200 infantry sent to the mine share one flow field instead of 200 searches.
+//! let field = world.flow_field(infantry, mine)?;
+//! let layer = world.layer(infantry).expect("a class of this world");
+//! let distance = field.distance(layer, base)?.expect("the base reaches the mine");
+//! assert!((distance - infantry_route.length).abs() < 1e-9);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A [`World`] is the one object a game talks to: a map, the movement classes on it, their
+//! paths, flow fields and edits. The guide (`docs/guide.md` in the repository, its examples
+//! compiled as doctests) walks through the rest.
 //!
 //! ## Layers
 //! - [`quadtree`]: the cell-grid quadtree: packed node IDs, a pluggable split stopper,
@@ -46,9 +55,10 @@
 //!   yardstick.
 //!
 //! ## Cargo features
-//! The core (grid, quadtree, HPA\*, the Moving AI `.map`/`.scen` formats) depends only on
-//! `hashbrown`, `ahash`, `thiserror` and `smallvec`. Game code that embeds the crate can turn
-//! the rest off with `default-features = false` and pick what it needs:
+//! The core (grid, quadtree, HPA\*, worlds, flow fields, the unit index, the Moving AI
+//! `.map`/`.scen` formats) depends only on `hashbrown`, `ahash`, `thiserror` and `smallvec`.
+//! The one default feature is `parallel`; `default-features = false` gives the bare core. The
+//! command line is the separate crate `quadpath-cli`.
 //!
 //! | feature | adds | dependencies |
 //! |---|---|---|
@@ -56,7 +66,6 @@
 //! | `serde` | `Serialize`/`Deserialize` on [`Cell`], [`Rect`] and [`Path`] | `serde` |
 //! | `baseline` | `quadpath::baseline`, plain grid A\* | `pathfinding` |
 //! | `parallel` (default) | [`HpaMap::find_paths`] and [`World::find_paths`] on rayon's current thread pool; sequential without it | `rayon` |
-//! | `cli` (default) | the `quadpath` binary; turns on `image`, `serde`, `baseline` and `parallel` | `clap`, `indicatif`, `serde_json` |
 //! | `testing` | test hooks: the `testing` module, `HpaMap::snapshot` and `check_consistency`, `QuadTree::find_by_descent` | none |
 //!
 //! ## Conventions
@@ -93,13 +102,13 @@ pub use flow::{FlowError, FlowField, FlowGoal};
 pub use geom::{Cell, Direction, Rect, RectError};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
-    ClearanceField, CostError, Grid, Movement, MovementError, TerrainCosts, TerrainPatch,
-    TerrainSet, TERRAIN_FREE, TERRAIN_WALL,
+    ClearanceField, CostError, Grid, Movement, MovementError, Terrain, TerrainCosts, TerrainPatch,
+    TerrainSet,
 };
 pub use hpa::{
-    validate, validate_with_costs, BuildError, BuildProfile, Clustering, Config, ConfigError,
-    EditError, Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect,
-    QueryError, RefreshReport, SearchContext,
+    BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
+    HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport,
+    SearchContext,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 
@@ -111,8 +120,13 @@ pub mod testing {
     pub use crate::hpa::{EntranceRoute, Snapshot};
 }
 
-/// Compiles the README's Rust examples as doctests, so that they cannot rot. They load a
-/// bitmap and run a batch on a rayon pool, hence the `image` and `parallel` features.
+/// Compiles the README's Rust example as a doctest, so that it cannot rot.
 #[doc = include_str!("../README.md")]
-#[cfg(all(doctest, feature = "image", feature = "parallel"))]
+#[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// Compiles the guide's (`docs/guide.md`) Rust examples as doctests. They load bitmaps and run
+/// batches on a rayon pool, hence the `image` and `parallel` features.
+#[doc = include_str!("../docs/guide.md")]
+#[cfg(all(doctest, feature = "image", feature = "parallel"))]
+pub struct GuideDoctests;

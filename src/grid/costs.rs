@@ -5,7 +5,7 @@
 //! legends read.
 
 use super::movement::{octile, TerrainSet};
-use super::Grid;
+use super::{Grid, Terrain};
 use crate::geom::Cell;
 use std::fmt;
 use std::str::FromStr;
@@ -17,10 +17,10 @@ pub enum CostError {
     /// A cost that is not a finite number in
     /// [`TerrainCosts::MIN`]`..=`[`TerrainCosts::MAX`]: zero, negative, NaN, infinite,
     /// or too small or too large to keep distances meaningful.
-    #[error("terrain {code:?} cannot cost {cost}: costs must be finite, from {min} to {max}", code = char::from(*code))]
+    #[error("terrain '{terrain}' cannot cost {cost}: costs must be finite, from {min} to {max}")]
     OutOfRange {
-        /// The terrain code.
-        code: u8,
+        /// The terrain.
+        terrain: Terrain,
         /// The cost asked for.
         cost: f32,
         /// The smallest cost accepted.
@@ -29,10 +29,10 @@ pub enum CostError {
         max: f32,
     },
     /// A cost for a terrain code the movement class cannot stand on.
-    #[error("terrain {code:?} is not passable for this movement class, so it has no cost", code = char::from(*code))]
+    #[error("terrain '{terrain}' is not passable for this movement class, so it has no cost")]
     Impassable {
-        /// The terrain code.
-        code: u8,
+        /// The terrain.
+        terrain: Terrain,
     },
     /// More distinct costs than a search layer can tell apart: every distinct cost is a
     /// band of its own in the quadtree, and a cell's band is one byte (one value is
@@ -55,10 +55,10 @@ pub enum CostError {
         reason: &'static str,
     },
     /// A cost list that names one code twice: which cost was meant is unclear.
-    #[error("cost entry {index} gives terrain {code:?} a cost again (entry {first} did)", code = char::from(*code))]
+    #[error("cost entry {index} gives terrain '{terrain}' a cost again (entry {first} did)")]
     Repeated {
-        /// The terrain code.
-        code: u8,
+        /// The terrain.
+        terrain: Terrain,
         /// The entry that named it first, from 1.
         first: usize,
         /// The entry that named it again, from 1.
@@ -69,7 +69,7 @@ pub enum CostError {
     EmptyList,
 }
 
-/// A cost per terrain code, per unit of step length: the weights of the
+/// A cost per [`Terrain`], per unit of step length: the weights of the
 /// [terrain-cost model](super::Movement#the-model). Every code costs 1 unless set.
 ///
 /// It reads and prints as a list of `CODE=COST` entries separated by commas, the form the
@@ -104,7 +104,7 @@ impl TerrainCosts {
         TerrainCosts { table: None }
     }
 
-    /// This table with `code` costing `cost`.
+    /// This table with `terrain` costing `cost`.
     ///
     /// # Errors
     /// [`CostError::OutOfRange`] for a cost that is not finite or lies outside
@@ -112,23 +112,27 @@ impl TerrainCosts {
     /// when the table would hold more than [`TerrainCosts::MAX_DISTINCT`] distinct costs.
     ///
     /// ```
-    /// use quadpath::{CostError, TerrainCosts};
+    /// use quadpath::{CostError, Terrain, TerrainCosts};
     /// let roads = TerrainCosts::unit().with(b'G', 0.5)?;
     /// assert_eq!(roads.min_over(&quadpath::TerrainSet::moving_ai()), 0.5);
-    /// assert!(matches!(roads.with(b'S', f32::NAN), Err(CostError::OutOfRange { code: b'S', .. })));
+    /// assert!(matches!(
+    ///     roads.with(Terrain::SWAMP, f32::NAN),
+    ///     Err(CostError::OutOfRange { terrain: Terrain::SWAMP, .. })
+    /// ));
     /// # Ok::<(), CostError>(())
     /// ```
-    pub fn with(mut self, code: u8, cost: f32) -> Result<Self, CostError> {
+    pub fn with(mut self, terrain: impl Into<Terrain>, cost: f32) -> Result<Self, CostError> {
+        let terrain = terrain.into();
         if !(Self::MIN..=Self::MAX).contains(&cost) {
             return Err(CostError::OutOfRange {
-                code,
+                terrain,
                 cost,
                 min: Self::MIN,
                 max: Self::MAX,
             });
         }
         let table = self.table.get_or_insert_with(|| Box::new([1.0; 256]));
-        table[code as usize] = cost;
+        table[terrain.code() as usize] = cost;
         let count = self.distinct().len();
         if count > Self::MAX_DISTINCT {
             return Err(CostError::TooManyCosts {
@@ -142,9 +146,10 @@ impl TerrainCosts {
         Ok(self)
     }
 
-    /// The cost of terrain `code` per unit of step length.
+    /// The cost of `terrain` per unit of step length.
     #[inline]
-    pub fn get(&self, code: u8) -> f32 {
+    pub fn get(&self, terrain: impl Into<Terrain>) -> f32 {
+        let code = terrain.into().code();
         self.table.as_ref().map_or(1.0, |t| t[code as usize])
     }
 
@@ -155,10 +160,10 @@ impl TerrainCosts {
             .map_or(true, |t| t.iter().all(|&c| c == 1.0))
     }
 
-    /// The codes whose cost is not 1, with their costs, in increasing code order.
-    pub fn iter(&self) -> impl Iterator<Item = (u8, f32)> + '_ {
+    /// The terrains whose cost is not 1, with their costs, in increasing code order.
+    pub fn iter(&self) -> impl Iterator<Item = (Terrain, f32)> + '_ {
         (0..=u8::MAX)
-            .map(|code| (code, self.get(code)))
+            .map(|code| (Terrain(code), self.get(code)))
             .filter(|&(_, cost)| cost != 1.0)
     }
 
@@ -177,8 +182,11 @@ impl TerrainCosts {
     /// # Errors
     /// [`CostError::Impassable`] for the first code that is not.
     pub fn check_passable(&self, passable: &TerrainSet) -> Result<(), CostError> {
-        match self.iter().find(|&(code, _)| !passable.contains(code)) {
-            Some((code, _)) => Err(CostError::Impassable { code }),
+        match self
+            .iter()
+            .find(|&(terrain, _)| !passable.contains(terrain))
+        {
+            Some((terrain, _)) => Err(CostError::Impassable { terrain }),
             None => Ok(()),
         }
     }
@@ -261,7 +269,8 @@ impl std::hash::Hash for TerrainCosts {
 /// Codes that are not printable ASCII are written `\xNN`, which [`FromStr`] reads back.
 impl fmt::Display for TerrainCosts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (code, cost)) in self.iter().enumerate() {
+        for (i, (terrain, cost)) in self.iter().enumerate() {
+            let code = terrain.code();
             if i > 0 {
                 f.write_str(",")?;
             }
@@ -302,12 +311,14 @@ impl TerrainCosts {
     /// `W=2` does, and for a class that cannot enter water both are mistakes).
     ///
     /// ```
-    /// use quadpath::{CostError, TerrainCosts, TerrainSet};
+    /// use quadpath::{CostError, Terrain, TerrainCosts, TerrainSet};
     /// let land = TerrainSet::moving_ai();
     /// assert_eq!(TerrainCosts::parse_for("G=0.5,S=3", &land)?, "G=0.5,S=3".parse()?);
-    /// assert_eq!(TerrainCosts::parse_for("W=1", &land), Err(CostError::Impassable { code: b'W' }));
+    /// let water = Terrain(b'W');
+    /// assert_eq!(TerrainCosts::parse_for("W=1", &land), Err(CostError::Impassable { terrain: water }));
     /// assert_eq!(TerrainCosts::parse_for(" ", &land), Err(CostError::EmptyList));
-    /// assert!(matches!(TerrainCosts::parse_for("G=1,G=3", &land), Err(CostError::Repeated { code: b'G', .. })));
+    /// let repeated = TerrainCosts::parse_for("G=1,G=3", &land);
+    /// assert!(matches!(repeated, Err(CostError::Repeated { first: 1, index: 2, .. })));
     /// # Ok::<(), CostError>(())
     /// ```
     ///
@@ -320,7 +331,9 @@ impl TerrainCosts {
         }
         let entries = parse_entries(text)?;
         if let Some(&(code, _)) = entries.iter().find(|&&(code, _)| !passable.contains(code)) {
-            return Err(CostError::Impassable { code });
+            return Err(CostError::Impassable {
+                terrain: Terrain(code),
+            });
         }
         TerrainCosts::from_entries(&entries)
     }
@@ -357,7 +370,7 @@ fn parse_entries(text: &str) -> Result<Vec<(u8, f32)>, CostError> {
             .map_err(|_| syntax("has a cost that is not a number"))?;
         if let Some(first) = entries.iter().position(|&(c, _)| c == code) {
             return Err(CostError::Repeated {
-                code,
+                terrain: Terrain(code),
                 first: first + 1,
                 index: i + 1,
             });
@@ -397,7 +410,10 @@ mod tests {
             assert!(
                 matches!(
                     TerrainCosts::unit().with(b'S', bad),
-                    Err(CostError::OutOfRange { code: b'S', .. })
+                    Err(CostError::OutOfRange {
+                        terrain: Terrain(b'S'),
+                        ..
+                    })
                 ),
                 "{bad}"
             );
@@ -406,7 +422,9 @@ mod tests {
         let wet = TerrainCosts::unit().with(b'W', 2.0).unwrap();
         assert_eq!(
             wet.check_passable(&set),
-            Err(CostError::Impassable { code: b'W' })
+            Err(CostError::Impassable {
+                terrain: Terrain(b'W')
+            })
         );
         assert!(wet.restricted_to(&set).is_unit());
     }
@@ -450,7 +468,10 @@ mod tests {
         }
         assert!(matches!(
             "G=-1".parse::<TerrainCosts>(),
-            Err(CostError::OutOfRange { code: b'G', .. })
+            Err(CostError::OutOfRange {
+                terrain: Terrain(b'G'),
+                ..
+            })
         ));
         assert!(" ".parse::<TerrainCosts>().unwrap().is_unit());
         assert_eq!(

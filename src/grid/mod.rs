@@ -5,6 +5,7 @@ mod clearance;
 mod costs;
 pub mod movement;
 mod patch;
+mod terrain;
 
 use crate::geom::{Cell, Direction, Rect};
 pub(crate) use clearance::ClearanceChange;
@@ -13,12 +14,12 @@ pub use costs::{CostError, TerrainCosts};
 use movement::{legal_step, step_cost};
 pub use movement::{Movement, MovementError, TerrainSet};
 pub use patch::TerrainPatch;
+pub use terrain::Terrain;
 
-/// Terrain code of the free cells of [`Grid::new_free`] and [`Grid::from_fn`], and of cells
-/// dug out by [`Grid::set_blocked`] (the Moving AI `.` character).
-pub const TERRAIN_FREE: u8 = b'.';
-/// Terrain code of the blocked cells of [`Grid::from_fn`] (the Moving AI `@` character).
-pub const TERRAIN_WALL: u8 = b'@';
+/// The byte of [`Terrain::GROUND`], for the loops that read bytes.
+pub(crate) const GROUND: u8 = Terrain::GROUND.code();
+/// The byte of [`Terrain::WALL`].
+pub(crate) const WALL: u8 = Terrain::WALL.code();
 
 /// A W×H grid of cells. Each cell carries a terrain byte and may carry an obstruction;
 /// it is free when its terrain is in the grid's [passable set](Grid::passable) and nothing
@@ -39,9 +40,9 @@ pub const TERRAIN_WALL: u8 = b'@';
 /// let road = Cell::new(3, 3);
 /// grid.set_terrain(road, b'G');
 /// // A building goes up over the road, then comes down: the road is still there.
-/// assert_eq!(grid.set_rect_blocked(Rect::new(2, 2, 4, 4), true), 9);
+/// assert_eq!(grid.set_blocked(Rect::new(2, 2, 4, 4), true), 9);
 /// assert!(!grid.is_free(road) && grid.is_obstructed(road));
-/// assert_eq!(grid.set_rect_blocked(Rect::new(2, 2, 4, 4), false), 9);
+/// assert_eq!(grid.set_blocked(Rect::new(2, 2, 4, 4), false), 9);
 /// assert!(grid.is_free(road));
 /// assert_eq!(grid.terrain(road), b'G');
 /// ```
@@ -114,13 +115,7 @@ impl Grid {
     pub fn from_fn(width: u32, height: u32, mut is_free: impl FnMut(u32, u32) -> bool) -> Self {
         let codes = (0..height)
             .flat_map(|y| (0..width).map(move |x| (x, y)))
-            .map(|(x, y)| {
-                if is_free(x, y) {
-                    TERRAIN_FREE
-                } else {
-                    TERRAIN_WALL
-                }
-            })
+            .map(|(x, y)| if is_free(x, y) { GROUND } else { WALL })
             .collect();
         Grid::from_terrain(width, height, codes, TerrainSet::moving_ai())
     }
@@ -234,12 +229,18 @@ impl Grid {
         passable.contains(self.terrain[i]) && !bit(&self.obstructed, i)
     }
 
-    /// The terrain byte of a cell.
+    /// The terrain of a cell.
     ///
     /// # Panics
     /// When the cell is outside the grid.
     #[inline]
-    pub fn terrain(&self, cell: Cell) -> u8 {
+    pub fn terrain(&self, cell: Cell) -> Terrain {
+        Terrain(self.terrain_code(cell))
+    }
+
+    /// The terrain byte of a cell, for the loops that compare bytes.
+    #[inline]
+    pub(crate) fn terrain_code(&self, cell: Cell) -> u8 {
         self.terrain[self.checked_index(cell)]
     }
 
@@ -267,38 +268,39 @@ impl Grid {
         changed
     }
 
-    /// Changes the terrain under a cell, leaving any obstruction in place; returns whether
-    /// the cell's passability changed.
+    /// Changes the terrain of every cell of `area` (a cell or a [`Rect`]), leaving any
+    /// obstruction in place; returns how many cells changed passability.
     ///
     /// # Panics
-    /// When the cell is outside the grid.
+    /// When `area` is not inside the grid. ([`HpaMap::set_terrain`](crate::HpaMap::set_terrain)
+    /// and [`World::set_terrain`](crate::World::set_terrain) return an error instead.)
     ///
     /// ```
-    /// use quadpath::{Cell, Grid};
+    /// use quadpath::{Cell, Grid, Rect, Terrain};
     ///
     /// let mut grid = Grid::new_free(4, 4);
-    /// assert!(grid.set_terrain(Cell::new(1, 1), b'W'), "water is not passable");
-    /// assert!(!grid.set_terrain(Cell::new(1, 1), b'T'), "neither are trees");
-    /// assert!(grid.set_terrain(Cell::new(1, 1), b'G'));
+    /// assert_eq!(grid.set_terrain(Cell::new(1, 1), Terrain::WATER), 1, "water is not passable");
+    /// assert_eq!(grid.set_terrain(Cell::new(1, 1), Terrain::TREES), 0, "neither are trees");
+    /// assert_eq!(grid.set_terrain(Rect::new(0, 1, 3, 1), b'G'), 1, "a road is");
     /// ```
-    pub fn set_terrain(&mut self, cell: Cell, code: u8) -> bool {
+    pub fn set_terrain(&mut self, area: impl Into<Rect>, terrain: impl Into<Terrain>) -> usize {
+        let (rect, code) = (area.into(), terrain.into().code());
+        self.check_rect(rect);
+        rect.cells()
+            .filter(|&c| self.set_cell_terrain(c, code))
+            .count()
+    }
+
+    /// Sets one cell's terrain byte; returns whether its passability changed.
+    pub(crate) fn set_cell_terrain(&mut self, cell: Cell, code: u8) -> bool {
         let i = self.checked_index(cell);
         self.terrain[i] = code;
         self.refresh_free(i)
     }
 
-    /// [`Grid::set_terrain`] over every cell of `rect`; returns how many cells changed
-    /// passability.
-    ///
-    /// # Panics
-    /// When `rect` is not inside the grid.
-    pub fn set_rect_terrain(&mut self, rect: Rect, code: u8) -> usize {
-        self.check_rect(rect);
-        rect.cells().filter(|&c| self.set_terrain(c, code)).count()
-    }
-
-    /// Blocks or unblocks a cell; returns whether its passability changed. A cell that is
-    /// already as asked is left exactly as it is, so repeating an edit changes nothing.
+    /// Blocks or unblocks every cell of `area` (a cell or a [`Rect`]); returns how many
+    /// cells changed passability. A cell that is already as asked is left exactly as it
+    /// is, so repeating an edit changes nothing.
     ///
     /// Blocking a free cell places an obstruction on it and keeps the terrain, so that
     /// unblocking, which takes the obstruction away, restores exactly what was there: a road
@@ -306,33 +308,43 @@ impl Grid {
     /// obstruction: nothing was placed on it.)
     ///
     /// Unblocking leaves the cell free. When its *terrain* is impassable (a wall or water
-    /// from the map file), the cell is dug out: its terrain becomes `.` ([`TERRAIN_FREE`]),
-    /// or, if the passable set lacks `.`, the lowest passable code. Only a grid with an empty
-    /// passable set cannot free a cell; it stays blocked.
+    /// from the map file), the cell is dug out: its terrain becomes
+    /// [`Terrain::GROUND`], or, if the passable set lacks it, the lowest passable code. Only
+    /// a grid with an empty passable set cannot free a cell; it stays blocked.
     ///
     /// # Panics
-    /// When the cell is outside the grid.
+    /// When `area` is not inside the grid. ([`HpaMap::set_blocked`](crate::HpaMap::set_blocked)
+    /// and [`World::set_blocked`](crate::World::set_blocked) return an error instead.)
     ///
     /// ```
-    /// use quadpath::{Cell, Grid};
+    /// use quadpath::{Cell, Grid, Rect, Terrain};
     ///
     /// let mut grid = Grid::from_fn(3, 1, |x, _| x != 2);
     /// let c = Cell::new(2, 0);
-    /// assert!(!grid.set_blocked(c, true), "already blocked by its terrain");
-    /// assert!(grid.set_blocked(c, false));
-    /// assert_eq!(grid.terrain(c), b'.', "the wall was dug out");
+    /// assert_eq!(grid.set_blocked(c, true), 0, "already blocked by its terrain");
+    /// assert_eq!(grid.set_blocked(Rect::new(0, 0, 2, 0), false), 1);
+    /// assert_eq!(grid.terrain(c), Terrain::GROUND, "the wall was dug out");
     /// ```
-    pub fn set_blocked(&mut self, cell: Cell, blocked: bool) -> bool {
+    pub fn set_blocked(&mut self, area: impl Into<Rect>, blocked: bool) -> usize {
+        let rect = area.into();
+        self.check_rect(rect);
+        rect.cells()
+            .filter(|&c| self.set_cell_blocked(c, blocked))
+            .count()
+    }
+
+    /// [`Grid::set_blocked`] on one cell; returns whether its passability changed.
+    pub(crate) fn set_cell_blocked(&mut self, cell: Cell, blocked: bool) -> bool {
         let i = self.checked_index(cell);
         if bit(&self.free, i) != blocked {
             return false;
         }
         set_bit(&mut self.obstructed, i, blocked);
         if !blocked && !self.passable.contains(self.terrain[i]) {
-            let dug_out = if self.passable.contains(TERRAIN_FREE) {
-                Some(TERRAIN_FREE)
+            let dug_out = if self.passable.contains(GROUND) {
+                Some(GROUND)
             } else {
-                self.passable.iter().next()
+                self.passable.iter().next().map(Terrain::code)
             };
             if let Some(code) = dug_out {
                 self.terrain[i] = code;
@@ -341,45 +353,41 @@ impl Grid {
         self.refresh_free(i)
     }
 
-    /// [`Grid::set_blocked`] over every cell of `rect`; returns how many cells changed
-    /// passability.
+    /// Places (`true`) or takes away (`false`) an obstruction on every cell of `area` (a
+    /// cell or a [`Rect`]), whatever its terrain; returns how many cells' obstruction
+    /// changed. Unlike [`Grid::set_blocked`], which speaks of this grid's own passable set,
+    /// this is the building itself: a dock built on water obstructs the ships that the
+    /// grid's set never let through, and taking it away leaves the water as it was. It is
+    /// what [`World::set_blocked`](crate::World::set_blocked) does to the world's grid.
     ///
     /// # Panics
-    /// When `rect` is not inside the grid.
-    pub fn set_rect_blocked(&mut self, rect: Rect, blocked: bool) -> usize {
-        self.check_rect(rect);
-        rect.cells()
-            .filter(|&c| self.set_blocked(c, blocked))
-            .count()
-    }
-
-    /// Places (`true`) or takes away (`false`) an obstruction on a cell, whatever its
-    /// terrain; returns whether the obstruction changed. Unlike [`Grid::set_blocked`], which
-    /// speaks of this grid's own passable set, this is the building itself: a dock built on
-    /// water obstructs the ships that the grid's set never let through, and taking it away
-    /// leaves the water as it was.
-    ///
-    /// # Panics
-    /// When the cell is outside the grid.
+    /// When `area` is not inside the grid.
     ///
     /// ```
-    /// use quadpath::{Cell, Grid};
+    /// use quadpath::{Cell, Grid, Terrain};
     ///
     /// let mut grid = Grid::new_free(3, 1);
-    /// grid.set_terrain(Cell::new(2, 0), b'W');
-    /// assert!(grid.set_obstructed(Cell::new(2, 0), true), "a dock on the water");
-    /// assert!(grid.is_obstructed(Cell::new(2, 0)));
-    /// assert!(grid.set_obstructed(Cell::new(2, 0), false));
-    /// assert_eq!(grid.terrain(Cell::new(2, 0)), b'W');
+    /// let dock = Cell::new(2, 0);
+    /// grid.set_terrain(dock, Terrain::WATER);
+    /// assert_eq!(grid.set_obstructed(dock, true), 1, "a dock on the water");
+    /// assert!(grid.is_obstructed(dock));
+    /// assert_eq!(grid.set_obstructed(dock, false), 1);
+    /// assert_eq!(grid.terrain(dock), Terrain::WATER);
     /// ```
-    pub fn set_obstructed(&mut self, cell: Cell, obstructed: bool) -> bool {
-        let i = self.checked_index(cell);
-        if bit(&self.obstructed, i) == obstructed {
-            return false;
-        }
-        set_bit(&mut self.obstructed, i, obstructed);
-        self.refresh_free(i);
-        true
+    pub fn set_obstructed(&mut self, area: impl Into<Rect>, obstructed: bool) -> usize {
+        let rect = area.into();
+        self.check_rect(rect);
+        rect.cells()
+            .filter(|&c| {
+                let i = self.index(c.x, c.y);
+                let changed = bit(&self.obstructed, i) != obstructed;
+                if changed {
+                    set_bit(&mut self.obstructed, i, obstructed);
+                    self.refresh_free(i);
+                }
+                changed
+            })
+            .count()
     }
 
     fn check_rect(&self, rect: Rect) {
@@ -530,24 +538,24 @@ mod tests {
     fn a_road_under_a_building_comes_back() {
         let mut g = Grid::new_free(5, 5);
         let road = Rect::new(0, 2, 4, 2);
-        assert_eq!(g.set_rect_terrain(road, b'G'), 0, "roads are passable");
+        assert_eq!(g.set_terrain(road, b'G'), 0, "roads are passable");
         let building = Rect::new(1, 1, 3, 3);
-        assert_eq!(g.set_rect_blocked(building, true), 9);
-        assert_eq!(g.set_rect_blocked(building, true), 0, "already blocked");
+        assert_eq!(g.set_blocked(building, true), 9);
+        assert_eq!(g.set_blocked(building, true), 0, "already blocked");
         assert!(!g.is_free(Cell::new(2, 2)) && g.is_obstructed(Cell::new(2, 2)));
         assert_eq!(
             g.terrain(Cell::new(2, 2)),
             b'G',
             "terrain kept under the building"
         );
-        assert_eq!(g.set_rect_blocked(building, false), 9);
+        assert_eq!(g.set_blocked(building, false), 9);
         for c in building.cells() {
             assert!(g.is_free(c) && !g.is_obstructed(c));
             assert_eq!(g.terrain(c), if c.y == 2 { b'G' } else { b'.' }, "{c}");
         }
         assert_eq!(g, {
             let mut fresh = Grid::new_free(5, 5);
-            fresh.set_rect_terrain(road, b'G');
+            fresh.set_terrain(road, b'G');
             fresh
         });
     }
@@ -556,33 +564,34 @@ mod tests {
     fn terrain_edits_follow_the_passable_set() {
         let mut g = Grid::from_terrain(4, 1, b".GWx".to_vec(), TerrainSet::from_codes(b".Gx"));
         assert_eq!(g.free_count(), 3);
-        assert!(g.set_terrain(Cell::new(0, 0), b'W'));
-        assert!(!g.set_terrain(Cell::new(0, 0), b'@'), "still impassable");
-        assert!(g.set_terrain(Cell::new(2, 0), b'x'));
-        assert_eq!(g.set_rect_terrain(Rect::new(0, 0, 3, 0), b'G'), 1);
+        assert_eq!(g.set_terrain(Cell::new(0, 0), b'W'), 1);
+        assert_eq!(g.set_terrain(Cell::new(0, 0), b'@'), 0, "still impassable");
+        assert_eq!(g.set_terrain(Cell::new(2, 0), b'x'), 1);
+        assert_eq!(g.set_terrain(Rect::new(0, 0, 3, 0), b'G'), 1);
         // An obstruction outlasts terrain edits beneath it.
         g.set_blocked(Cell::new(3, 0), true);
-        assert!(!g.set_terrain(Cell::new(3, 0), b'.'));
+        assert_eq!(g.set_terrain(Cell::new(3, 0), b'.'), 0);
         assert!(!g.is_free(Cell::new(3, 0)));
-        assert!(g.set_blocked(Cell::new(3, 0), false));
+        assert_eq!(g.set_blocked(Cell::new(3, 0), false), 1);
         assert_eq!(g.terrain(Cell::new(3, 0)), b'.');
     }
 
     #[test]
     fn unblocking_digs_out_impassable_terrain() {
         let mut g = Grid::from_terrain(3, 1, b"W#W".to_vec(), TerrainSet::from_codes(b"#"));
-        assert!(g.set_blocked(Cell::new(0, 0), false));
+        assert_eq!(g.set_blocked(Cell::new(0, 0), false), 1);
         assert_eq!(
             g.terrain(Cell::new(0, 0)),
             b'#',
             "no `.` here: the lowest passable code"
         );
         let mut g = Grid::from_fn(2, 1, |_, _| false);
-        assert!(g.set_blocked(Cell::new(1, 0), false));
-        assert_eq!(g.terrain(Cell::new(1, 0)), TERRAIN_FREE);
+        assert_eq!(g.set_blocked(Cell::new(1, 0), false), 1);
+        assert_eq!(g.terrain(Cell::new(1, 0)), Terrain::GROUND);
         let mut rock = Grid::from_terrain(1, 1, vec![b'@'], TerrainSet::empty());
-        assert!(
-            !rock.set_blocked(Cell::new(0, 0), false),
+        assert_eq!(
+            rock.set_blocked(Cell::new(0, 0), false),
+            0,
             "nothing is passable"
         );
     }
@@ -590,7 +599,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "not inside")]
     fn edits_outside_the_grid_panic() {
-        Grid::new_free(3, 3).set_rect_blocked(Rect::new(1, 1, 3, 1), true);
+        Grid::new_free(3, 3).set_blocked(Rect::new(1, 1, 3, 1), true);
     }
 
     /// One edit of a random sequence.
@@ -623,9 +632,9 @@ mod tests {
                 let before = g.free_count() as i64;
                 // Every cell an edit changes goes the same way, so the count is the change.
                 let (changed, frees) = match edit {
-                    Edit::Terrain(r, t) => (g.set_rect_terrain(r, t), set.contains(t)),
+                    Edit::Terrain(r, t) => (g.set_terrain(r, t), set.contains(t)),
                     Edit::Blocked(r, b) => {
-                        let changed = g.set_rect_blocked(r, b);
+                        let changed = g.set_blocked(r, b);
                         prop_assert!(r.cells().all(|c| g.is_free(c) != b));
                         (changed, !b)
                     }

@@ -5,7 +5,7 @@
 //! The model itself is documented on [`Movement`], the type users meet.
 
 use super::costs::{CostError, TerrainCosts};
-use super::Grid;
+use super::{Grid, Terrain};
 use crate::geom::{Cell, Direction};
 use std::fmt;
 
@@ -126,18 +126,18 @@ pub(crate) fn legal_steps(open: impl Fn(i64, i64) -> bool, x: i64, y: i64) -> u8
         })
 }
 
-/// A set of terrain codes (bytes), stored as 256 bits.
+/// A set of [`Terrain`] codes, stored as 256 bits.
 ///
 /// Grids and movement classes use it to say which terrain is passable; it is `Copy` and
 /// compares in four word operations.
 ///
 /// ```
-/// use quadpath::TerrainSet;
+/// use quadpath::{Terrain, TerrainSet};
 ///
 /// let mut hover = TerrainSet::moving_ai();
-/// hover.insert(b'W'); // hovercraft cross water
-/// assert!(hover.contains(b'W') && hover.contains(b'.') && !hover.contains(b'T'));
-/// assert_eq!(hover.iter().collect::<Vec<u8>>(), b".GSW".to_vec());
+/// hover.insert(Terrain::WATER); // hovercraft cross water
+/// assert!(hover.contains(b'W') && hover.contains(Terrain::GROUND) && !hover.contains(b'T'));
+/// assert_eq!(hover.iter().map(u8::from).collect::<Vec<u8>>(), b".GSW".to_vec());
 /// let land: TerrainSet = b".GS".iter().copied().collect();
 /// assert_eq!(land, TerrainSet::moving_ai());
 /// ```
@@ -162,7 +162,7 @@ impl TerrainSet {
         Self::from_codes(b".GS")
     }
 
-    /// The set of the given codes.
+    /// The set of the given codes, as bytes (`b".GS"`).
     pub const fn from_codes(codes: &[u8]) -> Self {
         let mut set = Self::empty();
         let mut i = 0;
@@ -173,21 +173,24 @@ impl TerrainSet {
         set
     }
 
-    /// Whether `code` is in the set.
+    /// Whether `terrain` is in the set.
     #[inline]
-    pub const fn contains(&self, code: u8) -> bool {
+    pub fn contains(&self, terrain: impl Into<Terrain>) -> bool {
+        let code = terrain.into().code();
         self.bits[(code / 64) as usize] >> (code % 64) & 1 == 1
     }
 
-    /// Adds `code`; returns whether it was not in the set before.
-    pub fn insert(&mut self, code: u8) -> bool {
+    /// Adds `terrain`; returns whether it was not in the set before.
+    pub fn insert(&mut self, terrain: impl Into<Terrain>) -> bool {
+        let code = terrain.into().code();
         let added = !self.contains(code);
         self.bits[(code / 64) as usize] |= 1 << (code % 64);
         added
     }
 
-    /// Removes `code`; returns whether it was in the set.
-    pub fn remove(&mut self, code: u8) -> bool {
+    /// Removes `terrain`; returns whether it was in the set.
+    pub fn remove(&mut self, terrain: impl Into<Terrain>) -> bool {
+        let code = terrain.into().code();
         let present = self.contains(code);
         self.bits[(code / 64) as usize] &= !(1 << (code % 64));
         present
@@ -203,23 +206,27 @@ impl TerrainSet {
         self.bits == [0; 4]
     }
 
-    /// The codes in the set, in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = u8> {
+    /// The terrains in the set, in increasing order of code.
+    pub fn iter(&self) -> impl Iterator<Item = Terrain> {
         let set = *self;
-        (0..=u8::MAX).filter(move |&code| set.contains(code))
+        (0..=u8::MAX)
+            .filter(move |&code| set.contains(code))
+            .map(Terrain)
     }
 }
 
-impl FromIterator<u8> for TerrainSet {
-    fn from_iter<I: IntoIterator<Item = u8>>(codes: I) -> Self {
+/// Collects [`Terrain`]s, or their bytes.
+impl<T: Into<Terrain>> FromIterator<T> for TerrainSet {
+    fn from_iter<I: IntoIterator<Item = T>>(codes: I) -> Self {
         let mut set = TerrainSet::empty();
         set.extend(codes);
         set
     }
 }
 
-impl Extend<u8> for TerrainSet {
-    fn extend<I: IntoIterator<Item = u8>>(&mut self, codes: I) {
+/// Adds [`Terrain`]s, or their bytes.
+impl<T: Into<Terrain>> Extend<T> for TerrainSet {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, codes: I) {
         for code in codes {
             self.insert(code);
         }
@@ -230,7 +237,7 @@ impl fmt::Debug for TerrainSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Codes are characters by convention; show them as such.
         f.debug_set()
-            .entries(self.iter().map(|code| code as char))
+            .entries(self.iter().map(|terrain| terrain.code() as char))
             .finish()
     }
 }
@@ -354,7 +361,7 @@ impl fmt::Display for Movement {
             text += "no terrain";
         }
         for code in self.passable.iter() {
-            text.extend(std::ascii::escape_default(code).map(char::from));
+            text.extend(std::ascii::escape_default(code.code()).map(char::from));
         }
         if !self.has_unit_costs() {
             text += " with terrain costs";
@@ -415,7 +422,7 @@ impl Movement {
         }
     }
 
-    /// This movement class with terrain `code` costing `cost` per unit of step length (see
+    /// This movement class with `terrain` costing `cost` per unit of step length (see
     /// [the model](Movement#the-model)).
     ///
     /// ```
@@ -434,10 +441,15 @@ impl Movement {
     /// or lies outside [`TerrainCosts::MIN`]`..=`[`TerrainCosts::MAX`], with
     /// [`CostError::Impassable`] for a code the class cannot stand on, and with
     /// [`CostError::TooManyCosts`] past [`TerrainCosts::MAX_DISTINCT`] distinct costs.
-    pub fn with_terrain_cost(mut self, code: u8, cost: f32) -> Result<Self, MovementError> {
-        let costs = std::mem::take(&mut self.costs).with(code, cost)?;
-        if !self.passable.contains(code) {
-            return Err(CostError::Impassable { code }.into());
+    pub fn with_terrain_cost(
+        mut self,
+        terrain: impl Into<Terrain>,
+        cost: f32,
+    ) -> Result<Self, MovementError> {
+        let terrain = terrain.into();
+        let costs = std::mem::take(&mut self.costs).with(terrain, cost)?;
+        if !self.passable.contains(terrain) {
+            return Err(CostError::Impassable { terrain }.into());
         }
         Ok(Movement { costs, ..self })
     }
@@ -453,9 +465,9 @@ impl Movement {
         Ok(Movement { costs, ..self })
     }
 
-    /// The cost of terrain `code` per unit of step length (1 unless set).
-    pub fn terrain_cost(&self, code: u8) -> f32 {
-        self.costs.get(code)
+    /// The cost of `terrain` per unit of step length (1 unless set).
+    pub fn terrain_cost(&self, terrain: impl Into<Terrain>) -> f32 {
+        self.costs.get(terrain)
     }
 
     /// The class's terrain costs.
@@ -651,7 +663,7 @@ mod tests {
         let big = amphibious.with_size(2).unwrap();
         assert!(big.is_open(&g, Cell::new(2, 2)));
         assert!(!big.is_open(&g, Cell::new(0, 0)));
-        g.set_rect_blocked(Rect::new(1, 1, 1, 1), false);
+        g.set_blocked(Rect::new(1, 1, 1, 1), false);
         assert!(big.is_open(&g, Cell::new(0, 0)));
     }
 
@@ -665,7 +677,7 @@ mod tests {
                 matches!(
                     m.clone().with_terrain_cost(b'S', bad),
                     Err(MovementError::Cost(CostError::OutOfRange {
-                        code: b'S',
+                        terrain: Terrain(b'S'),
                         ..
                     }))
                 ),
@@ -674,7 +686,9 @@ mod tests {
         }
         assert_eq!(
             m.clone().with_terrain_cost(b'W', 2.0),
-            Err(MovementError::Cost(CostError::Impassable { code: b'W' }))
+            Err(MovementError::Cost(CostError::Impassable {
+                terrain: Terrain(b'W')
+            }))
         );
         let swamp = m.clone().with_terrain_cost(b'S', 3.0).unwrap();
         assert!(!swamp.has_unit_costs());
@@ -797,7 +811,7 @@ mod tests {
                 .unwrap()
                 .with_terrain_cost(b'S', swamp)
                 .unwrap();
-            let cost = |c: Cell| match g.terrain(c) {
+            let cost = |c: Cell| match g.terrain(c).code() {
                 b'G' => road as f64,
                 b'S' => swamp as f64,
                 _ => 1.0,

@@ -1,7 +1,7 @@
 //! Terrain patches: rectangles of terrain codes laid over a grid in one go (a building with
 //! its yard, a bridge, a whole level), the unit of change of the GPPC dynamic scenarios.
 
-use super::Grid;
+use super::{Grid, Terrain};
 use crate::geom::{Cell, Rect};
 
 /// A `width × height` rectangle of terrain codes, row by row, to lay over a grid at some
@@ -63,17 +63,17 @@ impl TerrainPatch {
     ///
     /// # Panics
     /// When `(x, y)` is outside the patch.
-    pub fn code(&self, x: u32, y: u32) -> u8 {
+    pub fn code(&self, x: u32, y: u32) -> Terrain {
         assert!(
             x < self.width && y < self.height,
             "({x},{y}) is outside the {}×{} patch",
             self.width,
             self.height
         );
-        self.codes[y as usize * self.width as usize + x as usize]
+        Terrain(self.codes[y as usize * self.width as usize + x as usize])
     }
 
-    /// The codes, row by row.
+    /// The codes, row by row, as bytes (a [`Terrain`] is its byte).
     pub fn codes(&self) -> &[u8] {
         &self.codes
     }
@@ -126,7 +126,7 @@ impl Grid {
         );
         patch
             .cells_at(at)
-            .filter(|&(c, code)| self.set_terrain(c, code))
+            .filter(|&(c, code)| self.set_cell_terrain(c, code))
             .count()
     }
 

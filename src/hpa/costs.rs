@@ -50,7 +50,7 @@ impl CostBands {
                 .binary_search_by(|c| c.total_cmp(&table.get(code)))
                 .expect("every passable code's cost is listed");
             // At most 255 distinct costs (`TerrainCosts::MAX_DISTINCT`): bands fit a byte.
-            band_of_code[code as usize] = rank as u8 + 1;
+            band_of_code[code.code() as usize] = rank as u8 + 1;
         }
         let band_cost = std::iter::once(f64::INFINITY)
             .chain(costs.iter().map(|&c| c as f64))
@@ -75,7 +75,7 @@ impl CostBands {
         }
         self.counts = vec![0u64; self.band_cost.len()];
         for c in grid.free_cells() {
-            self.counts[self.band_of_code[grid.terrain(c) as usize] as usize] += 1;
+            self.counts[self.band_of_code[grid.terrain_code(c) as usize] as usize] += 1;
         }
         self.base = (1..self.counts.len())
             .max_by_key(|&b| (self.counts[b], std::cmp::Reverse(b)))
@@ -156,7 +156,7 @@ impl CostBands {
     #[inline]
     pub fn band(&self, grid: &Grid, c: Cell) -> u8 {
         if grid.is_free(c) {
-            self.band_of_code[grid.terrain(c) as usize]
+            self.band_of_code[grid.terrain_code(c) as usize]
         } else {
             BLOCKED
         }

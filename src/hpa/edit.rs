@@ -7,7 +7,7 @@ use super::graph::LeafId;
 use super::landmarks::Landmarks;
 use super::map::HpaMap;
 use crate::geom::{Cell, Direction, Rect};
-use crate::grid::{Grid, TerrainPatch};
+use crate::grid::{Grid, Terrain, TerrainPatch};
 use crate::quadtree::{LeafChange, NodeId};
 use hashbrown::HashMap;
 use std::sync::atomic::Ordering;
@@ -90,7 +90,7 @@ impl HpaMap {
     /// terrain codes; one that changes at least one cell in 8 (a whole level
     /// laid over an empty map) is cheaper as a fresh build; anything else is applied as
     /// edits, blocked cells first, then freed ones, with the same deferred work as
-    /// [`HpaMap::set_rect_blocked`] (see [`HpaMap::refresh`]).
+    /// [`HpaMap::set_blocked`] (see [`HpaMap::refresh`]).
     ///
     /// A fresh build that [`Config::max_memory`](crate::Config::max_memory) refuses falls
     /// back to edits, so that the map always ends up patched.
@@ -137,7 +137,7 @@ impl HpaMap {
                 .collect()
         };
         let report = self.lay(&flips.blocking, &flips.freeing, &recosting, |grid, c| {
-            grid.set_terrain(c, code_at(c));
+            grid.set_cell_terrain(c, code_at(c).code());
         });
         // The codes that change no passability.
         self.grid.apply_patch(at, patch);
@@ -149,7 +149,7 @@ impl HpaMap {
     /// layer's grid holds open positions as free cells, so a flip is a toggle.
     pub(crate) fn flip_cells(&mut self, blocking: &[Cell], freeing: &[Cell]) -> PatchReport {
         self.lay(blocking, freeing, &[], |grid, c| {
-            grid.set_blocked(c, grid.is_free(c));
+            grid.set_cell_blocked(c, grid.is_free(c));
         })
     }
 
@@ -177,18 +177,18 @@ impl HpaMap {
             .collect();
         let report = self.lay(closing, opening, &recosting, |grid, c| {
             if let Some(&code) = code_of.get(&c) {
-                grid.set_terrain(c, code);
+                grid.set_cell_terrain(c, code);
             }
             if closing_set.contains(&c) {
-                grid.set_blocked(c, true);
+                grid.set_cell_blocked(c, true);
             } else if opening_set.contains(&c) {
-                grid.set_blocked(c, false);
+                grid.set_cell_blocked(c, false);
             }
         });
         // The other positions keep their band (closed ones stay obstructed, open ones keep
         // their cost): only their codes are written.
         for &(c, code) in codes {
-            self.grid.set_terrain(c, code);
+            self.grid.set_cell_terrain(c, code);
         }
         report
     }
@@ -234,8 +234,9 @@ impl HpaMap {
         report
     }
 
-    /// Blocks (`true`) or frees (`false`) one cell, updating the structure locally.
-    /// Returns whether the cell's passability changed.
+    /// Blocks (`true`) or frees (`false`) every cell of `area` (a [`Cell`] or a [`Rect`]:
+    /// a building placed or torn down), then updates the structure once, locally. Returns
+    /// how many cells changed passability.
     ///
     /// Blocking places an obstruction on top of the terrain (see
     /// [`Grid::set_blocked`](crate::Grid::set_blocked)), so unblocking gives back what was
@@ -243,10 +244,16 @@ impl HpaMap {
     /// terrain itself is impassable (a wall of the map file) digs it out to plain ground.
     ///
     /// ```
-    /// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError};
-    /// let mut map = HpaMap::new(Grid::new_free(3, 3), Mode::Exact)?;
-    /// assert!(map.set_blocked(Cell::new(1, 1), true)?);
-    /// assert!(!map.set_blocked(Cell::new(1, 1), true)?, "already blocked");
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, QueryError, Rect};
+    /// let mut map = HpaMap::new(Grid::new_free(20, 10), Mode::Fast)?;
+    /// // A wall across the map cuts it in two; tearing part of it down reconnects it.
+    /// assert_eq!(map.set_blocked(Rect::new(10, 0, 10, 9), true)?, 10);
+    /// assert!(!map.connected(Cell::new(0, 0), Cell::new(19, 0))?);
+    /// assert_eq!(map.set_blocked(Rect::new(10, 4, 10, 5), false)?, 2);
+    /// assert!(map.connected(Cell::new(0, 0), Cell::new(19, 0))?);
+    /// // One cell is an area too.
+    /// assert_eq!(map.set_blocked(Cell::new(1, 1), true)?, 1);
+    /// assert_eq!(map.set_blocked(Cell::new(1, 1), true)?, 0, "already blocked");
     /// assert!(matches!(
     ///     map.find_path(Cell::new(0, 0), Cell::new(1, 1)),
     ///     Err(QueryError::Blocked { .. })
@@ -255,34 +262,17 @@ impl HpaMap {
     /// ```
     ///
     /// # Errors
-    /// [`EditError::OutOfBounds`] when the cell is off the map; nothing changes then.
-    pub fn set_blocked(&mut self, cell: Cell, blocked: bool) -> Result<bool, EditError> {
-        Ok(self.set_rect_blocked(Rect::new(cell.x, cell.y, cell.x, cell.y), blocked)? == 1)
-    }
-
-    /// Blocks or frees every cell of a rectangle (a building placed or torn down), then
-    /// updates the structure once. Returns how many cells changed.
-    ///
-    /// ```
-    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
-    /// let mut map = HpaMap::new(Grid::new_free(20, 10), Mode::Fast)?;
-    /// // A wall across the map cuts it in two; tearing part of it down reconnects it.
-    /// assert_eq!(map.set_rect_blocked(Rect::new(10, 0, 10, 9), true)?, 10);
-    /// assert!(!map.connected(Cell::new(0, 0), Cell::new(19, 0))?);
-    /// assert_eq!(map.set_rect_blocked(Rect::new(10, 4, 10, 5), false)?, 2);
-    /// assert!(map.connected(Cell::new(0, 0), Cell::new(19, 0))?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
-    /// then.
-    pub fn set_rect_blocked(&mut self, rect: Rect, blocked: bool) -> Result<usize, EditError> {
-        self.check_rect(rect)?;
+    /// [`EditError::OutOfBounds`] when the area reaches off the map; nothing changes then.
+    pub fn set_blocked(
+        &mut self,
+        area: impl Into<Rect>,
+        blocked: bool,
+    ) -> Result<usize, EditError> {
+        let rect = self.check_rect(area.into())?;
         let mut edit = Edit::default();
         for c in rect.cells() {
             let before = self.band_at(c);
-            if self.grid.set_blocked(c, blocked) {
+            if self.grid.set_cell_blocked(c, blocked) {
                 self.retag(c, before, &mut edit);
             }
         }
@@ -377,44 +367,27 @@ impl HpaMap {
         }
     }
 
-    /// Sets the terrain code of one cell. Passability follows from the grid's passable set
-    /// ([`Grid::passable`](crate::Grid::passable)) and cost from the map's
-    /// [terrain costs](HpaMap::with_costs); an obstruction on the cell (a building
-    /// placed with [`HpaMap::set_blocked`]) stays. Returns whether the cell's passability
-    /// or cost changed; the structure is updated only then.
-    ///
-    /// ```
-    /// use quadpath::{Cell, Grid, HpaMap, Mode};
-    /// let mut map = HpaMap::new(Grid::new_free(10, 1), Mode::Exact)?;
-    /// let ford = Cell::new(5, 0);
-    /// assert!(map.set_terrain(ford, b'W')?, "water is not passable by default");
-    /// assert!(!map.connected(Cell::new(0, 0), Cell::new(9, 0))?);
-    /// assert!(map.set_terrain(ford, b'G')?, "a road is");
-    /// assert!(map.connected(Cell::new(0, 0), Cell::new(9, 0))?);
-    /// assert_eq!(map.grid().terrain(ford), b'G');
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`EditError::OutOfBounds`] when the cell is off the map; nothing changes then.
-    pub fn set_terrain(&mut self, cell: Cell, code: u8) -> Result<bool, EditError> {
-        Ok(self.set_rect_terrain(Rect::new(cell.x, cell.y, cell.x, cell.y), code)? == 1)
-    }
-
-    /// Sets the terrain code of every cell of a rectangle (a river dug, a road laid), then
-    /// updates the structure once. Returns how many cells changed passability or cost.
+    /// Sets the terrain of every cell of `area` (a [`Cell`] or a [`Rect`]: a river dug, a
+    /// road laid), then updates the structure once. Passability follows from the grid's
+    /// passable set ([`Grid::passable`](crate::Grid::passable)) and cost from the map's
+    /// [terrain costs](HpaMap::with_costs); an obstruction on a cell (a building placed
+    /// with [`HpaMap::set_blocked`]) stays. Returns how many cells changed passability or
+    /// cost.
     ///
     /// Paving a road on a map with terrain costs is an edit like any other: the leaves
     /// along it split, and the search sees the new costs at once.
     ///
     /// ```
-    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect, Terrain, TerrainCosts};
     /// let costs: TerrainCosts = "G=0.5".parse()?;
     /// let mut map = HpaMap::with_costs(Grid::new_free(40, 40), costs, Mode::Exact)?;
     /// let (a, b) = (Cell::new(0, 20), Cell::new(39, 20));
     /// assert_eq!(map.find_path(a, b)?.cost, 39.0);
-    /// assert_eq!(map.set_rect_terrain(Rect::new(0, 20, 39, 20), b'G')?, 40);
+    /// assert_eq!(map.set_terrain(Rect::new(0, 20, 39, 20), b'G')?, 40);
     /// assert_eq!(map.find_path(a, b)?.cost, 19.5);
+    /// // Water is not passable by default: one cell of it cuts the road.
+    /// assert_eq!(map.set_terrain(Cell::new(5, 20), Terrain::WATER)?, 1);
+    /// assert_eq!(map.grid().terrain(Cell::new(5, 20)), Terrain::WATER);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -424,24 +397,28 @@ impl HpaMap {
     /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
     /// let mut map = HpaMap::new(Grid::new_free(20, 20), Mode::Fast)?;
     /// let road = Rect::new(0, 10, 19, 10);
-    /// assert_eq!(map.set_rect_terrain(road, b'G')?, 0, "a road is as passable as ground");
-    /// map.set_rect_blocked(Rect::new(8, 8, 11, 11), true)?;
-    /// map.set_rect_blocked(Rect::new(8, 8, 11, 11), false)?;
+    /// assert_eq!(map.set_terrain(road, b'G')?, 0, "a road is as passable as ground");
+    /// map.set_blocked(Rect::new(8, 8, 11, 11), true)?;
+    /// map.set_blocked(Rect::new(8, 8, 11, 11), false)?;
     /// assert_eq!(map.grid().terrain(Cell::new(9, 10)), b'G');
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
-    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
-    /// then.
-    pub fn set_rect_terrain(&mut self, rect: Rect, code: u8) -> Result<usize, EditError> {
-        self.check_rect(rect)?;
+    /// [`EditError::OutOfBounds`] when the area reaches off the map; nothing changes then.
+    pub fn set_terrain(
+        &mut self,
+        area: impl Into<Rect>,
+        terrain: impl Into<Terrain>,
+    ) -> Result<usize, EditError> {
+        let rect = self.check_rect(area.into())?;
+        let code = terrain.into().code();
         // One code over the whole rectangle: every cell whose passability changes changes
         // the same way, which is what one structural update handles.
         let mut edit = Edit::default();
         for c in rect.cells() {
             let before = self.band_at(c);
-            self.grid.set_terrain(c, code);
+            self.grid.set_cell_terrain(c, code);
             self.retag(c, before, &mut edit);
         }
         self.after_edit(&edit);
@@ -461,8 +438,8 @@ impl HpaMap {
     /// use quadpath::{Grid, HpaMap, Mode, Rect};
     /// let mut map = HpaMap::new(Grid::new_free(128, 128), Mode::Fast)?;
     /// for i in 0..30 {
-    ///     map.set_rect_blocked(Rect::new(4 * i, 2 * i, 4 * i + 2, 2 * i + 3), true)?;
-    ///     map.set_rect_blocked(Rect::new(4 * i, 2 * i, 4 * i + 2, 2 * i + 3), false)?;
+    ///     map.set_blocked(Rect::new(4 * i, 2 * i, 4 * i + 2, 2 * i + 3), true)?;
+    ///     map.set_blocked(Rect::new(4 * i, 2 * i, 4 * i + 2, 2 * i + 3), false)?;
     /// }
     /// let before = map.memory_bytes();
     /// let freed = map.compact()?;
@@ -498,7 +475,7 @@ impl HpaMap {
     /// ```
     /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
     /// let mut map = HpaMap::new(Grid::new_free(256, 256), Mode::Fast)?;
-    /// map.set_rect_blocked(Rect::new(100, 100, 103, 103), true)?;
+    /// map.set_blocked(Rect::new(100, 100, 103, 103), true)?;
     /// assert!(map.needs_refresh());
     /// // Still answered, and valid, before the refresh.
     /// let before = map.find_path(Cell::new(90, 90), Cell::new(120, 120))?;
@@ -523,7 +500,7 @@ impl HpaMap {
     /// use std::time::Duration;
     /// let mut map = HpaMap::new(Grid::new_free(512, 512), Mode::Fast)?;
     /// for i in 0..20 {
-    ///     map.set_rect_blocked(Rect::new(20 * i, 10, 20 * i + 3, 13), true)?;
+    ///     map.set_blocked(Rect::new(20 * i, 10, 20 * i + 3, 13), true)?;
     /// }
     /// let mut frames = 0;
     /// while map.needs_refresh() {

@@ -35,7 +35,7 @@ use std::time::Instant;
 /// let (a, b) = (Cell::new(2, 30), Cell::new(60, 30));
 /// assert_eq!(map.find_path(a, b)?.length, 58.0);
 /// // A wall with a gap at the bottom goes up between them: re-plan around it.
-/// map.set_rect_blocked(Rect::new(30, 0, 31, 55), true)?;
+/// map.set_blocked(Rect::new(30, 0, 31, 55), true)?;
 /// let path = map.find_path(a, b)?;
 /// assert!(path.length > 58.0);
 /// assert!(path.cells.iter().all(|c| c.y > 55 || c.x < 30 || c.x > 31));
@@ -129,7 +129,7 @@ impl HpaMap {
     /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
     /// // Open ground with a road along the bottom row.
     /// let mut grid = Grid::new_free(32, 8);
-    /// grid.set_rect_terrain(Rect::new(0, 7, 31, 7), b'G');
+    /// grid.set_terrain(Rect::new(0, 7, 31, 7), b'G');
     /// let map = HpaMap::with_costs(grid, "G=0.25".parse::<TerrainCosts>()?, Mode::Exact)?;
     /// let path = map.find_path(Cell::new(0, 0), Cell::new(31, 0))?;
     /// assert!(path.cells.contains(&Cell::new(16, 7)), "down to the road and back");

@@ -44,7 +44,7 @@ pub(crate) use graph::{GateGraph, GateId, LeafId, SlotId};
 pub use invariants::{EntranceRoute, Snapshot};
 pub use map::HpaMap;
 pub(crate) use open::OpenList;
-pub use path::{validate, validate_with_costs, Path, PathDefect};
+pub use path::{Path, PathDefect};
 pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};
 pub use search::SearchContext;

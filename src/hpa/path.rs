@@ -203,7 +203,7 @@ pub(crate) fn cut_loops(
     cells.truncate(kept);
 }
 
-/// What is wrong with a path, as found by [`validate`].
+/// What is wrong with a path, as found by [`Path::validate`].
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PathDefect {
     /// The path has no cells.
@@ -257,53 +257,64 @@ pub enum PathDefect {
     },
 }
 
-/// Checks that `path` is a legal route from `start` to `goal` on `grid`, under the crate's
-/// movement rules, and that its claimed length is the sum of its steps (within 1e-6).
-///
-/// # Errors
-/// The first [`PathDefect`] found, in path order.
-pub fn validate(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
-    validate_length(grid, start, goal, path)
-}
-
-/// [`validate`], and also that the path's claimed cost is what its steps cost under
-/// `costs` (within 1e-6 relative).
-///
-/// ```
-/// use quadpath::{validate_with_costs, Cell, Grid, Path, PathDefect, TerrainCosts};
-/// let mut grid = Grid::new_free(2, 1);
-/// grid.set_terrain(Cell::new(1, 0), b'G');
-/// let costs: TerrainCosts = "G=0.5".parse()?;
-/// let unit = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 0)]);
-/// let (a, b) = (Cell::new(0, 0), Cell::new(1, 0));
-/// assert!(matches!(validate_with_costs(&grid, &costs, a, b, &unit), Err(PathDefect::WrongCost { .. })));
-/// let weighted = Path::from_cells_with_costs(unit.cells.clone(), &grid, &costs);
-/// assert_eq!(validate_with_costs(&grid, &costs, a, b, &weighted), Ok(()));
-/// # Ok::<(), quadpath::CostError>(())
-/// ```
-///
-/// # Errors
-/// The first [`PathDefect`] found, in path order, then [`PathDefect::WrongCost`].
-pub fn validate_with_costs(
-    grid: &Grid,
-    costs: &TerrainCosts,
-    start: Cell,
-    goal: Cell,
-    path: &Path,
-) -> Result<(), PathDefect> {
-    validate_length(grid, start, goal, path)?;
-    let actual = path
-        .cells
-        .windows(2)
-        .map(|w| costs.cost_between(grid, w[0], w[1]))
-        .fold(0.0, |sum, step| sum + step);
-    if !agrees(path.cost, actual, 1e-6 * actual.max(1.0)) {
-        return Err(PathDefect::WrongCost {
-            claimed: path.cost,
-            actual,
-        });
+impl Path {
+    /// Checks that this path is a legal route from `start` to `goal` on `grid` under the
+    /// crate's movement rules (every cell free, every step a single 8-neighbour step
+    /// without corner cutting), that its claimed [`length`](Path::length) is the sum of its
+    /// steps (within 1e-6), and that its claimed [`cost`](Path::cost) is what its steps cost
+    /// under `costs` (within 1e-6 relative). Pass [`TerrainCosts::unit()`] for a map
+    /// without terrain costs, where a path's cost is its length.
+    ///
+    /// For a [`World`](crate::World) class, check against the class's layer: its grid holds
+    /// the class's open positions and its costs are the class's
+    /// (`path.validate(layer.grid(), layer.costs(), a, b)` with
+    /// `layer = world.layer(class)`), so the footprint rule is checked too.
+    ///
+    /// This is the independent oracle the tests hold every search to: it reads only the
+    /// grid, never the search structure.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Path, PathDefect, TerrainCosts};
+    /// let mut grid = Grid::new_free(2, 1);
+    /// grid.set_terrain(Cell::new(1, 0), b'G');
+    /// let (a, b) = (Cell::new(0, 0), Cell::new(1, 0));
+    /// let unit = Path::from_cells(vec![a, b]);
+    /// assert_eq!(unit.validate(&grid, &TerrainCosts::unit(), a, b), Ok(()));
+    /// // Under costs where a road is cheaper, the unit path claims the wrong cost.
+    /// let costs: TerrainCosts = "G=0.5".parse()?;
+    /// assert!(matches!(unit.validate(&grid, &costs, a, b), Err(PathDefect::WrongCost { .. })));
+    /// let weighted = Path::from_cells_with_costs(unit.cells.clone(), &grid, &costs);
+    /// assert_eq!(weighted.validate(&grid, &costs, a, b), Ok(()));
+    /// // A step onto a blocked cell is caught whatever the costs.
+    /// grid.set_blocked(b, true);
+    /// assert!(matches!(weighted.validate(&grid, &costs, a, b), Err(PathDefect::Blocked { .. })));
+    /// # Ok::<(), quadpath::CostError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first [`PathDefect`] found, in path order, then [`PathDefect::WrongLength`], then
+    /// [`PathDefect::WrongCost`].
+    pub fn validate(
+        &self,
+        grid: &Grid,
+        costs: &TerrainCosts,
+        start: Cell,
+        goal: Cell,
+    ) -> Result<(), PathDefect> {
+        validate_length(grid, start, goal, self)?;
+        let actual = self
+            .cells
+            .windows(2)
+            .map(|w| costs.cost_between(grid, w[0], w[1]))
+            .fold(0.0, |sum, step| sum + step);
+        if !agrees(self.cost, actual, 1e-6 * actual.max(1.0)) {
+            return Err(PathDefect::WrongCost {
+                claimed: self.cost,
+                actual,
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Whether a claimed figure is within `tolerance` of the actual one. Written so that a NaN
@@ -370,7 +381,9 @@ mod tests {
             assert_eq!(*cells.last().unwrap(), b);
             let p = Path::from_cells(cells);
             assert!((p.length - octile(a, b)).abs() < 1e-9, "{a} -> {b}");
-            assert!(validate(&Grid::new_free(10, 10), a, b, &p).is_ok());
+            assert!(p
+                .validate(&Grid::new_free(10, 10), &TerrainCosts::unit(), a, b)
+                .is_ok());
         }
     }
 
@@ -395,7 +408,14 @@ mod tests {
         cut_loops(&mut cells, &mut seen);
         assert_eq!(cells, vec![c(0, 0), c(1, 0), c(1, 1), c(2, 2)]);
         let p = Path::from_cells(cells.clone());
-        assert!(validate(&Grid::new_free(4, 4), c(0, 0), c(2, 2), &p).is_ok());
+        assert!(p
+            .validate(
+                &Grid::new_free(4, 4),
+                &TerrainCosts::unit(),
+                c(0, 0),
+                c(2, 2)
+            )
+            .is_ok());
         // A path without repeats is left alone, and so is a single cell.
         cut_loops(&mut cells, &mut seen);
         assert_eq!(cells.len(), 4);
@@ -421,7 +441,7 @@ mod tests {
         g.set_blocked(Cell::new(1, 0), true);
         let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1)]);
         assert!(matches!(
-            validate(&g, Cell::new(0, 0), Cell::new(1, 1), &p),
+            p.validate(&g, &TerrainCosts::unit(), Cell::new(0, 0), Cell::new(1, 1)),
             Err(PathDefect::IllegalStep { .. })
         ));
         assert!(!line_is_clear(&g, Cell::new(0, 0), Cell::new(2, 2)));

@@ -4,7 +4,7 @@ use super::error::{display_name, excerpt, MapError};
 use super::movingai::{MAP_CHARACTERS, MAX_MAP_SIDE};
 use super::render::write_image;
 use crate::geom::Cell;
-use crate::grid::{CostError, Grid, TerrainCosts, TerrainSet, TERRAIN_FREE, TERRAIN_WALL};
+use crate::grid::{CostError, Grid, Terrain, TerrainCosts, TerrainSet, GROUND, WALL};
 use image::{DynamicImage, GrayImage, ImageFormat, ImageReader, Limits, RgbImage};
 use std::io::Cursor;
 use std::path::Path;
@@ -42,8 +42,8 @@ impl Default for BitmapOptions {
 pub struct LegendEntry {
     /// The exact RGB colour.
     pub rgb: [u8; 3],
-    /// Terrain byte given to cells of this colour (a Moving AI character by convention).
-    pub terrain: u8,
+    /// Terrain given to cells of this colour (a Moving AI character by convention).
+    pub terrain: Terrain,
     /// Whether such cells are free.
     pub free: bool,
 }
@@ -248,11 +248,17 @@ impl ColorLegend {
                 }
                 costs = costs.with(terrain, cost).map_err(cost_err)?;
                 if !free {
-                    return Err(cost_err(CostError::Impassable { code: terrain }));
+                    return Err(cost_err(CostError::Impassable {
+                        terrain: Terrain(terrain),
+                    }));
                 }
                 cost_from.push((terrain, cost, i + 1));
             }
-            entries.push(LegendEntry { rgb, terrain, free });
+            entries.push(LegendEntry {
+                rgb,
+                terrain: Terrain(terrain),
+                free,
+            });
         }
         Ok(ColorLegend {
             entries,
@@ -289,9 +295,9 @@ impl ColorLegend {
     /// gives a cost to a code that is not passable; `source` names the image.
     pub fn passable_set(&self, source: &str) -> Result<TerrainSet, MapError> {
         let mut free_codes = TerrainSet::empty();
-        let mut blocked_codes = TerrainSet::from_codes(&[TERRAIN_WALL]);
+        let mut blocked_codes = TerrainSet::from_codes(&[WALL]);
         if !self.strict {
-            free_codes.insert(TERRAIN_FREE);
+            free_codes.insert(GROUND);
         }
         let mut passable = TerrainSet::moving_ai();
         for (i, e) in self.entries.iter().enumerate() {
@@ -304,7 +310,7 @@ impl ColorLegend {
                 return Err(MapError::LegendConflict {
                     file: source.to_string(),
                     entry: i + 1,
-                    terrain: e.terrain as char,
+                    terrain: e.terrain,
                     free: e.free,
                     conflicts_with: self.entries[..i]
                         .iter()
@@ -338,8 +344,8 @@ impl ColorLegend {
 
     /// The colour a cell is drawn in: the first entry with the same terrain and passability,
     /// else the first with the same passability and a default code, else white or black.
-    pub fn color_for(&self, terrain: u8, free: bool) -> [u8; 3] {
-        let default_code = if free { TERRAIN_FREE } else { TERRAIN_WALL };
+    pub fn color_for(&self, terrain: Terrain, free: bool) -> [u8; 3] {
+        let default_code = if free { Terrain::GROUND } else { Terrain::WALL };
         self.entries
             .iter()
             .find(|e| e.terrain == terrain && e.free == free)
@@ -505,9 +511,9 @@ pub fn grid_from_image_named(
     for (x, y, p) in rgba.enumerate_pixels() {
         let [r, g, b, a] = p.0;
         let terrain = if a < 128 {
-            TERRAIN_WALL
+            WALL
         } else if let Some(e) = legend.and_then(|l| l.lookup([r, g, b])) {
-            e.terrain
+            e.terrain.code()
         } else if legend.is_some_and(|l| l.strict) {
             return Err(MapError::UnknownColor {
                 file: source.to_string(),
@@ -518,9 +524,9 @@ pub fn grid_from_image_named(
         } else {
             let luma = (0.2126 * r as f32 + 0.7152 * g as f32 + 0.0722 * b as f32) / 255.0;
             if (luma >= opts.threshold) != opts.invert {
-                TERRAIN_FREE
+                GROUND
             } else {
-                TERRAIN_WALL
+                WALL
             }
         };
         codes.push(terrain);
@@ -625,7 +631,7 @@ mod tests {
         let l = ColorLegend::rts_default();
         assert_eq!(
             l.lookup([0, 0, 255]).map(|e| (e.terrain, e.free)),
-            Some((b'W', false))
+            Some((Terrain::WATER, false))
         );
         let e = ColorLegend::parse("000000=@, 12345=.").unwrap_err();
         assert!(
@@ -668,9 +674,9 @@ mod tests {
         );
         // Legends built in code are checked when applied, against the image rules too.
         let img = DynamicImage::ImageRgb8(RgbImage::from_raw(1, 1, vec![0, 0, 0]).unwrap());
-        let entry = |terrain, free| LegendEntry {
+        let entry = |terrain: u8, free| LegendEntry {
             rgb: [9, 9, 9],
-            terrain,
+            terrain: terrain.into(),
             free,
         };
         let cases = [
@@ -704,7 +710,7 @@ mod tests {
         let strict = ColorLegend {
             entries: vec![LegendEntry {
                 rgb: [0, 0, 0],
-                terrain: b'.',
+                terrain: Terrain::GROUND,
                 free: false,
             }],
             strict: true,

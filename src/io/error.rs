@@ -413,7 +413,7 @@ pub enum MapError {
     /// transparent pixels, and `.` free and `@` blocked for the luminance rule unless the
     /// legend is strict). A grid has one passable set, so a code cannot be both.
     #[error(
-        "{file}: legend entry {entry} marks terrain {terrain:?} {}, but {}",
+        "{file}: legend entry {entry} marks terrain '{terrain}' {}, but {}",
         if *free { "free" } else { "blocked" },
         match conflicts_with {
             Some(other) => format!("entry {other} marks it {}", if *free { "blocked" } else { "free" }),
@@ -425,8 +425,8 @@ pub enum MapError {
         file: String,
         /// 1-based index of the entry that contradicts an earlier one or the image rules.
         entry: usize,
-        /// The terrain code, as a character.
-        terrain: char,
+        /// The terrain.
+        terrain: crate::grid::Terrain,
         /// Whether the entry marks it free.
         free: bool,
         /// The 1-based index of the earlier entry it contradicts, or `None` when it

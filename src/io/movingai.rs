@@ -257,7 +257,7 @@ pub(super) fn check_size(width: u64, height: u64, source: &str) -> Result<(), Ma
 /// blocked character, else as `@`: the format has no layer for obstructions, so a building
 /// on a road reads back as a wall, not as a road under a building.
 fn cell_char(grid: &Grid, cell: Cell) -> u8 {
-    let t = grid.terrain(cell);
+    let t = grid.terrain_code(cell);
     let free = grid.is_free(cell);
     if MAP_CHARACTERS.contains(t) && TerrainSet::moving_ai().contains(t) == free {
         t

@@ -213,7 +213,7 @@ pub fn render(grid: &Grid, overlay: &Overlay<'_>, opts: &RenderOptions) -> RgbIm
         }
     };
     let tints = opts.terrain_tints;
-    let colour = |cell: Cell| match (overlay.costs, grid.is_free(cell), grid.terrain(cell)) {
+    let colour = |cell: Cell| match (overlay.costs, grid.is_free(cell), grid.terrain_code(cell)) {
         (Some(costs), true, code) => pal.cost_colour(costs.get(code)),
         (_, false, b'W') if tints => pal.water,
         (_, false, b'T') if tints => pal.forest,

@@ -13,7 +13,7 @@ use crate::grid::{ClearanceField, Grid, Movement};
 pub(super) fn dearest_code(grid: &Grid, movement: &Movement, pos: Cell) -> u8 {
     let passable = movement.passable();
     let mut best: Option<(f32, u8)> = None;
-    for code in movement.footprint(grid, pos).map(|c| grid.terrain(c)) {
+    for code in movement.footprint(grid, pos).map(|c| grid.terrain_code(c)) {
         if !passable.contains(code) {
             continue;
         }
@@ -25,7 +25,13 @@ pub(super) fn dearest_code(grid: &Grid, movement: &Movement, pos: Cell) -> u8 {
         }
     }
     best.map_or_else(
-        || passable.iter().next().expect("a class has a passable code"),
+        || {
+            passable
+                .iter()
+                .next()
+                .expect("a class has a passable code")
+                .code()
+        },
         |(_, code)| code,
     )
 }

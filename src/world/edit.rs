@@ -1,9 +1,9 @@
 //! World edits: terrain and buildings change on the grid, then each clearance field is
 //! recomputed around them, then each layer flips the positions that opened or closed.
 
-use super::{costs, World};
+use super::{costs, World, WorldError};
 use crate::geom::{Cell, Rect};
-use crate::grid::{ClearanceChange, TerrainPatch};
+use crate::grid::{ClearanceChange, Terrain, TerrainPatch};
 use crate::hpa::EditError;
 
 /// What one [`World`] edit did.
@@ -22,100 +22,104 @@ pub struct WorldEditReport {
 }
 
 impl World {
-    /// Sets the terrain code of one cell; any building on it stays.
-    ///
-    /// # Errors
-    /// [`EditError::OutOfBounds`] when the cell is off the map; nothing changes then.
-    pub fn set_terrain(&mut self, cell: Cell, code: u8) -> Result<WorldEditReport, EditError> {
-        self.set_rect_terrain(Rect::new(cell.x, cell.y, cell.x, cell.y), code)
-    }
-
-    /// Sets the terrain code of every cell of `rect` (a river dug, a bridge laid), then
-    /// updates every field and layer once.
+    /// Sets the terrain of every cell of `area` (a [`Cell`] or a [`Rect`]: a river dug, a
+    /// bridge laid), then updates every field and layer once. Any building on the area
+    /// stays.
     ///
     /// ```
-    /// use quadpath::{Cell, Grid, Mode, Movement, Rect, TerrainSet, World};
+    /// use quadpath::{Cell, Grid, Mode, Movement, Rect, Terrain, TerrainSet, World};
     ///
     /// let mut world = World::new(Grid::new_free(30, 10));
     /// let land = world.add_class(Movement::default(), Mode::Exact)?;
     /// let ship = Movement::default().with_passable(TerrainSet::from_codes(b"W"));
     /// let ship = world.add_class(ship, Mode::Exact)?;
     /// // A river across the map: the land is cut in two, the ship can sail it.
-    /// let report = world.set_rect_terrain(Rect::new(14, 0, 15, 9), b'W')?;
+    /// let report = world.set_terrain(Rect::new(14, 0, 15, 9), Terrain::WATER)?;
     /// assert_eq!((report.cells, report.positions), (20, 40));
     /// assert!(!world.connected(land, Cell::new(0, 0), Cell::new(29, 0))?);
     /// assert!(world.connected(ship, Cell::new(14, 0), Cell::new(15, 9))?);
+    /// // A ford of one cell: the land is joined again.
+    /// world.set_terrain(Cell::new(14, 5), Terrain::GROUND)?;
+    /// world.set_terrain(Cell::new(15, 5), Terrain::GROUND)?;
+    /// assert!(world.connected(land, Cell::new(0, 0), Cell::new(29, 0))?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
-    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
-    /// then.
-    pub fn set_rect_terrain(&mut self, rect: Rect, code: u8) -> Result<WorldEditReport, EditError> {
-        self.check_rect(rect)?;
+    /// [`WorldError::Edit`] when the area reaches off the map; nothing changes then.
+    pub fn set_terrain(
+        &mut self,
+        area: impl Into<Rect>,
+        terrain: impl Into<Terrain>,
+    ) -> Result<WorldEditReport, WorldError> {
+        let rect = self.check_rect(area.into())?;
+        let code = terrain.into();
         let mut cells = 0;
         for c in rect.cells() {
             if self.grid.terrain(c) != code {
-                self.grid.set_terrain(c, code);
+                self.grid.set_cell_terrain(c, code.code());
                 cells += 1;
             }
         }
         Ok(self.propagate(rect, cells))
     }
 
-    /// Places a building over `rect`: every cell in it is obstructed for every class,
-    /// whatever its terrain; the terrain stays underneath.
+    /// Places (`true`) or takes away (`false`) a building over `area` (a [`Cell`] or a
+    /// [`Rect`]): a building obstructs every cell under it for every class, whatever its
+    /// terrain, and the terrain stays underneath, so taking the building away gives back
+    /// exactly what was there (see [`Grid::set_obstructed`](crate::Grid::set_obstructed)).
+    /// Unlike [`HpaMap::set_blocked`](crate::HpaMap::set_blocked), unblocking never digs
+    /// out impassable terrain: which terrain is passable is each class's business.
     ///
     /// ```
     /// use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
     ///
     /// let mut world = World::new(Grid::new_free(12, 12));
     /// let tank = world.add_class(Movement::default().with_size(3)?, Mode::Exact)?;
-    /// let report = world.place_building(Rect::new(4, 4, 7, 7))?;
+    /// let report = world.set_blocked(Rect::new(4, 4, 7, 7), true)?;
     /// // A 3×3 tank cannot stand where its footprint would touch the 4×4 building.
     /// assert_eq!(report.positions, 6 * 6);
     /// assert!(!world.is_open(tank, Cell::new(2, 2)) && world.is_open(tank, Cell::new(1, 1)));
-    /// world.remove_building(Rect::new(4, 4, 7, 7))?;
+    /// world.set_blocked(Rect::new(4, 4, 7, 7), false)?;
     /// assert!(world.is_open(tank, Cell::new(2, 2)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
-    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
-    /// then.
-    pub fn place_building(&mut self, rect: Rect) -> Result<WorldEditReport, EditError> {
-        self.set_obstructed(rect, true)
-    }
-
-    /// Takes the building over `rect` away: the obstructions go and the terrain under them
-    /// is as it was.
-    ///
-    /// # Errors
-    /// [`EditError::OutOfBounds`] when the rectangle reaches off the map; nothing changes
-    /// then.
-    pub fn remove_building(&mut self, rect: Rect) -> Result<WorldEditReport, EditError> {
-        self.set_obstructed(rect, false)
-    }
-
-    fn set_obstructed(&mut self, rect: Rect, on: bool) -> Result<WorldEditReport, EditError> {
-        self.check_rect(rect)?;
-        let cells = rect
-            .cells()
-            .filter(|&c| self.grid.set_obstructed(c, on))
-            .count();
+    /// [`WorldError::Edit`] when the area reaches off the map; nothing changes then.
+    pub fn set_blocked(
+        &mut self,
+        area: impl Into<Rect>,
+        blocked: bool,
+    ) -> Result<WorldEditReport, WorldError> {
+        let rect = self.check_rect(area.into())?;
+        let cells = self.grid.set_obstructed(rect, blocked);
         Ok(self.propagate(rect, cells))
     }
 
     /// Lays a terrain patch with its top-left cell at `at` (see
     /// [`Grid::apply_patch`](crate::Grid::apply_patch)); buildings stay.
     ///
+    /// ```
+    /// use quadpath::{Cell, Grid, Mode, Movement, TerrainPatch, World};
+    ///
+    /// let mut world = World::new(Grid::new_free(8, 8));
+    /// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+    /// // A wall across the map with a door at x = 3.
+    /// let wall = TerrainPatch::new(8, 1, b"@@@.@@@@".to_vec());
+    /// assert_eq!(world.apply_patch(Cell::new(0, 4), &wall)?.cells, 7);
+    /// let path = world.find_path(infantry, Cell::new(0, 0), Cell::new(0, 7))?;
+    /// assert!(path.cells.contains(&Cell::new(3, 4)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
-    /// [`EditError::OutOfBounds`] when the patch reaches off the map; nothing changes then.
+    /// [`WorldError::Edit`] when the patch reaches off the map; nothing changes then.
     pub fn apply_patch(
         &mut self,
         at: Cell,
         patch: &TerrainPatch,
-    ) -> Result<WorldEditReport, EditError> {
+    ) -> Result<WorldEditReport, WorldError> {
         let rect = EditError::check_patch(&self.grid, at, patch)?;
         let cells = rect
             .cells()
@@ -125,8 +129,8 @@ impl World {
         Ok(self.propagate(rect, cells))
     }
 
-    fn check_rect(&self, rect: Rect) -> Result<Rect, EditError> {
-        EditError::check_area(&self.grid, rect)
+    fn check_rect(&self, rect: Rect) -> Result<Rect, WorldError> {
+        Ok(EditError::check_area(&self.grid, rect)?)
     }
 
     /// Brings the fields and layers up to date after `cells` cells of `rect` changed on the

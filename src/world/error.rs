@@ -4,7 +4,7 @@ use super::ClassId;
 use crate::flow::FlowError;
 use crate::geom::Cell;
 use crate::grid::Movement;
-use crate::hpa::{BuildError, Endpoint, PathDefect, QueryError};
+use crate::hpa::{BuildError, EditError, Endpoint, QueryError};
 
 /// Why a [`World`](super::World) refused a class or a query.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -57,16 +57,9 @@ pub enum WorldError {
         /// The cell (the footprint's top-left cell).
         cell: Cell,
     },
-    /// A path is not a legal route for the class ([`World::validate_path`](super::World::validate_path)).
-    #[error("the path is not legal for {class} ({movement}): {defect}")]
-    InvalidPath {
-        /// The class.
-        class: ClassId,
-        /// Its movement.
-        movement: Movement,
-        /// What is wrong.
-        defect: PathDefect,
-    },
+    /// An edit reached off the map; nothing changed.
+    #[error("edit refused: {0}")]
+    Edit(#[from] EditError),
     /// A query failed for another reason: an end off the map, or no path.
     #[error("{class} ({movement}): {error}")]
     Query {

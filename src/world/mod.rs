@@ -15,7 +15,7 @@ pub use error::WorldError;
 use crate::flow::{FlowField, FlowGoal};
 use crate::geom::Cell;
 use crate::grid::{ClearanceField, Grid, Movement};
-use crate::hpa::{Config, HpaMap, Path, RefreshReport, SearchContext};
+use crate::hpa::{Config, HpaMap, Path, RefreshReport};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -77,14 +77,14 @@ struct Layer {
 /// to `cap − 1` cells above and left of the edited cells (a clearance reads only the
 /// square below and right of its cell), then flips exactly the positions whose openness
 /// changed in every layer, with the same "equals a fresh build" guarantee as
-/// [`HpaMap::set_rect_blocked`]. Classes sharing a passable set share its field.
+/// [`HpaMap::set_blocked`]. Classes sharing a passable set share its field.
 ///
 /// ```
 /// use quadpath::{Cell, Grid, Mode, Movement, Rect, TerrainSet, World};
 ///
 /// // A wall with a 1-cell gap at (20, 10); water along the bottom row.
 /// let mut grid = Grid::from_fn(40, 21, |x, y| x != 20 || y == 10);
-/// grid.set_rect_terrain(Rect::new(0, 20, 39, 20), b'W');
+/// grid.set_terrain(Rect::new(0, 20, 39, 20), b'W');
 /// let mut world = World::new(grid);
 /// let infantry = world.add_class(Movement::default(), Mode::Exact)?;
 /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
@@ -94,11 +94,11 @@ struct Layer {
 /// assert!(world.find_path(tank, a, b).unwrap_err().is_unreachable(), "the gap is too narrow");
 ///
 /// // Knock the wall down around the gap: now the tank fits through too.
-/// world.set_rect_terrain(Rect::new(20, 9, 20, 11), b'.')?;
+/// world.set_terrain(Rect::new(20, 9, 20, 11), b'.')?;
 /// let path = world.find_path(tank, a, b)?;
 /// assert!(path.cells.iter().all(|&c| world.is_open(tank, c)));
 /// // A building in the breach closes it for both.
-/// world.place_building(Rect::new(20, 9, 20, 11))?;
+/// world.set_blocked(Rect::new(20, 9, 20, 11), true)?;
 /// assert!(world.find_path(infantry, a, b).unwrap_err().is_unreachable());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -332,35 +332,6 @@ impl World {
             .collect())
     }
 
-    /// [`World::find_path`] with caller-owned search buffers.
-    ///
-    /// ```
-    /// use quadpath::{Cell, Grid, Mode, Movement, SearchContext, World};
-    ///
-    /// let mut world = World::new(Grid::new_free(16, 16));
-    /// let tank = world.add_class(Movement::default().with_size(3)?, Mode::Fast)?;
-    /// let mut ctx = SearchContext::new();
-    /// let path = world.find_path_with(&mut ctx, tank, Cell::new(0, 0), Cell::new(13, 13))?;
-    /// assert_eq!(path.cells.last(), Some(&Cell::new(13, 13)));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`World::find_path`].
-    pub fn find_path_with(
-        &self,
-        ctx: &mut SearchContext,
-        class: ClassId,
-        start: Cell,
-        goal: Cell,
-    ) -> Result<Path, WorldError> {
-        let layer = self.checked(class)?;
-        layer
-            .map
-            .find_path_with(ctx, start, goal)
-            .map_err(|e| WorldError::of_query(class, &layer.movement, e))
-    }
-
     /// Whether an agent of `class` can go from `a` to `b`, in constant time.
     ///
     /// ```
@@ -424,46 +395,6 @@ impl World {
                 movement: layer.movement.clone(),
                 error,
             })
-    }
-
-    /// Checks that `path` is a legal route for an agent of `class` from `start` to `goal`:
-    /// every position open, every step legal under [the model](World#the-model) (the
-    /// footprint's corner rule included), and its length the sum of its steps. The same
-    /// check as [`validate`](crate::validate), on the class's open positions.
-    ///
-    /// ```
-    /// use quadpath::{Cell, Grid, Mode, Movement, Path, World};
-    ///
-    /// let mut world = World::new(Grid::from_fn(6, 6, |x, y| (x, y) != (2, 2)));
-    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
-    /// let (a, b) = (Cell::new(0, 0), Cell::new(4, 4));
-    /// let path = world.find_path(tank, a, b)?;
-    /// world.validate_path(tank, a, b, &path)?;
-    /// // Straight down the diagonal: the footprint would cover the rock at (2, 2).
-    /// let through = Path::from_cells((0..5).map(|i| Cell::new(i, i)).collect());
-    /// assert!(world.validate_path(tank, a, b, &through).is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`WorldError::UnknownClass`], and [`WorldError::InvalidPath`] with the first defect
-    /// found.
-    pub fn validate_path(
-        &self,
-        class: ClassId,
-        start: Cell,
-        goal: Cell,
-        path: &Path,
-    ) -> Result<(), WorldError> {
-        let layer = self.checked(class)?;
-        let costs = layer.map.costs();
-        crate::validate_with_costs(layer.map.grid(), costs, start, goal, path).map_err(|defect| {
-            WorldError::InvalidPath {
-                class,
-                movement: layer.movement.clone(),
-                defect,
-            }
-        })
     }
 
     /// Brings every layer's deferred work up to date (see [`HpaMap::refresh`]).

@@ -1,0 +1,205 @@
+//! Issue 11 item 3: the build's memory estimate, the `Config::max_memory` limit, and open
+//! maps that must not pay per-cell landmark tables.
+
+use quadpath::quadtree::{QuadTree, SplitStopper};
+use quadpath::{BuildError, Cell, Config, Grid, HpaMap, Mode};
+
+/// A deterministic noise map: each cell blocked with probability `percent`/100.
+fn noise(w: u32, h: u32, percent: u64, seed: u64) -> Grid {
+    let mut g = Grid::new_free(w, h);
+    let mut s = seed | 1;
+    for y in 0..h {
+        for x in 0..w {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            if s % 100 < percent {
+                g.set_blocked(Cell::new(x, y), true);
+            }
+        }
+    }
+    g
+}
+
+fn maps() -> Vec<(String, Grid)> {
+    let mut out = Vec::new();
+    for name in [
+        "arena",
+        "den312d",
+        "maze-32-32-2",
+        "random-32-32-20",
+        "room-100-10",
+    ] {
+        let g = quadpath::io::read_map(format!("maps/{name}.map")).unwrap();
+        out.push((name.to_string(), g));
+    }
+    out.push(("noise300-30".into(), noise(300, 300, 30, 7)));
+    out.push(("noise257x190-10".into(), noise(257, 190, 10, 11)));
+    out.push(("free512".into(), Grid::new_free(512, 512)));
+    let mut dots = Grid::new_free(256, 256);
+    for y in (0..256).step_by(2) {
+        for x in (0..256).step_by(2) {
+            dots.set_blocked(Cell::new(x, y), true);
+        }
+    }
+    out.push(("dots256".into(), dots));
+    out
+}
+
+#[test]
+fn estimate_is_an_upper_bound_and_not_wildly_above() {
+    for (name, grid) in maps() {
+        for mode in [Mode::Exact, Mode::Fast] {
+            let map = HpaMap::new(grid.clone(), mode).unwrap();
+            let (est, actual) = (map.estimated_memory_bytes(), map.memory_bytes());
+            assert!(
+                est >= actual,
+                "{name} {mode:?}: estimate {est} < actual {actual}"
+            );
+            assert!(
+                est <= 3 * actual,
+                "{name} {mode:?}: estimate {est} > 3 x actual {actual}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_limit_below_the_estimate_is_a_typed_error() {
+    for (name, grid) in maps() {
+        for mode in [Mode::Exact, Mode::Fast] {
+            let est = HpaMap::new(grid.clone(), mode)
+                .unwrap()
+                .estimated_memory_bytes();
+            // Exactly at the estimate builds, and stays within the limit.
+            let map =
+                HpaMap::new(grid.clone(), Config::from(mode).with_max_memory(Some(est))).unwrap();
+            assert!(map.memory_bytes() <= est);
+            for limit in [0, 1 << 10, est / 2, est - 1] {
+                let config = Config::from(mode).with_max_memory(Some(limit));
+                match HpaMap::new(grid.clone(), config) {
+                    Err(BuildError::MemoryLimit {
+                        estimated,
+                        limit: l,
+                        ..
+                    }) => {
+                        assert_eq!(l, limit, "{name}");
+                        assert!(estimated > limit, "{name}");
+                    }
+                    other => panic!("{name} {mode:?} limit {limit}: {:?}", other.map(|_| ())),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn dense_pattern_is_refused_under_a_few_mebibytes() {
+    // One blocked cell per 2x2: every free cell is a leaf and a gate, the worst case of the
+    // issue (4096² took 11 GB). At 1024² and a 4 MiB limit both modes refuse early.
+    let mut dots = Grid::new_free(1024, 1024);
+    for y in (0..1024).step_by(2) {
+        for x in (0..1024).step_by(2) {
+            dots.set_blocked(Cell::new(x, y), true);
+        }
+    }
+    for mode in [Mode::Exact, Mode::Fast] {
+        let config = Config::from(mode).with_max_memory(Some(4 << 20));
+        let err = HpaMap::new(dots.clone(), config).unwrap_err();
+        assert!(matches!(err, BuildError::MemoryLimit { limit, .. } if limit == 4 << 20));
+        assert!(err.to_string().contains("memory"), "{err}");
+    }
+    // Refused before its tree is built: the estimate reported is the grid plus the tree
+    // counted by `QuadTree::estimate_bytes`, the first check after the cell list (a few
+    // MiB), so the process never holds the tree's hundreds of MiB.
+    // The map's tree holds each blocked cell as an object of kind 0 (blocked), 12 bytes in
+    // the build's list.
+    let mut cells: Vec<(Cell, u8)> = dots.blocked_cells().map(|c| (c, 0)).collect();
+    let tree =
+        QuadTree::estimate_bytes_with_kinds(1024, 1024, &SplitStopper::uniform(), &mut cells)
+            .unwrap();
+    assert!(tree > 32 << 20, "the tree alone would take {tree} bytes");
+    let limit = dots.memory_bytes() + cells.len() * 12 + (1 << 20);
+    let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();
+    assert!(
+        matches!(err, BuildError::MemoryLimit { estimated, .. } if estimated == dots.memory_bytes() + tree),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_open_map_pays_no_per_cell_landmarks_in_exact_mode() {
+    let cells = 2048usize * 2048;
+    let map = HpaMap::new(Grid::new_free(2048, 2048), Mode::Exact).unwrap();
+    assert_eq!(map.landmark_count(), 0);
+    // 8 landmarks would be 32 bytes per cell, a dense gate index 4; the grid itself takes
+    // 1.25, and a map that is one big free leaf nothing more that grows with its area.
+    let beyond_grid = map.memory_bytes() - map.grid().memory_bytes();
+    assert!(
+        beyond_grid < 64 << 10,
+        "{beyond_grid} bytes beyond the grid's {}",
+        map.grid().memory_bytes()
+    );
+    for mode in [Mode::Exact, Mode::Fast] {
+        let map = HpaMap::new(Grid::new_free(2048, 2048), mode).unwrap();
+        assert!(
+            map.memory_bytes() - map.grid().memory_bytes() < 64 << 10,
+            "{mode:?}"
+        );
+    }
+    let path = map
+        .find_path(Cell::new(0, 0), Cell::new(2047, 1000))
+        .unwrap();
+    assert!((path.length - (1047.0 + 1000.0 * std::f64::consts::SQRT_2)).abs() < 1e-6);
+    // With a few buildings it is still wide open.
+    let mut grid = Grid::new_free(2048, 2048);
+    for i in 0..8u32 {
+        for c in quadpath::Rect::new(100 + 200 * i, 300, 140 + 200 * i, 340).cells() {
+            grid.set_blocked(c, true);
+        }
+    }
+    let map = HpaMap::new(grid, Mode::Exact).unwrap();
+    assert_eq!(map.landmark_count(), 0);
+    assert!(
+        map.memory_bytes() < 8 * cells,
+        "{} bytes",
+        map.memory_bytes()
+    );
+    map.check_consistency().unwrap();
+    // Small maps keep their landmarks, unless they are one open field with nothing to
+    // guide around.
+    let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| x != 32 || y > 40), Mode::Exact).unwrap();
+    assert_eq!(map.landmark_count(), 8);
+    let map = HpaMap::new(Grid::new_free(64, 64), Mode::Exact).unwrap();
+    assert_eq!(map.landmark_count(), 0);
+}
+
+/// Issue 26, §3: an edited map holds more than a fresh build of its grid; `compact` gives
+/// it back, to within 2 % of the fresh build, and leaves the same structure.
+#[test]
+fn compact_gives_back_what_edits_left() {
+    for mode in [Mode::Exact, Mode::Fast] {
+        let mut map = HpaMap::new(noise(192, 192, 12, 26), mode).unwrap();
+        let mut s = 0x2626u64;
+        for _ in 0..400 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let (x, y) = ((s % 188) as u32, ((s >> 16) % 188) as u32);
+            let r = quadpath::Rect::new(x, y, x + 3, y + 3);
+            map.set_blocked(r, s % 3 != 0).unwrap();
+        }
+        map.refresh();
+        let fresh = HpaMap::new(map.grid().clone(), mode).unwrap();
+        let (edited, want) = (map.memory_bytes(), fresh.memory_bytes());
+        assert!(edited > want, "{mode:?}: edited {edited} vs fresh {want}");
+        let freed = map.compact().unwrap();
+        let got = map.memory_bytes();
+        assert_eq!(got, edited - freed, "{mode:?}");
+        assert!(
+            got as f64 <= want as f64 * 1.02,
+            "{mode:?}: compacted {got} vs fresh {want}"
+        );
+        assert_eq!(map.snapshot(), fresh.snapshot(), "{mode:?}");
+    }
+}

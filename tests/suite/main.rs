@@ -1,0 +1,40 @@
+//! The library's integration tests, in one binary: one link instead of twenty, which is most
+//! of a cold `cargo test`'s time. Each module is one theme; the oracles they check against
+//! (Dijkstra, a footprint A*, a path checker) are in `tests/common`, written independently of
+//! the library.
+//!
+//! Tests that read the full benchmark corpus (`../shared/maps`, or `QUADPATH_MAPS`) are
+//! `#[ignore]`d and named `benchmark_maps_*`; run them with
+//! `cargo test --test suite benchmark_maps -- --ignored` (see `docs/testing.md`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod costs_props;
+mod dynamic;
+mod fast_costs;
+mod hpa_edit_stress;
+mod hpa_embedding;
+mod hpa_errors;
+mod hpa_memory;
+mod hpa_noise;
+mod hpa_props;
+mod hpa_scenarios;
+mod hpa_short_moves;
+mod io_errors;
+mod io_maps;
+mod quadtree_examples;
+mod quadtree_props;
+mod refresh_budget;
+mod units_props;
+
+#[cfg(feature = "parallel")]
+mod batch;
+#[cfg(feature = "baseline")]
+mod flow_props;
+#[cfg(feature = "image")]
+mod io_render;
+#[cfg(feature = "baseline")]
+mod world_props;
+#[cfg(feature = "baseline")]
+mod world_scenarios;
