@@ -131,7 +131,7 @@ pub mod units;
 mod world;
 
 pub use flow::{FlowError, FlowField, FlowGoal};
-pub use geom::{Cell, Direction, Rect};
+pub use geom::{Cell, Direction, Rect, RectError};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
     ClearanceField, CostError, Grid, Movement, MovementError, Terrain, TerrainCosts, TerrainPatch,

@@ -1263,7 +1263,8 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
             rng.below((h - BUILDING + 1) as usize) as u32,
             BUILDING,
             BUILDING,
-        );
+        )
+        .expect("buildings have sides of at least 1");
         if r.contains(start) || r.contains(goal) || !r.cells().all(|c| scratch.is_free(c)) {
             continue;
         }

@@ -79,19 +79,28 @@ impl Path {
         path
     }
 
-    /// First cell.
-    pub fn start(&self) -> Cell {
-        self.cells[0]
+    /// First cell; `None` for a path without cells (its fields are public, so one can be
+    /// built; the searches never return one).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Path};
+    /// let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1)]);
+    /// assert_eq!((p.start(), p.goal(), p.steps()), (Some(Cell::new(0, 0)), Some(Cell::new(1, 1)), 1));
+    /// let empty = Path::from_cells(vec![]);
+    /// assert_eq!((empty.start(), empty.goal(), empty.steps()), (None, None, 0));
+    /// ```
+    pub fn start(&self) -> Option<Cell> {
+        self.cells.first().copied()
     }
 
-    /// Last cell.
-    pub fn goal(&self) -> Cell {
-        self.cells[self.cells.len() - 1]
+    /// Last cell; `None` for a path without cells.
+    pub fn goal(&self) -> Option<Cell> {
+        self.cells.last().copied()
     }
 
-    /// Number of steps.
+    /// Number of steps: one less than the cells, and 0 for a path without cells.
     pub fn steps(&self) -> usize {
-        self.cells.len() - 1
+        self.cells.len().saturating_sub(1)
     }
 }
 
@@ -410,7 +419,7 @@ impl Path {
             .windows(2)
             .map(|w| costs.cost_between(grid, w[0], w[1]))
             .fold(0.0, |sum, step| sum + step);
-        if (actual - self.cost).abs() > 1e-6 * actual.max(1.0) {
+        if !agrees(self.cost, actual, 1e-6 * actual.max(1.0)) {
             return Err(PathDefect::WrongCost {
                 claimed: self.cost,
                 actual,
@@ -418,6 +427,12 @@ impl Path {
         }
         Ok(())
     }
+}
+
+/// Whether a claimed figure is within `tolerance` of the actual one. Written so that a NaN
+/// claim disagrees (every comparison with NaN is false).
+fn agrees(claimed: f64, actual: f64, tolerance: f64) -> bool {
+    (claimed - actual).abs() <= tolerance
 }
 
 fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
@@ -451,7 +466,7 @@ fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<
             }
         }
     }
-    if (actual - path.length).abs() > 1e-6 {
+    if !agrees(path.length, actual, 1e-6) {
         return Err(PathDefect::WrongLength {
             claimed: path.length,
             actual,

@@ -43,6 +43,8 @@ pub struct PathSearch {
     revision: u64,
     expansions: usize,
     restarts: usize,
+    /// The short-move window's unproved path, weighed against the gate search's at the end.
+    window: Option<Vec<Cell>>,
 }
 
 /// How far a [`PathSearch`] has come.
@@ -72,7 +74,9 @@ enum RouteProgress {
 enum Opened {
     /// The answer, and the work it took (at least 1).
     Answered(Result<Route, QueryError>, usize),
-    Gates(Ends, OpenSearch),
+    /// The gate search opened, with the short-move window's path when it was not proved
+    /// optimal (the cheaper of the two is the answer).
+    Gates(Ends, OpenSearch, Option<Vec<Cell>>),
 }
 
 /// Where [`HpaMap::resume_path_search`] stopped.
@@ -103,6 +107,7 @@ impl PathSearch {
             revision: 0,
             expansions: 0,
             restarts: 0,
+            window: None,
         }
     }
 
@@ -339,7 +344,8 @@ impl HpaMap {
                     search.expansions += work;
                     return RouteProgress::Done(answer);
                 }
-                Opened::Gates(ends, open) => {
+                Opened::Gates(ends, open, window) => {
+                    search.window = window;
                     search.revision = self.revision;
                     search.stage = Stage::Gates { ends, open };
                     (ends, open)
@@ -361,7 +367,8 @@ impl HpaMap {
             Stepped::Exhausted => None,
         };
         search.stage = Stage::Fresh;
-        RouteProgress::Done(self.finish_search(ctx, (start, goal), found))
+        let window = search.window.take();
+        RouteProgress::Done(self.finish_search(ctx, (start, goal), found, window))
     }
 
     /// The first steps of a query, up to the gate search: the ends checked, the answers
@@ -387,13 +394,20 @@ impl HpaMap {
         }
         // A short move is settled on the grid itself, optimally (see
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
-        // otherwise send it around the block. It reads the current grid, so stale clusters
-        // do not concern it.
+        // otherwise send it around the block, and under terrain costs through a swamp. It
+        // reads the current grid, so stale clusters do not concern it. A window path not
+        // proved optimal still is whenever the optimal path is at most R long: the cheaper
+        // of it and the gate search's answer keeps that promise.
         let radius = self.config.local_radius;
-        if let Some(cells) = ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
-            return Opened::Answered(Ok(Route::Cells(cells)), ctx.last_expansions().max(1));
-        }
+        let window = match ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
+            Some((cells, true)) => {
+                return Opened::Answered(Ok(Route::Cells(cells)), ctx.last_expansions().max(1))
+            }
+            Some((cells, false)) => Some(cells),
+            None => None,
+        };
         // The subgoal graph, where the map has one, answers in one step (it is not sliced).
+        // It is built only on maps of one cost, where the window's answer is always proved.
         if let Some(subgoals) = &self.subgoals {
             let found = ctx.search_subgoals(
                 (subgoals, &self.grid),
@@ -414,7 +428,7 @@ impl HpaMap {
         };
         let Some(clusters) = &self.clusters else {
             let open = ctx.open_search(&self.graph, ends, &self.landmarks, &self.costs);
-            return Opened::Gates(ends, open);
+            return Opened::Gates(ends, open, window);
         };
         let found = ctx
             .search_clustered(&self.graph, clusters, ends, &self.landmarks, &self.costs)
@@ -428,7 +442,7 @@ impl HpaMap {
                     .map(|(w, _)| w)
             });
         let work = ctx.last_expansions().max(1);
-        Opened::Answered(self.finish_search(ctx, (start, goal), found), work)
+        Opened::Answered(self.finish_search(ctx, (start, goal), found, window), work)
     }
 
     /// The route from a gate search's waypoints, smoothed when the mode smooths.
@@ -437,6 +451,7 @@ impl HpaMap {
         ctx: &mut SearchContext,
         (start, goal): (Cell, Cell),
         found: Option<Vec<Cell>>,
+        window: Option<Vec<Cell>>,
     ) -> Result<Route, QueryError> {
         if self.landmarks.has_loose() {
             self.search_work
@@ -446,7 +461,18 @@ impl HpaMap {
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
         }
-        Ok(Route::Waypoints(waypoints))
+        let Some(window) = window else {
+            return Ok(Route::Waypoints(waypoints));
+        };
+        // An unproved window path: the cheaper of it and the gate search's.
+        let gates = self.cell_path(ctx, Route::Waypoints(waypoints));
+        let window_cost =
+            Path::from_cells_with_costs(window.clone(), &self.grid, self.costs()).cost;
+        Ok(Route::Cells(if window_cost <= gates.cost {
+            window
+        } else {
+            gates.cells
+        }))
     }
 
     /// Whether two free cells are connected, answered from the component labels in

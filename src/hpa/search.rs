@@ -688,18 +688,28 @@ impl SearchContext {
 
 impl SearchContext {
     /// The short-move search (see [`Config::local_radius`](super::Config::local_radius)):
-    /// A\* over the grid's cells from `start` to `goal` among paths costing no more than
-    /// `(radius + ½) · m`, `m` the cheapest cost of any free cell. Returns the cells of a cheapest
-    /// path on the whole map, or `None` when no path within that cost exists (the caller
-    /// then searches the gates).
+    /// A\* over the grid's cells of the (2R+1)² window around `start`, for a `goal` at most
+    /// R away (octile distance; farther, no path of length at most R reaches it, and this
+    /// returns `None`). Returns the cells of a cheapest path inside the window, with
+    /// whether it is proved cheapest on the whole map, or `None` when no path inside the
+    /// window reaches the goal.
     ///
-    /// Why the answer is optimal on the whole map, not only in the window: every step
-    /// costs at least `m` and moves at most one cell in each axis, so a node of cost `g`
-    /// lies within Chebyshev distance `⌊g / m⌋` of the start. Pruning every node whose
-    /// `f = g + h` exceeds `(radius + ½) · m` (`h`, the octile distance times `m`, never
-    /// overestimates) thus keeps the search inside the (2R+1)² window its table covers, and
-    /// loses only paths dearer than that. The heuristic is consistent, so the goal pops at
-    /// the least cost among the rest; that is at most the limit, below every pruned path.
+    /// Why a path of the window can be optimal on the whole map: a path whose length is
+    /// at most R moves at most R cells in each axis, so it never leaves the window. Hence
+    /// whenever some optimal path has length at most R, the window's cheapest path is
+    /// optimal, *whatever the terrain costs*: the window bounds length, not cost. The caller
+    /// cannot know that optimal length in advance, so it keeps this path when it is proved
+    /// optimal, and otherwise takes the cheaper of it and the gate search's answer, which
+    /// is then optimal for every move of optimal length at most R.
+    ///
+    /// The proof: every step from a cell `u` of the window to a cell `o` outside it is
+    /// recorded with `g(u) + cost(u, o) + h(o)` (`h`, the octile distance times the
+    /// cheapest cost, never overestimates and is consistent), the least cost any path
+    /// leaving the window over that step can have. When the goal pops at cost `C` and no
+    /// such escape recorded so far is below `C`, the path is optimal on the whole map: a
+    /// path leaving the window leaves over a step from a window cell `u`; if `u` was
+    /// expanded, its escape was recorded (or is recorded later at an `f` of at least `C`,
+    /// as `f` only grows along the pops), and if not, `g(u) + h(u) ≥ C` already.
     ///
     /// Steps are the grid's own ([`Grid::can_step`]): no second statement of the corner
     /// rule. Nothing is allocated but the returned path once the table has grown.
@@ -709,10 +719,9 @@ impl SearchContext {
         costs: &CostBands,
         (start, goal): (Cell, Cell),
         radius: u32,
-    ) -> Option<Vec<Cell>> {
+    ) -> Option<(Vec<Cell>, bool)> {
         let floor = costs.floor();
-        let limit = (radius as f64 + 0.5) * floor;
-        if radius == 0 || octile(start, goal) * floor > limit {
+        if radius == 0 || octile(start, goal) > radius as f64 + 1e-9 {
             return None;
         }
         let unit = costs.is_unit();
@@ -726,9 +735,13 @@ impl SearchContext {
             start.x as i64 - radius as i64,
             start.y as i64 - radius as i64,
         );
+        let inside = |c: Cell| {
+            let (dx, dy) = (c.x as i64 - x0, c.y as i64 - y0);
+            (0..side as i64).contains(&dx) && (0..side as i64).contains(&dy)
+        };
         let slot = |c: Cell| {
             let (dx, dy) = (c.x as i64 - x0, c.y as i64 - y0);
-            debug_assert!((0..side as i64).contains(&dx) && (0..side as i64).contains(&dy));
+            debug_assert!(inside(c));
             (dy as usize * side + dx as usize) as u32
         };
         let cell = |i: u32| {
@@ -739,6 +752,8 @@ impl SearchContext {
             )
         };
         let target = slot(goal);
+        // The least cost a path leaving the window over the steps seen so far can have.
+        let mut escape = f64::INFINITY;
         let (states, open, query) = (&mut self.window, &mut self.open, self.query);
         offer((states, open, query), slot(start), (0.0, NO_PARENT), || {
             octile(start, goal) * floor
@@ -752,7 +767,7 @@ impl SearchContext {
                     v = states[v as usize].parent;
                 }
                 path.reverse();
-                return Some(path);
+                return Some((path, g <= escape));
             }
             self.expanded += 1;
             let here = cell(i);
@@ -767,8 +782,10 @@ impl SearchContext {
                     costs.table().cost_between(grid, here, next)
                 };
                 let (g_next, h) = (g + step, octile(next, goal) * floor);
-                if g_next + h <= limit {
+                if inside(next) {
                     offer((states, open, query), slot(next), (g_next, i), || h);
+                } else {
+                    escape = escape.min(g_next + h);
                 }
             }
         }
