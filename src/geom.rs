@@ -67,12 +67,13 @@ impl fmt::Display for Cell {
 /// ```
 /// use quadpath::{Cell, Rect};
 /// let barracks = Rect::new(5, 3, 2, 2); // corners in any order
-/// assert_eq!(barracks, Rect::from_size(2, 2, 4, 2));
+/// assert_eq!(barracks, Rect::from_size(2, 2, 4, 2)?);
 /// assert_eq!((barracks.width(), barracks.height(), barracks.area()), (4, 2, 8));
 /// assert!(barracks.contains(Cell::new(5, 3)));
 /// let overlap = barracks.intersection(&Rect::new(4, 0, 9, 2));
 /// assert_eq!(overlap, Some(Rect::new(4, 2, 5, 2)));
 /// assert_eq!(barracks.cells().count(), 8);
+/// # Ok::<(), quadpath::RectError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -176,6 +177,21 @@ impl Rect {
 }
 
 /// Why [`Rect::from_size`] refused a size.
+///
+/// ```
+/// use quadpath::{Grid, HpaMap, Mode, Rect, RectError};
+/// let mut map = HpaMap::new(Grid::new_free(16, 16), Mode::Exact)?;
+/// // A building whose size comes from a data file that says 0 wide.
+/// match Rect::from_size(4, 4, 0, 3) {
+///     Ok(footprint) => {
+///         map.set_blocked(footprint, true)?;
+///     }
+///     Err(RectError::Empty { w, h, .. }) => assert_eq!((w, h), (0, 3)),
+///     Err(other) => panic!("expected an empty rectangle, got {other}"),
+/// }
+/// assert_eq!(map.grid().free_count(), 16 * 16, "nothing was placed");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RectError {

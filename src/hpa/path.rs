@@ -12,7 +12,7 @@ use hashbrown::HashMap;
 /// let map = HpaMap::new(Grid::new_free(10, 10), Mode::Exact)?;
 /// let (start, goal) = (Cell::new(0, 0), Cell::new(9, 3));
 /// let path = map.find_path(start, goal)?;
-/// assert_eq!((path.start(), path.goal(), path.steps()), (start, goal, 9));
+/// assert_eq!((path.start(), path.goal(), path.steps()), (Some(start), Some(goal), 9));
 /// assert!((path.length - (6.0 + 3.0 * std::f64::consts::SQRT_2)).abs() < 1e-9);
 /// assert_eq!(path.cost, path.length, "no terrain costs on this map");
 /// assert_eq!(path.validate(map.grid(), map.costs(), start, goal), Ok(()));

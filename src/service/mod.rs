@@ -213,7 +213,7 @@ enum TicketState {
 ///     service.tick(&world, Budget::Expansions(100))?; // once a frame
 /// }
 /// let path = service.outcome(ticket).and_then(|outcome| outcome.path()).expect("a path");
-/// assert_eq!((path.start(), path.goal()), (from, to));
+/// assert_eq!((path.start(), path.goal()), (Some(from), Some(to)));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]

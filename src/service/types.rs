@@ -54,7 +54,7 @@ impl fmt::Display for Ticket {
 ///     service.tick(&world, Budget::Expansions(100))?;
 /// }
 /// let path = service.outcome(ticket).and_then(|outcome| outcome.path()).expect("a path");
-/// assert_eq!(path.goal(), Cell::new(10, 10), "the nearest position of the area");
+/// assert_eq!(path.goal(), Some(Cell::new(10, 10)), "the nearest position of the area");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
