@@ -93,4 +93,16 @@ pub enum ServiceError {
         /// The path's length in positions.
         len: usize,
     },
+    /// A path index behind the one last reported: edits are checked against a path only
+    /// from where its unit stands, so the part behind it may be stale. A unit pushed back
+    /// asks for a new path.
+    #[error("{ticket}: index {index} is behind the position {progress} last reported")]
+    IndexBehind {
+        /// The ticket.
+        ticket: Ticket,
+        /// The index given.
+        index: usize,
+        /// The index last reported.
+        progress: usize,
+    },
 }

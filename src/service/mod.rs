@@ -431,11 +431,14 @@ impl PathService {
     }
 
     /// Records that the unit following `ticket`'s path now stands at its position `index`:
-    /// edits are checked against the path from there on, and repairs start there.
+    /// edits are checked against the path from there on, and repairs start there. Progress
+    /// only moves forward: the part of the path behind the unit is no longer watched, so an
+    /// index behind the last one reported is refused.
     ///
     /// # Errors
     /// [`ServiceError::UnknownTicket`], [`ServiceError::NoPath`] for a ticket holding no
-    /// path, [`ServiceError::IndexOutOfRange`] for an index past the path's end.
+    /// path, [`ServiceError::IndexOutOfRange`] for an index past the path's end,
+    /// [`ServiceError::IndexBehind`] for one behind the last reported.
     pub fn advance(&mut self, ticket: Ticket, index: usize) -> Result<(), ServiceError> {
         match self.tickets.get_mut(&ticket) {
             None => Err(ServiceError::UnknownTicket { ticket }),
@@ -449,6 +452,13 @@ impl PathService {
                     .len();
                 if index >= len {
                     return Err(ServiceError::IndexOutOfRange { ticket, index, len });
+                }
+                if index < *progress {
+                    return Err(ServiceError::IndexBehind {
+                        ticket,
+                        index,
+                        progress: *progress,
+                    });
                 }
                 *progress = index;
                 Ok(())

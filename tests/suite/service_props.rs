@@ -6,8 +6,8 @@
 use crate::common::{assert_valid, distances, Rng};
 use proptest::prelude::*;
 use quadpath::service::{
-    Budget, Goal, Outcome, PathEvent, PathService, RequestOptions, ServiceConfig, Status, Ticket,
-    WhenUnreachable,
+    Budget, Goal, Outcome, PathEvent, PathService, RequestOptions, ServiceConfig, ServiceError,
+    Status, Ticket, WhenUnreachable,
 };
 use quadpath::units::UnitId;
 use quadpath::{Cell, ClassId, Grid, Mode, Movement, Rect, World};
@@ -299,8 +299,19 @@ proptest! {
                     let done: Vec<Ticket> = ledger.keys().copied().filter(|&t| service.outcome(t).and_then(|o| o.path()).is_some()).collect();
                     if let Some(&t) = done.get(op % done.len().max(1)) {
                         let len = service.outcome(t).unwrap().path().unwrap().cells.len();
-                        let index = rng.below(len as u64) as usize;
+                        let from = ledger[&t].progress;
+                        let index = from + rng.below((len - from) as u64) as usize;
                         service.advance(t, index).unwrap();
+                        if from > 0 {
+                            // Progress never goes back: the path behind the unit is no
+                            // longer watched.
+                            let behind = service.advance(t, from - 1);
+                            prop_assert!(
+                                matches!(behind, Err(ServiceError::IndexBehind { .. })),
+                                "{:?}",
+                                behind
+                            );
+                        }
                         ledger.get_mut(&t).unwrap().progress = index;
                     }
                 }
