@@ -200,7 +200,7 @@ impl Params<'_> {
             .get(key)
             .ok_or_else(|| bad(format!("missing {key}=x,y")))?;
         let text = text.replace("%2C", ",").replace("%2c", ",");
-        let cell = crate::parse_cell(key, &text).map_err(|e| bad(e.message))?;
+        let cell = crate::load::parse_cell(key, &text).map_err(|e| bad(e.message))?;
         check_on_map(state, key, cell)?;
         Ok(cell)
     }

@@ -9,8 +9,9 @@ pub mod scenario;
 pub mod server;
 pub mod state;
 
-use crate::class::{ClassCosts, ClassOptions};
-use crate::{load_any, load_map, CliError, Loaded, MapOptions, MemoryOptions, ModeArg, EXIT_OK};
+use crate::error::{CliError, EXIT_OK};
+use crate::load::{load_any, load_map, Loaded};
+use crate::options::{ClassCosts, ClassOptions, MapOptions, MemoryOptions, ModeArg};
 use clap::Args;
 use quadpath::Grid;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -59,7 +60,7 @@ pub fn run(a: ViewArgs) -> Result<i32, CliError> {
     }
     let server = server::Server::bind(SocketAddr::new(a.bind, a.port))
         .map_err(|e| CliError::input(format!("cannot listen on {}:{}: {e}", a.bind, a.port)))?;
-    let mode = crate::mode_name(a.mode.mode());
+    let mode = crate::options::mode_name(a.mode.mode());
     // The one line a script (or the tests) reads: flushed before serving.
     crate::output::emit(&format!(
         "quadpath view: http://{}/?mode={mode}\n",
