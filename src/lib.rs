@@ -137,7 +137,7 @@ pub use grid::{
 pub use hpa::{
     BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
     HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport,
-    SearchContext,
+    SearchContext, SearchTrace, TraceEvent, TraceKind,
 };
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 

@@ -24,6 +24,7 @@ mod io_errors;
 mod io_maps;
 mod quadtree_examples;
 mod quadtree_props;
+mod search_trace;
 mod subgoal_props;
 mod units_props;
 
