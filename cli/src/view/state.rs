@@ -6,7 +6,7 @@
 use super::scenario::Scenario;
 use quadpath::{
     Cell, ClassId, Config, FlowField, Grid, HpaMap, Mode, Movement, Path, Rect, SearchContext,
-    TerrainPatch, World,
+    SearchTrace, TerrainPatch, World,
 };
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -264,6 +264,18 @@ impl State {
                 expansions: ctx.last_expansions(),
             }
         })
+    }
+
+    /// Layer `which`'s answer from `start` to `goal` with the search's trace (see
+    /// [`HpaMap::find_path_traced`]).
+    pub fn trace(
+        &self,
+        which: Which,
+        start: Cell,
+        goal: Cell,
+    ) -> (Result<Path, String>, SearchTrace) {
+        let (path, trace) = self.layer(which).find_path_traced(start, goal);
+        (path.map_err(|e| e.to_string()), trace)
     }
 
     /// Builds (and keeps, for hover and updates after edits) the exact layer's flow field
