@@ -1,11 +1,14 @@
 //! A crowd crossing the map: a few hundred units walk from the west base to a rally point in
-//! the east base of `maps/rts_valley.png`, led by one flow field and kept apart by the unit
-//! index.
+//! the east base of `maps/rts_valley.png`, their paths planned by the [`PathService`] and
+//! kept apart by the unit index.
 //!
-//! Every tick, each unit
-//! - asks the flow field (`HpaMap::flow_field` to the rally point, then
-//!   `FlowField::next_step`) for the next cell from the one it stands on, and steers toward
-//!   that cell's centre, until it is within a few cells of the rally point;
+//! At the start every unit orders a path to the rally area; the service groups the orders
+//! (one class, one goal) and answers them from one flow field, a frame budget at a time.
+//! Every tick the service does its frame's work, and each unit
+//! - once its path is delivered, asks the service for its next waypoint
+//!   ([`PathService::next_waypoint`]: string-pulled, the farthest cell ahead in a walkable
+//!   straight line) and steers toward that cell's centre, reporting its progress along the
+//!   path ([`PathService::advance`]), until it is within a few cells of the rally point;
 //! - asks the [`UnitIndex`] for its nearest neighbours within reach
 //!   ([`UnitIndex::nearest_within`]) and is pushed away from those it is closer to than two
 //!   radii (separation);
@@ -23,8 +26,9 @@
 
 use image::{imageops, Rgb, RgbImage};
 use quadpath::io::{self, BitmapOptions, ColorLegend, Overlay, RenderOptions};
+use quadpath::service::{Budget, PathService, RequestOptions, Ticket};
 use quadpath::units::{Aabb, LooseQuadtree, UnitId, UnitIndex};
-use quadpath::{Cell, FlowField, HpaMap, Mode};
+use quadpath::{Cell, HpaMap, Mode, Movement, Rect, World};
 use std::time::{Duration, Instant};
 
 /// Units in the crowd.
@@ -50,11 +54,15 @@ const GAP: u32 = 8;
 /// starts.
 const WEST: (u32, u32, u32, u32) = (10, 34, 33, 59);
 /// The rally point, in the east base. A unit stops within `RALLY_RADIUS` of it (along the
-/// flow field), or next to a unit that stopped, once within `GATHER_RADIUS`: the crowd
+/// straight line), or next to a unit that stopped, once within `GATHER_RADIUS`: the crowd
 /// settles around the point in a blob, rather than piling up at the first goal cell.
 const RALLY: Cell = Cell::new(108, 48);
 const RALLY_RADIUS: f64 = 2.0;
 const GATHER_RADIUS: f64 = 12.0;
+/// The service's work per frame, in expansions.
+const FRAME_BUDGET: usize = 4000;
+/// How far ahead along its path a unit looks for where it stands, in cells.
+const LOOKAHEAD: usize = 40;
 
 struct Crowd {
     x: Vec<f32>,
@@ -63,6 +71,9 @@ struct Crowd {
     stopped: Vec<bool>,
     /// Centre positions every few ticks, for the tracks.
     tracks: Vec<Vec<(f32, f32)>>,
+    /// Each unit's order, and how far along its path it has come.
+    tickets: Vec<Ticket>,
+    progress: Vec<usize>,
 }
 
 fn unit_box(x: f32, y: f32) -> Aabb {
@@ -104,10 +115,12 @@ fn spawn(map: &HpaMap) -> Crowd {
     let tracks = x.iter().zip(&y).map(|(&a, &b)| vec![(a, b)]).collect();
     let stopped = vec![false; x.len()];
     Crowd {
+        progress: vec![0; x.len()],
         x,
         y,
         stopped,
         tracks,
+        tickets: Vec::new(),
     }
 }
 
@@ -119,10 +132,34 @@ struct IndexTime {
     cleanups: Duration,
 }
 
+/// The cell a unit at `here` should steer toward: its string-pulled waypoint once its path
+/// is delivered (after recording how far along the path it stands), `None` before that or
+/// at the path's end.
+fn waypoint(
+    world: &World,
+    service: &mut PathService,
+    crowd: &mut Crowd,
+    i: usize,
+    here: Cell,
+) -> Result<Option<Cell>, Box<dyn std::error::Error>> {
+    let ticket = crowd.tickets[i];
+    let Some(path) = service.outcome(ticket).and_then(|o| o.path()) else {
+        return Ok(None); // not delivered yet: wait
+    };
+    let from = crowd.progress[i];
+    let ahead = path.cells.len().min(from + LOOKAHEAD);
+    if let Some(k) = path.cells[from..ahead].iter().position(|&c| c == here) {
+        crowd.progress[i] = from + k;
+        service.advance(ticket, from + k)?;
+    }
+    Ok(service.next_waypoint(world, ticket, here)?)
+}
+
 /// One tick of the march. Returns how many units have reached the rally point.
 fn tick(
+    world: &World,
     map: &HpaMap,
-    field: &FlowField,
+    service: &mut PathService,
     crowd: &mut Crowd,
     index: &mut UnitIndex<LooseQuadtree>,
     neighbours: &mut Vec<(UnitId, f32)>,
@@ -138,21 +175,25 @@ fn tick(
         index.nearest_within(x, y, SPACING, NEIGHBOURS + 1, neighbours)?;
         time.queries += t.elapsed();
         if !crowd.stopped[i] {
-            let distance = field.distance(map, here)?.unwrap_or(f64::INFINITY);
+            let distance = quadpath::octile(here, RALLY);
             let by_stopped = neighbours
                 .iter()
                 .any(|&(other, _)| other.index() != i && crowd.stopped[other.index()]);
             crowd.stopped[i] =
                 distance <= RALLY_RADIUS || (distance <= GATHER_RADIUS && by_stopped);
         }
-        let (mut vx, mut vy) = match field.next_step(map, here)?.filter(|_| !crowd.stopped[i]) {
+        let next = match crowd.stopped[i] {
+            true => None,
+            false => waypoint(world, service, crowd, i, here)?,
+        };
+        let (mut vx, mut vy) = match next {
             Some(next) => {
                 let (dx, dy) = (next.x as f32 + 0.5 - x, next.y as f32 + 0.5 - y);
                 let len = (dx * dx + dy * dy).sqrt().max(1e-6);
                 (dx / len * SPEED, dy / len * SPEED)
             }
             None => {
-                arrived += 1;
+                arrived += usize::from(crowd.stopped[i]);
                 (0.0, 0.0)
             }
         };
@@ -256,16 +297,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         legend: Some(ColorLegend::rts_default()),
         ..Default::default()
     };
-    let map = HpaMap::new(io::load_grid(file, &opts)?, Mode::Exact)?;
+    let mut world = World::new(io::load_grid(file, &opts)?);
+    let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+    let world = world; // no edits in this march
+    let map = world.layer(infantry).expect("the class's layer");
     let (w, h) = (map.grid().width() as f32, map.grid().height() as f32);
-    let t = Instant::now();
-    let field = map.flow_field(RALLY)?;
-    println!(
-        "maps/rts_valley.png: {w}x{h}, flow field to the rally point in {:.2} ms",
-        t.elapsed().as_secs_f64() * 1e3
-    );
+    println!("maps/rts_valley.png: {w}x{h}");
 
-    let mut crowd = spawn(&map);
+    let mut crowd = spawn(map);
+    // The whole crowd orders a path to the area around the rally point at once.
+    let mut service = PathService::new(&world);
+    let rally = Rect::new(RALLY.x - 1, RALLY.y - 1, RALLY.x + 1, RALLY.y + 1);
+    for i in 0..crowd.x.len() {
+        let start = Cell::new(crowd.x[i] as u32, crowd.y[i] as u32);
+        let unit = UnitId::new(i as u32);
+        let ticket = service.request(
+            &world,
+            infantry,
+            unit,
+            start,
+            rally,
+            RequestOptions::default(),
+        )?;
+        crowd.tickets.push(ticket);
+    }
+    let mut service_time = Duration::ZERO;
     // Cells about three times a unit's size: a few units per cell in a dense crowd.
     let mut index = UnitIndex::new(LooseQuadtree::new(w, h).with_finest_cell(2.0))?;
     let units: Vec<_> = (0..crowd.x.len())
@@ -280,9 +336,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ticks = 0;
     let mut arrived = 0;
     while ticks < MAX_TICKS && arrived < crowd.x.len() {
+        let t = Instant::now();
+        let report = service.tick(&world, Budget::Expansions(FRAME_BUDGET))?;
+        service_time += t.elapsed();
+        if report.delivered > 0 {
+            println!(
+                "  tick {ticks:>4}: {} paths delivered, {} from shared work",
+                report.delivered, report.shared
+            );
+        }
+        service.drain_finished().for_each(drop);
         arrived = tick(
-            &map,
-            &field,
+            &world,
+            map,
+            &mut service,
             &mut crowd,
             &mut index,
             &mut neighbours,
@@ -295,14 +362,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         // No unit ever stands in a wall.
-        assert!((0..crowd.x.len()).all(|i| stands_free(&map, crowd.x[i], crowd.y[i])));
+        assert!((0..crowd.x.len()).all(|i| stands_free(map, crowd.x[i], crowd.y[i])));
         if ticks % 50 == 0 {
             let t = Instant::now();
             index.cleanup();
             time.cleanups += t.elapsed();
         }
         if ticks == SNAPSHOT {
-            snapshot = Some(draw(&map, &crowd, SNAPSHOT / TRACK_EVERY + 1));
+            snapshot = Some(draw(map, &crowd, SNAPSHOT / TRACK_EVERY + 1));
         }
         if ticks % 100 == 0 {
             println!("  tick {ticks:>4}: {arrived:>3} at the rally point");
@@ -324,7 +391,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         index.memory_bytes() as f64 / index.len() as f64
     );
 
-    let end = draw(&map, &crowd, usize::MAX);
+    let stats = service.stats();
+    println!(
+        "service: {} requests, {} answered from shared work ({} flow field), {:.0} µs per tick",
+        stats.requests,
+        stats.shared,
+        stats.flow_fields,
+        per_tick(service_time)
+    );
+    for &ticket in &crowd.tickets {
+        service.release(ticket)?;
+    }
+    assert_eq!(service.live_tickets(), 0, "every path released");
+
+    let end = draw(map, &crowd, usize::MAX);
     let first = snapshot.unwrap_or_else(|| end.clone());
     let mut img = RgbImage::from_pixel(first.width() * 2 + GAP, first.height(), Rgb([255; 3]));
     imageops::replace(&mut img, &first, 0, 0);

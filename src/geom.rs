@@ -81,15 +81,29 @@ impl Rect {
 
     /// The rectangle `w` cells wide and `h` high whose top-left cell is `(x, y)`.
     ///
-    /// `w` and `h` must be at least 1.
+    /// ```
+    /// use quadpath::{Rect, RectError};
+    /// assert_eq!(Rect::from_size(2, 3, 4, 1), Ok(Rect::new(2, 3, 5, 3)));
+    /// assert!(matches!(Rect::from_size(2, 3, 0, 5), Err(RectError::Empty { .. })));
+    /// assert!(matches!(Rect::from_size(u32::MAX, 0, 2, 1), Err(RectError::TooLarge { .. })));
+    /// ```
+    ///
+    /// # Errors
+    /// [`RectError::Empty`] when a side is zero (a rectangle always holds a cell), and
+    /// [`RectError::TooLarge`] when the far corner would lie past `u32::MAX`.
     #[inline]
-    pub fn from_size(x: u32, y: u32, w: u32, h: u32) -> Self {
-        debug_assert!(w >= 1 && h >= 1);
-        Rect {
-            x1: x,
-            y1: y,
-            x2: x + w - 1,
-            y2: y + h - 1,
+    pub fn from_size(x: u32, y: u32, w: u32, h: u32) -> Result<Self, RectError> {
+        if w == 0 || h == 0 {
+            return Err(RectError::Empty { x, y, w, h });
+        }
+        match (x.checked_add(w - 1), y.checked_add(h - 1)) {
+            (Some(x2), Some(y2)) => Ok(Rect {
+                x1: x,
+                y1: y,
+                x2,
+                y2,
+            }),
+            _ => Err(RectError::TooLarge { x, y, w, h }),
         }
     }
 
@@ -138,6 +152,36 @@ impl Rect {
     pub fn cells(self) -> impl Iterator<Item = Cell> {
         (self.y1..=self.y2).flat_map(move |y| (self.x1..=self.x2).map(move |x| Cell { x, y }))
     }
+}
+
+/// Why [`Rect::from_size`] refused a size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RectError {
+    /// A side is zero: the rectangle would hold no cell.
+    #[error("a {w}x{h} rectangle at ({x},{y}) is empty: both sides must be at least 1")]
+    Empty {
+        /// Left column asked for.
+        x: u32,
+        /// Top row asked for.
+        y: u32,
+        /// Width asked for.
+        w: u32,
+        /// Height asked for.
+        h: u32,
+    },
+    /// The far corner would lie past the largest coordinate, `u32::MAX`.
+    #[error("a {w}x{h} rectangle at ({x},{y}) reaches past coordinate {max}", max = u32::MAX)]
+    TooLarge {
+        /// Left column asked for.
+        x: u32,
+        /// Top row asked for.
+        y: u32,
+        /// Width asked for.
+        w: u32,
+        /// Height asked for.
+        h: u32,
+    },
 }
 
 /// A cell as the 1×1 rectangle it covers, so that every edit taking an area

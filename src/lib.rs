@@ -77,6 +77,8 @@
 //! - [`World`]: movement classes (agent sizes, terrain sets) over one map, each with its own
 //!   [`HpaMap`] layer over the class's open positions, the [`ClearanceField`]s they share,
 //!   and one edit call that keeps them all up to date.
+//! - [`service`]: a path service for the game loop on top of a [`World`]: requests and
+//!   tickets, a frame budget, shared work for groups, partial paths, repairs after edits.
 //! - [`units`]: a spatial index for moving units (`f32` boxes with ids): box, circle and
 //!   nearest-within-radius queries and the all-overlapping-pairs walk, over a loose quadtree
 //!   or a loose/tight grid, flat arrays throughout.
@@ -124,21 +126,23 @@ mod grid;
 mod hpa;
 pub mod io;
 pub mod quadtree;
+pub mod service;
 pub mod units;
 mod world;
 
 pub use flow::{FlowError, FlowField, FlowGoal};
-pub use geom::{Cell, Direction, Rect};
+pub use geom::{Cell, Direction, Rect, RectError};
 pub use grid::movement::{octile, step_cost, DIAGONAL_COST, STRAIGHT_COST};
 pub use grid::{
     ClearanceField, CostError, Grid, Movement, MovementError, Terrain, TerrainCosts, TerrainPatch,
     TerrainSet,
 };
 pub use hpa::{
-    BuildError, BuildProfile, Clustering, Config, ConfigError, EditError, Endpoint, GatePolicy,
-    HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, QueryError, RefreshReport,
-    SearchContext, SearchTrace, TraceEvent, TraceKind,
+    BuildError, BuildProfile, Clustering, Config, ConfigError, Corners, EditError, Endpoint,
+    GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, PathSearch,
+    QueryError, RefreshReport, SearchContext, SearchProgress, SearchTrace, TraceEvent, TraceKind,
 };
+pub use service::PathService;
 pub use world::{ClassId, World, WorldEditReport, WorldError};
 
 /// Hooks for tests of this crate and of code built on it: a canonical [`testing::Snapshot`]
@@ -153,6 +157,11 @@ pub mod testing {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// Compiles the path service's page (`docs/service.md`) example as a doctest.
+#[doc = include_str!("../docs/service.md")]
+#[cfg(doctest)]
+pub struct ServiceDoctests;
 
 /// Compiles the guide's (`docs/guide.md`) Rust examples as doctests. They load bitmaps and run
 /// batches on a rayon pool, hence the `image` and `parallel` features.

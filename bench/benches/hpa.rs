@@ -145,6 +145,7 @@ fn building_site(grid: &Grid) -> Rect {
         c.x + 3 < w
             && c.y + 3 < h
             && Rect::from_size(c.x, c.y, 4, 4)
+                .expect("a 4x4 building")
                 .cells()
                 .all(|c| grid.is_free(c))
     };
@@ -154,7 +155,7 @@ fn building_site(grid: &Grid) -> Rect {
         .chain(Rect::new(0, 0, w - 1, h - 1).cells())
         .find(fits)
         .expect("the map has room for a 4x4 building");
-    Rect::from_size(c.x, c.y, 4, 4)
+    Rect::from_size(c.x, c.y, 4, 4).expect("a 4x4 building")
 }
 
 fn bench_edits(c: &mut Criterion) {

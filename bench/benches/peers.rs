@@ -1,37 +1,48 @@
 //! quadpath against its peers on the Moving AI maps in `../shared/maps`, printed as markdown
-//! tables (the source of `BENCHMARKS.md`).
+//! tables (the source of `BENCHMARKS.md`), led by a one-screen summary per map family.
 //!
 //! Contenders, all on one thread:
 //! - `A*`: `pathfinding::astar` over the flat bitmap (`quadpath::baseline::astar`), the
-//!   optimal baseline every speed-up is measured against;
-//! - `qp-exact`, `qp-fast`: quadpath's [`HpaMap`] in `Mode::Exact` and `Mode::Fast`;
+//!   optimal baseline every speed-up was measured against before Warthog joined;
+//! - `qp-exact …`, `qp-fast …`: quadpath's [`HpaMap`] in `Mode::Exact` and `Mode::Fast`, each
+//!   timed twice over one map: `corners` to the path's corner points
+//!   (`HpaMap::find_corners`), `cells` to every cell (`HpaMap::find_path`);
 //! - `hpa-8` … `hpa-64`: the `hierarchical_pathfinding` crate (HPA*) with those chunk sizes,
 //!   default config otherwise, `MooreNeighborhood`;
-//! - `jps`: the `grid_pathfinding` crate (jump point search).
+//! - `gp-jps`: the `grid_pathfinding` crate (jump point search);
+//! - `W-A*`, `W-JPS`, `W-JPS2`, `W-JPS+`, `W-JPS2+`: Warthog (Shortest Path Lab), built by
+//!   `../shared/peers/warthog/build.sh target/warthog` and run as separate processes on the
+//!   same query subsample (written to `target/warthog/scen/MAP.scen`); their per-query
+//!   nanoseconds are Warthog's own timer, which covers the search and not the path's
+//!   extraction. Skipped with a note when it cannot be built (no C++ compiler or cmake).
 //!
-//! The two peers move by other rules than quadpath and the scenarios: `hierarchical_pathfinding`
+//! The two crates move by other rules than quadpath and the scenarios: `hierarchical_pathfinding`
 //! charges a diagonal step like a straight one and both may cut corners. Their paths are
 //! re-measured with octile costs (√2 per diagonal step), their corner-cutting steps counted,
 //! and any path that breaks our rules (no corner cutting) is reported as invalid.
 //!
 //! Memory is measured with a counting global allocator: heap bytes live after building minus
-//! before. Query time is the time of the call that returns the full cell path; the contenders
-//! run interleaved, query by query, in an order that rotates with each query.
+//! before (Warthog: the memory it reports). The contenders run in `--reps` rounds; in each,
+//! the in-process ones run interleaved, query by query, in an order that rotates with each
+//! query, then each Warthog algorithm answers the whole subsample; every contender keeps its
+//! fastest time per query.
 //!
 //! Usage: `cargo bench --bench peers -- [--sample N] [--reps R] [--maps a,b,...] [--markdown OUT]
-//! [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--maps-dir DIR]`.
+//! [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--no-warthog] [--maps-dir DIR]`.
 //! Maps that are missing are skipped with a note. `PEERS_DEBUG=1` prints suspicious peer paths
 //! (invalid without a corner cut, or over 3× the optimum) to stderr.
 
 mod common;
 use common::report::*;
+use common::summary::{summary_table, References, Sample};
+use common::warthog::{self, Warthog};
 use common::Rng;
 use grid_pathfinding::PathingGrid;
 use grid_util::grid::{BoolGrid, ValueGrid};
 use grid_util::point::Point;
 use hierarchical_pathfinding::prelude::{MooreNeighborhood, PathCache, PathCacheConfig};
 use quadpath::baseline;
-use quadpath::io::{read_map, read_scen};
+use quadpath::io::{read_map, read_scen, Scenario};
 use quadpath::quadtree::{QuadTree, SplitStopper};
 use quadpath::{Cell, Direction, Grid, HpaMap, Mode, Path, Rect, TerrainCosts};
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -121,6 +132,7 @@ struct Args {
     queries: bool,
     hasher: bool,
     dynamic: bool,
+    warthog: bool,
 }
 
 const DEFAULT_MAPS: &[(&str, &str)] = &[
@@ -152,10 +164,101 @@ fn group_of(name: &str) -> &'static str {
         .map_or("other", |(_, g)| g)
 }
 
+/// The summary's family of a map: the StarCraft set, the Dragon Age maps, or the synthetic
+/// mazes, rooms and random maps (anything else is `other`).
+fn family_of(name: &str) -> &'static str {
+    match group_of(name) {
+        "StarCraft" => "sc1",
+        "small" | "medium" | "large" => "DAO",
+        "maze/rooms" | "random" => "mazes, rooms, random",
+        "city" => "city",
+        _ => "other",
+    }
+}
+
+/// The summary's contenders, in its order.
+const SUMMARY_ORDER: &[&str] = &[
+    "W-A*",
+    "W-JPS",
+    "W-JPS2",
+    "W-JPS+",
+    "W-JPS2+",
+    "qp-exact corners",
+    "qp-exact cells",
+    "qp-fast corners",
+    "qp-fast cells",
+    "A*",
+    "hpa-8",
+    "hpa-16",
+    "hpa-32",
+    "hpa-64",
+    "gp-jps",
+];
+
+fn summary(out: &mut String, results: &[MapResult]) {
+    let mut families: Vec<&str> = Vec::new();
+    for r in results {
+        let f = family_of(&r.name);
+        if !families.contains(&f) {
+            families.push(f);
+        }
+    }
+    let samples: Vec<Sample<'_>> = results
+        .iter()
+        .flat_map(|r| {
+            r.contenders
+                .iter()
+                .map(move |(name, build_ms, memory, st)| Sample {
+                    map: &r.name,
+                    family: family_of(&r.name),
+                    contender: name,
+                    times_us: &st.times_us,
+                    subopt: &st.subopt,
+                    invalid: st.invalid,
+                    queries: r.queries,
+                    memory: *memory,
+                    build_ms: *build_ms,
+                })
+        })
+        .collect();
+    let maps: Vec<String> = families
+        .iter()
+        .map(|f| {
+            let names: Vec<&str> = results
+                .iter()
+                .filter(|r| family_of(&r.name) == *f)
+                .map(|r| r.name.as_str())
+                .collect();
+            format!("{f}: {}", names.join(", "))
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "### Summary\n\nMaps: {}. Times in µs per query (fastest of the rounds per query), median and \
+         95th percentile over all the family's queries. Speed-ups: reference median ÷ contender median \
+         per map, geometric mean over the family's maps (× W-A* is the GPPC convention); `A*` is \
+         `pathfinding::astar`, the yardstick of the tables below. **`qp-… corners`** is timed to the \
+         path's corner points (`HpaMap::find_corners`, what a unit steers along), **`qp-… cells`** to \
+         every cell (`HpaMap::find_path`); Warthog's own timer covers its search and stops before the \
+         path is extracted, so `corners` is the like-for-like figure. Warthog's build is its process's \
+         start-up (loading the map, and the jump tables of the `+` variants: wall time minus the queries' \
+         time) and its memory what it reports (`total memory`, search + map + scenario); memory and \
+         build are the most over the maps. Suboptimality over all the maps' queries; invalid counts \
+         paths that break our rules (the peers `hpa-*` and `gp-jps` cut corners).\n\n",
+        maps.join("; ")
+    );
+    let refs = References {
+        astar: "W-A*",
+        jps2: "W-JPS2",
+        yardstick: "A*",
+    };
+    summary_table(out, &samples, SUMMARY_ORDER, &families, &refs);
+}
+
 fn usage() -> ! {
     eprintln!(
         "usage: cargo bench --bench peers -- [--sample N] [--reps R] [--maps a,b,...] [--markdown OUT]\n\
-         \x20      [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--maps-dir DIR]"
+         \x20      [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--no-warthog] [--maps-dir DIR]"
     );
     std::process::exit(2)
 }
@@ -172,6 +275,7 @@ fn parse_args() -> Args {
         queries: true,
         hasher: true,
         dynamic: true,
+        warthog: true,
     };
     let list = |s: String| {
         s.split(',')
@@ -194,6 +298,7 @@ fn parse_args() -> Args {
             "--no-queries" => a.queries = false,
             "--no-hasher" => a.hasher = false,
             "--no-edits" => a.dynamic = false,
+            "--no-warthog" => a.warthog = false,
             "-h" | "--help" => usage(),
             _ => {
                 eprintln!("peers: unknown argument {arg:?}");
@@ -262,10 +367,20 @@ fn jps_build(grid: &Grid) -> PathingGrid {
     pg
 }
 
+/// What a quadpath contender's timer covers.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `HpaMap::find_corners`: the points a unit steers along.
+    Corners,
+    /// `HpaMap::find_path`: every cell.
+    Cells,
+}
+
 enum Engine<'g> {
     Astar(Grid),
-    // Boxed: the map is large beside the other contenders' handles.
-    Quad(Box<HpaMap>),
+    /// quadpath, timed to the corner points (`find_corners`) or to every cell
+    /// (`find_path`). Boxed: the map is large beside the other contenders' handles.
+    Quad(Box<HpaMap>, Shape),
     Hpa(PathCache<MooreNeighborhood>, &'g Grid),
     Jps(PathingGrid),
 }
@@ -289,11 +404,18 @@ impl Contender<'_> {
                 let dt = t.elapsed().as_secs_f64();
                 (p.map(|p| p.cells), dt)
             }
-            Engine::Quad(map) => {
+            Engine::Quad(map, Shape::Cells) => {
                 let t = Instant::now();
                 let p = black_box(map.find_path(s, g));
                 let dt = t.elapsed().as_secs_f64();
                 (p.ok().map(|p| p.cells), dt)
+            }
+            Engine::Quad(map, Shape::Corners) => {
+                let t = Instant::now();
+                let p = black_box(map.find_corners(s, g));
+                let dt = t.elapsed().as_secs_f64();
+                // Written out after the timer stops, to be judged like every other path.
+                (p.ok().map(|p| p.cells()), dt)
             }
             Engine::Hpa(cache, grid) => {
                 let t = Instant::now();
@@ -423,16 +545,123 @@ struct MapResult {
     size: String,
     scen: String,
     queries: usize,
-    contenders: Vec<(String, f64, usize, Stats)>,
+    contenders: Vec<ContenderResult>,
+}
+
+/// Warthog's algorithms on one map: the scenario subsample written for them, and each
+/// algorithm's runs, one per round.
+struct WarthogPeer<'w> {
+    warthog: &'w Warthog,
+    scen: PathBuf,
+    map: PathBuf,
+    /// Per algorithm of [`warthog::ALGORITHMS`]: its runs, or why it stopped.
+    runs: Vec<Result<Vec<warthog::Run>, String>>,
+}
+
+impl<'w> WarthogPeer<'w> {
+    fn new(
+        warthog: &'w Warthog,
+        name: &str,
+        map: &FsPath,
+        entries: &[Scenario],
+    ) -> Result<Self, String> {
+        let dir = warthog_dir().join("scen");
+        let scen = dir.join(format!("{name}.scen"));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| warthog::write_scen(&scen, entries))
+            .map_err(|e| format!("{}: {e}", scen.display()))?;
+        Ok(WarthogPeer {
+            warthog,
+            scen,
+            map: map.to_path_buf(),
+            runs: warthog::ALGORITHMS.iter().map(|_| Ok(Vec::new())).collect(),
+        })
+    }
+
+    /// Runs every algorithm once over the subsample.
+    fn round(&mut self, name: &str) {
+        for (&(label, binary, alg), runs) in warthog::ALGORITHMS.iter().zip(&mut self.runs) {
+            let Ok(list) = runs else { continue };
+            match self.warthog.run(binary, alg, &self.scen, &self.map) {
+                Ok(run) => list.push(run),
+                Err(e) => {
+                    eprintln!("peers: {name}: {label}: {e}");
+                    *runs = Err(e);
+                }
+            }
+        }
+    }
+
+    /// Each algorithm's results: fastest time per query over the rounds, lengths judged
+    /// against the scenario's, memory as it reports it, start-up time as its build time.
+    fn finish(self, name: &str, entries: &[Scenario]) -> Vec<ContenderResult> {
+        let mut out = Vec::new();
+        for (&(label, ..), runs) in warthog::ALGORITHMS.iter().zip(self.runs) {
+            let runs = match runs {
+                Ok(runs) if runs.iter().all(|r| r.answers.len() == entries.len()) => runs,
+                Ok(_) => {
+                    eprintln!("peers: {name}: {label}: answer count differs, left out");
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            let Some(firsts) = runs.first() else { continue };
+            let mut st = Stats::default();
+            for (k, e) in entries.iter().enumerate() {
+                let nanos = runs
+                    .iter()
+                    .map(|r| r.answers[k].nanos)
+                    .fold(f64::INFINITY, f64::min);
+                st.times_us.push(nanos / 1e3);
+                match firsts.answers[k].length {
+                    None => {
+                        st.failed += 1;
+                        st.invalid += 1;
+                    }
+                    Some(length) => {
+                        // Warthog prints lengths to 6 significant digits (`1234.56`).
+                        let printed = 0.5 * 10f64.powf(e.optimal.log10().floor() - 5.0);
+                        let tol = e.tolerance().max(printed);
+                        st.invalid += (length < e.optimal - tol) as usize;
+                        if e.optimal > 0.0 {
+                            st.subopt.push(length / e.optimal - 1.0);
+                        }
+                    }
+                }
+            }
+            let startup = runs
+                .iter()
+                .map(|r| r.startup_ms)
+                .fold(f64::INFINITY, f64::min);
+            let memory = firsts.memory.unwrap_or(0);
+            out.push((label.to_string(), startup, memory, st));
+        }
+        out
+    }
+}
+
+/// Where Warthog is built and its scenario subsamples are written: `target/warthog`.
+fn warthog_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/warthog")
+}
+
+/// Where the maps' files are.
+struct MapFiles<'a> {
+    map: &'a FsPath,
+    scen: &'a FsPath,
 }
 
 fn run_queries(
     name: &str,
     grid: &Grid,
-    scen_path: &FsPath,
-    sample: usize,
-    reps: usize,
+    files: MapFiles<'_>,
+    (sample, reps): (usize, usize),
+    warthog: Option<&Warthog>,
 ) -> Result<MapResult, String> {
+    let MapFiles {
+        map: map_path,
+        scen: scen_path,
+    } = files;
     let scen = read_scen(scen_path).map_err(|e| e.to_string())?;
     let n = scen.entries.len();
     let ids: Vec<usize> = if sample < n {
@@ -446,18 +675,25 @@ fn run_queries(
     let mut cs: Vec<Contender> = Vec::new();
     cs.push(build("A*".into(), true, || Engine::Astar(grid.clone())));
     for (label, mode) in [("qp-exact", Mode::Exact), ("qp-fast", Mode::Fast)] {
-        cs.push(build(label.into(), true, || {
-            Engine::Quad(Box::new(
-                HpaMap::new(grid.clone(), mode).expect("quadpath builds"),
-            ))
-        }));
+        // A map of its own for each: one timed right after the other on the same query
+        // must not find the first one's data in the cache.
+        for (shape, what) in [(Shape::Corners, "corners"), (Shape::Cells, "cells")] {
+            cs.push(build(format!("{label} {what}"), true, || {
+                Engine::Quad(
+                    Box::new(HpaMap::new(grid.clone(), mode).expect("quadpath builds")),
+                    shape,
+                )
+            }));
+        }
     }
     for chunk in HPA_CHUNKS {
         cs.push(build(format!("hpa-{chunk}"), false, || {
             Engine::Hpa(hpa_build(grid, chunk), grid)
         }));
     }
-    cs.push(build("jps".into(), false, || Engine::Jps(jps_build(grid))));
+    cs.push(build("gp-jps".into(), false, || {
+        Engine::Jps(jps_build(grid))
+    }));
 
     let mut stats: Vec<Stats> = cs.iter().map(|_| Stats::default()).collect();
     for e in entries.iter().take(3) {
@@ -467,31 +703,47 @@ fn run_queries(
     }
     eprintln!("peers: {name}: {} queries", entries.len());
     let m = cs.len();
-    for (k, e) in entries.iter().enumerate() {
-        // `reps` rounds over all contenders, in an order that rotates with the query and the
-        // round; each contender keeps its fastest time (the machine is shared and noisy).
-        let mut best = vec![f64::INFINITY; m];
-        let mut first: Vec<Option<Option<Vec<Cell>>>> = vec![None; m];
-        for rep in 0..reps {
+    // Per query and contender: the fastest time over the rounds, and the first answer.
+    let mut best = vec![vec![f64::INFINITY; m]; entries.len()];
+    let mut first: Vec<Vec<Option<Option<Vec<Cell>>>>> = vec![vec![None; m]; entries.len()];
+    let mut peers = match warthog.map(|w| WarthogPeer::new(w, name, map_path, &entries)) {
+        Some(Err(e)) => {
+            eprintln!("peers: {name}: Warthog skipped: {e}");
+            None
+        }
+        Some(Ok(p)) => Some(p),
+        None => None,
+    };
+    for round in 0..reps {
+        // `reps` rounds; in each, every query goes to all contenders in an order that
+        // rotates with the query and the round, then Warthog's processes answer them all
+        // (alternating with quadpath map by map and round by round). Each contender keeps
+        // its fastest time per query (the machine is shared and noisy).
+        for (k, e) in entries.iter().enumerate() {
             for j in 0..m {
-                let i = (j + k + rep) % m;
+                let i = (j + k + round) % m;
                 let before = live();
                 PEAK.store(before, Relaxed);
                 let (cells, dt) = cs[i].query(e.start, e.goal);
-                best[i] = best[i].min(dt);
-                if rep == 0 {
+                best[k][i] = best[k][i].min(dt);
+                if round == 0 {
                     stats[i]
                         .scratch
                         .push(PEAK.load(Relaxed).saturating_sub(before));
-                    first[i] = Some(cells);
+                    first[k][i] = Some(cells);
                 }
             }
         }
+        if let Some(p) = peers.as_mut() {
+            p.round(name);
+        }
+    }
+    for (k, e) in entries.iter().enumerate() {
         for i in 0..m {
             let c = &cs[i];
-            let cells = first[i].take().unwrap();
+            let cells = first[k][i].take().unwrap();
             let st = &mut stats[i];
-            st.times_us.push(best[i] * 1e6);
+            st.times_us.push(best[k][i] * 1e6);
             match cells {
                 None => {
                     st.failed += 1;
@@ -515,11 +767,14 @@ fn run_queries(
             }
         }
     }
-    let contenders = cs
+    let mut contenders: Vec<ContenderResult> = cs
         .into_iter()
         .zip(stats)
         .map(|(c, s)| (c.name, c.build_ms, c.memory, s))
         .collect();
+    if let Some(p) = peers {
+        contenders.extend(p.finish(name, &entries));
+    }
     Ok(MapResult {
         name: name.to_string(),
         size: format!("{}×{}", grid.width(), grid.height()),
@@ -533,22 +788,95 @@ fn run_queries(
     })
 }
 
+/// A contender's name, build time (ms), memory (bytes) and query statistics on one map.
+type ContenderResult = (String, f64, usize, Stats);
+
+/// Per map, `reference`'s median ÷ each contender's, and their geometric means per map group
+/// and over all maps; nothing when `reference` did not run.
+fn speedup_table(
+    out: &mut String,
+    results: &[MapResult],
+    names: &[String],
+    reference: &str,
+    label: &str,
+) {
+    let median_of = |r: &MapResult, name: &str| {
+        r.contenders
+            .iter()
+            .find(|c| c.0 == name)
+            .map_or(f64::NAN, |c| median(&c.3.times_us))
+    };
+    if !results.iter().any(|r| median_of(r, reference).is_finite()) {
+        return;
+    }
+    let speedup = |r: &MapResult, name: &str| median_of(r, reference) / median_of(r, name);
+    let _ = write!(
+        out,
+        "### Speed-up against {label} (its median / contender median, same run)\n\n"
+    );
+    let mut rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| {
+            std::iter::once(r.name.clone())
+                .chain(names.iter().map(|n| fmt_ratio(speedup(r, n))))
+                .collect()
+        })
+        .collect();
+    let mut groups: Vec<&str> = Vec::new();
+    for r in results {
+        let g = group_of(&r.name);
+        if !groups.contains(&g) {
+            groups.push(g);
+        }
+    }
+    for g in groups.iter().copied().chain(std::iter::once("all")) {
+        let rs: Vec<&MapResult> = results
+            .iter()
+            .filter(|r| g == "all" || group_of(&r.name) == g)
+            .collect();
+        let mut row = vec![format!("**geomean, {g}** ({})", rs.len())];
+        for n in names {
+            let ratios: Vec<f64> = rs.iter().map(|r| speedup(r, n)).collect();
+            row.push(format!("**{}**", fmt_ratio(geomean(&ratios))));
+        }
+        rows.push(row);
+    }
+    let header: Vec<String> = std::iter::once("map".to_string())
+        .chain(names.iter().cloned())
+        .collect();
+    table(out, &header, &rows);
+}
+
 fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]) {
     if results.is_empty() {
         return;
     }
-    let names: Vec<String> = results[0].contenders.iter().map(|c| c.0.clone()).collect();
+    // Every contender that ran on some map, in the order of the first map that has it.
+    let mut names: Vec<String> = Vec::new();
+    for r in results {
+        for c in &r.contenders {
+            if !names.contains(&c.0) {
+                names.push(c.0.clone());
+            }
+        }
+    }
     let header = |first: &str| -> Vec<String> {
         std::iter::once(first.to_string())
             .chain(names.iter().cloned())
             .collect()
     };
-    let per_map = |f: &dyn Fn(&MapResult, usize) -> String| -> Vec<Vec<String>> {
+    // A table cell per map and contender, `–` where the contender did not run.
+    let per_map = |f: &dyn Fn(&MapResult, &ContenderResult) -> String| -> Vec<Vec<String>> {
         results
             .iter()
             .map(|r| {
                 std::iter::once(r.name.clone())
-                    .chain((0..names.len()).map(|j| f(r, j)))
+                    .chain(names.iter().map(|n| {
+                        r.contenders
+                            .iter()
+                            .find(|c| &c.0 == n)
+                            .map_or_else(|| "–".to_string(), |c| f(r, c))
+                    }))
                     .collect()
             })
             .collect()
@@ -584,23 +912,15 @@ fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]
     );
 
     out.push_str("### Build (preprocessing) time\n\nFastest of up to 5 builds (as many as fit in 0.5 s, at least one). A*: copying the bitmap.\n\n");
-    table(
-        out,
-        &header("map"),
-        &per_map(&|r, j| fmt_ms(r.contenders[j].1)),
-    );
+    table(out, &header("map"), &per_map(&|_, c| fmt_ms(c.1)));
 
     out.push_str(
         "### Memory\n\nHeap bytes live after building minus before, from the counting allocator. \
          A*: its bitmap (quadpath's `Grid`, which holds a terrain byte per cell). quadpath includes its own copy \
-         of the `Grid`; `hierarchical_pathfinding` keeps no grid (it calls back into the caller's); `jps` \
+         of the `Grid`; Warthog reports what it holds (`total memory`: search, map and scenario); `hierarchical_pathfinding` keeps no grid (it calls back into the caller's); `gp-jps` \
          keeps its own bit grid, neighbour masks, jump points and union-find.\n\n",
     );
-    table(
-        out,
-        &header("map"),
-        &per_map(&|r, j| fmt_bytes(r.contenders[j].2)),
-    );
+    table(out, &header("map"), &per_map(&|_, c| fmt_bytes(c.2)));
 
     out.push_str(
         "Peak extra heap during one query (max over the queries): search scratch plus the returned path. \
@@ -610,55 +930,38 @@ fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]
     table(
         out,
         &header("map"),
-        &per_map(&|r, j| fmt_bytes(r.contenders[j].3.scratch.iter().copied().max().unwrap_or(0))),
+        &per_map(&|_, c| match c.3.scratch.iter().max() {
+            Some(&b) => fmt_bytes(b),
+            None => "–".into(), // a separate process (Warthog)
+        }),
     );
 
     out.push_str(
         "### Median query time\n\nEach query is timed `--reps` times (contenders interleaved, in an order that \
          rotates with every query and round) and its fastest time kept: the machine is shared, and the \
-         minimum filters out preemption. Time of the call that returns the whole cell path.\n\n",
+         minimum filters out preemption. quadpath: `corners` is `HpaMap::find_corners`, `cells` \
+         `HpaMap::find_path`; Warthog (`W-*`): its own timer, which covers the search and not the \
+         path's extraction; the others: the call that returns the whole cell path.\n\n",
     );
     table(
         out,
         &header("map"),
-        &per_map(&|r, j| fmt_us(median(&r.contenders[j].3.times_us))),
+        &per_map(&|_, c| fmt_us(median(&c.3.times_us))),
     );
     out.push_str("### 95th-percentile query time\n\n");
     table(
         out,
         &header("map"),
-        &per_map(&|r, j| fmt_us(quantile(&r.contenders[j].3.times_us, 0.95))),
+        &per_map(&|_, c| fmt_us(quantile(&c.3.times_us, 0.95))),
     );
 
-    let speedup = |r: &MapResult, j: usize| {
-        median(&r.contenders[0].3.times_us) / median(&r.contenders[j].3.times_us)
-    };
-    out.push_str("### Speed-up against A* (A* median / contender median, same run)\n\n");
-    let mut rows = per_map(&|r, j| fmt_ratio(speedup(r, j)));
-    let mut groups: Vec<&str> = Vec::new();
-    for r in results {
-        let g = group_of(&r.name);
-        if !groups.contains(&g) {
-            groups.push(g);
-        }
+    for (reference, label) in [
+        ("A*", "`pathfinding::astar`"),
+        ("W-A*", "Warthog A* (the GPPC convention)"),
+        ("W-JPS2", "Warthog JPS2"),
+    ] {
+        speedup_table(out, results, &names, reference, label);
     }
-    for g in groups.iter().copied().chain(std::iter::once("all")) {
-        let rs: Vec<&MapResult> = results
-            .iter()
-            .filter(|r| g == "all" || group_of(&r.name) == g)
-            .collect();
-        let mut row = vec![format!("**geomean, {g}** ({})", rs.len())];
-        for j in 0..names.len() {
-            row.push(format!(
-                "**{}**",
-                fmt_ratio(geomean(
-                    &rs.iter().map(|r| speedup(r, j)).collect::<Vec<_>>()
-                ))
-            ));
-        }
-        rows.push(row);
-    }
-    table(out, &header("map"), &rows);
 
     out.push_str(
         "### Suboptimality\n\nMean / max of (octile length of the returned path) / (scenario optimum) − 1, over \
@@ -668,8 +971,8 @@ fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]
     table(
         out,
         &header("map"),
-        &per_map(&|r, j| {
-            let s = &r.contenders[j].3.subopt;
+        &per_map(&|_, c| {
+            let s = &c.3.subopt;
             let mean = s.iter().sum::<f64>() / s.len() as f64;
             let max = s.iter().copied().fold(f64::NAN, f64::max);
             format!("{} / {}", fmt_pct(mean), fmt_pct(max))
@@ -686,8 +989,8 @@ fn query_tables(out: &mut String, results: &[MapResult], grids: &[(String, u64)]
     table(
         out,
         &header("map"),
-        &per_map(&|r, j| {
-            let s = &r.contenders[j].3;
+        &per_map(&|r, c| {
+            let s = &c.3;
             let mut v = format!("{}/{}", s.invalid, r.queries);
             if s.cut_paths > 0 {
                 let _ = write!(v, " ({} cut, {} steps)", s.cut_paths, s.cut_steps);
@@ -960,7 +1263,8 @@ fn dynamic_bench(name: &str, full: &Grid, edits: usize) -> Option<EditResult> {
             rng.below((h - BUILDING + 1) as usize) as u32,
             BUILDING,
             BUILDING,
-        );
+        )
+        .expect("buildings have sides of at least 1");
         if r.contains(start) || r.contains(goal) || !r.cells().all(|c| scratch.is_free(c)) {
             continue;
         }
@@ -1290,12 +1594,12 @@ fn main() {
         args.reps
     );
 
-    let mut grids: Vec<(String, Grid, Option<PathBuf>)> = Vec::new();
+    let mut grids: Vec<(String, Grid, PathBuf, Option<PathBuf>)> = Vec::new();
     let mut missing = Vec::new();
     for name in &args.maps {
         match locate(&args.maps_dir, name) {
             Some((map, scen)) => match read_map(&map) {
-                Ok(g) => grids.push((name.clone(), g, scen)),
+                Ok(g) => grids.push((name.clone(), g, map, scen)),
                 Err(e) => missing.push(format!("{name} ({e})")),
             },
             None => missing.push(name.clone()),
@@ -1313,28 +1617,50 @@ fn main() {
     }
 
     if args.queries {
+        let warthog = if args.warthog {
+            eprintln!("peers: building Warthog (MAPS_DIR/../peers/warthog/build.sh)");
+            // The folder `--maps-dir` is in (`../shared` by default) holds the peers too.
+            let shared = args.maps_dir.join("..");
+            Warthog::build(&shared, &warthog_dir())
+                .map_err(|e| {
+                    let note = format!("Note: Warthog skipped: {e}.\n\n");
+                    eprint!("peers: {note}");
+                    out.push_str(&note);
+                })
+                .ok()
+        } else {
+            None
+        };
         let mut results = Vec::new();
-        for (name, grid, scen) in &grids {
+        for (name, grid, map, scen) in &grids {
             let Some(scen) = scen else {
                 eprintln!("peers: {name}: no scenario file, skipped");
                 continue;
             };
-            match run_queries(name, grid, scen, args.sample, args.reps) {
+            let files = MapFiles { map, scen };
+            match run_queries(
+                name,
+                grid,
+                files,
+                (args.sample, args.reps),
+                warthog.as_ref(),
+            ) {
                 Ok(r) => results.push(r),
                 Err(e) => eprintln!("peers: {name}: {e}"),
             }
         }
         let free: Vec<(String, u64)> = grids
             .iter()
-            .map(|(n, g, _)| (n.clone(), g.free_count()))
+            .map(|(n, g, ..)| (n.clone(), g.free_count()))
             .collect();
+        summary(&mut out, &results);
         query_tables(&mut out, &results, &free);
     }
 
     if args.hasher {
         let rows: Vec<HasherRow> = grids
             .iter()
-            .map(|(name, grid, _)| {
+            .map(|(name, grid, ..)| {
                 eprintln!("peers: {name}: hasher");
                 hasher_bench(name, grid)
             })

@@ -21,7 +21,11 @@
 //! agent in a thousand huge (16 to 64). Scales: 1k (with brute force), 10k, 100k, 1M.
 //!
 //! `cargo bench --bench units` (about 4 minutes); `QUADPATH_UNITS_QUICK=1` for a smoke
-//! run; `QUADPATH_UNITS_SIZES=100000` to pick the scales.
+//! run; `QUADPATH_UNITS_SIZES=100000` to pick the scales, `QUADPATH_UNITS_SCENES=clustered,huge`
+//! the scenes (`uniform`, `clustered`, `huge`), `QUADPATH_UNITS_ONLY=LooseQuadtree>,broccoli`
+//! the contenders (pieces of their names); `QUADPATH_UNITS_NO_QUERIES=1` skips the per-agent
+//! queries (for profiling the pair walks); `QUADPATH_UNITS_LONG=1` runs only issue 26's long
+//! world (memory and pair walk of 80 units up to world-wide in a 2²⁴ × 1,000 world).
 
 mod common;
 
@@ -44,6 +48,15 @@ enum Scene {
 }
 
 impl Scene {
+    /// The scene's word in `QUADPATH_UNITS_SCENES`.
+    fn key(self) -> &'static str {
+        match self {
+            Scene::Uniform => "uniform",
+            Scene::Clustered => "clustered",
+            Scene::Huge => "huge",
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Scene::Uniform => "uniform crowd",
@@ -589,7 +602,12 @@ fn run(contender: &mut dyn Contender, start: &Agents, frames: usize) -> (Timing,
         update.push(ms_since(t));
         let mut copy = agents.clone();
         let t = Instant::now();
-        let by_queries = contender.queries(&mut copy);
+        // `QUADPATH_UNITS_NO_QUERIES`: pair walks only, for profiling them.
+        let by_queries = if std::env::var_os("QUADPATH_UNITS_NO_QUERIES").is_some() {
+            None
+        } else {
+            contender.queries(&mut copy)
+        };
         if by_queries.is_some() {
             queries.push(ms_since(t));
         }
@@ -686,6 +704,10 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
     if std::env::var("QUADPATH_UNITS_OURS_ONLY").is_ok() {
         list.truncate(4);
     }
+    if let Ok(only) = std::env::var("QUADPATH_UNITS_ONLY") {
+        // Comma-separated pieces of contender names, for measuring one idea against a peer.
+        list.retain(|c| only.split(',').any(|piece| c.name().contains(piece.trim())));
+    }
     list
 }
 
@@ -706,8 +728,17 @@ fn main() {
         Err(_) => vec![1000, 10_000, 100_000, 1_000_000],
     };
     let mut out = String::new();
+    if std::env::var_os("QUADPATH_UNITS_LONG").is_some() {
+        long_world(&mut out);
+        println!("{out}");
+        return;
+    }
     out.push_str("### Unit index: one frame (move + update + collide), one thread\n\n");
+    let scenes = std::env::var("QUADPATH_UNITS_SCENES").unwrap_or_default();
     for scene in [Scene::Uniform, Scene::Clustered, Scene::Huge] {
+        if !scenes.is_empty() && !scenes.contains(scene.key()) {
+            continue;
+        }
         for &n in &sizes {
             let start = Agents::new(n, scene, 0x5EED ^ n as u64);
             let frames = frames_for(n, quick);
@@ -773,4 +804,78 @@ fn main() {
             out.clear();
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The long world of issue 26
+// ---------------------------------------------------------------------------------------
+
+/// Issue 26's long world: 2²⁴ × 1,000, cells of 64, 80 units of widths log-uniform up to
+/// the world's length, moved (every other move a jump anywhere, else a short step). Prints
+/// each layout's memory and pair walk after 2,000 and 6,000 moves, and after a cleanup.
+fn long_world(out: &mut String) {
+    const LONG: f32 = 16_777_216.0;
+    const TALL: f32 = 1000.0;
+    fn random_box(rng: &mut Rng) -> Aabb {
+        let w = 2f32.powf(24.0 * unit(rng)).min(LONG);
+        let h = 2f32.powf(10.0 * unit(rng)).min(TALL);
+        let (x, y) = (unit(rng) * (LONG - w), unit(rng) * (TALL - h));
+        Aabb::new(x, y, (x + w).min(LONG), (y + h).min(TALL))
+    }
+    fn measure<L: Layout>(name: &str, layout: L, out: &mut String) {
+        let mut index = UnitIndex::new(layout).unwrap();
+        let mut rng = Rng(0x1_0AE5);
+        let mut boxes: Vec<Aabb> = (0..80).map(|_| random_box(&mut rng)).collect();
+        for b in &boxes {
+            index.insert(*b).unwrap();
+        }
+        let mut rows = Vec::new();
+        let pair_walk = |index: &UnitIndex<L>| {
+            let start = Instant::now();
+            let mut count = 0usize;
+            index.for_each_pair(|_, _| count += 1);
+            (start.elapsed().as_secs_f64(), count)
+        };
+        for moves in 1..=6000 {
+            let i = (unit(&mut rng) * 80.0) as usize;
+            boxes[i] = if moves % 2 == 0 {
+                random_box(&mut rng)
+            } else {
+                let b = boxes[i];
+                let dx = ((unit(&mut rng) - 0.5) * 64.0).clamp(-b.min_x, LONG - b.max_x);
+                Aabb::new(b.min_x + dx, b.min_y, b.max_x + dx, b.max_y)
+            };
+            index.update(UnitId::new(i as u32), boxes[i]).unwrap();
+            if moves == 2000 || moves == 6000 {
+                let (t, pairs) = pair_walk(&index);
+                rows.push(vec![
+                    format!("{name}, after {moves} moves"),
+                    fmt_bytes(index.memory_bytes()),
+                    fmt_ms(t * 1e3),
+                    pairs.to_string(),
+                ]);
+            }
+        }
+        index.cleanup();
+        let (t, pairs) = pair_walk(&index);
+        rows.push(vec![
+            format!("{name}, then cleanup"),
+            fmt_bytes(index.memory_bytes()),
+            fmt_ms(t * 1e3),
+            pairs.to_string(),
+        ]);
+        let header = ["index", "memory", "pair walk", "pairs"].map(String::from);
+        table(out, &header, &rows);
+    }
+    out.push_str("**Long world** (16,777,216 × 1,000, cells of 64, 80 units up to world-wide)\n\n");
+    measure(
+        "UnitIndex<LooseGrid>",
+        LooseGrid::new(LONG, TALL).with_cell(64.0),
+        out,
+    );
+    measure(
+        "UnitIndex<LooseQuadtree>",
+        LooseQuadtree::new(LONG, TALL).with_finest_cell(64.0),
+        out,
+    );
 }

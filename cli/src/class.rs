@@ -129,7 +129,8 @@ impl ClassOptions {
         let movement = match &costs.costs {
             None => shape,
             Some(text) => shape
-                .with_terrain_costs(parse_costs(text)?)
+                .clone()
+                .with_terrain_costs(parse_costs(text, shape.passable())?)
                 .map_err(|e| CliError::input(format!("--costs {text:?}: {e}")))?,
         };
         Ok(Class {
@@ -140,9 +141,11 @@ impl ClassOptions {
     }
 }
 
-/// `--costs` read: a cost table, or an input error naming the flag and the entry.
-fn parse_costs(text: &str) -> Result<TerrainCosts, CliError> {
-    text.parse::<TerrainCosts>().map_err(|e| {
+/// `--costs` read strictly for a class standing on `passable` (see
+/// [`TerrainCosts::parse_for`]): a cost table, or an input error naming the flag and the
+/// entry.
+fn parse_costs(text: &str, passable: &TerrainSet) -> Result<TerrainCosts, CliError> {
+    TerrainCosts::parse_for(text, passable).map_err(|e| {
         CliError::input(format!(
             "--costs {text:?}: {e}; write CODE=COST entries separated by commas, e.g. G=0.5,S=3"
         ))

@@ -2666,6 +2666,18 @@ fn bad_costs_exit_2_with_one_line() {
             ("@=2", "'@' is not passable"),
             ("Z=2", "'Z' is not passable"),
             ("G=0.5,T=2", "'T' is not passable"),
+            // Issue 26, §4: a code the class cannot stand on is refused at any cost, an
+            // empty list is refused, and so is a code named twice.
+            ("W=1", "'W' is not passable"),
+            ("Z=1", "'Z' is not passable"),
+            ("G=0.5,@=1", "'@' is not passable"),
+            ("", "the cost list is empty"),
+            (" ", "the cost list is empty"),
+            (
+                "G=1,G=3",
+                "entry 2 gives terrain 'G' a cost again (entry 1 did)",
+            ),
+            ("S=3,G=0.5,S=3", "entry 3 gives terrain 'S' a cost again"),
         ] {
             let mut args = cmd.clone();
             args.extend(["--costs", costs]);

@@ -54,6 +54,19 @@ pub enum CostError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A cost list that names one code twice: which cost was meant is unclear.
+    #[error("cost entry {index} gives terrain '{terrain}' a cost again (entry {first} did)")]
+    Repeated {
+        /// The terrain.
+        terrain: Terrain,
+        /// The entry that named it first, from 1.
+        first: usize,
+        /// The entry that named it again, from 1.
+        index: usize,
+    },
+    /// An empty cost list where one was asked for (see [`TerrainCosts::parse_for`]).
+    #[error("the cost list is empty")]
+    EmptyList,
 }
 
 /// A cost per [`Terrain`], per unit of step length: the weights of the
@@ -279,36 +292,92 @@ impl fmt::Debug for TerrainCosts {
 
 /// Reads `CODE=COST` entries separated by commas (spaces around them are ignored): `CODE`
 /// is one printable ASCII character or `\xNN`, `COST` a decimal number. An empty string is
-/// the unit table. A code given twice keeps its last cost.
+/// the unit table. A code given twice is an error ([`CostError::Repeated`]).
 impl FromStr for TerrainCosts {
     type Err = CostError;
 
     fn from_str(text: &str) -> Result<Self, CostError> {
-        let mut costs = TerrainCosts::unit();
         if text.trim().is_empty() {
-            return Ok(costs);
+            return Ok(TerrainCosts::unit());
         }
-        for (i, entry) in text.split(',').enumerate() {
-            let syntax = |reason| CostError::Syntax {
-                index: i + 1,
-                entry: entry.to_string(),
-                reason,
-            };
-            let (code, cost) = entry
-                .trim()
-                .split_once('=')
-                .ok_or_else(|| syntax("is not CODE=COST"))?;
-            let code = parse_code(code.trim()).ok_or_else(|| {
-                syntax("does not name one terrain code (a printable character or \\xNN)")
-            })?;
-            let cost: f32 = cost
-                .trim()
-                .parse()
-                .map_err(|_| syntax("has a cost that is not a number"))?;
-            costs = costs.with(code, cost)?;
-        }
-        Ok(costs)
+        TerrainCosts::from_entries(&parse_entries(text)?)
     }
+}
+
+impl TerrainCosts {
+    /// Reads a cost list for a movement class standing on `passable` as a user-facing
+    /// option should: like [`FromStr`], but an empty list is an error, and so is every
+    /// code the class cannot stand on, whatever its cost (`W=1` names water as surely as
+    /// `W=2` does, and for a class that cannot enter water both are mistakes).
+    ///
+    /// ```
+    /// use quadpath::{CostError, Terrain, TerrainCosts, TerrainSet};
+    /// let land = TerrainSet::moving_ai();
+    /// assert_eq!(TerrainCosts::parse_for("G=0.5,S=3", &land)?, "G=0.5,S=3".parse()?);
+    /// let water = Terrain(b'W');
+    /// assert_eq!(TerrainCosts::parse_for("W=1", &land), Err(CostError::Impassable { terrain: water }));
+    /// assert_eq!(TerrainCosts::parse_for(" ", &land), Err(CostError::EmptyList));
+    /// let repeated = TerrainCosts::parse_for("G=1,G=3", &land);
+    /// assert!(matches!(repeated, Err(CostError::Repeated { first: 1, index: 2, .. })));
+    /// # Ok::<(), CostError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`CostError::EmptyList`] for a blank list, [`CostError::Impassable`] for the first
+    /// code outside `passable`, and every error [`FromStr`] gives.
+    pub fn parse_for(text: &str, passable: &TerrainSet) -> Result<Self, CostError> {
+        if text.trim().is_empty() {
+            return Err(CostError::EmptyList);
+        }
+        let entries = parse_entries(text)?;
+        if let Some(&(code, _)) = entries.iter().find(|&&(code, _)| !passable.contains(code)) {
+            return Err(CostError::Impassable {
+                terrain: Terrain(code),
+            });
+        }
+        TerrainCosts::from_entries(&entries)
+    }
+
+    /// The unit table with each `(code, cost)` set, in order.
+    fn from_entries(entries: &[(u8, f32)]) -> Result<Self, CostError> {
+        entries
+            .iter()
+            .try_fold(TerrainCosts::unit(), |costs, &(code, cost)| {
+                costs.with(code, cost)
+            })
+    }
+}
+
+/// The entries of a non-empty cost list, in order, each code once.
+fn parse_entries(text: &str) -> Result<Vec<(u8, f32)>, CostError> {
+    let mut entries: Vec<(u8, f32)> = Vec::new();
+    for (i, entry) in text.split(',').enumerate() {
+        let syntax = |reason| CostError::Syntax {
+            index: i + 1,
+            entry: entry.to_string(),
+            reason,
+        };
+        let (code, cost) = entry
+            .trim()
+            .split_once('=')
+            .ok_or_else(|| syntax("is not CODE=COST"))?;
+        let code = parse_code(code.trim()).ok_or_else(|| {
+            syntax("does not name one terrain code (a printable character or \\xNN)")
+        })?;
+        let cost: f32 = cost
+            .trim()
+            .parse()
+            .map_err(|_| syntax("has a cost that is not a number"))?;
+        if let Some(first) = entries.iter().position(|&(c, _)| c == code) {
+            return Err(CostError::Repeated {
+                terrain: Terrain(code),
+                first: first + 1,
+                index: i + 1,
+            });
+        }
+        entries.push((code, cost));
+    }
+    Ok(entries)
 }
 
 /// One terrain code as written in a cost list: a printable ASCII character, or `\xNN`.

@@ -171,7 +171,8 @@ impl Grid {
     /// The whole grid as a rectangle.
     #[inline]
     pub fn bounds(&self) -> Rect {
-        Rect::from_size(0, 0, self.width, self.height)
+        // Both sides are at least 1 (see `Grid::from_fn`).
+        Rect::new(0, 0, self.width - 1, self.height - 1)
     }
 
     /// Whether `cell` is inside the grid.

@@ -259,16 +259,23 @@ impl Clusters {
         !self.queue.is_empty()
     }
 
-    /// Recomputes one stale cluster; returns `false` when none was left.
-    pub fn refresh_one(&mut self, g: &GateGraph, shape: &Shape, cells: Cells<'_>) -> bool {
+    /// Recomputes one stale cluster; returns its cells (the work done), or `None` when none
+    /// was left.
+    pub fn refresh_one(&mut self, g: &GateGraph, shape: &Shape, cells: Cells<'_>) -> Option<usize> {
         while let Some(id) = self.queue.pop() {
             self.stale[id.index()] = false;
             if self.items.is_live(id) {
                 self.recompute(g, shape, cells, id);
-                return true;
+                let area = self
+                    .get(id)
+                    .leaves
+                    .iter()
+                    .map(|&l| g.leaf(l).rect.area())
+                    .sum::<u64>();
+                return Some(area as usize);
             }
         }
-        false
+        None
     }
 
     /// The live clusters.
@@ -565,6 +572,8 @@ impl Clusters {
             let (inside, outside) = bands(t);
             costs.band_cost(inside) + costs.band_cost(outside)
         };
+        // Runs split where crossing turns from cheap to dear or back (see `CLIFF`).
+        let mut runs: Vec<&[(u32, GateId)]> = Vec::new();
         let mut i = 0;
         while i < crossings.len() {
             let mut j = i;
@@ -572,6 +581,16 @@ impl Clusters {
                 j += 1;
             }
             let run = &crossings[i..=j];
+            if costs.is_unit() {
+                runs.push(run);
+            } else {
+                let cheapest = run.iter().map(|x| toll(x.0)).fold(f64::INFINITY, f64::min);
+                let dear = |x: &(u32, GateId)| toll(x.0) > CLIFF * cheapest;
+                runs.extend(run.chunk_by(|a, b| dear(a) == dear(b)));
+            }
+            i = j + 1;
+        }
+        for run in runs {
             let positions: Vec<u32> = self
                 .config
                 .entrances
@@ -597,10 +616,18 @@ impl Clusters {
                 };
                 out.push(chosen.expect("a run has a crossing").1);
             }
-            i = j + 1;
         }
     }
 }
+
+/// On a map with terrain costs, a run of crossings over a cluster border is split where
+/// crossing turns more than this many times dearer than the run's cheapest crossing, or
+/// back: ground that dear between two stretches of cheap ground parts them as a wall
+/// would, and with one entrance for both, routes from the other stretch went through it
+/// (issue 26: a 29-cost move answered through a swamp at 10⁶). A factor of 8 leaves the
+/// runs of roads at 0.5 beside rough ground up to 4 whole, whose entrance counts the
+/// cheapest-crossing rule above keeps in check.
+const CLIFF: f64 = 8.0;
 
 /// The map's cells and what they cost: what choosing entrances reads.
 pub(crate) type Cells<'a> = (&'a Grid, &'a CostBands);

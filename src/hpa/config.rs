@@ -64,14 +64,14 @@ pub struct Config {
     /// [`HpaMap::landmark_count`]: super::HpaMap::landmark_count
     pub landmarks: u8,
     /// Short-move radius R (0 to [`Config::MAX_LOCAL_RADIUS`]; 0 turns it off). A query
-    /// whose ends are at most R + ½ apart (octile distance) is first answered by an exact
-    /// grid A\* that only considers paths of length at most R + ½, so it never leaves the
-    /// (2R+1)² window around the start. When that search finds the goal its path is
-    /// optimal on the whole map (a path leaving the window takes at least R + 1 steps);
-    /// otherwise the query falls back to the gate search. The fast preset sets it to 16, so
-    /// that every move whose optimal length is at most 16 comes out optimal, with no detour
-    /// around cluster borders; the exact preset leaves it off, as its paths are optimal
-    /// anyway. Each context keeps a (2R+1)² table for it.
+    /// whose ends are at most R apart (octile distance) is first answered by an exact grid
+    /// A\* confined to the (2R+1)² window around the start, which every path of length at
+    /// most R stays in. When that search proves its path optimal on the whole map (no step
+    /// out of the window could lead to a cheaper path) the path is returned; otherwise the
+    /// query also searches the gates and keeps the cheaper path. Either way every move
+    /// whose optimal length is at most R comes out optimal, whatever the terrain costs.
+    /// The fast preset sets it to 16; the exact preset leaves it off, as its paths are
+    /// optimal anyway. Each context keeps a (2R+1)² table for it.
     pub local_radius: u32,
     /// The most heap memory, in bytes, the built structure may take (`None`: no limit).
     /// Before the large parts are allocated (tree, gate graph, cluster tables, landmark

@@ -5,11 +5,18 @@
 //! (neighbouring cells differ by at most one step, 41 lattice units), so a 16-bit offset
 //! from the block's smallest value holds them on every map: this halves the table, which is
 //! the largest part of an exact-mode map. A value that does not fit (cells of a block cut
-//! apart by a wall with a detour of over a thousand cells between them) is kept exactly in a
-//! small side map. Values are exact either way: the bounds built on them stay admissible.
+//! apart by a wall with a detour of over a thousand cells between them, or by a cell of
+//! extreme terrain cost) is kept exactly in a side map. Values are exact either way: the
+//! bounds built on them stay admissible.
+//!
+//! The side map is a hash map, so that writing a value costs O(1) however many are wide:
+//! with extreme terrain costs (roads at 1/64, swamps at 10⁶) most values of the blocks a
+//! swamp touches are, and a sorted vector made each write shift half of them, which made
+//! building and refreshing quadratic (issue 26).
 
 use super::landmarks::{MAX_LANDMARKS, UNREACHED};
 use crate::geom::Cell;
+use hashbrown::HashMap;
 
 /// Cells per side of a storage block.
 const BLOCK: u32 = 8;
@@ -41,9 +48,8 @@ pub(crate) struct DistanceTable {
     base: Vec<u32>,
     /// `off[(block · 64 + cell in block) · k + l]`: the value minus its base.
     off: Vec<u16>,
-    /// Values whose offset is over [`OFF_MAX`], with their index in `off`, sorted by index.
-    /// There are few or none (a vector keeps the map handle small).
-    wide: Vec<(u32, u32)>,
+    /// Values whose offset is over [`OFF_MAX`], by their index in `off`.
+    wide: HashMap<u32, u32>,
 }
 
 /// Where one cell's values are: the index of its first offset, and of its block's first
@@ -157,31 +163,24 @@ impl DistanceTable {
 
     /// The side map's value for offset index `i`.
     fn wide_value(&self, i: usize) -> u32 {
-        let at = self
+        *self
             .wide
-            .binary_search_by_key(&(i as u32), |&(k, _)| k)
-            .expect("a wide offset has its value in the side map");
-        self.wide[at].1
+            .get(&(i as u32))
+            .expect("a wide offset has its value in the side map")
     }
 
     /// Writes `value` at offset index `i` against `base`, in place or in the side map.
     fn put(&mut self, i: usize, base: u32, value: u32) {
         let key = i as u32;
         if self.off[i] == OFF_WIDE {
-            if let Ok(at) = self.wide.binary_search_by_key(&key, |&(k, _)| k) {
-                self.wide.remove(at);
-            }
+            self.wide.remove(&key);
         }
         self.off[i] = if value == UNREACHED {
             OFF_UNREACHED
         } else if value - base <= OFF_MAX {
             (value - base) as u16
         } else {
-            let at = self
-                .wide
-                .binary_search_by_key(&key, |&(k, _)| k)
-                .unwrap_err();
-            self.wide.insert(at, (key, value));
+            self.wide.insert(key, value);
             OFF_WIDE
         };
     }
@@ -209,9 +208,27 @@ impl DistanceTable {
     /// Copies landmark `l`'s distances, indexed by cell of a `width`-wide map, into the
     /// blocks with storage.
     pub fn store_column(&mut self, l: usize, column: &[u32], width: u32) {
+        self.store_column_blocks(l, column, width, 0..self.blocks.len());
+    }
+
+    /// Blocks on the map, with storage or not: the range [`DistanceTable::cells_of_blocks`]
+    /// and [`DistanceTable::store_column_blocks`] take their slices of.
+    pub fn block_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// [`DistanceTable::store_column`] for the blocks in `range` only (by place on the
+    /// map), so that a column can be written in slices.
+    pub fn store_column_blocks(
+        &mut self,
+        l: usize,
+        column: &[u32],
+        width: u32,
+        range: std::ops::Range<usize>,
+    ) {
         let (side, w) = (BLOCK as usize, width as usize);
         let h = column.len() / w;
-        for bi in 0..self.blocks.len() {
+        for bi in range {
             let b = self.blocks[bi];
             if b == NO_BLOCK {
                 continue;
@@ -243,11 +260,23 @@ impl DistanceTable {
     }
 
     /// Every cell with storage, in block order, with its slot.
+    #[cfg(test)]
     pub fn cells(&self) -> impl Iterator<Item = (Cell, Slot)> + '_ {
+        self.cells_of_blocks(0..self.blocks.len())
+    }
+
+    /// The cells with storage of the blocks in `range` (by place on the map), in block
+    /// order, with their slots.
+    pub fn cells_of_blocks(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (Cell, Slot)> + '_ {
         let (side, stride) = (BLOCK, self.stride);
-        self.blocks
+        let first = range.start;
+        self.blocks[range]
             .iter()
             .enumerate()
+            .map(move |(i, b)| (first + i, b))
             .filter(|&(_, &b)| b != NO_BLOCK)
             .flat_map(move |(bi, &b)| {
                 let (x0, y0) = (bi as u32 % stride * side, bi as u32 / stride * side);
@@ -265,7 +294,7 @@ impl DistanceTable {
     pub fn memory_bytes(&self) -> usize {
         (self.blocks.capacity() + self.base.capacity()) * 4
             + self.off.capacity() * 2
-            + self.wide.capacity() * 8
+            + self.wide.capacity() * (std::mem::size_of::<(u32, u32)>() + 1)
     }
 }
 

@@ -85,7 +85,52 @@ pub(crate) struct Landmarks {
     width: u32,
     table: DistanceTable,
     scratch: Vec<Reverse<(u32, Cell)>>,
+    /// The column recomputation under way, if any (see [`Landmarks::refresh_step`]).
+    /// Boxed: rarely under way, and the map handle stays small.
+    job: Option<Box<ColumnJob>>,
 }
+
+/// A column recomputation under way, in one of its three phases.
+#[derive(Clone, Debug)]
+enum ColumnJob {
+    /// Scanning the table's blocks from `next_block` for a better place for `landmark`.
+    Placing {
+        landmark: usize,
+        next_block: usize,
+        best: Farthest,
+    },
+    /// Searching the column.
+    Searching(ColumnSearch),
+    /// Writing the finished column into the table's blocks from `next_block`.
+    Storing {
+        search: ColumnSearch,
+        next_block: usize,
+    },
+}
+
+/// The best place found so far by a scan for the cell farthest from the other landmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Farthest {
+    /// No cell yet.
+    #[default]
+    None,
+    /// This cell, at this smallest distance from the others.
+    Found(u32, Cell),
+    /// Some free cell is reached by no other landmark: the scan keeps the landmark where
+    /// it is.
+    GaveUp,
+}
+
+/// Cells per block of the table: what one block of a sliced scan or write counts as work.
+const PER_BLOCK_CELLS: usize = 64;
+
+/// Cells a refresh with a time budget handles per unit of landmark work (see
+/// [`Landmarks::refresh_step`]): a few hundred microseconds at most.
+pub(crate) const COLUMN_SLICE: usize = 1024;
+
+/// Empty buckets a column search passes over in the time it settles a cell, roughly: what
+/// one unit of its work counts.
+const EMPTY_BUCKETS_PER_UNIT: usize = 64;
 
 /// A set of landmark indexes (below [`MAX_LANDMARKS`]) as bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -156,8 +201,7 @@ impl Landmarks {
         for c in grid.free_cells() {
             lm.table.slot_or_alloc(c);
         }
-        let mut queue = Dial::default();
-        let mut column = vec![UNREACHED; n];
+        let mut search = ColumnSearch::default();
         let mut nearest = vec![UNREACHED; n];
         let mut next = first.y as usize * w as usize + first.x as usize;
         lm.column_cost = grid.free_count() as usize;
@@ -167,10 +211,10 @@ impl Landmarks {
         for l in 0..k {
             let cell = lm.steps.cell(next);
             lm.cells.push(cell);
-            column.fill(UNREACHED);
-            queue.run(&lm.steps, cell, &mut column);
-            lm.table.store_column(l, &column, w);
-            for (m, &d) in nearest.iter_mut().zip(&column) {
+            search.start(&lm.steps, l, cell);
+            search.advance(&lm.steps, usize::MAX);
+            lm.table.store_column(l, &search.dist, w);
+            for (m, &d) in nearest.iter_mut().zip(&search.dist) {
                 *m = (*m).min(d);
             }
             next = farthest(&nearest);
@@ -276,6 +320,9 @@ impl Landmarks {
         if self.k == 0 || freed.is_empty() {
             return;
         }
+        // A column search under way never offered the new steps from the cells it has
+        // settled (see `ColumnSearch`): start it again.
+        self.job = None;
         let mut seeds: Vec<Cell> = Vec::new();
         for &c in freed {
             self.table.slot_or_alloc(c);
@@ -343,49 +390,138 @@ impl Landmarks {
         self.loose.len() * self.column_cost
     }
 
-    /// Recomputes the column of one landmark set aside by a repair over budget, else, when
-    /// `loose_too`, of one grown loose; returns `false` when there is none. One grid search:
-    /// tens of milliseconds on a 1024² map, which is why a refresh with a time budget takes
-    /// them one at a time.
-    pub fn refresh_one(&mut self, grid: &Grid, loose_too: bool) -> bool {
-        let Some(l) = self
-            .stale
-            .lowest()
-            .or_else(|| loose_too.then(|| self.loose.lowest()).flatten())
-        else {
-            return false;
-        };
-        let mut column = vec![UNREACHED; self.steps.masks.len()];
-        if !self.stale.contains(l) {
-            // Grown loose: the map has changed enough that where the landmark stands may no
-            // longer be a good place either (on a map laid over empty ground, the first
-            // landmarks sit in the corners of the empty map). Move it to the free cell
-            // farthest from the others, as the build would.
-            if let Some(c) = self.farthest_from_others(grid, l) {
-                self.cells[l] = c;
+    /// Does at most about `most` cells' worth of the recomputation of one column: of a
+    /// landmark set aside by a repair over budget, else, when `loose_too`, of one grown
+    /// loose. Returns `None` when there is nothing to recompute, else the cells handled
+    /// (scanned, settled or written: at most `most`, plus one block of the table, 64 cells)
+    /// and whether a column was finished.
+    ///
+    /// A column takes three phases, each sliced, each resumed by the next call: for a
+    /// loose landmark, a scan of the table for a better place (see
+    /// [`Landmarks::farthest_in`]); the grid search ([`ColumnSearch`]); and writing the
+    /// column into the table, during which the landmark is set aside (a half-written column
+    /// is no bound). So a refresh with a time budget never runs a search over the whole map
+    /// in one go.
+    pub fn refresh_step(
+        &mut self,
+        grid: &Grid,
+        loose_too: bool,
+        most: usize,
+    ) -> Option<(usize, bool)> {
+        let job = match self.job.take() {
+            Some(job) => *job,
+            None => {
+                let l = self
+                    .stale
+                    .lowest()
+                    .or_else(|| loose_too.then(|| self.loose.lowest()).flatten())?;
+                if self.stale.contains(l) {
+                    self.start_search(grid, l)
+                } else {
+                    // Grown loose: the map has changed enough that where the landmark
+                    // stands may no longer be a good place either (on a map laid over
+                    // empty ground, the first landmarks sit in the corners of the empty
+                    // map). It moves to the free cell farthest from the others, as the
+                    // build would place it.
+                    ColumnJob::Placing {
+                        landmark: l,
+                        next_block: 0,
+                        best: Farthest::default(),
+                    }
+                }
             }
-        }
+        };
+        let blocks_per_slice = most.div_ceil(PER_BLOCK_CELLS).max(1);
+        let block_count = self.table.block_count();
+        let (work, next, finished) = match job {
+            ColumnJob::Placing {
+                landmark,
+                next_block,
+                best,
+            } => {
+                let end = (next_block + blocks_per_slice).min(block_count);
+                let best = self.farthest_in(grid, landmark, next_block..end, best);
+                let work = (end - next_block) * PER_BLOCK_CELLS;
+                if end < block_count {
+                    let next = ColumnJob::Placing {
+                        landmark,
+                        next_block: end,
+                        best,
+                    };
+                    (work, Some(next), false)
+                } else {
+                    if let Farthest::Found(_, c) = best {
+                        self.cells[landmark] = c;
+                    }
+                    (work, Some(self.start_search(grid, landmark)), false)
+                }
+            }
+            ColumnJob::Searching(mut search) => {
+                let (settled, done) = search.advance(&self.steps, most);
+                if done {
+                    // Set aside while it is written: a half-written column is no bound.
+                    self.stale.insert(search.landmark);
+                    let next = ColumnJob::Storing {
+                        search,
+                        next_block: 0,
+                    };
+                    (settled, Some(next), false)
+                } else {
+                    (settled, Some(ColumnJob::Searching(search)), false)
+                }
+            }
+            ColumnJob::Storing { search, next_block } => {
+                let end = (next_block + blocks_per_slice).min(block_count);
+                let l = search.landmark;
+                self.table
+                    .store_column_blocks(l, &search.dist, self.width, next_block..end);
+                let work = (end - next_block) * PER_BLOCK_CELLS;
+                if end < block_count {
+                    let next = ColumnJob::Storing {
+                        search,
+                        next_block: end,
+                    };
+                    (work, Some(next), false)
+                } else {
+                    self.stale.remove(l);
+                    self.loose.remove(l);
+                    (work, None, true)
+                }
+            }
+        };
+        self.job = next.map(Box::new);
+        Some((work, finished))
+    }
+
+    /// The search for landmark `l`'s column, from where it stands, or from the nearest
+    /// free cell if it has been built over since (from a cell still blocked nothing is
+    /// reached: the column comes out empty and the landmark unused, which is safe).
+    fn start_search(&mut self, grid: &Grid, l: usize) -> ColumnJob {
         if !grid.is_free(self.cells[l]) {
-            // Built over since: move to the nearest free cell, if one is near.
             if let Some(c) = nearest_free(grid, self.cells[l], 16) {
                 self.cells[l] = c;
             }
         }
-        // From a cell that is still blocked nothing is reached: the column comes out empty
-        // and the landmark unused, which is safe.
-        Dial::default().run(&self.steps, self.cells[l], &mut column);
-        self.table.store_column(l, &column, self.width);
-        self.stale.remove(l);
-        self.loose.remove(l);
-        true
+        let mut search = ColumnSearch::default();
+        search.start(&self.steps, l, self.cells[l]);
+        ColumnJob::Searching(search)
     }
 
-    /// The free cell whose smallest distance from the landmarks other than `l` is the
-    /// largest (by their current columns), among cells they reach; `None` when there is
-    /// no other landmark or they reach nothing free.
-    fn farthest_from_others(&self, grid: &Grid, l: usize) -> Option<Cell> {
-        let mut best: Option<(u32, Cell)> = None;
-        for (c, slot) in self.table.cells() {
+    /// `best` updated with the free cells of the table's blocks `blocks` whose smallest
+    /// distance from the landmarks other than `l` is the largest (by their current
+    /// columns). Gives up (a cell no other landmark reaches, or no other landmark) as the
+    /// whole-table scan it is a slice of would.
+    fn farthest_in(
+        &self,
+        grid: &Grid,
+        l: usize,
+        blocks: std::ops::Range<usize>,
+        mut best: Farthest,
+    ) -> Farthest {
+        for (c, slot) in self.table.cells_of_blocks(blocks) {
+            if best == Farthest::GaveUp {
+                break;
+            }
             if !grid.is_free(c) {
                 continue;
             }
@@ -393,18 +529,20 @@ impl Landmarks {
                 .filter(|&m| m != l && !self.stale.contains(m))
                 .map(|m| self.table.get(slot, m))
                 .min()
-                .filter(|&d| d != UNREACHED)?;
-            if best.map_or(true, |(d, _)| nearest > d) {
-                best = Some((nearest, c));
-            }
+                .filter(|&d| d != UNREACHED);
+            best = match (nearest, best) {
+                (None, _) => Farthest::GaveUp,
+                (Some(d), Farthest::Found(b, _)) if d <= b => best,
+                (Some(d), _) => Farthest::Found(d, c),
+            };
         }
-        best.map(|(_, c)| c)
+        best
     }
 
     /// Recomputes the columns of every landmark set aside by a repair over budget.
     #[cfg(test)]
     pub fn refresh(&mut self, grid: &Grid) {
-        while self.refresh_one(grid, true) {}
+        while self.refresh_step(grid, true, usize::MAX).is_some() {}
     }
 
     #[cfg(any(test, feature = "testing"))]
@@ -641,49 +779,81 @@ fn largest_region_far_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
     best.map(|(_, i)| steps.cell(i))
 }
 
-/// Dijkstra over the grid with a bucket queue: step costs are small integers (the lattice
-/// lengths [`STRAIGHT`] and [`DIAGONAL`], times cell weights on a map with terrain costs),
-/// so a ring of one bucket more than the largest step orders everything.
+/// A grid Dijkstra from one landmark, over the step weights, with a bucket queue (Dial's
+/// algorithm: weights are small integers), that can stop after a given number of settled
+/// cells and resume later: a refresh with a time budget recomputes a column in slices of
+/// [`COLUMN_SLICE`] cells rather than in one search over the whole map.
+///
+/// Between slices the map may change. Cells blocked or made dearer only remove or raise
+/// steps: a step still there at the end was there, no cheaper, when its first end was
+/// settled, which then offered the other end at most its weight, so the finished column
+/// is still 1-Lipschitz over the steps of the map it ends on. Cells freed or made cheaper
+/// add steps the settled cells never offered; the landmarks restart the search then (see
+/// `Landmarks::on_freed`).
 #[derive(Clone, Debug, Default)]
-struct Dial {
+struct ColumnSearch {
+    /// The landmark whose column this is.
+    landmark: usize,
+    /// Distances so far, by cell index; final for settled cells.
+    dist: Vec<u32>,
+    /// The queue's ring of buckets, one per distance modulo the largest step weight + 1.
     buckets: Vec<Vec<u32>>,
+    /// Cells queued and not yet taken out.
+    pending: usize,
+    /// The distance of the bucket being drained.
+    d: u32,
 }
 
-impl Dial {
-    /// Fills `dist` (all [`UNREACHED`] on entry) with distances from `source`.
-    fn run(&mut self, steps: &Steps, source: Cell, dist: &mut [u32]) {
+impl ColumnSearch {
+    /// Starts the search for `landmark`'s column from `source` (no cell settled yet).
+    fn start(&mut self, steps: &Steps, landmark: usize, source: Cell) {
         let ring = steps.max_weight() as usize + 1;
         if self.buckets.len() != ring {
             self.buckets = vec![Vec::new(); ring];
         }
+        self.buckets.iter_mut().for_each(Vec::clear);
+        self.dist.clear();
+        self.dist.resize(steps.masks.len(), UNREACHED);
+        self.landmark = landmark;
         let s = source.y as usize * steps.width + source.x as usize;
-        dist[s] = 0;
+        self.dist[s] = 0;
         self.buckets[0].push(s as u32);
-        let mut pending = 1usize;
-        let mut d = 0u32;
-        while pending > 0 {
-            let mut bucket = std::mem::take(&mut self.buckets[d as usize % ring]);
-            // Steps cost at least 1 (every cell counts 8 units or more), so nothing lands in
-            // the bucket being drained.
-            for &i in &bucket {
-                pending -= 1;
-                if dist[i as usize] != d {
-                    continue; // reached more cheaply since
-                }
-                for (j, w) in steps.from(i as usize) {
-                    // Capped below `UNREACHED`: a capped column is still Lipschitz.
-                    let nd = d.saturating_add(w).min(UNREACHED - 1);
-                    if nd < dist[j] {
-                        dist[j] = nd;
-                        self.buckets[nd as usize % ring].push(j as u32);
-                        pending += 1;
-                    }
+        self.pending = 1;
+        self.d = 0;
+    }
+
+    /// Works until `most` units are done: a cell settled counts one, and so do
+    /// [`EMPTY_BUCKETS_PER_UNIT`] empty buckets passed over (under terrain costs a step
+    /// weighs up to thousands of units, so most buckets are empty). Returns the units
+    /// done, and whether the search is finished.
+    fn advance(&mut self, steps: &Steps, most: usize) -> (usize, bool) {
+        let ring = self.buckets.len();
+        let (mut settled, mut empty) = (0, 0);
+        while self.pending > 0 && settled + empty / EMPTY_BUCKETS_PER_UNIT < most {
+            let Some(i) = self.buckets[self.d as usize % ring].pop() else {
+                // Steps weigh at least 1 (every cell counts 8 units or more) and at most
+                // `ring − 1`, so nothing lands in the bucket being drained, and every
+                // queued cell is less than a ring ahead.
+                self.d += 1;
+                empty += 1;
+                continue;
+            };
+            self.pending -= 1;
+            if self.dist[i as usize] != self.d {
+                continue; // reached more cheaply since
+            }
+            settled += 1;
+            for (j, w) in steps.from(i as usize) {
+                // Capped below `UNREACHED`: a capped column is still Lipschitz.
+                let nd = self.d.saturating_add(w).min(UNREACHED - 1);
+                if nd < self.dist[j] {
+                    self.dist[j] = nd;
+                    self.buckets[nd as usize % ring].push(j as u32);
+                    self.pending += 1;
                 }
             }
-            bucket.clear();
-            self.buckets[d as usize % ring] = bucket;
-            d += 1;
         }
+        (settled + empty / EMPTY_BUCKETS_PER_UNIT, self.pending == 0)
     }
 }
 

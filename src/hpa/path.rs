@@ -67,20 +67,102 @@ impl Path {
         path
     }
 
-    /// First cell.
-    pub fn start(&self) -> Cell {
-        self.cells[0]
+    /// First cell; `None` for a path without cells (its fields are public, so one can be
+    /// built; the searches never return one).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Path};
+    /// let p = Path::from_cells(vec![Cell::new(0, 0), Cell::new(1, 1)]);
+    /// assert_eq!((p.start(), p.goal(), p.steps()), (Some(Cell::new(0, 0)), Some(Cell::new(1, 1)), 1));
+    /// let empty = Path::from_cells(vec![]);
+    /// assert_eq!((empty.start(), empty.goal(), empty.steps()), (None, None, 0));
+    /// ```
+    pub fn start(&self) -> Option<Cell> {
+        self.cells.first().copied()
     }
 
-    /// Last cell.
-    pub fn goal(&self) -> Cell {
-        self.cells[self.cells.len() - 1]
+    /// Last cell; `None` for a path without cells.
+    pub fn goal(&self) -> Option<Cell> {
+        self.cells.last().copied()
     }
 
-    /// Number of steps.
+    /// Number of steps: one less than the cells, and 0 for a path without cells.
     pub fn steps(&self) -> usize {
-        self.cells.len() - 1
+        self.cells.len().saturating_sub(1)
     }
+}
+
+/// A path as the points a unit steers along: its start, every cell where it turns, and its
+/// goal, joined by straight lines (the straightest 8-connected line between two points, see
+/// [`Corners::cells`]). What [`HpaMap::find_corners`](crate::HpaMap::find_corners) returns:
+/// the same route as the cell path, without writing down every cell.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Corners {
+    /// Start, turning points and goal; one point when start and goal coincide.
+    pub points: Vec<Cell>,
+    /// The geometric length of the route: the octile distance of each straight piece.
+    pub length: f64,
+    /// What the route costs under the map's terrain costs; equal to `length` on a map
+    /// without terrain costs.
+    pub cost: f64,
+}
+
+impl Corners {
+    /// The route through `waypoints` (consecutive ones mutually visible), with repeated
+    /// points and points in the middle of one straight or diagonal run left out, its length
+    /// and its cost under `costs` on `grid` computed piece by piece.
+    pub(crate) fn from_waypoints(waypoints: &[Cell], grid: &Grid, costs: &TerrainCosts) -> Self {
+        let mut points: Vec<Cell> = Vec::with_capacity(waypoints.len());
+        for &c in waypoints {
+            let n = points.len();
+            if n >= 1 && points[n - 1] == c {
+                continue;
+            }
+            let heading = |i: usize| run_heading(points[i], points[i + 1]);
+            if n >= 2 && heading(n - 2).is_some() && heading(n - 2) == run_heading(points[n - 1], c)
+            {
+                points[n - 1] = c; // the run goes on
+            } else {
+                points.push(c);
+            }
+        }
+        let pieces = || points.windows(2).map(|w| (w[0], w[1]));
+        let length = pieces().fold(0.0, |sum, (a, b)| sum + octile(a, b));
+        let cost = if costs.is_unit() {
+            length
+        } else {
+            pieces().fold(0.0, |sum, (a, b)| sum + line_cost(grid, costs, a, b))
+        };
+        Corners {
+            points,
+            length,
+            cost,
+        }
+    }
+
+    /// Every cell of the route, start and goal included: the straight lines between the
+    /// points written out, as [`Path::cells`] holds them.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y == 15), Mode::Exact)?;
+    /// let (s, g) = (Cell::new(0, 0), Cell::new(15, 0));
+    /// let corners = map.find_corners(s, g)?;
+    /// assert_eq!(corners.cells(), map.find_path(s, g)?.cells);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn cells(&self) -> Vec<Cell> {
+        refine(&self.points)
+    }
+}
+
+/// The unit step from `a` to `b` when they lie on one straight or diagonal run (`None`
+/// otherwise, or when they are the same cell).
+fn run_heading(a: Cell, b: Cell) -> Option<(i64, i64)> {
+    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
+    let on_run = (dx == 0) != (dy == 0) || (dx != 0 && dx.abs() == dy.abs());
+    on_run.then(|| (dx.signum(), dy.signum()))
 }
 
 /// Calls `f` on each cell after `a` of the straightest 8-connected line from `a` to `b`:
@@ -298,7 +380,7 @@ impl Path {
             .windows(2)
             .map(|w| costs.cost_between(grid, w[0], w[1]))
             .fold(0.0, |sum, step| sum + step);
-        if (actual - self.cost).abs() > 1e-6 * actual.max(1.0) {
+        if !agrees(self.cost, actual, 1e-6 * actual.max(1.0)) {
             return Err(PathDefect::WrongCost {
                 claimed: self.cost,
                 actual,
@@ -306,6 +388,12 @@ impl Path {
         }
         Ok(())
     }
+}
+
+/// Whether a claimed figure is within `tolerance` of the actual one. Written so that a NaN
+/// claim disagrees (every comparison with NaN is false).
+fn agrees(claimed: f64, actual: f64, tolerance: f64) -> bool {
+    (claimed - actual).abs() <= tolerance
 }
 
 fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<(), PathDefect> {
@@ -339,7 +427,7 @@ fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<
             }
         }
     }
-    if (actual - path.length).abs() > 1e-6 {
+    if !agrees(path.length, actual, 1e-6) {
         return Err(PathDefect::WrongLength {
             claimed: path.length,
             actual,

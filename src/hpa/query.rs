@@ -5,9 +5,9 @@
 use super::error::{Endpoint, QueryError};
 use super::graph::{GateGraph, LeafId};
 use super::map::HpaMap;
-use super::path::{self, Path};
+use super::path::{self, Corners, Path};
 use super::policy::GatePolicy;
-use super::search::{Ends, SearchContext};
+use super::search::{Ends, OpenSearch, SearchContext, Stepped};
 use super::subgoals;
 use crate::geom::{Cell, Rect};
 use std::cell::RefCell;
@@ -17,6 +17,99 @@ thread_local! {
     /// The context [`HpaMap::find_path`] searches with: one per thread, grown to the
     /// largest map that thread has searched, so that queries allocate nothing once warm.
     static CONTEXT: RefCell<SearchContext> = RefCell::new(SearchContext::new());
+}
+
+/// A path query run in slices by [`HpaMap::resume_path_search`]: its two ends, where it
+/// stands, and the work it has done. Holds no buffers: a paused gate search keeps its
+/// state in the [`SearchContext`] it ran on.
+#[derive(Clone, Debug)]
+pub struct PathSearch {
+    start: Cell,
+    goal: Cell,
+    stage: Stage,
+    /// The map revision the gate search was opened on.
+    revision: u64,
+    expansions: usize,
+    restarts: usize,
+    /// The short-move window's unproved path, weighed against the gate search's at the end.
+    window: Option<Vec<Cell>>,
+}
+
+/// How far a [`PathSearch`] has come.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// Nothing run yet, or starting over.
+    Fresh,
+    /// The gate search is open in a context.
+    Gates { ends: Ends, open: OpenSearch },
+}
+
+/// What a search found, before it is written out as a [`Path`] or [`Corners`].
+enum Route {
+    /// Every cell, from the local search or the subgoal graph.
+    Cells(Vec<Cell>),
+    /// Waypoints, each in sight of the next.
+    Waypoints(Vec<Cell>),
+}
+
+/// Where a query's route search stopped: its answer, or paused for the next slice.
+enum RouteProgress {
+    Done(Result<Route, QueryError>),
+    Paused,
+}
+
+/// What the first steps of a query came to.
+enum Opened {
+    /// The answer, and the work it took (at least 1).
+    Answered(Result<Route, QueryError>, usize),
+    /// The gate search opened, with the short-move window's path when it was not proved
+    /// optimal (the cheaper of the two is the answer).
+    Gates(Ends, OpenSearch, Option<Vec<Cell>>),
+}
+
+/// Where [`HpaMap::resume_path_search`] stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SearchProgress {
+    /// The query's answer, as [`HpaMap::find_path`] gives it.
+    Done(Result<Path, QueryError>),
+    /// The slice's expansions are spent; resume the search to go on.
+    Paused,
+}
+
+impl PathSearch {
+    /// A query from `start` to `goal`, nothing run yet.
+    pub fn new(start: Cell, goal: Cell) -> Self {
+        PathSearch {
+            start,
+            goal,
+            stage: Stage::Fresh,
+            revision: 0,
+            expansions: 0,
+            restarts: 0,
+            window: None,
+        }
+    }
+
+    /// The start cell.
+    pub fn start(&self) -> Cell {
+        self.start
+    }
+
+    /// The goal cell.
+    pub fn goal(&self) -> Cell {
+        self.goal
+    }
+
+    /// Expansions spent on this query so far, over all its slices and restarts.
+    pub fn expansions(&self) -> usize {
+        self.expansions
+    }
+
+    /// How many times the search started over (an edit of the map, or its context used
+    /// by another search while it was paused).
+    pub fn restarts(&self) -> usize {
+        self.restarts
+    }
 }
 
 impl HpaMap {
@@ -101,36 +194,210 @@ impl HpaMap {
         start: Cell,
         goal: Cell,
     ) -> Result<Path, QueryError> {
-        let start_leaf = self.free_leaf_of(start, Endpoint::Start)?;
-        let goal_leaf = self.free_leaf_of(goal, Endpoint::Goal)?;
-        let path = |cells| Path::from_cells_with_costs(cells, &self.grid, self.costs());
+        let mut search = PathSearch::new(start, goal);
+        match self.resume_path_search(ctx, &mut search, usize::MAX) {
+            SearchProgress::Done(answer) => answer,
+            SearchProgress::Paused => unreachable!("an unlimited search never pauses"),
+        }
+    }
+
+    /// Runs `search` on this map for about `max_expansions` more units of work and says
+    /// whether it has finished: the same query as [`HpaMap::find_path_with`], with the same
+    /// answer, cut into slices that a game can spread over frames.
+    ///
+    /// The work of a slice is counted in gate expansions. The gate search of an exact map
+    /// (no clusters) stops after exactly `max_expansions` of them and resumes where it
+    /// stopped, its state kept in `ctx`; the other steps run whole and count their own
+    /// expansions: a short move's grid search (at most `(2r + 1)²` cells for the map's
+    /// [`local_radius`](crate::Config::local_radius) `r`) and the clustered search of a
+    /// fast map. So a slice overruns `max_expansions` by at most one such step.
+    ///
+    /// A paused search resumes only on the context it paused on, with no other search run
+    /// on that context in between, and on an unedited map; otherwise it starts again from
+    /// the beginning ([`PathSearch::restarts`] counts how often), which costs the
+    /// expansions spent so far once more but never gives a stale answer.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode, PathSearch, SearchContext, SearchProgress};
+    /// let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| x % 8 != 4 || y % 16 == 0), Mode::Exact)?;
+    /// let (a, b) = (Cell::new(0, 63), Cell::new(63, 1));
+    /// let mut ctx = SearchContext::new();
+    /// let mut search = PathSearch::new(a, b);
+    /// let mut slices = 0;
+    /// let path = loop {
+    ///     slices += 1;
+    ///     match map.resume_path_search(&mut ctx, &mut search, 4) {
+    ///         SearchProgress::Done(answer) => break answer?,
+    ///         SearchProgress::Paused => continue, // the next frame
+    ///     }
+    /// };
+    /// assert!(slices > 1);
+    /// assert_eq!(path, map.find_path(a, b)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resume_path_search(
+        &self,
+        ctx: &mut SearchContext,
+        search: &mut PathSearch,
+        max_expansions: usize,
+    ) -> SearchProgress {
+        match self.resume_route(ctx, search, max_expansions) {
+            RouteProgress::Done(route) => {
+                SearchProgress::Done(route.map(|r| self.cell_path(ctx, r)))
+            }
+            RouteProgress::Paused => SearchProgress::Paused,
+        }
+    }
+
+    /// The route [`HpaMap::find_path`] finds, as the points a unit steers along (start,
+    /// turning points, goal) instead of every cell: the search without writing the path out
+    /// cell by cell. [`Corners::cells`] writes it out.
+    ///
+    /// In exact mode the corners' cells are exactly [`HpaMap::find_path`]'s. In fast mode
+    /// the cell path also has loops cut out of it where a route doubles back over its own
+    /// cells (which needs every cell), so it may be shorter than the corners' route by the
+    /// loop; both are valid, and the corners' route is never shorter.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(16, 16, |x, y| x != 8 || y == 15), Mode::Exact)?;
+    /// let corners = map.find_corners(Cell::new(0, 0), Cell::new(15, 0))?;
+    /// // Down to the gap at the bottom, through it, and up again.
+    /// assert_eq!(corners.points.first(), Some(&Cell::new(0, 0)));
+    /// assert_eq!(corners.points.last(), Some(&Cell::new(15, 0)));
+    /// assert!(corners.points.len() < 10 && corners.length > 15.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`HpaMap::find_path`].
+    pub fn find_corners(&self, start: Cell, goal: Cell) -> Result<Corners, QueryError> {
+        with_context(|ctx| {
+            let mut search = PathSearch::new(start, goal);
+            let route = match self.resume_route(ctx, &mut search, usize::MAX) {
+                RouteProgress::Done(route) => route?,
+                RouteProgress::Paused => unreachable!("an unlimited search never pauses"),
+            };
+            let (Route::Cells(points) | Route::Waypoints(points)) = route;
+            Ok(Corners::from_waypoints(&points, &self.grid, self.costs()))
+        })
+    }
+
+    /// Writes a route out cell by cell: waypoints refined, loops cut where sparse gates or
+    /// entrances can make a route double back over its own cells (out to an entrance beside
+    /// the border and back along the same cells). Cutting the loops keeps every step and only
+    /// shortens the path. With every crossing a gate and no clusters the path is optimal, and
+    /// an optimal path never repeats a cell.
+    fn cell_path(&self, ctx: &mut SearchContext, route: Route) -> Path {
+        let cells = match route {
+            Route::Cells(cells) => cells,
+            Route::Waypoints(waypoints) => {
+                let mut cells = path::refine(&waypoints);
+                if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
+                    ctx.cut_loops(&mut cells);
+                }
+                cells
+            }
+        };
+        Path::from_cells_with_costs(cells, &self.grid, self.costs())
+    }
+
+    /// [`HpaMap::resume_path_search`] up to the route, before it is written out.
+    fn resume_route(
+        &self,
+        ctx: &mut SearchContext,
+        search: &mut PathSearch,
+        max_expansions: usize,
+    ) -> RouteProgress {
+        let (start, goal) = (search.start, search.goal);
+        if let Stage::Gates { open, .. } = search.stage {
+            if search.revision != self.revision || !ctx.holds(open) {
+                search.stage = Stage::Fresh;
+                search.restarts += 1;
+            }
+        }
+        let (ends, open) = match search.stage {
+            Stage::Gates { ends, open } => (ends, open),
+            Stage::Fresh => match self.open_gate_search(ctx, start, goal) {
+                Opened::Answered(answer, work) => {
+                    search.expansions += work;
+                    return RouteProgress::Done(answer);
+                }
+                Opened::Gates(ends, open, window) => {
+                    search.window = window;
+                    search.revision = self.revision;
+                    search.stage = Stage::Gates { ends, open };
+                    (ends, open)
+                }
+            },
+        };
+        let before = ctx.last_expansions();
+        let stepped = ctx.step_search(
+            &self.graph,
+            ends,
+            open,
+            (&self.landmarks, &self.costs),
+            max_expansions,
+        );
+        search.expansions += ctx.last_expansions() - before;
+        let found = match stepped {
+            Stepped::Paused => return RouteProgress::Paused,
+            Stepped::Found(waypoints, _) => Some(waypoints),
+            Stepped::Exhausted => None,
+        };
+        search.stage = Stage::Fresh;
+        let window = search.window.take();
+        RouteProgress::Done(self.finish_search(ctx, (start, goal), found, window))
+    }
+
+    /// The first steps of a query, up to the gate search: the ends checked, the answers
+    /// that need no gate search given, the gate search opened on an exact map (and run
+    /// whole, clustered, on a fast one).
+    fn open_gate_search(&self, ctx: &mut SearchContext, start: Cell, goal: Cell) -> Opened {
+        let start_leaf = match self.free_leaf_of(start, Endpoint::Start) {
+            Ok(leaf) => leaf,
+            Err(e) => return Opened::Answered(Err(e), 1),
+        };
+        let goal_leaf = match self.free_leaf_of(goal, Endpoint::Goal) {
+            Ok(leaf) => leaf,
+            Err(e) => return Opened::Answered(Err(e), 1),
+        };
         if start_leaf == goal_leaf && self.graph.leaf(start_leaf).cost == self.costs.floor() {
             // One obstacle-free rectangle of the cheapest terrain on the map: the straight
             // line is optimal. (On dearer ground a detour over cheaper ground may beat it, and the
             // search below weighs both.)
-            return Ok(path(path::refine(&[start, goal])));
+            return Opened::Answered(Ok(Route::Waypoints(vec![start, goal])), 1);
         }
         if !self.components.same(start_leaf, goal_leaf) {
-            return Err(QueryError::Unreachable { start, goal });
+            return Opened::Answered(Err(QueryError::Unreachable { start, goal }), 1);
         }
         // A short move is settled on the grid itself, optimally (see
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
-        // otherwise send it around the block. It reads the current grid, so stale clusters
-        // do not concern it.
+        // otherwise send it around the block, and under terrain costs through a swamp. It
+        // reads the current grid, so stale clusters do not concern it. A window path not
+        // proved optimal still is whenever the optimal path is at most R long: the cheaper
+        // of it and the gate search's answer keeps that promise.
         let radius = self.config.local_radius;
-        if let Some(cells) = ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
-            return Ok(path(cells));
-        }
+        let window = match ctx.search_local(&self.grid, &self.costs, (start, goal), radius) {
+            Some((cells, true)) => {
+                return Opened::Answered(Ok(Route::Cells(cells)), ctx.last_expansions().max(1))
+            }
+            Some((cells, false)) => Some(cells),
+            None => None,
+        };
+        // The subgoal graph, where the map has one, answers in one step (it is not sliced).
+        // It is built only on maps of one cost, where the window's answer is always proved.
         if let Some(subgoals) = &self.subgoals {
-            let waypoints = ctx
-                .search_subgoals(
-                    (subgoals, &self.grid),
-                    (start, goal),
-                    &self.landmarks,
-                    &self.costs,
-                )
-                .ok_or(QueryError::Unreachable { start, goal })?;
-            return Ok(path(subgoals::refine(&self.grid, &waypoints)));
+            let found = ctx.search_subgoals(
+                (subgoals, &self.grid),
+                (start, goal),
+                &self.landmarks,
+                &self.costs,
+            );
+            let route = found
+                .map(|waypoints| Route::Cells(subgoals::refine(&self.grid, &waypoints)))
+                .ok_or(QueryError::Unreachable { start, goal });
+            return Opened::Answered(route, ctx.last_expansions().max(1));
         }
         let ends = Ends {
             start,
@@ -138,22 +405,33 @@ impl HpaMap {
             goal,
             goal_leaf,
         };
-        let found = match &self.clusters {
-            Some(clusters) => ctx
-                .search_clustered(&self.graph, clusters, ends, &self.landmarks, &self.costs)
-                // The components say a path exists, and the clustered search finds one
-                // whenever the gate graph has one; should it ever not, the gate graph
-                // itself answers rather than a false "unreachable" (and test builds,
-                // which have debug assertions, stop there).
-                .or_else(|| {
-                    debug_assert!(false, "the clustered search missed {start} -> {goal}");
-                    ctx.search(&self.graph, ends, &self.landmarks, &self.costs)
-                        .map(|(w, _)| w)
-                }),
-            None => ctx
-                .search(&self.graph, ends, &self.landmarks, &self.costs)
-                .map(|(w, _)| w),
+        let Some(clusters) = &self.clusters else {
+            let open = ctx.open_search(&self.graph, ends, &self.landmarks, &self.costs);
+            return Opened::Gates(ends, open, window);
         };
+        let found = ctx
+            .search_clustered(&self.graph, clusters, ends, &self.landmarks, &self.costs)
+            // The components say a path exists, and the clustered search finds one
+            // whenever the gate graph has one; should it ever not, the gate graph
+            // itself answers rather than a false "unreachable" (and test builds,
+            // which have debug assertions, stop there).
+            .or_else(|| {
+                debug_assert!(false, "the clustered search missed {start} -> {goal}");
+                ctx.search(&self.graph, ends, &self.landmarks, &self.costs)
+                    .map(|(w, _)| w)
+            });
+        let work = ctx.last_expansions().max(1);
+        Opened::Answered(self.finish_search(ctx, (start, goal), found, window), work)
+    }
+
+    /// The route from a gate search's waypoints, smoothed when the mode smooths.
+    fn finish_search(
+        &self,
+        ctx: &mut SearchContext,
+        (start, goal): (Cell, Cell),
+        found: Option<Vec<Cell>>,
+        window: Option<Vec<Cell>>,
+    ) -> Result<Route, QueryError> {
         if self.landmarks.has_loose() {
             self.search_work
                 .fetch_add(ctx.last_expansions() as u64, Ordering::Relaxed);
@@ -162,15 +440,18 @@ impl HpaMap {
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
         }
-        let mut cells = path::refine(&waypoints);
-        // Sparse gates and entrances can make a route double back over its own cells (out
-        // to an entrance beside the border and back along the same cells). Cutting the
-        // loops keeps every step and only shortens the path. With every crossing a gate and
-        // no clusters the path is optimal, and an optimal path never repeats a cell.
-        if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
-            ctx.cut_loops(&mut cells);
-        }
-        Ok(path(cells))
+        let Some(window) = window else {
+            return Ok(Route::Waypoints(waypoints));
+        };
+        // An unproved window path: the cheaper of it and the gate search's.
+        let gates = self.cell_path(ctx, Route::Waypoints(waypoints));
+        let window_cost =
+            Path::from_cells_with_costs(window.clone(), &self.grid, self.costs()).cost;
+        Ok(Route::Cells(if window_cost <= gates.cost {
+            window
+        } else {
+            gates.cells
+        }))
     }
 
     /// Whether two free cells are connected, answered from the component labels in

@@ -72,6 +72,26 @@ struct Target {
     node: u32,
 }
 
+/// A gate search opened by [`SearchContext::open_search`]: its two virtual nodes, and the
+/// query stamp that tells whether the context still holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpenSearch {
+    start: u32,
+    goal: u32,
+    query: u32,
+}
+
+/// Where a slice of a suspendable search ([`SearchContext::step_search`]) stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Stepped {
+    /// The route's waypoints and cost.
+    Found(Vec<Cell>, f64),
+    /// No route: the open list ran dry.
+    Exhausted,
+    /// The slice's expansions are spent; the search may go on.
+    Paused,
+}
+
 /// The two ends of a query and the free leaves they lie in.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends {
@@ -342,22 +362,78 @@ impl SearchContext {
         landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
+        let open = self.open_search(graph, ends, landmarks, costs);
+        match self.step_search(graph, ends, open, (landmarks, costs), usize::MAX) {
+            Stepped::Found(waypoints, cost) => Some((waypoints, cost)),
+            Stepped::Exhausted => None,
+            Stepped::Paused => unreachable!("an unlimited search never pauses"),
+        }
+    }
+
+    /// Opens the gate search of [`SearchContext::search`] without expanding anything: the
+    /// suspendable form, driven by [`SearchContext::step_search`]. The context then holds
+    /// the search's whole state (scores, open list, expansion count) until its next
+    /// search is opened.
+    pub(crate) fn open_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> OpenSearch {
+        let bound = Bound::new(ends.goal, landmarks, costs);
+        let (start, goal) = self.begin(graph, &bound, ends.start);
+        OpenSearch {
+            start,
+            goal,
+            query: self.query,
+        }
+    }
+
+    /// Whether `open` is the search this context holds (no other search opened since).
+    pub(crate) fn holds(&self, open: OpenSearch) -> bool {
+        open.query == self.query
+    }
+
+    /// Expands up to `max_expansions` more gates of the search `open` (which this context
+    /// must [hold](SearchContext::holds), over the unchanged `graph`), the same A\* as
+    /// [`SearchContext::search`] and in the same order, so that a search run in slices
+    /// finds exactly what it finds in one go. [`SearchContext::last_expansions`] counts
+    /// the expansions since the search was opened.
+    pub(crate) fn step_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        open: OpenSearch,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        max_expansions: usize,
+    ) -> Stepped {
+        debug_assert!(
+            self.holds(open),
+            "a search resumed on another search's context"
+        );
         let Ends {
             start,
             start_leaf,
             goal,
             goal_leaf,
         } = ends;
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
         let bound = Bound::new(goal, landmarks, costs);
-        let (s, t) = self.begin(graph, &bound, start);
         let target = Target {
             leaf: Some(goal_leaf),
             cell: goal,
             node: t,
         };
-        while let Some((n, g, p)) = self.pop() {
+        let stop = self.expanded.saturating_add(max_expansions);
+        while self.expanded < stop {
+            let Some((n, g, p)) = self.pop() else {
+                return Stepped::Exhausted;
+            };
             if n == t {
-                return Some((self.unwind(graph, start, goal, s, t), g));
+                return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
             }
             self.expand(n, g, p);
             if n == s {
@@ -377,7 +453,7 @@ impl SearchContext {
                 self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
             }
         }
-        None
+        Stepped::Paused
     }
 
     fn unwind(&self, graph: &GateGraph, start: Cell, goal: Cell, s: u32, t: u32) -> Vec<Cell> {
@@ -673,18 +749,28 @@ impl SearchContext {
 
 impl SearchContext {
     /// The short-move search (see [`Config::local_radius`](super::Config::local_radius)):
-    /// A\* over the grid's cells from `start` to `goal` among paths costing no more than
-    /// `(radius + ½) · m`, `m` the cheapest cost of any free cell. Returns the cells of a cheapest
-    /// path on the whole map, or `None` when no path within that cost exists (the caller
-    /// then searches the gates).
+    /// A\* over the grid's cells of the (2R+1)² window around `start`, for a `goal` at most
+    /// R away (octile distance; farther, no path of length at most R reaches it, and this
+    /// returns `None`). Returns the cells of a cheapest path inside the window, with
+    /// whether it is proved cheapest on the whole map, or `None` when no path inside the
+    /// window reaches the goal.
     ///
-    /// Why the answer is optimal on the whole map, not only in the window: every step
-    /// costs at least `m` and moves at most one cell in each axis, so a node of cost `g`
-    /// lies within Chebyshev distance `⌊g / m⌋` of the start. Pruning every node whose
-    /// `f = g + h` exceeds `(radius + ½) · m` (`h`, the octile distance times `m`, never
-    /// overestimates) thus keeps the search inside the (2R+1)² window its table covers, and
-    /// loses only paths dearer than that. The heuristic is consistent, so the goal pops at
-    /// the least cost among the rest; that is at most the limit, below every pruned path.
+    /// Why a path of the window can be optimal on the whole map: a path whose length is
+    /// at most R moves at most R cells in each axis, so it never leaves the window. Hence
+    /// whenever some optimal path has length at most R, the window's cheapest path is
+    /// optimal, *whatever the terrain costs*: the window bounds length, not cost. The caller
+    /// cannot know that optimal length in advance, so it keeps this path when it is proved
+    /// optimal, and otherwise takes the cheaper of it and the gate search's answer, which
+    /// is then optimal for every move of optimal length at most R.
+    ///
+    /// The proof: every step from a cell `u` of the window to a cell `o` outside it is
+    /// recorded with `g(u) + cost(u, o) + h(o)` (`h`, the octile distance times the
+    /// cheapest cost, never overestimates and is consistent), the least cost any path
+    /// leaving the window over that step can have. When the goal pops at cost `C` and no
+    /// such escape recorded so far is below `C`, the path is optimal on the whole map: a
+    /// path leaving the window leaves over a step from a window cell `u`; if `u` was
+    /// expanded, its escape was recorded (or is recorded later at an `f` of at least `C`,
+    /// as `f` only grows along the pops), and if not, `g(u) + h(u) ≥ C` already.
     ///
     /// Steps are the grid's own ([`Grid::can_step`]): no second statement of the corner
     /// rule. Nothing is allocated but the returned path once the table has grown.
@@ -694,10 +780,9 @@ impl SearchContext {
         costs: &CostBands,
         (start, goal): (Cell, Cell),
         radius: u32,
-    ) -> Option<Vec<Cell>> {
+    ) -> Option<(Vec<Cell>, bool)> {
         let floor = costs.floor();
-        let limit = (radius as f64 + 0.5) * floor;
-        if radius == 0 || octile(start, goal) * floor > limit {
+        if radius == 0 || octile(start, goal) > radius as f64 + 1e-9 {
             return None;
         }
         let unit = costs.is_unit();
@@ -711,9 +796,13 @@ impl SearchContext {
             start.x as i64 - radius as i64,
             start.y as i64 - radius as i64,
         );
+        let inside = |c: Cell| {
+            let (dx, dy) = (c.x as i64 - x0, c.y as i64 - y0);
+            (0..side as i64).contains(&dx) && (0..side as i64).contains(&dy)
+        };
         let slot = |c: Cell| {
             let (dx, dy) = (c.x as i64 - x0, c.y as i64 - y0);
-            debug_assert!((0..side as i64).contains(&dx) && (0..side as i64).contains(&dy));
+            debug_assert!(inside(c));
             (dy as usize * side + dx as usize) as u32
         };
         let cell = |i: u32| {
@@ -729,6 +818,8 @@ impl SearchContext {
             y0,
             side: side as u32,
         };
+        // The least cost a path leaving the window over the steps seen so far can have.
+        let mut escape = f64::INFINITY;
         let (states, open, query) = (&mut self.window, &mut self.open, self.query);
         let trace = &mut self.trace;
         let h0 = octile(start, goal) * floor;
@@ -743,7 +834,7 @@ impl SearchContext {
                     v = states[v as usize].parent;
                 }
                 path.reverse();
-                return Some(path);
+                return Some((path, g <= escape));
             }
             self.expanded += 1;
             note_expansion(trace, i, p, g);
@@ -759,12 +850,14 @@ impl SearchContext {
                     costs.table().cost_between(grid, here, next)
                 };
                 let (g_next, h) = (g + step, octile(next, goal) * floor);
-                if g_next + h <= limit {
+                if inside(next) {
                     if let Some((kind, f)) =
                         offer((states, open, query), slot(next), (g_next, i), || h)
                     {
                         note(trace, kind, slot(next), i, g_next, f);
                     }
+                } else {
+                    escape = escape.min(g_next + h);
                 }
             }
         }

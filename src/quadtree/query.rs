@@ -126,7 +126,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// Clips a rectangle to the grid; `None` when they do not meet.
     pub fn clip(&self, r: Rect) -> Option<Rect> {
-        r.intersection(&Rect::from_size(0, 0, self.width(), self.height()))
+        r.intersection(&Rect::new(0, 0, self.width() - 1, self.height() - 1))
     }
 
     /// The deepest node that contains the whole rectangle (clipped to the grid), found by

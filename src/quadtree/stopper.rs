@@ -25,7 +25,7 @@ type StopFn = dyn Fn(Rect, u64, bool) -> bool + Send + Sync;
 /// let s = SplitStopper::by_size(|w, h, n| n <= 2 || w * h <= 16);
 /// # let _ = s;
 /// // Or of where the node is: finer buckets over a base in the top-left 100×100 cells.
-/// let base = quadpath::Rect::from_size(0, 0, 100, 100);
+/// let base = quadpath::Rect::new(0, 0, 99, 99);
 /// let s = SplitStopper::by_rect(move |r, n| n <= if r.intersects(&base) { 1 } else { 8 });
 /// # let _ = s;
 /// ```

@@ -238,8 +238,8 @@ impl<L: Layout> UnitIndex<L> {
     pub fn remove(&mut self, id: UnitId) -> Result<Aabb, UnitError> {
         let slot = self.store.slot_or_err(id)?;
         let Slot { aabb, cell, .. } = self.store.slots[slot as usize];
-        self.layout.left(cell);
         self.store.unlink(slot, &mut self.heads);
+        self.layout.left(cell, self.heads[cell as usize] == NIL);
         self.store.swap_remove(slot, &mut self.heads);
         Ok(aabb)
     }
@@ -271,8 +271,8 @@ impl<L: Layout> UnitIndex<L> {
         if cell == old {
             self.layout.moved_within(cell, &aabb);
         } else {
-            self.layout.left(old);
             self.store.unlink(slot, &mut self.heads);
+            self.layout.left(old, self.heads[old as usize] == NIL);
             self.store.link(slot, cell, &mut self.heads);
             self.layout.arrived(cell, &aabb);
         }
@@ -395,8 +395,8 @@ impl<L: Layout> UnitIndex<L> {
     /// The deferred maintenance pass, for a quiet moment (every few frames, say): sorts the
     /// units by cell so that queries walk memory in order again after many moves, and lets
     /// a [`LooseGrid`](super::LooseGrid)'s cell bounds shrink back to what the cells hold
-    /// now. Never changes any query's answer. O(units + cells), allocation-free once its
-    /// buffers have grown.
+    /// now, and gives back the buffer space the units held now do not need (any buffer more
+    /// than twice the size they need). Never changes any query's answer. O(units + cells).
     ///
     /// ```
     /// # use quadpath::units::{Aabb, LooseGrid, UnitIndex};
@@ -438,6 +438,10 @@ impl<L: Layout> UnitIndex<L> {
         self.heads.fill(NIL);
         self.layout.reset();
         self.link_runs();
+        self.layout.release_spare();
+        self.store.release_spare();
+        // One count per cell: the sort's, not needed until the next cleanup or rebuild.
+        self.scratch_counts = Vec::new();
     }
 
     /// Bytes held by the index: its buffers' capacities (units, cell heads, the layout's

@@ -29,8 +29,8 @@ pub(crate) mod sealed {
         /// makes room for it.
         fn moved_within(&mut self, cell: u32, aabb: &Aabb);
 
-        /// A unit has left `cell`.
-        fn left(&mut self, cell: u32);
+        /// A unit has left `cell`; `now_empty` when it was the last one there.
+        fn left(&mut self, cell: u32, now_empty: bool);
 
         /// Calls `visit` once for every cell numbered `first_cell` or more that may hold a
         /// box intersecting `area`, and for no cell twice.
@@ -41,6 +41,10 @@ pub(crate) mod sealed {
 
         /// Bytes held by the layout's own buffers.
         fn memory_bytes(&self) -> usize;
+
+        /// After a cleanup has filed every unit again: gives back buffer space the units
+        /// now held do not need.
+        fn release_spare(&mut self) {}
     }
 }
 
@@ -97,6 +101,15 @@ pub(crate) fn for_each_in_range(
         for x in x0..=x1 {
             visit(x, y);
         }
+    }
+}
+
+/// Gives back a buffer's capacity when it is more than twice what it holds (a cleanup's
+/// way of returning memory a crowd, or a long run, no longer needs, without reallocating
+/// at every call in steady state).
+pub(crate) fn release_spare<T>(buffer: &mut Vec<T>) {
+    if buffer.capacity() > 2 * buffer.len() {
+        buffer.shrink_to_fit();
     }
 }
 

@@ -4,11 +4,34 @@
 //!
 //! A query walks the tight cells it overlaps, checks the bounds of the loose cells listed
 //! there, and walks only the units of those that intersect it. Growing a loose cell's bounds
-//! when a unit arrives or grows only adds entries to tight lists; bounds never shrink until
-//! [`UnitIndex::cleanup`](super::UnitIndex::cleanup) recomputes them, so a unit leaving a cell
-//! costs nothing and the bounds stay correct (if loose) in between.
+//! when a unit arrives or grows only adds entries to tight lists; a unit leaving a cell that
+//! still holds others costs nothing, and the bounds stay correct (if loose) until
+//! [`UnitIndex::cleanup`](super::UnitIndex::cleanup) recomputes them. When a cell's last unit
+//! leaves, its bounds are dropped and its list entries go back to a free pool.
+//!
+//! A loose cell whose bounds reach over more than [`WIDE_SPAN`] tight cells (a huge unit
+//! lives there, or did since the cell was last empty) is not listed in tight cells but on
+//! one short list of *wide* cells that every query checks.
+//!
+//! ## Memory
+//! Bounded by the cells and the units, whatever the moves. With `L` loose cells, `T` tight
+//! cells, `U` the most units held at once since the last cleanup and `I` the largest id,
+//! [`UnitIndex::memory_bytes`](super::UnitIndex::memory_bytes) is at most
+//!
+//! `24 (L + 1) + 4 T + 2 (40 + 8 WIDE_SPAN) U + 8 (I + 1)`
+//!
+//! bytes: per loose cell its bounds (16), the index's list head and sort count (4 + 4); per
+//! tight cell a list head; per occupied loose cell at most [`WIDE_SPAN`] list nodes of 8
+//! bytes or one 4-byte wide entry, and per unit its 32-byte slot and a 4-byte free-id entry,
+//! each buffer at most twice what it holds; the id table, 4 bytes per id. Freed list nodes
+//! are reused, so the pool keeps its peak until a cleanup, which gives back any buffer more
+//! than twice its need. (Before, bounds only grew between cleanups: a unit as long as a
+//! long world left an entry in every tight cell it reached from every cell it crossed,
+//! 1.1 GiB after 6,000 moves of 80 units in issue 26's 2²⁴ × 1,000 world.)
 
-use super::layout::{cell_coord, check_world, for_each_in_range, grid_dims, Layout, Sealed};
+use super::layout::{
+    cell_coord, check_world, for_each_in_range, grid_dims, release_spare, Layout, Sealed,
+};
 use super::store::NIL;
 use super::{Aabb, UnitError};
 use std::mem::size_of;
@@ -33,13 +56,32 @@ pub struct LooseGrid {
     tight_factor: u32,
     loose: Axis2,
     tight: Axis2,
-    /// Per loose cell: the union of the boxes filed there since the last cleanup.
+    /// Per loose cell: the union of the boxes filed there since the last cleanup or since
+    /// it was last empty; [`Aabb::EMPTY`] while it holds no unit.
     bounds: Vec<Aabb>,
     /// Per tight cell: the first node of its list of loose cells.
     tight_heads: Vec<u32>,
-    /// List nodes `(loose cell, next node)`, in one pool cleared by each cleanup: between
-    /// cleanups lists only grow, so no node is ever freed alone.
+    /// List nodes `(loose cell, next node)`, in one pool; the free ones are chained from
+    /// `free_node` through their `next`.
     nodes: Vec<(u32, u32)>,
+    /// The first free node, or `NIL`.
+    free_node: u32,
+    /// The occupied loose cells whose bounds reach over more than [`WIDE_SPAN`] tight
+    /// cells, each once, in no order.
+    wide: Vec<u32>,
+}
+
+/// The most tight cells a loose cell is listed in; a cell whose bounds reach over more goes
+/// on the wide list instead. 16 keeps the bench's huge units (up to 64 wide, in tight cells
+/// of 32) in tight lists, and bounds the list entries to 16 per occupied cell.
+pub const WIDE_SPAN: u64 = 16;
+
+/// A tight-grid range: inclusive columns, inclusive rows.
+type Range = ((u32, u32), (u32, u32));
+
+/// How many tight cells a range holds.
+fn span(((x0, x1), (y0, y1)): Range) -> u64 {
+    u64::from(x1 - x0 + 1) * u64::from(y1 - y0 + 1)
 }
 
 /// The shape of one of the two grids.
@@ -94,6 +136,8 @@ impl LooseGrid {
             bounds: Vec::new(),
             tight_heads: Vec::new(),
             nodes: Vec::new(),
+            free_node: NIL,
+            wide: Vec::new(),
         }
     }
 
@@ -124,14 +168,8 @@ impl LooseGrid {
 
     /// Lists `cell` in every tight cell of `range` outside `old` (the range it is already
     /// listed in, if any).
-    fn list(
-        &mut self,
-        cell: u32,
-        range: ((u32, u32), (u32, u32)),
-        old: Option<((u32, u32), (u32, u32))>,
-    ) {
+    fn list(&mut self, cell: u32, range: Range, old: Option<Range>) {
         let cols = self.tight.cols;
-        let (heads, nodes) = (&mut self.tight_heads, &mut self.nodes);
         for_each_in_range(range.0, range.1, |x, y| {
             if let Some(((ox0, ox1), (oy0, oy1))) = old {
                 if (ox0..=ox1).contains(&x) && (oy0..=oy1).contains(&y) {
@@ -139,8 +177,45 @@ impl LooseGrid {
                 }
             }
             let t = (y * cols + x) as usize;
-            nodes.push((cell, heads[t]));
-            heads[t] = nodes.len() as u32 - 1;
+            let node = self.new_node((cell, self.tight_heads[t]));
+            self.tight_heads[t] = node;
+        });
+    }
+
+    /// A node holding `entry`: a free one, else a new one at the pool's end.
+    fn new_node(&mut self, entry: (u32, u32)) -> u32 {
+        if self.free_node == NIL {
+            self.nodes.push(entry);
+            return self.nodes.len() as u32 - 1;
+        }
+        let node = self.free_node;
+        self.free_node = self.nodes[node as usize].1;
+        self.nodes[node as usize] = entry;
+        node
+    }
+
+    /// Takes `cell` off the list of every tight cell of `range` (where it is listed) and
+    /// frees its nodes. Each list is walked to the entry: lists are short, since only cells
+    /// reaching over at most [`WIDE_SPAN`] tight cells are on them.
+    fn unlist(&mut self, cell: u32, range: Range) {
+        let cols = self.tight.cols;
+        for_each_in_range(range.0, range.1, |x, y| {
+            let t = (y * cols + x) as usize;
+            let (mut before, mut node) = (NIL, self.tight_heads[t]);
+            while node != NIL {
+                let (listed, next) = self.nodes[node as usize];
+                if listed == cell {
+                    if before == NIL {
+                        self.tight_heads[t] = next;
+                    } else {
+                        self.nodes[before as usize].1 = next;
+                    }
+                    self.nodes[node as usize] = (NIL, self.free_node);
+                    self.free_node = node;
+                    return;
+                }
+                (before, node) = (node, next);
+            }
         });
     }
 
@@ -152,9 +227,30 @@ impl LooseGrid {
         let grown = old.union(aabb);
         self.bounds[cell as usize] = grown;
         let was = (old.min_x <= old.max_x).then(|| self.tight.range(&old));
+        if was.is_some_and(|r| span(r) > WIDE_SPAN) {
+            return; // Wide already, and growing keeps it so.
+        }
         let now = self.tight.range(&grown);
-        if was != Some(now) {
+        if span(now) > WIDE_SPAN {
+            if let Some(was) = was {
+                self.unlist(cell, was);
+            }
+            self.wide.push(cell);
+        } else if was != Some(now) {
             self.list(cell, now, was);
+        }
+    }
+
+    /// The last unit has left `cell`: its bounds and list entries go.
+    fn emptied(&mut self, cell: u32) {
+        let bounds = std::mem::replace(&mut self.bounds[cell as usize], Aabb::EMPTY);
+        let range = self.tight.range(&bounds);
+        if span(range) > WIDE_SPAN {
+            if let Some(at) = self.wide.iter().position(|&c| c == cell) {
+                self.wide.swap_remove(at);
+            }
+        } else {
+            self.unlist(cell, range);
         }
     }
 }
@@ -172,7 +268,7 @@ impl Sealed for LooseGrid {
         let cells = loose.0 as usize * loose.1 as usize;
         self.bounds = vec![Aabb::EMPTY; cells];
         self.tight_heads = vec![NIL; tight.0 as usize * tight.1 as usize];
-        self.nodes.clear();
+        self.reset();
         Ok(cells)
     }
 
@@ -197,8 +293,11 @@ impl Sealed for LooseGrid {
         self.grow(cell, aabb);
     }
 
-    fn left(&mut self, _cell: u32) {
-        // Bounds shrink at cleanup only: leaving costs nothing.
+    fn left(&mut self, cell: u32, now_empty: bool) {
+        // Bounds shrink at cleanup, or all at once when the cell empties.
+        if now_empty {
+            self.emptied(cell);
+        }
     }
 
     fn candidates(&self, area: &Aabb, first_cell: u32, mut visit: impl FnMut(u32)) {
@@ -226,17 +325,30 @@ impl Sealed for LooseGrid {
                 }
             }
         }
+        for &cell in &self.wide {
+            if cell >= first_cell && self.bounds[cell as usize].intersects(area) {
+                visit(cell);
+            }
+        }
     }
 
     fn reset(&mut self) {
         self.bounds.fill(Aabb::EMPTY);
         self.tight_heads.fill(NIL);
         self.nodes.clear();
+        self.free_node = NIL;
+        self.wide.clear();
+    }
+
+    fn release_spare(&mut self) {
+        release_spare(&mut self.nodes);
+        release_spare(&mut self.wide);
     }
 
     fn memory_bytes(&self) -> usize {
         self.bounds.capacity() * size_of::<Aabb>()
             + self.tight_heads.capacity() * size_of::<u32>()
             + self.nodes.capacity() * size_of::<(u32, u32)>()
+            + self.wide.capacity() * size_of::<u32>()
     }
 }

@@ -169,7 +169,7 @@ impl Sealed for LooseQuadtree {
         }
     }
 
-    fn left(&mut self, cell: u32) {
+    fn left(&mut self, cell: u32, _now_empty: bool) {
         let level = self.level_of_cell(cell);
         self.levels[level].units -= 1;
     }

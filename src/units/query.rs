@@ -1,5 +1,5 @@
-//! Queries on a [`UnitIndex`]: boxes, circles, nearest units within a radius, and the walk
-//! over every overlapping pair.
+//! Queries on a [`UnitIndex`]: boxes, circles and nearest units within a radius (the walk
+//! over every overlapping pair is in `pairs.rs`).
 
 use super::geom::{check_point, check_radius};
 use super::layout::Layout;
@@ -140,43 +140,6 @@ impl<L: Layout> UnitIndex<L> {
             entry.1 = entry.1.sqrt();
         }
         Ok(())
-    }
-
-    /// Calls `visit(a, b)` once for every pair of distinct units whose boxes intersect, in
-    /// one walk: each unit looks only at cells numbered from its own on (the rest of its
-    /// own cell's list, and the cells after it), so every pair is met once and tested
-    /// once. Which of the two comes first is unspecified.
-    ///
-    /// ```
-    /// use quadpath::units::{Aabb, LooseGrid, UnitIndex};
-    ///
-    /// let mut index = UnitIndex::new(LooseGrid::new(64.0, 64.0))?;
-    /// let a = index.insert(Aabb::new(1.0, 1.0, 3.0, 3.0))?;
-    /// let b = index.insert(Aabb::new(2.0, 2.0, 4.0, 4.0))?;
-    /// index.insert(Aabb::new(10.0, 10.0, 11.0, 11.0))?;
-    /// let mut pairs = Vec::new();
-    /// index.for_each_pair(|x, y| pairs.push((x.min(y), x.max(y))));
-    /// assert_eq!(pairs, [(a, b)]);
-    /// # Ok::<(), quadpath::units::UnitError>(())
-    /// ```
-    pub fn for_each_pair(&self, mut visit: impl FnMut(UnitId, UnitId)) {
-        let slots = &self.store.slots;
-        for unit in slots {
-            self.layout.candidates(&unit.aabb, unit.cell, |other_cell| {
-                let mut other = if other_cell == unit.cell {
-                    unit.next
-                } else {
-                    self.heads[other_cell as usize]
-                };
-                while other != NIL {
-                    let o = &slots[other as usize];
-                    if o.aabb.intersects(&unit.aabb) {
-                        visit(unit.id, o.id);
-                    }
-                    other = o.next;
-                }
-            });
-        }
     }
 
     /// Calls `visit` for every unit in a cell that may hold boxes intersecting `area`.

@@ -6,6 +6,7 @@
 //! go on a free list and are handed out again. Cells are only list heads (`u32` each) owned
 //! by the index; what a cell means is the layout's business.
 
+use super::layout::release_spare;
 use super::{Aabb, UnitError, UnitId};
 use std::mem::size_of;
 
@@ -221,6 +222,13 @@ impl Store {
     /// Records that `id` (held) now lives in `slot`.
     pub fn set_slot(&mut self, id: UnitId, slot: u32) {
         self.slot_of[id.index()] = slot;
+    }
+
+    /// Gives back spare capacity of the units and the free list (the id table stays as
+    /// long as the largest id ever held, [`MAX_UNIT_ID`] at most).
+    pub fn release_spare(&mut self) {
+        release_spare(&mut self.slots);
+        release_spare(&mut self.free_ids);
     }
 
     /// Bytes held by the store's buffers (their capacity, not just their length).

@@ -19,6 +19,15 @@ pub struct WorldEditReport {
     /// Layers built afresh rather than edited, because the edit changed too much of them
     /// (see [`HpaMap::apply_patch`](crate::HpaMap::apply_patch)).
     pub rebuilt_layers: usize,
+    /// The rectangle of cells the edit was asked to change, when any of them did change
+    /// (`None` for an edit that changed nothing): what a
+    /// [`PathService`](crate::PathService) checks its live paths against.
+    pub area: Option<Rect>,
+    /// Positions that opened, over all layers: an edit with none cannot have shortened a
+    /// path, unless it made positions cheaper ([`WorldEditReport::recosted`]).
+    pub opened: usize,
+    /// Positions that stayed open but changed cost, over all layers.
+    pub recosted: usize,
 }
 
 impl World {
@@ -143,6 +152,7 @@ impl World {
         if cells == 0 {
             return report;
         }
+        report.area = Some(rect);
         let mut changes: Vec<ClearanceChange> = Vec::new();
         let (mut blocking, mut freeing) = (Vec::new(), Vec::new());
         for (f, field) in self.fields.iter_mut().enumerate() {
@@ -170,6 +180,8 @@ impl World {
                 };
                 report.positions += laid.changed();
                 report.rebuilt_layers += laid.rebuilt as usize;
+                report.opened += laid.freed;
+                report.recosted += laid.recosted;
             }
         }
         report

@@ -409,13 +409,16 @@ impl World {
     /// [`World::refresh`] within a time budget for all layers together, taken layer by
     /// layer in registration order (see [`HpaMap::refresh_within`]).
     pub fn refresh_within(&mut self, budget: Duration) -> RefreshReport {
-        let deadline = Instant::now() + budget;
+        // A budget past what `Instant` can represent is no limit.
+        let deadline = Instant::now().checked_add(budget);
         let mut sum = RefreshReport::default_complete();
         for layer in &mut self.layers {
             if !layer.map.needs_refresh() {
                 continue;
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             sum = sum.add(layer.map.refresh_within(left));
             if !sum.complete {
                 break;
@@ -423,6 +426,21 @@ impl World {
         }
         sum.complete = !self.needs_refresh();
         sum
+    }
+
+    /// Compacts every layer (see [`HpaMap::compact`]): each is rebuilt from its current
+    /// positions, giving back what edits left behind. Returns the heap bytes freed.
+    ///
+    /// # Errors
+    /// The first layer whose rebuild is refused ([`BuildError`](crate::BuildError), over
+    /// its memory limit); the layers before it are compacted, it and the rest are left as
+    /// they were.
+    pub fn compact(&mut self) -> Result<usize, crate::BuildError> {
+        let mut freed = 0;
+        for layer in &mut self.layers {
+            freed += layer.map.compact()?;
+        }
+        Ok(freed)
     }
 
     /// Whether any layer has deferred work left.

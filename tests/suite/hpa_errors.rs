@@ -371,3 +371,81 @@ fn connected_follows_edits() {
         map.check_consistency().unwrap();
     }
 }
+
+/// A NaN length or cost is no length or cost at all: both validators refuse it, as they
+/// refuse ±∞ and figures that are merely wrong (issue 26, §4).
+#[test]
+fn validators_refuse_nan_claims() {
+    use quadpath::{PathDefect, TerrainCosts};
+    let grid = Grid::new_free(4, 1);
+    let costs: TerrainCosts = "G=0.5".parse().unwrap();
+    let (a, b) = (Cell::new(0, 0), Cell::new(3, 0));
+    let good = quadpath::Path::from_cells((0..4).map(|x| Cell::new(x, 0)).collect());
+    assert_eq!(good.validate(&grid, &TerrainCosts::unit(), a, b), Ok(()));
+    assert_eq!(good.validate(&grid, &costs, a, b), Ok(()));
+    for bad in [f64::NAN, -f64::NAN, f64::INFINITY, 1e9] {
+        let mut p = good.clone();
+        p.length = bad;
+        assert!(
+            matches!(
+                p.validate(&grid, &TerrainCosts::unit(), a, b),
+                Err(PathDefect::WrongLength { .. })
+            ),
+            "length {bad}"
+        );
+        let mut p = good.clone();
+        p.cost = bad;
+        assert!(
+            matches!(
+                p.validate(&grid, &costs, a, b),
+                Err(PathDefect::WrongCost { .. })
+            ),
+            "cost {bad}"
+        );
+    }
+}
+
+/// A path without cells answers every method (issue 26, §4: `steps()` was 2⁶⁴ − 1 and
+/// `start()` panicked).
+#[test]
+fn an_empty_path_answers_every_method() {
+    let empty = quadpath::Path::from_cells(vec![]);
+    assert_eq!(empty.steps(), 0);
+    assert_eq!(empty.start(), None);
+    assert_eq!(empty.goal(), None);
+    assert_eq!((empty.length, empty.cost), (0.0, 0.0));
+    let grid = Grid::new_free(2, 2);
+    assert_eq!(
+        empty.validate(
+            &grid,
+            &quadpath::TerrainCosts::unit(),
+            Cell::new(0, 0),
+            Cell::new(0, 0)
+        ),
+        Err(quadpath::PathDefect::Empty)
+    );
+}
+
+/// A rectangle always holds a cell: a zero side, or a far corner past `u32::MAX`, is a
+/// typed error at construction (issue 26, §4: it became four billion cells wide).
+#[test]
+fn empty_or_overflowing_rectangles_are_refused() {
+    use quadpath::RectError;
+    for (w, h) in [(0, 0), (0, 3), (3, 0)] {
+        assert_eq!(
+            Rect::from_size(5, 6, w, h),
+            Err(RectError::Empty { x: 5, y: 6, w, h })
+        );
+    }
+    assert!(matches!(
+        Rect::from_size(u32::MAX - 1, 0, 3, 1),
+        Err(RectError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        Rect::from_size(0, u32::MAX, 1, 2),
+        Err(RectError::TooLarge { .. })
+    ));
+    let r = Rect::from_size(u32::MAX, u32::MAX, 1, 1).unwrap();
+    assert_eq!((r.width(), r.height(), r.area()), (1, 1, 1));
+    assert_eq!(Rect::from_size(2, 3, 4, 5), Ok(Rect::new(2, 3, 5, 7)));
+}

@@ -23,7 +23,7 @@ use quadpath::{
 };
 
 /// A random grid: sides 1..40, obstacle density 0–60%.
-fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
+pub(crate) fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
     (1..=max_side, 1..=max_side, 0u32..=60)
         .prop_flat_map(|(w, h, d)| {
             (

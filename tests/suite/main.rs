@@ -10,8 +10,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod corners_props;
 mod costs_props;
 mod dynamic;
+mod fast_costs;
 mod hpa_edit_stress;
 mod hpa_embedding;
 mod hpa_errors;
@@ -24,7 +26,10 @@ mod io_errors;
 mod io_maps;
 mod quadtree_examples;
 mod quadtree_props;
+mod refresh_budget;
 mod search_trace;
+mod service_props;
+mod service_scenarios;
 mod subgoal_props;
 mod units_props;
 

@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 use quadpath::units::{
     Aabb, Circle, Layout, LooseGrid, LooseQuadtree, UnitError, UnitId, UnitIndex, MAX_UNIT_ID,
+    WIDE_SPAN,
 };
 use std::collections::BTreeMap;
 
@@ -514,5 +515,149 @@ fn bad_layouts_get_typed_errors() {
             ),
             "loose quadtree, cell {side}"
         );
+    }
+}
+
+/// A tiny deterministic generator for the scripted tests below: uniform in `[0, 1)`.
+struct Uniform(u64);
+
+impl Uniform {
+    fn next(&mut self) -> f32 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// The long world of issue 26: 2²⁴ × 1,000, loose cells of 64 (4,194,304 of them) and tight
+/// cells of 256 (262,144).
+const LONG: f32 = 16_777_216.0;
+const TALL: f32 = 1000.0;
+const LONG_LOOSE_CELLS: usize = (LONG as usize / 64) * 16;
+const LONG_TIGHT_CELLS: usize = (LONG as usize / 256) * 4;
+
+/// The documented bound on a [`LooseGrid`] index's memory (its docs, "Memory"): per loose
+/// cell its bounds, list head and sort count; per tight cell a list head; for each unit it
+/// has held at once since the last cleanup a slot, a free-list entry and at most
+/// [`WIDE_SPAN`] list nodes or one wide entry, each buffer at most twice its need; and the
+/// id table, as long as the largest id.
+fn loose_grid_bound(loose_cells: usize, tight_cells: usize, units: usize, ids: usize) -> usize {
+    let per_unit = 32 + 4 + 8 * WIDE_SPAN as usize + 4;
+    (16 + 4 + 4) * (loose_cells + 1) + 4 * tight_cells + 2 * per_unit * units + 2 * 4 * ids
+}
+
+/// A box in the long world: widths log-uniform from 1 to the world's whole length.
+fn long_world_box(rng: &mut Uniform) -> Aabb {
+    let w = 2f32.powf(24.0 * rng.next()).min(LONG);
+    let h = 2f32.powf(10.0 * rng.next()).min(TALL);
+    let x = rng.next() * (LONG - w);
+    let y = rng.next() * (TALL - h);
+    Aabb::new(x, y, (x + w).min(LONG), (y + h).min(TALL))
+}
+
+/// Issue 26 §3: in the long world, 80 units up to world-wide moving about made a
+/// `LooseGrid` index hold 337 MiB after 2,000 moves (every tight cell a wide unit's cell
+/// ever reached kept an entry until a cleanup); now it stays within the documented bound,
+/// move after move, and the pairs stay those of brute force.
+#[test]
+fn long_world_loose_grid_memory_stays_bounded() {
+    let mut index = UnitIndex::new(LooseGrid::new(LONG, TALL).with_cell(64.0)).unwrap();
+    let mut rng = Uniform(0x9E37_79B9_7F4A_7C15);
+    let mut model = Model::new();
+    for _ in 0..80 {
+        let b = long_world_box(&mut rng);
+        model.insert(index.insert(b).unwrap(), b);
+    }
+    let bound = loose_grid_bound(LONG_LOOSE_CELLS, LONG_TIGHT_CELLS, 80, 80);
+    for step in 1..=2000 {
+        let id = UnitId::new((rng.next() * 80.0) as u32);
+        let b = if step % 2 == 0 {
+            long_world_box(&mut rng)
+        } else {
+            // A short step, mostly within the unit's cell.
+            let old = model[&id];
+            let dx = (rng.next() - 0.5) * 64.0;
+            let dx = dx.clamp(-old.min_x, LONG - old.max_x);
+            Aabb::new(old.min_x + dx, old.min_y, old.max_x + dx, old.max_y)
+        };
+        index.update(id, b).unwrap();
+        model.insert(id, b);
+        if step % 100 == 0 {
+            let held = index.memory_bytes();
+            assert!(
+                held <= bound,
+                "{held} bytes after {step} moves, bound {bound}"
+            );
+        }
+    }
+    assert_eq!(pairs(&index), brute_pairs(&model));
+    index.cleanup();
+    assert!(index.memory_bytes() <= bound);
+    assert_eq!(pairs(&index), brute_pairs(&model));
+}
+
+/// Issue 26 §3: `cleanup` gives back what a crowd that has left no longer needs. 3,000
+/// units come and all but 80 go: after a cleanup the index holds no more than the bound
+/// for 80 units (before, it kept the slots and list nodes of 3,000).
+#[test]
+fn loose_grid_cleanup_gives_memory_back() {
+    let mut index = UnitIndex::new(LooseGrid::new(LONG, TALL).with_cell(64.0)).unwrap();
+    let mut rng = Uniform(0xD1B5_4A32_D192_ED03);
+    let mut ids = Vec::new();
+    for _ in 0..3000 {
+        let (x, y) = (rng.next() * (LONG - 8.0), rng.next() * (TALL - 8.0));
+        ids.push(index.insert(Aabb::new(x, y, x + 8.0, y + 8.0)).unwrap());
+    }
+    for id in ids.drain(80..) {
+        index.remove(id).unwrap();
+    }
+    index.cleanup();
+    let bound = loose_grid_bound(LONG_LOOSE_CELLS, LONG_TIGHT_CELLS, 80, 3000);
+    let held = index.memory_bytes();
+    assert!(
+        held <= bound,
+        "{held} bytes for 80 units after cleanup, bound {bound}"
+    );
+    assert_eq!(index.len(), 80);
+}
+
+/// Armies in gaussian blobs, as the bench's clustered scene: dense cells, many pairs per
+/// cell. Every pair and every query equals brute force, on both layouts.
+#[test]
+fn clustered_armies_match_brute_force() {
+    let mut rng = Uniform(0x5EED);
+    let mut units = Vec::new();
+    for i in 0..3000u32 {
+        let (cx, cy) = [(40.0, 40.0), (150.0, 100.0), (100.0, 75.0)][i as usize % 3];
+        // Box–Muller, σ = 8.
+        let r = (-2.0 * rng.next().max(1e-7).ln()).sqrt() * 8.0;
+        let t = rng.next() * std::f32::consts::TAU;
+        let (hw, hh) = (0.5 + 1.5 * rng.next(), 0.5 + 1.5 * rng.next());
+        let x = (cx + r * t.cos()).clamp(hw, W - hw);
+        let y = (cy + r * t.sin()).clamp(hh, H - hh);
+        units.push((UnitId::new(i), Aabb::from_centre(x, y, hw, hh)));
+    }
+    let model: Model = units.iter().copied().collect();
+    let queries = [
+        Query::Box(Aabb::new(30.0, 30.0, 50.0, 45.0)),
+        Query::Circle(Circle::new(150.0, 100.0, 6.0)),
+        Query::Nearest(100.0, 75.0, 5.0, 10),
+    ];
+    for finest in [2.0, 8.0, 30.0] {
+        let mut index = UnitIndex::new(LooseQuadtree::new(W, H).with_finest_cell(finest)).unwrap();
+        index.rebuild(&units).unwrap();
+        check_queries(&index, &model, &queries).unwrap();
+    }
+    for (cell, tight) in [(2.0, 4), (8.0, 2)] {
+        let layout = LooseGrid::new(W, H)
+            .with_cell(cell)
+            .with_tight_factor(tight);
+        let mut index = UnitIndex::new(layout).unwrap();
+        for (id, b) in &units {
+            index.insert_with_id(*id, *b).unwrap();
+        }
+        check_queries(&index, &model, &queries).unwrap();
     }
 }

@@ -2,6 +2,8 @@
 #![allow(dead_code)] // each bench uses its own part of this module
 
 pub mod report;
+pub mod summary;
+pub mod warthog;
 
 use quadpath::{io, Cell, Grid};
 use std::path::{Path, PathBuf};

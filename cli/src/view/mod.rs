@@ -12,7 +12,7 @@ pub mod state;
 
 use crate::error::{CliError, EXIT_OK};
 use crate::load::{load_any, load_map, Loaded};
-use crate::options::{ClassCosts, ClassOptions, MapOptions, MemoryOptions, ModeArg};
+use crate::options::{MapOptions, ModeArg, SearchOptions};
 use clap::Args;
 use quadpath::Grid;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -36,13 +36,7 @@ pub struct ViewArgs {
     #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     pub bind: IpAddr,
     #[command(flatten)]
-    pub class: ClassOptions,
-    #[command(flatten)]
-    pub costs: ClassCosts,
-    #[command(flatten)]
-    pub map_opts: MapOptions,
-    #[command(flatten)]
-    pub memory: MemoryOptions,
+    pub search: SearchOptions,
 }
 
 /// Loads the map, builds both layers, prints the URL and serves until killed.
@@ -50,12 +44,12 @@ pub struct ViewArgs {
 /// # Errors
 /// Input errors for a map, class or address that does not work (exit status 2).
 pub fn run(a: ViewArgs) -> Result<i32, CliError> {
-    let class = a.class.class_on(&a.costs, &a.map, &a.map_opts)?;
-    let (grid, scenario) = load_view_grid(&a.map, &a.map_opts)?;
+    let class = a.search.class_on(&a.map)?;
+    let (grid, scenario) = load_view_grid(&a.map, &a.search.map_opts)?;
     class.problem(&grid, &a.map)?;
     let map_error = |e: String| CliError::input(format!("{}: {e}", a.map.display()));
-    let mut state =
-        state::State::new(grid, class.movement.clone(), a.memory.limit()).map_err(map_error)?;
+    let mut state = state::State::new(grid, class.movement.clone(), a.search.memory.limit())
+        .map_err(map_error)?;
     if let Some(scenario) = scenario {
         state.open_scenario(scenario).map_err(map_error)?;
     }

@@ -1,0 +1,81 @@
+//! The worst refresh budget case of issue 26, §2: `Aftershock` painted with roads and
+//! swamps (`../shared/repro/aftershock_gs.map` beside the repository) at extreme costs (`G=0.015625,S=1e6`),
+//! against the same map at mild costs (`G=0.5,S=3`) and without costs, measured in the same
+//! run: exact-mode build time, then 60 edits of 40×40 cells (blocked, then freed, spread
+//! over the map), `refresh()` after them, and the longest single `refresh_within(1 ms)`
+//! call of a refresh spread over frames, with how many calls it took.
+//!
+//! Usage: `cargo bench --bench refresh`. The figures are wall times on whatever machine
+//! runs it: compare the rows with each other, not with another run.
+
+use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn load() -> Grid {
+    // `../shared` beside the crate, or wherever `QUADPATH_SHARED` says (a worktree).
+    let shared = std::env::var_os("QUADPATH_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+        PathBuf::from,
+    );
+    let path = shared.join("repro/aftershock_gs.map");
+    quadpath::io::read_map(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// 60 squares of 40×40 spread over the map on a fixed lattice.
+fn edits(grid: &Grid) -> Vec<Rect> {
+    let (w, h) = (grid.width(), grid.height());
+    (0..60u32)
+        .map(|i| {
+            let (x, y) = ((i * 97 + 13) % (w - 40), (i * 61 + 29) % (h - 40));
+            Rect::new(x, y, x + 39, y + 39)
+        })
+        .collect()
+}
+
+fn main() {
+    let grid = load();
+    println!("| costs | build | refresh after 60 edits | longest refresh_within(1 ms) | calls |");
+    println!("|---|---:|---:|---:|---:|");
+    for label in ["none", "G=0.5,S=3", "G=0.015625,S=1e6"] {
+        let costs: TerrainCosts = if label == "none" {
+            TerrainCosts::unit()
+        } else {
+            label.parse().unwrap()
+        };
+        let mut timed = Vec::new();
+        let mut build = Duration::ZERO;
+        for budget in [None, Some(Duration::from_millis(1))] {
+            let t = Instant::now();
+            let mut map = HpaMap::with_costs(grid.clone(), costs.clone(), Mode::Exact).unwrap();
+            build = build.max(t.elapsed());
+            for (i, r) in edits(&grid).into_iter().enumerate() {
+                map.set_blocked(r, i % 2 == 0).unwrap();
+            }
+            let _ = map.find_path(Cell::new(0, 0), Cell::new(0, 0));
+            let (mut longest, mut calls) = (Duration::ZERO, 0);
+            let t = Instant::now();
+            match budget {
+                None => {
+                    map.refresh();
+                }
+                Some(b) => {
+                    while map.needs_refresh() {
+                        let c = Instant::now();
+                        map.refresh_within(b);
+                        longest = longest.max(c.elapsed());
+                        calls += 1;
+                    }
+                }
+            }
+            timed.push((t.elapsed(), longest, calls));
+        }
+        println!(
+            "| {label} | {:.3} s | {:.3} s | {:.2} ms | {} |",
+            build.as_secs_f64(),
+            timed[0].0.as_secs_f64(),
+            timed[1].1.as_secs_f64() * 1e3,
+            timed[1].2
+        );
+    }
+}

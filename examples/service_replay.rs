@@ -1,0 +1,255 @@
+//! An RTS match replayed through the [`PathService`]: an army of units in groups of 1 to 200
+//! on a StarCraft map, orders in bursts (the whole army at once, then a group every few
+//! frames), buildings going up across paths and coming down, for a number of frames at a
+//! budget per frame on the main thread; against the same orders answered by one
+//! `World::find_path` per unit per order, with no sharing.
+//!
+//! Run with `cargo run --release --example service_replay [MAP] [UNITS] [FRAMES] [BUDGET_US]`
+//! (default `maps/Aftershock.map`, 2000 units, 2000 frames, 1000 µs). Prints the figures of
+//! the "Path service" section of BENCHMARKS.md.
+
+use quadpath::service::{Budget, Goal, Outcome, PathService, RequestOptions, Ticket};
+use quadpath::units::UnitId;
+use quadpath::{io, Cell, Mode, Movement, Rect, World};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+/// Percentile `p` (0..=100) of sorted `v`.
+fn pct<T: Copy + Default>(v: &[T], p: f64) -> T {
+    if v.is_empty() {
+        return T::default();
+    }
+    v[((v.len() - 1) as f64 * p / 100.0).round() as usize]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let file = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/maps/Aftershock.map").into());
+    let units: usize = args.get(2).map_or(Ok(2000), |s| s.parse())?;
+    let frames: usize = args.get(3).map_or(Ok(2000), |s| s.parse())?;
+    let budget = Duration::from_micros(args.get(4).map_or(Ok(1000), |s| s.parse())?);
+
+    let mut world = World::new(io::read_map(&file)?);
+    let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+    let (w, h) = (world.grid().width(), world.grid().height());
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let open: Vec<Cell> = world.layer(infantry).unwrap().grid().free_cells().collect();
+    let random_open = |rng: &mut Rng| open[rng.below(open.len() as u64) as usize];
+    // Units stand on open cells of the largest region around a first one.
+    let anchor = random_open(&mut rng);
+    let mut pos: Vec<Cell> = Vec::new();
+    while pos.len() < units {
+        let c = random_open(&mut rng);
+        if world.connected(infantry, anchor, c)? {
+            pos.push(c);
+        }
+    }
+    let mut service = PathService::new(&world);
+    let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
+    let mut progress = vec![0usize; units];
+    let mut asked_at: HashMap<Ticket, usize> = HashMap::new();
+    let mut owner: HashMap<Ticket, usize> = HashMap::new();
+    let (mut main_us, mut latency, mut per_frame) = (Vec::new(), Vec::new(), Vec::new());
+    let mut naive_us: Vec<f64> = Vec::new();
+    let (mut requests, mut invalid, mut peak_memory) = (0usize, 0usize, 0usize);
+    let mut buildings: Vec<Rect> = Vec::new();
+    let mut group_sizes = Vec::new();
+
+    for frame in 0..frames {
+        // Orders: the whole army in groups at frame 0, then one group every 8 frames.
+        let mut orders: Vec<(Vec<usize>, Goal)> = Vec::new();
+        let mut issue = |first: usize, size: usize, rng: &mut Rng| {
+            let members: Vec<usize> = (first..first + size).map(|i| i % units).collect();
+            let at = random_open(rng);
+            let goal = if size < 8 {
+                Goal::Cell(at)
+            } else {
+                Goal::Area(Rect::new(
+                    at.x.saturating_sub(1),
+                    at.y.saturating_sub(1),
+                    (at.x + 1).min(w - 1),
+                    (at.y + 1).min(h - 1),
+                ))
+            };
+            orders.push((members, goal));
+        };
+        if frame == 0 {
+            let mut first = 0;
+            while first < units {
+                let size = (1 + rng.below(200) as usize).min(units - first);
+                issue(first, size, &mut rng);
+                first += size;
+            }
+        } else if frame % 8 == 0 {
+            let size = 1 + rng.below(200) as usize;
+            let first = rng.below(units as u64) as usize;
+            issue(first, size, &mut rng);
+        }
+        // The same orders, one find_path per unit (the goal's first cell), no sharing.
+        let t = Instant::now();
+        for (members, goal) in &orders {
+            let target = match *goal {
+                Goal::Cell(c) => c,
+                Goal::Area(r) => Cell::new(r.x1 + 1, r.y1 + 1),
+                _ => unreachable!(),
+            };
+            for &u in members {
+                let _ = world.find_path(infantry, pos[u], target);
+            }
+        }
+        if !orders.is_empty() {
+            naive_us.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+
+        let t = Instant::now();
+        for (members, goal) in orders {
+            group_sizes.push(members.len());
+            for u in members {
+                if let Some(old) = ticket_of[u].take() {
+                    service.cancel(old)?;
+                    asked_at.remove(&old);
+                    owner.remove(&old);
+                }
+                let ticket = service.request(
+                    &world,
+                    infantry,
+                    UnitId::new(u as u32),
+                    pos[u],
+                    goal,
+                    RequestOptions::default(),
+                )?;
+                ticket_of[u] = Some(ticket);
+                progress[u] = 0;
+                asked_at.insert(ticket, frame);
+                owner.insert(ticket, u);
+                requests += 1;
+            }
+        }
+        // Buildings: one goes up ahead of a moving unit every 20 frames, one comes down.
+        if frame % 20 == 10 {
+            let u = rng.below(units as u64) as usize;
+            let ahead = ticket_of[u]
+                .and_then(|t| service.outcome(t))
+                .and_then(|o| o.path())
+                .and_then(|p| p.cells.get(progress[u] + 6).copied());
+            if let Some(c) = ahead {
+                let r = Rect::new(
+                    c.x.saturating_sub(1),
+                    c.y.saturating_sub(1),
+                    (c.x + 2).min(w - 1),
+                    (c.y + 2).min(h - 1),
+                );
+                if !pos.iter().any(|&p| r.contains(p)) {
+                    let report = world.set_blocked(r, true)?;
+                    service.notify_edit(&world, &report);
+                    buildings.push(r);
+                }
+            }
+        } else if frame % 20 == 0 && buildings.len() > 3 {
+            let r = buildings.remove(0);
+            let report = world.set_blocked(r, false)?;
+            service.notify_edit(&world, &report);
+        }
+        service.drain_events().for_each(drop);
+        let report = service.tick(&world, Budget::Time(budget))?;
+        main_us.push(t.elapsed().as_secs_f64() * 1e6);
+        let mut delivered = 0;
+        let layer = world.layer(infantry).unwrap();
+        for (ticket, outcome) in service.drain_finished() {
+            delivered += 1;
+            if let Some(at) = asked_at.remove(&ticket) {
+                latency.push(frame - at);
+            }
+            if let Some(&u) = owner.get(&ticket) {
+                progress[u] = 0;
+                if let Some(p) = outcome.path() {
+                    // Zero invalid paths: every step legal on the map as it stands.
+                    let ok = p.cells.windows(2).all(|s| {
+                        quadpath::Direction::between(s[0], s[1])
+                            .is_some_and(|d| layer.grid().can_step(s[0], d))
+                    }) && p.cells[0] == pos[u];
+                    invalid += usize::from(!ok);
+                }
+            }
+            let _ = matches!(outcome, Outcome::Full(_));
+        }
+        per_frame.push(delivered);
+        let _ = report;
+        // Units walk one cell per frame along their paths.
+        for u in 0..units {
+            let Some(ticket) = ticket_of[u] else { continue };
+            let Some(path) = service.outcome(ticket).and_then(|o| o.path()) else {
+                continue;
+            };
+            if progress[u] + 1 < path.cells.len() {
+                progress[u] += 1;
+                pos[u] = path.cells[progress[u]];
+                service.advance(ticket, progress[u])?;
+            }
+        }
+        peak_memory = peak_memory.max(service.memory_bytes());
+    }
+    let stats = service.stats();
+    main_us.sort_by(f64::total_cmp);
+    naive_us.sort_by(f64::total_cmp);
+    latency.sort_unstable();
+    per_frame.sort_unstable();
+    let within = main_us
+        .iter()
+        .filter(|&&t| t <= budget.as_secs_f64() * 1e6 * 1.05)
+        .count();
+    let in3 = latency.iter().filter(|&&l| l <= 3).count();
+    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs (Budget::Time), {} orders", budget.as_micros(), group_sizes.len());
+    println!("| figure | path service | one find_path per unit per order |");
+    println!("|---|---:|---:|");
+    println!("| main-thread time per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | {:.0} / {:.0} / {:.0} µs (frames with orders) |",
+        pct(&main_us, 50.0), pct(&main_us, 99.0), main_us.last().copied().unwrap_or(0.0),
+        pct(&naive_us, 50.0), pct(&naive_us, 99.0), naive_us.last().copied().unwrap_or(0.0));
+    println!(
+        "| frames within budget (+5 %) | {:.2} % | |",
+        within as f64 * 100.0 / main_us.len() as f64
+    );
+    println!(
+        "| outcomes per frame: median / p99 / max | {} / {} / {} | |",
+        pct(&per_frame, 50.0),
+        pct(&per_frame, 99.0),
+        per_frame.last().copied().unwrap_or(0)
+    );
+    println!(
+        "| frames from request to outcome: median / p99 / max | {} / {} / {} | 0 |",
+        pct(&latency, 50.0),
+        pct(&latency, 99.0),
+        latency.last().copied().unwrap_or(0)
+    );
+    println!(
+        "| outcomes within 3 frames | {:.2} % | |",
+        in3 as f64 * 100.0 / latency.len().max(1) as f64
+    );
+    println!("| requests / outcomes / from shared work | {requests} / {} / {} ({:.1} %) | {requests} / {requests} / 0 |", stats.delivered, stats.shared, stats.shared as f64 * 100.0 / stats.delivered.max(1) as f64);
+    println!("| flow fields built | {} | 0 |", stats.flow_fields);
+    println!(
+        "| invalidations / repairs and re-plans | {} / {} | |",
+        stats.invalidated, stats.repairs
+    );
+    println!("| invalid paths delivered | {invalid} | |");
+    println!(
+        "| peak service memory | {:.1} MB | |",
+        peak_memory as f64 / 1e6
+    );
+    Ok(())
+}

@@ -1,0 +1,318 @@
+//! Jobs: the unit of work a lane runs. A job answers one or more starts of one class to one
+//! goal, start after start, and can stop after any step and go on in a later tick.
+
+use super::closest::{distance_to, ClosestScan};
+use super::types::{Failure, Outcome, Ticket, WhenUnreachable};
+use crate::flow::FlowField;
+use crate::geom::{Cell, Rect};
+use crate::hpa::{HpaMap, Path, PathSearch, QueryError, SearchContext, SearchProgress};
+use crate::world::{ClassId, World};
+use std::time::Instant;
+
+/// Expansions a search runs between two looks at the clock under a time budget.
+const TIME_SLICE: usize = 256;
+
+/// What a lane may still spend in this tick, and what it has spent.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Allowance {
+    /// Work units left (`usize::MAX` under a time budget).
+    pub left: usize,
+    pub deadline: Option<Instant>,
+    pub work: usize,
+    pub largest_step: usize,
+}
+
+impl Allowance {
+    /// Whether the lane must stop.
+    pub fn spent(&self) -> bool {
+        self.left == 0 || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The most a resumable step may take now.
+    fn slice(&self) -> usize {
+        if self.deadline.is_some() {
+            TIME_SLICE
+        } else {
+            self.left
+        }
+    }
+
+    /// Books `work` units done by one run of steps, the largest of them `step`.
+    fn book(&mut self, work: usize, step: usize) {
+        self.work += work;
+        self.left = self.left.saturating_sub(work);
+        self.largest_step = self.largest_step.max(step);
+    }
+}
+
+/// One answer a job gives.
+#[derive(Clone, Debug)]
+pub(super) struct Answer {
+    pub ticket: Ticket,
+    pub outcome: Outcome,
+    /// Answered from work shared with other requests.
+    pub shared: bool,
+}
+
+/// Where the answer for the current start stands.
+#[derive(Clone, Debug)]
+enum Attempt {
+    /// Nothing done yet for this start.
+    Fresh,
+    /// A search straight to the goal cell.
+    Direct(PathSearch),
+    /// Reading the path off the job's flow field (built first if need be).
+    Field,
+    /// Looking for the closest reachable position.
+    Scan(ClosestScan),
+    /// A search to the closest reachable position found, at this distance from the goal.
+    ToClosest(PathSearch, f64),
+}
+
+/// A job: starts (each with the tickets that asked from it) of one class to one goal.
+#[derive(Debug)]
+pub(super) struct Job {
+    pub number: u64,
+    pub class: ClassId,
+    pub goal: Rect,
+    pub when_unreachable: WhenUnreachable,
+    pub starts: Vec<(Cell, Vec<Ticket>)>,
+    /// Answer from one flow field to the goal rather than a search per start.
+    pub flow: bool,
+    /// The field, once built (or handed over from the tick before).
+    pub field: Option<FlowField>,
+    /// Whether the goal holds no open position (found when building the field).
+    goal_closed: bool,
+    /// The field came from an earlier job: every answer is shared.
+    pub field_reused: bool,
+    next: usize,
+    attempt: Attempt,
+    /// The layer revision the current attempt started on.
+    revision: u64,
+}
+
+impl Job {
+    pub(super) fn new(
+        number: u64,
+        (class, goal, when_unreachable): (ClassId, Rect, WhenUnreachable),
+        starts: Vec<(Cell, Vec<Ticket>)>,
+        flow: bool,
+    ) -> Self {
+        Job {
+            number,
+            class,
+            goal,
+            when_unreachable,
+            starts,
+            flow,
+            field: None,
+            goal_closed: false,
+            field_reused: false,
+            next: 0,
+            attempt: Attempt::Fresh,
+            revision: 0,
+        }
+    }
+
+    /// Whether every start is answered (or cancelled away).
+    pub(super) fn is_done(&self) -> bool {
+        self.next >= self.starts.len()
+    }
+
+    /// Tickets asking in this job.
+    pub(super) fn tickets(&self) -> usize {
+        self.starts.iter().map(|(_, t)| t.len()).sum()
+    }
+
+    /// Takes `ticket` out of the job; returns whether it was there.
+    pub(super) fn remove(&mut self, ticket: Ticket) -> bool {
+        for (i, (_, tickets)) in self.starts.iter_mut().enumerate() {
+            if let Some(k) = tickets.iter().position(|&t| t == ticket) {
+                tickets.remove(k);
+                if tickets.is_empty() && i == self.next {
+                    // The start being worked on has no one left to answer.
+                    self.attempt = Attempt::Fresh;
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Works on the job until it is done or `allowance` is spent, pushing answers to `out`.
+    pub(super) fn run(
+        &mut self,
+        world: &World,
+        ctx: &mut SearchContext,
+        allowance: &mut Allowance,
+        out: &mut Vec<Answer>,
+    ) {
+        let Some(map) = world.layer(self.class) else {
+            // A class of another world: cannot happen through the service's checks.
+            self.next = self.starts.len();
+            return;
+        };
+        if self.revision != map.revision() {
+            // The map changed under a paused step: start this start over on the map as it
+            // is (delivered answers were true when delivered; edits after are the watch's).
+            self.attempt = Attempt::Fresh;
+            self.revision = map.revision();
+            if self.field.as_ref().is_some_and(|f| !f.is_current(map)) {
+                self.field = None;
+                self.field_reused = false;
+            }
+        }
+        let shared_job = self.tickets() > 1 || self.field_reused;
+        while !self.is_done() && !allowance.spent() {
+            if self.starts[self.next].1.is_empty() {
+                self.next += 1;
+                self.attempt = Attempt::Fresh;
+                continue;
+            }
+            if let Some(outcome) = self.step(map, ctx, allowance) {
+                let (_, tickets) = &self.starts[self.next];
+                for &ticket in tickets {
+                    out.push(Answer {
+                        ticket,
+                        outcome: outcome.clone(),
+                        shared: shared_job,
+                    });
+                }
+                self.next += 1;
+                self.attempt = Attempt::Fresh;
+            }
+        }
+    }
+
+    /// One step for the current start; its outcome once it has one.
+    fn step(
+        &mut self,
+        map: &HpaMap,
+        ctx: &mut SearchContext,
+        allowance: &mut Allowance,
+    ) -> Option<Outcome> {
+        let start = self.starts[self.next].0;
+        let attempt = std::mem::replace(&mut self.attempt, Attempt::Fresh);
+        match attempt {
+            Attempt::Fresh => {
+                allowance.book(1, 1);
+                if !map.grid().is_free(start) {
+                    return Some(Outcome::Failed(Failure::StartNotOpen { start }));
+                }
+                if self.flow {
+                    self.attempt = Attempt::Field;
+                    return None;
+                }
+                let goal = Cell::new(self.goal.x1, self.goal.y1);
+                self.attempt = Attempt::Direct(PathSearch::new(start, goal));
+                None
+            }
+            Attempt::Field => self.read_field(map, start, allowance),
+            Attempt::Direct(mut search) => match run_search(map, ctx, &mut search, allowance) {
+                None => {
+                    self.attempt = Attempt::Direct(search);
+                    None
+                }
+                Some(Ok(path)) => Some(Outcome::Full(path)),
+                Some(Err(_)) => self.unreachable(start),
+            },
+            Attempt::Scan(mut scan) => {
+                let allow = allowance.slice().max(1);
+                let (spent, found) = scan.step(map, allow);
+                allowance.book(spent, spent);
+                match found {
+                    None => {
+                        self.attempt = Attempt::Scan(scan);
+                        None
+                    }
+                    Some(None) => Some(Outcome::Failed(Failure::Unreachable { start })),
+                    Some(Some(cell)) => {
+                        let distance = distance_to(self.goal, cell);
+                        self.attempt = Attempt::ToClosest(PathSearch::new(start, cell), distance);
+                        None
+                    }
+                }
+            }
+            Attempt::ToClosest(mut search, goal_distance) => {
+                match run_search(map, ctx, &mut search, allowance) {
+                    None => {
+                        self.attempt = Attempt::ToClosest(search, goal_distance);
+                        None
+                    }
+                    Some(Ok(path)) => Some(Outcome::Partial {
+                        path,
+                        goal_distance,
+                    }),
+                    // The scan found it connected on this very map.
+                    Some(Err(_)) => Some(Outcome::Failed(Failure::Unreachable { start })),
+                }
+            }
+        }
+    }
+
+    /// The goal is out of reach from `start`: a failure, or a scan for the closest
+    /// position.
+    fn unreachable(&mut self, start: Cell) -> Option<Outcome> {
+        match self.when_unreachable {
+            WhenUnreachable::Fail => Some(Outcome::Failed(Failure::Unreachable { start })),
+            _ => {
+                self.attempt = Attempt::Scan(ClosestScan::new(self.goal, start));
+                None
+            }
+        }
+    }
+
+    /// The answer for `start` read from the job's flow field (built first if need be).
+    fn read_field(
+        &mut self,
+        map: &HpaMap,
+        start: Cell,
+        allowance: &mut Allowance,
+    ) -> Option<Outcome> {
+        if self.field.is_none() && !self.goal_closed {
+            // One Dijkstra over the gate graph (exact) or every open cell (fast): one step.
+            let work = if map.config().gates == crate::GatePolicy::All {
+                map.gate_count().max(1)
+            } else {
+                map.grid().free_count() as usize
+            };
+            allowance.book(work, work);
+            match map.flow_field(self.goal) {
+                Ok(field) => self.field = Some(field),
+                Err(_) => self.goal_closed = true,
+            }
+            self.attempt = Attempt::Field;
+            return None;
+        }
+        let path = self
+            .field
+            .as_ref()
+            .and_then(|f| f.path_from(map, start).ok().flatten());
+        match path {
+            Some(path) => {
+                allowance.book(path.cells.len(), path.cells.len());
+                Some(Outcome::Full(path))
+            }
+            None => self.unreachable(start),
+        }
+    }
+}
+
+/// Runs `search` for one slice of the allowance; its answer once it has one.
+fn run_search(
+    map: &HpaMap,
+    ctx: &mut SearchContext,
+    search: &mut PathSearch,
+    allowance: &mut Allowance,
+) -> Option<Result<Path, QueryError>> {
+    let before = search.expansions();
+    let progress = map.resume_path_search(ctx, search, allowance.slice().max(1));
+    let work = (search.expansions() - before).max(1);
+    // A gate search stops exactly at its slice; anything beyond it was one whole step.
+    let step = work.saturating_sub(allowance.slice()).max(1);
+    allowance.book(work, step);
+    match progress {
+        SearchProgress::Done(answer) => Some(answer),
+        SearchProgress::Paused => None,
+    }
+}

@@ -1,0 +1,543 @@
+//! A path service for the game loop: orders in, paths out, within a frame budget, shared
+//! by groups, repaired when the map changes. It sits on top of a [`World`] that the game
+//! owns beside it.
+//!
+//! - `mod.rs` (this file): [`PathService`], requests, tickets, results, reachability;
+//! - `types`: tickets, goals, options, budgets, outcomes, events;
+//! - `tick`: grouping requests into jobs, lanes, delivery;
+//! - `job`: one job's steps (search, flow field, closest position);
+//! - `closest`: the reachable position closest to a goal;
+//! - `watch`: edits against live paths (invalidation, repair, re-planning);
+//! - `follow`: string-pulling along a delivered path;
+//! - `error`: [`ServiceError`].
+//!
+//! # The loop
+//! The game asks with [`PathService::request`] and gets a [`Ticket`] at once. Each frame
+//! it calls [`PathService::tick`] with a [`Budget`], reads what finished with
+//! [`PathService::drain_finished`] (or [`PathService::poll`]), reports where its units
+//! are on their paths with [`PathService::advance`], tells the service about its map edits
+//! with [`PathService::notify_edit`] and reads the resulting [`PathEvent`]s with
+//! [`PathService::drain_events`], and releases a path it no longer follows with
+//! [`PathService::release`] (or drops a request with [`PathService::cancel`]). Every ticket
+//! ends in exactly one first outcome or one cancellation; a repair after an invalidation is
+//! one more outcome for the same ticket.
+//!
+//! ```
+//! use quadpath::service::{Budget, Goal, Outcome, PathService, RequestOptions};
+//! use quadpath::units::UnitId;
+//! use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
+//!
+//! // A wall down column 10 with a gap at the bottom.
+//! let mut world = World::new(Grid::from_fn(21, 12, |x, y| x != 10 || y == 11));
+//! let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+//! let mut service = PathService::new(&world);
+//!
+//! // A group of 12 orders to one rally point, and one order into the wall.
+//! let rally = Cell::new(18, 2);
+//! let group: Vec<_> = (0..12)
+//!     .map(|i| service.request(&world, infantry, UnitId::new(i), Cell::new(1, i), rally, RequestOptions::default()))
+//!     .collect::<Result<_, _>>()?;
+//! let odd = service.request(&world, infantry, UnitId::new(99), Cell::new(2, 2), Goal::Cell(Cell::new(10, 3)), RequestOptions::default())?;
+//!
+//! while service.pending() > 0 {
+//!     service.tick(&world, Budget::Expansions(200))?;
+//! }
+//! let finished: Vec<_> = service.drain_finished().collect();
+//! assert_eq!(finished.len(), 13);
+//! assert!(group.iter().all(|t| matches!(service.outcome(*t), Some(Outcome::Full(_)))));
+//! // The wall cell itself cannot be reached: the closest reachable position, next to it.
+//! let Some(Outcome::Partial { goal_distance, .. }) = service.outcome(odd) else { panic!() };
+//! assert_eq!(*goal_distance, 1.0);
+//! assert_eq!(service.stats().shared, 12, "one flow field for the group");
+//!
+//! // A building goes up across the group's route: every path through it is invalidated
+//! // and repaired from where its unit stands.
+//! let report = world.set_blocked(Rect::new(11, 9, 20, 11), true)?;
+//! service.notify_edit(&world, &report);
+//! assert!(service.drain_events().count() > 0);
+//! while service.pending() > 0 {
+//!     service.tick(&world, Budget::Expansions(200))?;
+//! }
+//! for (_, outcome) in service.drain_finished() {
+//!     assert!(matches!(outcome, Outcome::Partial { .. }), "the east side is walled off now");
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The budget
+//! Work is counted in units: one gate expansion of a search, one cell of a ring scanned
+//! for a closest position, one cell of a path read off a flow field, one for a request's
+//! first checks. [`Budget::Expansions`] is split evenly between the lanes, and each lane
+//! stops as soon as its share is spent, after the step under way: so a tick does at most
+//! `budget + lanes × (largest step)` units. The steps are: a slice of a gate search on an
+//! exact layer (which stops exactly at its share and resumes in the next tick, its state
+//! kept in the lane's [`SearchContext`](crate::SearchContext)), a whole search on a fast layer (its clustered
+//! search does not pause), one ring of a scan, one flow-field build (one Dijkstra over the
+//! gate graph on an exact layer, over every open cell on a fast one), one path read off a
+//! field. [`TickReport::largest_step`] reports the largest. A paused search whose layer is
+//! edited starts over (its work so far is lost once, never its answer's truth).
+//!
+//! A budget in expansions is the deterministic mode: the same requests, edits and budgets
+//! in the same order give the same outcomes on every machine and for any number of rayon
+//! threads (lanes, not threads, divide the work, and answers are delivered in lane order).
+//! [`Budget::Time`] gives that up: where a search pauses depends on the machine's speed,
+//! so outcomes may arrive in other frames (their paths are the same).
+//!
+//! # Groups
+//! Requests taken in by one tick are grouped by class, goal and
+//! [`WhenUnreachable`]. A group whose goal is an area or a unit, or with at least
+//! [`ServiceConfig::flow_threshold`] distinct starts, is answered from one flow field
+//! (exact in both modes, see [`FlowField`](crate::FlowField)); a smaller group to one cell
+//! gets one search per distinct start, and identical requests (class, start, goal) share
+//! one answer. A field, and every cell-goal answer, is kept for the next tick's requests
+//! while the layer is unedited. [`TickReport::shared`] and [`ServiceStats::shared`] count
+//! the outcomes answered from shared work. (Below the threshold the starts share no
+//! goal-side work beyond that.)
+//!
+//! # Partial paths
+//! When the goal cannot be reached (walled off, or not open for the class), the request
+//! gets, by default, an optimal path to the reachable position closest to the goal: the
+//! position whose octile distance to the nearest cell of the goal is smallest among all
+//! positions connected to the start; among equals, the one whose octile distance from the
+//! start is smallest (a lower bound of its path length, standing in for it), then the
+//! top-most, then the left-most. It is found by scanning rings of growing Chebyshev radius
+//! around the goal, testing each position against the start's component in constant time;
+//! a ring of radius `r` holds nothing closer than `r`, which ends the scan.
+//!
+//! # Edits
+//! [`PathService::notify_edit`] takes the [`WorldEditReport`] of each edit. A live path
+//! (delivered and not released) whose remaining part (from the position last reported
+//! with [`PathService::advance`]) has a position that is no longer open, a step no longer
+//! legal, or a position whose cost changed gets one [`PathEvent::Invalidated`] and, when the
+//! request asked for repairs, a new search from that reported position, delivered as a
+//! fresh outcome.
+//!
+//! ## Edits that free ground
+//! An edit that opens or re-prices positions (a building removed, a road laid) on an exact
+//! layer may make a shorter path possible. Any route through the edited positions `Z`
+//! (the edited rectangle, grown by the agent's size up and left) from the unit's position
+//! `p` to the goal `G` is at least `floor × (d(p, Z) + d(Z, G))` long, `d` being the octile
+//! distance between the nearest cells and `floor` the cheapest cost per cell of the class.
+//! A live path whose remaining cost exceeds that bound is re-planned
+//! ([`PathEvent::Replanning`], then a fresh outcome); the others cannot improve and are
+//! left alone.
+//!
+//! # Following a path
+//! [`PathService::next_waypoint`] string-pulls: from the unit's position on its path it
+//! returns the farthest position ahead (up to 32 cells) that the straight line reaches over
+//! open positions with legal steps only, so the footprint and the corner rule hold all the
+//! way.
+
+mod closest;
+mod error;
+mod follow;
+mod job;
+mod tick;
+mod types;
+mod watch;
+
+pub use error::ServiceError;
+pub use types::{
+    Budget, Failure, Goal, Outcome, PathEvent, RequestOptions, ServiceConfig, ServiceStats, Status,
+    TickReport, Ticket, WhenUnreachable,
+};
+
+use crate::geom::{Cell, Rect};
+use crate::units::UnitId;
+use crate::world::{ClassId, World, WorldEditReport};
+use hashbrown::HashMap;
+use std::collections::BTreeMap;
+use tick::{GroupKey, Lane, Recent};
+
+/// What a request asked for, checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Request {
+    class: ClassId,
+    unit: UnitId,
+    goal: Rect,
+    options: RequestOptions,
+}
+
+impl Request {
+    fn key(&self) -> GroupKey {
+        (self.class, self.goal, self.options.when_unreachable)
+    }
+
+    fn goal_is_cell(&self) -> bool {
+        self.goal.x1 == self.goal.x2 && self.goal.y1 == self.goal.y2
+    }
+}
+
+/// A request waiting for the next tick's intake.
+#[derive(Clone, Copy, Debug)]
+struct Intake {
+    ticket: Ticket,
+    key: GroupKey,
+    start: Cell,
+}
+
+/// Where one ticket stands.
+#[derive(Clone, Debug)]
+enum TicketState {
+    /// Waiting for an answer (a first one, or a repair), from `start`; `job` once taken in.
+    Pending {
+        request: Request,
+        start: Cell,
+        job: Option<u64>,
+    },
+    /// Answered. `costs` holds each position's cost when delivered (for paths), `progress`
+    /// the index the unit last reported.
+    Done {
+        request: Request,
+        outcome: Outcome,
+        costs: Option<Vec<f64>>,
+        progress: usize,
+    },
+    /// Answered, invalidated, not to be repaired.
+    Invalidated,
+}
+
+/// The path service: requests in, outcomes out, a frame budget at a time. See
+/// [the module](self) for the loop, the budget, groups, partial paths and edits.
+#[derive(Debug)]
+pub struct PathService {
+    config: ServiceConfig,
+    lanes: Vec<Lane>,
+    tickets: BTreeMap<Ticket, TicketState>,
+    intake: Vec<Intake>,
+    finished: Vec<(Ticket, Outcome)>,
+    events: Vec<PathEvent>,
+    pending_per_unit: HashMap<UnitId, usize>,
+    recent: Recent,
+    next_ticket: u64,
+    next_job: u64,
+    frame: u64,
+    stats: ServiceStats,
+}
+
+impl PathService {
+    /// A service for `world` with the default [`ServiceConfig`].
+    pub fn new(world: &World) -> Self {
+        Self::with_config(world, ServiceConfig::default())
+    }
+
+    /// A service for `world` configured by `config`.
+    pub fn with_config(_world: &World, config: ServiceConfig) -> Self {
+        let lanes = config.lanes.max(1);
+        PathService {
+            config: ServiceConfig { lanes, ..config },
+            lanes: (0..lanes).map(|_| Lane::default()).collect(),
+            tickets: BTreeMap::new(),
+            intake: Vec::new(),
+            finished: Vec::new(),
+            events: Vec::new(),
+            pending_per_unit: HashMap::new(),
+            recent: Recent::default(),
+            next_ticket: 0,
+            next_job: 0,
+            frame: 0,
+            stats: ServiceStats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> ServiceConfig {
+        self.config
+    }
+
+    /// Asks for a path for `unit` of `class` from `start` to `goal`: a ticket at once, the
+    /// work in later ticks.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownClass`], [`ServiceError::StartOffMap`],
+    /// [`ServiceError::GoalOffMap`] (a goal reaching off the map), [`ServiceError::EmptyGoal`]
+    /// (a unit goal of size 0), and [`ServiceError::TooManyRequests`] when `unit` already has
+    /// [`ServiceConfig::max_pending_per_unit`] requests pending. No ticket is issued then.
+    pub fn request(
+        &mut self,
+        world: &World,
+        class: ClassId,
+        unit: UnitId,
+        start: Cell,
+        goal: impl Into<Goal>,
+        options: RequestOptions,
+    ) -> Result<Ticket, ServiceError> {
+        let movement = world.movement(class).ok_or(ServiceError::UnknownClass {
+            class,
+            count: world.classes().count(),
+        })?;
+        let (width, height) = (world.grid().width(), world.grid().height());
+        if start.x >= width || start.y >= height {
+            return Err(ServiceError::StartOffMap {
+                cell: start,
+                width,
+                height,
+            });
+        }
+        let goal = goal_area(goal.into(), movement.size(), (width, height))?;
+        let pending = self.pending_per_unit.get(&unit).copied().unwrap_or(0);
+        if pending >= self.config.max_pending_per_unit {
+            return Err(ServiceError::TooManyRequests {
+                unit,
+                limit: self.config.max_pending_per_unit,
+            });
+        }
+        let ticket = Ticket(self.next_ticket);
+        self.next_ticket += 1;
+        let request = Request {
+            class,
+            unit,
+            goal,
+            options,
+        };
+        self.queue(ticket, request, start);
+        self.stats.requests += 1;
+        Ok(ticket)
+    }
+
+    /// Puts `ticket` in the next intake, pending from `start`.
+    fn queue(&mut self, ticket: Ticket, request: Request, start: Cell) {
+        *self.pending_per_unit.entry(request.unit).or_insert(0) += 1;
+        self.tickets.insert(
+            ticket,
+            TicketState::Pending {
+                request,
+                start,
+                job: None,
+            },
+        );
+        self.intake.push(Intake {
+            ticket,
+            key: request.key(),
+            start,
+        });
+    }
+
+    /// Drops `ticket`: a pending request is taken out of its job (a job with no one left
+    /// is dropped when its lane reaches it), a delivered path is forgotten. The ticket is
+    /// unknown afterwards.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
+    pub fn cancel(&mut self, ticket: Ticket) -> Result<(), ServiceError> {
+        let state = self
+            .tickets
+            .remove(&ticket)
+            .ok_or(ServiceError::UnknownTicket { ticket })?;
+        if let TicketState::Pending { request, job, .. } = state {
+            if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
+                *n -= 1;
+                if *n == 0 {
+                    self.pending_per_unit.remove(&request.unit);
+                }
+            }
+            match job {
+                None => self.intake.retain(|i| i.ticket != ticket),
+                Some(number) => {
+                    let count = self.lanes.len() as u64;
+                    let lane = &mut self.lanes[(number % count) as usize];
+                    if let Some(k) = lane.queue.iter().position(|j| j.number == number) {
+                        lane.queue[k].remove(ticket);
+                        if lane.queue[k].tickets() == 0 {
+                            lane.queue.remove(k);
+                        }
+                    }
+                }
+            }
+            self.stats.cancelled += 1;
+        }
+        Ok(())
+    }
+
+    /// Forgets a delivered (or invalidated) path the unit no longer follows: the same as
+    /// [`PathService::cancel`], by its other name.
+    ///
+    /// # Errors
+    /// As [`PathService::cancel`].
+    pub fn release(&mut self, ticket: Ticket) -> Result<(), ServiceError> {
+        self.cancel(ticket)
+    }
+
+    /// Where `ticket` stands.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
+    pub fn poll(&self, ticket: Ticket) -> Result<Status<'_>, ServiceError> {
+        match self.tickets.get(&ticket) {
+            None => Err(ServiceError::UnknownTicket { ticket }),
+            Some(TicketState::Pending { .. }) => Ok(Status::Pending),
+            Some(TicketState::Done { outcome, .. }) => Ok(Status::Done(outcome)),
+            Some(TicketState::Invalidated) => Ok(Status::Invalidated),
+        }
+    }
+
+    /// The outcome `ticket` holds, if it has one (see [`PathService::poll`]).
+    pub fn outcome(&self, ticket: Ticket) -> Option<&Outcome> {
+        match self.poll(ticket) {
+            Ok(Status::Done(outcome)) => Some(outcome),
+            _ => None,
+        }
+    }
+
+    /// The outcomes delivered since the last drain, in delivery order (first answers and
+    /// repairs alike). Each stays readable with [`PathService::poll`] until released.
+    pub fn drain_finished(&mut self) -> impl Iterator<Item = (Ticket, Outcome)> + '_ {
+        self.finished.drain(..)
+    }
+
+    /// The path events since the last drain, in order.
+    pub fn drain_events(&mut self) -> impl Iterator<Item = PathEvent> + '_ {
+        self.events.drain(..)
+    }
+
+    /// Tickets waiting for an answer (first answers and repairs).
+    pub fn pending(&self) -> usize {
+        self.tickets
+            .values()
+            .filter(|s| matches!(s, TicketState::Pending { .. }))
+            .count()
+    }
+
+    /// Tickets the service holds: pending, delivered, or invalidated, not yet released.
+    pub fn live_tickets(&self) -> usize {
+        self.tickets.len()
+    }
+
+    /// Running totals.
+    pub fn stats(&self) -> ServiceStats {
+        self.stats
+    }
+
+    /// Ticks run so far.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Records that the unit following `ticket`'s path now stands at its position `index`:
+    /// edits are checked against the path from there on, and repairs start there.
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownTicket`], [`ServiceError::NoPath`] for a ticket holding no
+    /// path, [`ServiceError::IndexOutOfRange`] for an index past the path's end.
+    pub fn advance(&mut self, ticket: Ticket, index: usize) -> Result<(), ServiceError> {
+        match self.tickets.get_mut(&ticket) {
+            None => Err(ServiceError::UnknownTicket { ticket }),
+            Some(TicketState::Done {
+                outcome, progress, ..
+            }) => {
+                let len = outcome
+                    .path()
+                    .ok_or(ServiceError::NoPath { ticket })?
+                    .cells
+                    .len();
+                if index >= len {
+                    return Err(ServiceError::IndexOutOfRange { ticket, index, len });
+                }
+                *progress = index;
+                Ok(())
+            }
+            Some(_) => Err(ServiceError::NoPath { ticket }),
+        }
+    }
+
+    /// Whether an agent of `class` can go from `from` to `to`, in constant time from the
+    /// layer's component labels (kept up to date by every edit). `false` when either
+    /// position is not open for the class.
+    ///
+    /// ```
+    /// use quadpath::service::PathService;
+    /// use quadpath::{Cell, Grid, Mode, Movement, World};
+    /// let mut world = World::new(Grid::from_fn(9, 9, |x, y| x != 4 || y == 8));
+    /// let tank = world.add_class(Movement::default().with_size(2)?, Mode::Exact)?;
+    /// let service = PathService::new(&world);
+    /// assert!(!service.reachable(&world, tank, Cell::new(0, 0), Cell::new(7, 0))?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ServiceError::UnknownClass`], and [`ServiceError::StartOffMap`] for a position off
+    /// the map.
+    pub fn reachable(
+        &self,
+        world: &World,
+        class: ClassId,
+        from: Cell,
+        to: Cell,
+    ) -> Result<bool, ServiceError> {
+        let layer = world.layer(class).ok_or(ServiceError::UnknownClass {
+            class,
+            count: world.classes().count(),
+        })?;
+        let (width, height) = (world.grid().width(), world.grid().height());
+        for cell in [from, to] {
+            if cell.x >= width || cell.y >= height {
+                return Err(ServiceError::StartOffMap {
+                    cell,
+                    width,
+                    height,
+                });
+            }
+        }
+        Ok(layer.connected(from, to).unwrap_or(false))
+    }
+
+    /// Heap bytes the service holds (tickets, queued jobs, kept answers and fields, search
+    /// buffers excluded): bounded by the live tickets.
+    pub fn memory_bytes(&self) -> usize {
+        let paths: usize = self
+            .tickets
+            .values()
+            .map(|s| match s {
+                TicketState::Done { outcome, costs, .. } => {
+                    outcome.path().map_or(0, |p| p.cells.capacity() * 8)
+                        + costs.as_ref().map_or(0, |c| c.capacity() * 8)
+                }
+                _ => 0,
+            })
+            .sum();
+        let fields: usize = self.recent.fields.values().map(|f| f.memory_bytes()).sum();
+        paths
+            + fields
+            + self.tickets.len() * std::mem::size_of::<(Ticket, TicketState)>()
+            + self.intake.capacity() * std::mem::size_of::<Intake>()
+    }
+}
+
+/// The rectangle of positions `goal` stands for, for an agent of side `size` on a map of
+/// `dims`.
+fn goal_area(goal: Goal, size: u32, (width, height): (u32, u32)) -> Result<Rect, ServiceError> {
+    let area = match goal {
+        Goal::Cell(c) => Rect::new(c.x, c.y, c.x, c.y),
+        Goal::Area(r) => r,
+        Goal::Unit { at, size: 0 } => return Err(ServiceError::EmptyGoal { at }),
+        Goal::Unit { at, size: unit } => {
+            // Positions whose K×K footprint touches the unit's: up to K cells left/above,
+            // and up to one cell right/below of it; clipped to the map.
+            let x2 = (at.x as u64 + unit as u64).min(width.saturating_sub(1) as u64) as u32;
+            let y2 = (at.y as u64 + unit as u64).min(height.saturating_sub(1) as u64) as u32;
+            if at.x >= width || at.y >= height {
+                return Err(ServiceError::GoalOffMap {
+                    area: Rect::new(at.x, at.y, at.x, at.y),
+                    width,
+                    height,
+                });
+            }
+            Rect::new(at.x.saturating_sub(size), at.y.saturating_sub(size), x2, y2)
+        }
+    };
+    if area.x2 >= width || area.y2 >= height {
+        return Err(ServiceError::GoalOffMap {
+            area,
+            width,
+            height,
+        });
+    }
+    Ok(area)
+}
+
+impl PathService {
+    /// Checks the live paths against one edit of the world (see [the rules](self#edits)).
+    pub fn notify_edit(&mut self, world: &World, report: &WorldEditReport) {
+        watch::check(self, world, report);
+    }
+}

@@ -1,0 +1,256 @@
+//! A tick: the requests taken in since the last one are grouped into jobs, the lanes work
+//! on their jobs within their share of the budget, and the answers are delivered in lane
+//! order.
+
+use super::job::{Allowance, Answer, Job};
+use super::types::{Budget, Outcome, TickReport, WhenUnreachable};
+use super::{Intake, PathService, ServiceError, TicketState};
+use crate::flow::FlowField;
+use crate::geom::{Cell, Rect};
+use crate::hpa::SearchContext;
+use crate::world::{ClassId, World};
+use hashbrown::HashMap;
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// What a group of requests has in common: class, goal, and what to do when it is out of
+/// reach.
+pub(super) type GroupKey = (ClassId, Rect, WhenUnreachable);
+
+/// One lane: its queue of jobs and its own search buffers.
+#[derive(Debug, Default)]
+pub(super) struct Lane {
+    pub queue: VecDeque<Job>,
+    ctx: SearchContext,
+}
+
+/// What a lane did in one tick.
+#[derive(Debug, Default)]
+struct LaneRun {
+    answers: Vec<Answer>,
+    allowance: Option<Allowance>,
+    /// Flow fields of jobs finished in this tick, kept for the next.
+    fields: Vec<(GroupKey, FlowField)>,
+}
+
+impl Lane {
+    fn run(&mut self, world: &World, mut allowance: Allowance) -> LaneRun {
+        let mut run = LaneRun::default();
+        while let Some(job) = self.queue.front_mut() {
+            if allowance.spent() {
+                break;
+            }
+            job.run(world, &mut self.ctx, &mut allowance, &mut run.answers);
+            if job.is_done() {
+                let job = self.queue.pop_front().expect("the front job");
+                if let Some(field) = job.field {
+                    run.fields
+                        .push(((job.class, job.goal, job.when_unreachable), field));
+                }
+            }
+        }
+        run.allowance = Some(allowance);
+        run
+    }
+}
+
+/// Answers and fields kept from the last tick, for requests of the next one.
+#[derive(Debug, Default)]
+pub(super) struct Recent {
+    /// Cell-goal answers by (group, start), with the layer revision they were true on.
+    pub answers: HashMap<(GroupKey, Cell), (Outcome, u64)>,
+    pub fields: HashMap<GroupKey, FlowField>,
+}
+
+impl PathService {
+    /// Does one frame's work within `budget`: takes in the requests made since the last
+    /// tick, works on the queued jobs, and delivers what finishes (read it with
+    /// [`PathService::drain_finished`] or [`PathService::poll`]). Work left over stays
+    /// queued, paused searches resume in the next tick.
+    ///
+    /// The budget is split evenly between the lanes ([`ServiceConfig::lanes`]), and each
+    /// lane overruns its share by at most one step (see [the budget](super#the-budget)).
+    /// With the `parallel` feature the lanes run on rayon's current pool, and the outcomes
+    /// are the same for any number of threads.
+    ///
+    /// [`ServiceConfig::lanes`]: super::ServiceConfig::lanes
+    ///
+    /// # Errors
+    /// [`ServiceError::ZeroBudget`] for a budget of no expansions or no time; nothing runs
+    /// then.
+    pub fn tick(&mut self, world: &World, budget: Budget) -> Result<TickReport, ServiceError> {
+        let now = Instant::now();
+        let (total, deadline) = match budget {
+            Budget::Expansions(0) => return Err(ServiceError::ZeroBudget),
+            Budget::Time(d) if d.is_zero() => return Err(ServiceError::ZeroBudget),
+            Budget::Expansions(n) => (n, None),
+            Budget::Time(d) => (usize::MAX, Some(now + d)),
+        };
+        let mut report = TickReport::default();
+        self.take_in(world, &mut report);
+        let count = self.lanes.len();
+        let allowances: Vec<Allowance> = (0..count)
+            .map(|i| Allowance {
+                left: if deadline.is_some() {
+                    usize::MAX
+                } else {
+                    total / count + usize::from(i < total % count)
+                },
+                deadline,
+                work: 0,
+                largest_step: 0,
+            })
+            .collect();
+        let runs = run_lanes(&mut self.lanes, world, allowances);
+        self.recent = Recent::default();
+        for run in runs {
+            let allowance = run.allowance.expect("every lane reports its allowance");
+            report.work += allowance.work;
+            report.largest_step = report.largest_step.max(allowance.largest_step);
+            for (key, field) in run.fields {
+                self.recent.fields.insert(key, field);
+            }
+            for answer in run.answers {
+                self.deliver(world, answer, &mut report);
+            }
+        }
+        report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();
+        self.frame += 1;
+        Ok(report)
+    }
+
+    /// Groups the requests taken since the last tick into jobs, answering at once those an
+    /// answer or field of the last tick serves.
+    fn take_in(&mut self, world: &World, report: &mut TickReport) {
+        let intake = std::mem::take(&mut self.intake);
+        let mut order: Vec<GroupKey> = Vec::new();
+        let mut groups: HashMap<GroupKey, Vec<(Cell, Vec<super::Ticket>)>> = HashMap::new();
+        for Intake { ticket, key, start } in intake {
+            if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
+                continue; // cancelled before it was taken in
+            }
+            let revision = world.layer(key.0).map_or(0, |l| l.revision());
+            if let Some((outcome, at)) = self.recent.answers.get(&(key, start)) {
+                if *at == revision {
+                    let answer = Answer {
+                        ticket,
+                        outcome: outcome.clone(),
+                        shared: true,
+                    };
+                    self.deliver(world, answer, report);
+                    continue;
+                }
+            }
+            let starts = groups.entry(key).or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            });
+            match starts.iter_mut().find(|(s, _)| *s == start) {
+                Some((_, tickets)) => tickets.push(ticket),
+                None => starts.push((start, vec![ticket])),
+            }
+        }
+        for key in order {
+            let starts = groups.remove(&key).expect("a group per key");
+            let layer = world.layer(key.0);
+            let field = self
+                .recent
+                .fields
+                .remove(&key)
+                .filter(|f| layer.is_some_and(|l| f.is_current(l)));
+            let single_cell = key.1.x1 == key.1.x2 && key.1.y1 == key.1.y2;
+            if field.is_some() || !single_cell || starts.len() >= self.config.flow_threshold {
+                let mut job = Job::new(self.next_job, key, starts, true);
+                job.field_reused = field.is_some();
+                job.field = field;
+                self.stats.flow_fields += u64::from(job.field.is_none());
+                self.enqueue(job);
+            } else {
+                for start in starts {
+                    let job = Job::new(self.next_job, key, vec![start], false);
+                    self.enqueue(job);
+                }
+            }
+        }
+    }
+
+    /// Deals `job` to its lane (by number) and notes where its tickets are.
+    fn enqueue(&mut self, job: Job) {
+        self.next_job += 1;
+        let lane = (job.number % self.lanes.len() as u64) as usize;
+        for (_, tickets) in &job.starts {
+            for t in tickets {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                    *j = Some(job.number);
+                }
+            }
+        }
+        self.lanes[lane].queue.push_back(job);
+    }
+
+    /// Hands `answer` to its ticket, if the ticket still waits for it.
+    fn deliver(&mut self, world: &World, answer: Answer, report: &mut TickReport) {
+        let Some(state) = self.tickets.get_mut(&answer.ticket) else {
+            return; // cancelled
+        };
+        let TicketState::Pending { request, start, .. } = state else {
+            return;
+        };
+        let (request, start) = (*request, *start);
+        if let (true, Some(layer)) = (request.goal_is_cell(), world.layer(request.class)) {
+            self.recent.answers.insert(
+                (request.key(), start),
+                (answer.outcome.clone(), layer.revision()),
+            );
+        }
+        let costs = answer.outcome.path().map(|p| {
+            let layer = world.layer(request.class).expect("a class of the world");
+            p.cells
+                .iter()
+                .map(|&c| layer.costs().cell_cost(layer.grid(), c))
+                .collect()
+        });
+        if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
+            *n -= 1;
+            if *n == 0 {
+                self.pending_per_unit.remove(&request.unit);
+            }
+        }
+        *state = TicketState::Done {
+            request,
+            outcome: answer.outcome.clone(),
+            costs,
+            progress: 0,
+        };
+        self.finished.push((answer.ticket, answer.outcome));
+        report.delivered += 1;
+        report.shared += usize::from(answer.shared);
+        self.stats.delivered += 1;
+        self.stats.shared += u64::from(answer.shared);
+    }
+}
+
+/// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else
+/// one after the other. Results in lane order either way.
+#[cfg(feature = "parallel")]
+fn run_lanes(lanes: &mut [Lane], world: &World, allowances: Vec<Allowance>) -> Vec<LaneRun> {
+    use rayon::prelude::*;
+    if lanes.len() == 1 {
+        return vec![lanes[0].run(world, allowances[0])];
+    }
+    lanes
+        .par_iter_mut()
+        .zip(allowances)
+        .map(|(lane, allowance)| lane.run(world, allowance))
+        .collect()
+}
+
+/// [`run_lanes`] without the `parallel` feature.
+#[cfg(not(feature = "parallel"))]
+fn run_lanes(lanes: &mut [Lane], world: &World, allowances: Vec<Allowance>) -> Vec<LaneRun> {
+    lanes
+        .iter_mut()
+        .zip(allowances)
+        .map(|(lane, allowance)| lane.run(world, allowance))
+        .collect()
+}

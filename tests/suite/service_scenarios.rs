@@ -1,0 +1,434 @@
+//! Scenario tests of the path service: bad input, reachability under edits (against BFS
+//! connectivity), string-pulling (against a step-by-step line check on the class's open
+//! grid), re-planning after a building comes down (against Dijkstra), repair from the
+//! reported position, and sharing in a 200-unit group.
+
+use crate::common::{assert_valid, distances};
+use quadpath::service::{
+    Budget, Goal, Outcome, PathEvent, PathService, RequestOptions, ServiceConfig, ServiceError,
+    Status, WhenUnreachable,
+};
+use quadpath::units::UnitId;
+use quadpath::{Cell, ClassId, Grid, Mode, Movement, Rect, World};
+use std::time::Duration;
+
+fn two_rooms() -> (World, ClassId, ClassId) {
+    // A wall down column 15 with a 2-cell gap at rows 20-21.
+    let mut world = World::new(Grid::from_fn(30, 24, |x, y| {
+        x != 15 || (20..=21).contains(&y)
+    }));
+    let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    let tank = world
+        .add_class(Movement::default().with_size(3).unwrap(), Mode::Exact)
+        .unwrap();
+    (world, infantry, tank)
+}
+
+fn finish(service: &mut PathService, world: &World) {
+    for _ in 0..10_000 {
+        if service.pending() == 0 {
+            return;
+        }
+        service.tick(world, Budget::Expansions(64)).unwrap();
+    }
+    panic!("the service never finished");
+}
+
+#[test]
+fn bad_input_gets_typed_errors() {
+    let (world, infantry, _) = two_rooms();
+    let mut service = PathService::with_config(
+        &world,
+        ServiceConfig::default().with_max_pending_per_unit(3),
+    );
+    let opts = RequestOptions::default();
+    let u = UnitId::new(1);
+    let other = World::new(Grid::new_free(4, 4));
+    let mut bigger = World::new(Grid::new_free(4, 4));
+    let _ = bigger.add_class(Movement::default(), Mode::Exact).unwrap();
+    let _ = bigger.add_class(Movement::default(), Mode::Exact).unwrap();
+    let _ = bigger.add_class(Movement::default(), Mode::Exact).unwrap();
+    let stranger = bigger.classes().last().unwrap().0;
+    assert!(matches!(
+        service.request(&world, stranger, u, Cell::new(0, 0), Cell::new(1, 1), opts),
+        Err(ServiceError::UnknownClass { .. })
+    ));
+    assert!(matches!(
+        service.request(&other, infantry, u, Cell::new(0, 0), Cell::new(1, 1), opts),
+        Err(ServiceError::UnknownClass { .. })
+    ));
+    assert!(matches!(
+        service.request(&world, infantry, u, Cell::new(30, 0), Cell::new(1, 1), opts),
+        Err(ServiceError::StartOffMap { .. })
+    ));
+    assert!(matches!(
+        service.request(&world, infantry, u, Cell::new(0, 0), Cell::new(1, 24), opts),
+        Err(ServiceError::GoalOffMap { .. })
+    ));
+    assert!(matches!(
+        service.request(
+            &world,
+            infantry,
+            u,
+            Cell::new(0, 0),
+            Rect::new(28, 20, 31, 22),
+            opts
+        ),
+        Err(ServiceError::GoalOffMap { .. })
+    ));
+    assert!(matches!(
+        service.request(
+            &world,
+            infantry,
+            u,
+            Cell::new(0, 0),
+            Goal::Unit {
+                at: Cell::new(3, 3),
+                size: 0
+            },
+            opts
+        ),
+        Err(ServiceError::EmptyGoal { .. })
+    ));
+    assert_eq!(
+        service.tick(&world, Budget::Expansions(0)),
+        Err(ServiceError::ZeroBudget)
+    );
+    assert_eq!(
+        service.tick(&world, Budget::Time(Duration::ZERO)),
+        Err(ServiceError::ZeroBudget)
+    );
+    // A flood for one unit: the limit, then refusals, and no ticket lost.
+    let tickets: Vec<_> = (0..3)
+        .map(|_| {
+            service
+                .request(&world, infantry, u, Cell::new(0, 0), Cell::new(29, 0), opts)
+                .unwrap()
+        })
+        .collect();
+    for _ in 0..1000 {
+        assert!(matches!(
+            service.request(&world, infantry, u, Cell::new(0, 0), Cell::new(29, 0), opts),
+            Err(ServiceError::TooManyRequests { limit: 3, .. })
+        ));
+    }
+    assert_eq!(service.stats().requests, 3);
+    finish(&mut service, &world);
+    assert_eq!(service.drain_finished().count(), 3);
+    // Once answered, the unit may ask again.
+    service
+        .request(&world, infantry, u, Cell::new(0, 0), Cell::new(1, 1), opts)
+        .unwrap();
+    // Unknown and released tickets.
+    service.release(tickets[0]).unwrap();
+    assert!(matches!(
+        service.release(tickets[0]),
+        Err(ServiceError::UnknownTicket { .. })
+    ));
+    assert!(matches!(
+        service.poll(tickets[0]),
+        Err(ServiceError::UnknownTicket { .. })
+    ));
+    assert!(matches!(
+        service.advance(tickets[0], 0),
+        Err(ServiceError::UnknownTicket { .. })
+    ));
+    assert!(matches!(
+        service.advance(tickets[1], 10_000),
+        Err(ServiceError::IndexOutOfRange { .. })
+    ));
+    // A start the agent cannot stand on is an outcome, not an error.
+    let t = service
+        .request(
+            &world,
+            infantry,
+            UnitId::new(2),
+            Cell::new(15, 0),
+            Cell::new(1, 1),
+            opts,
+        )
+        .unwrap();
+    finish(&mut service, &world);
+    assert!(matches!(service.outcome(t), Some(Outcome::Failed(_))));
+    assert!(matches!(
+        service.next_waypoint(&world, t, Cell::new(15, 0)),
+        Err(ServiceError::NoPath { .. })
+    ));
+}
+
+#[test]
+fn unreachable_goals_fail_or_give_the_closest_position() {
+    let (world, _, tank) = two_rooms();
+    let mut service = PathService::new(&world);
+    // The 3-wide tank cannot pass the 2-cell gap.
+    let goal = Cell::new(25, 5);
+    let closest = service
+        .request(
+            &world,
+            tank,
+            UnitId::new(0),
+            Cell::new(2, 2),
+            goal,
+            RequestOptions::default(),
+        )
+        .unwrap();
+    let fail = service
+        .request(
+            &world,
+            tank,
+            UnitId::new(1),
+            Cell::new(2, 2),
+            goal,
+            RequestOptions::default().when_unreachable(WhenUnreachable::Fail),
+        )
+        .unwrap();
+    finish(&mut service, &world);
+    assert!(matches!(service.outcome(fail), Some(Outcome::Failed(_))));
+    let Some(Outcome::Partial {
+        path,
+        goal_distance,
+    }) = service.outcome(closest)
+    else {
+        panic!("{:?}", service.outcome(closest));
+    };
+    // The tank's positions stop at x = 12 (its footprint covers x..x+2 < 15).
+    assert_eq!(path.cells.last().unwrap().x, 12);
+    assert!((goal_distance - 13.0).abs() < 1e-9);
+    assert!(!service
+        .reachable(&world, tank, Cell::new(2, 2), goal)
+        .unwrap());
+}
+
+#[test]
+fn reachable_follows_edits() {
+    let (mut world, infantry, _) = two_rooms();
+    let service = PathService::new(&world);
+    let (a, b) = (Cell::new(2, 2), Cell::new(25, 5));
+    let oracle = |world: &World| {
+        let open = world.movement(infantry).unwrap().open_grid(world.grid());
+        distances(&open, a)[(b.y * open.width() + b.x) as usize].is_some()
+    };
+    assert!(service.reachable(&world, infantry, a, b).unwrap());
+    world.set_blocked(Rect::new(15, 20, 15, 21), true).unwrap();
+    assert_eq!(
+        service.reachable(&world, infantry, a, b).unwrap(),
+        oracle(&world)
+    );
+    assert!(!oracle(&world));
+    world.set_blocked(Rect::new(15, 20, 15, 20), false).unwrap();
+    assert_eq!(
+        service.reachable(&world, infantry, a, b).unwrap(),
+        oracle(&world)
+    );
+    assert!(oracle(&world));
+    assert!(matches!(
+        service.reachable(&world, infantry, a, Cell::new(40, 0)),
+        Err(ServiceError::StartOffMap { .. })
+    ));
+}
+
+#[test]
+fn waypoints_are_in_sight_and_walkable() {
+    let (world, infantry, tank) = two_rooms();
+    let mut service = PathService::new(&world);
+    for (i, class) in [infantry, tank].into_iter().enumerate() {
+        let t = service
+            .request(
+                &world,
+                class,
+                UnitId::new(i as u32),
+                Cell::new(1, 1),
+                Cell::new(26, 2),
+                RequestOptions::default(),
+            )
+            .unwrap();
+        finish(&mut service, &world);
+        let path = service.outcome(t).unwrap().path().unwrap().clone();
+        let open = world.movement(class).unwrap().open_grid(world.grid());
+        let mut here = 0;
+        let mut hops = 0;
+        while let Some(next) = service.next_waypoint(&world, t, path.cells[here]).unwrap() {
+            let j = path
+                .cells
+                .iter()
+                .position(|&c| c == next)
+                .expect("a waypoint on the path");
+            assert!(j > here, "waypoints move forward");
+            // The oracle: walk the straight line step by step on the open grid.
+            let (a, b) = (path.cells[here], next);
+            let n = (b.x as i64 - a.x as i64)
+                .abs()
+                .max((b.y as i64 - a.y as i64).abs());
+            let mut prev = a;
+            for k in 1..=n {
+                let along = |d: i64| (2 * k * d + d.signum() * n) / (2 * n);
+                let c = Cell::new(
+                    (a.x as i64 + along(b.x as i64 - a.x as i64)) as u32,
+                    (a.y as i64 + along(b.y as i64 - a.y as i64)) as u32,
+                );
+                let (dx, dy) = (c.x as i64 - prev.x as i64, c.y as i64 - prev.y as i64);
+                assert!(
+                    crate::common::legal(&open, prev.x as i64, prev.y as i64, dx, dy),
+                    "{prev} -> {c} on the way to {b}"
+                );
+                prev = c;
+            }
+            here = j;
+            service.advance(t, here).unwrap();
+            hops += 1;
+        }
+        assert_eq!(here, path.cells.len() - 1);
+        assert!(
+            hops < path.cells.len() / 2,
+            "string-pulling skips cells: {hops} hops"
+        );
+    }
+}
+
+#[test]
+fn invalidated_paths_are_repaired_from_the_reported_position() {
+    let (mut world, infantry, _) = two_rooms();
+    let mut service = PathService::new(&world);
+    let keep = service
+        .request(
+            &world,
+            infantry,
+            UnitId::new(0),
+            Cell::new(2, 2),
+            Cell::new(27, 2),
+            RequestOptions::default(),
+        )
+        .unwrap();
+    let drop = service
+        .request(
+            &world,
+            infantry,
+            UnitId::new(1),
+            Cell::new(2, 3),
+            Cell::new(27, 3),
+            RequestOptions::default().repair(false),
+        )
+        .unwrap();
+    finish(&mut service, &world);
+    service.drain_finished().count();
+    let path = service.outcome(keep).unwrap().path().unwrap().clone();
+    service.advance(keep, 5).unwrap();
+    // Close the gap: both paths go through it.
+    let report = world.set_blocked(Rect::new(15, 20, 15, 21), true).unwrap();
+    service.notify_edit(&world, &report);
+    let events: Vec<_> = service.drain_events().collect();
+    assert_eq!(events.len(), 2);
+    for e in &events {
+        let PathEvent::Invalidated {
+            first_bad_index, ..
+        } = e
+        else {
+            panic!("{e:?}")
+        };
+        assert!(*first_bad_index >= 5);
+    }
+    assert_eq!(service.poll(drop), Ok(Status::Invalidated));
+    assert_eq!(service.poll(keep), Ok(Status::Pending));
+    finish(&mut service, &world);
+    let repaired: Vec<_> = service.drain_finished().collect();
+    assert_eq!(repaired.len(), 1);
+    let Outcome::Partial { path: fresh, .. } = &repaired[0].1 else {
+        panic!()
+    };
+    assert_eq!(
+        fresh.cells[0], path.cells[5],
+        "repaired from where the unit stands"
+    );
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    assert_valid(&open, fresh.cells[0], *fresh.cells.last().unwrap(), fresh);
+}
+
+#[test]
+fn freed_ground_replans_paths_that_could_shorten() {
+    let (mut world, infantry, _) = two_rooms();
+    let mut service = PathService::new(&world);
+    let (a, b) = (Cell::new(5, 2), Cell::new(25, 2));
+    // A path far from the wall's top, and one that cannot improve (in the west room).
+    let t = service
+        .request(
+            &world,
+            infantry,
+            UnitId::new(0),
+            a,
+            b,
+            RequestOptions::default(),
+        )
+        .unwrap();
+    let near = service
+        .request(
+            &world,
+            infantry,
+            UnitId::new(1),
+            Cell::new(1, 22),
+            Cell::new(3, 22),
+            RequestOptions::default(),
+        )
+        .unwrap();
+    finish(&mut service, &world);
+    service.drain_finished().count();
+    // Open the wall at the top.
+    let report = world.set_terrain(Rect::new(15, 0, 15, 3), b'.').unwrap();
+    service.notify_edit(&world, &report);
+    let events: Vec<_> = service.drain_events().collect();
+    assert_eq!(events, vec![PathEvent::Replanning { ticket: t }]);
+    finish(&mut service, &world);
+    let fresh: Vec<_> = service.drain_finished().collect();
+    assert_eq!(fresh.len(), 1);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    let optimum = distances(&open, a)[(b.y * open.width() + b.x) as usize].unwrap();
+    let path = fresh[0].1.path().unwrap();
+    assert!((path.length - optimum).abs() < 1e-6);
+    assert!(matches!(service.outcome(near), Some(Outcome::Full(_))));
+}
+
+#[test]
+fn a_group_of_200_is_answered_from_shared_work() {
+    let grid = Grid::from_fn(64, 64, |x, y| !(x == 32 && y != 10 && y != 50));
+    let mut world = World::new(grid);
+    let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    let mut service = PathService::new(&world);
+    let goal = Rect::new(58, 30, 60, 32);
+    let tickets: Vec<_> = (0..200u32)
+        .map(|i| {
+            let start = Cell::new(i % 20, 10 + i / 20 * 4);
+            service
+                .request(
+                    &world,
+                    infantry,
+                    UnitId::new(i),
+                    start,
+                    goal,
+                    RequestOptions::default(),
+                )
+                .unwrap()
+        })
+        .collect();
+    finish(&mut service, &world);
+    assert_eq!(service.drain_finished().count(), 200);
+    assert!(service.stats().shared >= 180, "{:?}", service.stats());
+    assert_eq!(service.stats().flow_fields, 1);
+    // A few units asking again in the next frame reuse the kept field.
+    let again = service
+        .request(
+            &world,
+            infantry,
+            UnitId::new(500),
+            Cell::new(0, 0),
+            goal,
+            RequestOptions::default(),
+        )
+        .unwrap();
+    service.tick(&world, Budget::Expansions(1000)).unwrap();
+    assert!(matches!(service.outcome(again), Some(Outcome::Full(_))));
+    assert_eq!(service.stats().flow_fields, 1);
+    for t in tickets {
+        service.release(t).unwrap();
+    }
+    service.release(again).unwrap();
+    assert_eq!(service.live_tickets(), 0);
+}
