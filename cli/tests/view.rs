@@ -508,3 +508,52 @@ fn traces_and_their_posthoc_export_count_the_librarys_expansions() {
     let (status, _) = v.request("GET", "/api/trace/posthoc?from=3,3&to=999,3", b"");
     assert_eq!(status, 400);
 }
+
+#[test]
+fn switching_the_class_rebuilds_the_layers_as_the_world_would() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    let movement = quadpath::Movement::default().with_size(2).unwrap();
+    let mut world = quadpath::World::new(grid.clone());
+    let class = world.add_class(movement, Mode::Exact).unwrap();
+    let switched = v.post_json("/api/class", r#"{"size":2,"passable":".GS"}"#);
+    assert_eq!(switched["size"], 2, "{switched}");
+    assert_eq!(v.get_json("/api/info")["size"], 2);
+    for (s, g) in [((3, 3), (44, 40)), ((10, 2), (40, 43))] {
+        let (s, g) = (Cell::new(s.0, s.1), Cell::new(g.0, g.1));
+        let got = v.get_json(&format!(
+            "/api/path?from={},{}&to={},{}",
+            s.x, s.y, g.x, g.y
+        ));
+        let want = world.find_path(class, s, g).unwrap();
+        assert!(close(length(&got, "exact"), want.length), "{got}");
+    }
+    // A 2x2 agent cannot stand where a 1x1 one next to a wall can: the class's open cells.
+    let open = world.layer(class).unwrap().grid();
+    let clearance = v.get_bytes("/api/clearance");
+    let closed = grid.bounds().cells().filter(|&c| !open.is_free(c));
+    for c in closed {
+        assert_eq!(clearance[(c.y * grid.width() + c.x) as usize], 0, "{c}");
+    }
+    // Back to 1x1, with water passable at cost 3.
+    let switched = v.post_json(
+        "/api/class",
+        r#"{"size":1,"passable":".GSW","costs":"W=3"}"#,
+    );
+    assert_eq!(switched["size"], 1, "{switched}");
+    for bad in [
+        r#"{"size":0,"passable":".GS"}"#,
+        r#"{"size":1,"passable":".GS","costs":"W=3"}"#,
+        r#"{"size":1,"passable":".GS","costs":"nonsense"}"#,
+        r#"{"size":1}"#,
+        r#"{"size":1,"passable":".","colour":"red"}"#,
+    ] {
+        let (status, body) = v.request("POST", "/api/class", bad.as_bytes());
+        assert_eq!(status, 400, "{bad}: {}", String::from_utf8_lossy(&body));
+    }
+    assert_eq!(
+        v.get_json("/api/info")["size"],
+        1,
+        "a refused switch keeps the class"
+    );
+}

@@ -19,13 +19,15 @@
 //! - `POST /api/edit` `{"x":..,"y":..,"size":..,"paint":"wall"|"ground"|"building"|"clear"|
 //!   "terrain","code":"W"}`: a square brush stroke with its top-left cell at x,y.
 //! - `POST /api/undo`: takes the last stroke back.
+//! - `POST /api/class` `{"size":2,"passable":".GS","costs":"W=3"}`: rebuilds both layers
+//!   for another movement class (costs optional).
 //! - `GET /api/scenario`: the open scenario's current queries, run and judged.
 //! - `POST /api/scenario/step`: lays a version 2 scenario's next group of patches.
 
 use super::posthoc;
 use super::scenario::judge;
 use super::state::{Answer, Paint, State, Which, MAX_BRUSH, WALL};
-use quadpath::{Cell, Rect, Terrain, TraceKind};
+use quadpath::{Cell, Movement, Rect, Terrain, TerrainCosts, TerrainSet, TraceKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Mutex;
@@ -124,7 +126,7 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
     let Some(endpoint) = path.strip_prefix("/api/") else {
         return Response::error(404, format!("no page {path:?}"));
     };
-    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step") {
+    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step" | "class") {
         "POST"
     } else {
         "GET"
@@ -155,6 +157,7 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
         "flow" => flow(&mut state, &params),
         "hover" => hover(&mut state, &params),
         "edit" => edit(&mut state, req.body),
+        "class" => switch_class(&mut state, req.body),
         "scenario" => scenario(&state),
         "scenario/step" => match state.step_scenario() {
             Ok(Some(laid)) => Ok(Response::json(&json!({
@@ -368,6 +371,40 @@ fn trace_posthoc(state: &State, params: &Params<'_>) -> Result<Response, Refusal
         &trace,
         cost,
     )))
+}
+
+/// The body of `POST /api/class`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassRequest {
+    size: u32,
+    passable: String,
+    #[serde(default)]
+    costs: Option<String>,
+}
+
+/// Rebuilds both layers for the class the body describes.
+fn switch_class(state: &mut State, body: &[u8]) -> Result<Response, Refusal> {
+    let req: ClassRequest =
+        serde_json::from_slice(body).map_err(|e| bad(format!("class request: {e}")))?;
+    let passable = TerrainSet::from_codes(req.passable.as_bytes());
+    let mut movement = Movement::default()
+        .with_size(req.size)
+        .map_err(|e| bad(format!("size {}: {e}", req.size)))?
+        .with_passable(passable);
+    if let Some(text) = req.costs.as_deref().filter(|t| !t.is_empty()) {
+        let costs = TerrainCosts::parse_for(text, &passable)
+            .map_err(|e| bad(format!("costs {text:?}: {e}")))?;
+        movement = movement
+            .with_terrain_costs(costs)
+            .map_err(|e| bad(format!("costs {text:?}: {e}")))?;
+    }
+    state.switch_class(movement).map_err(bad)?;
+    Ok(Response::json(&json!({
+        "class": state.movement().to_string(),
+        "size": state.movement().size(),
+        "revision": state.revision(),
+    })))
 }
 
 fn flow(state: &mut State, params: &Params<'_>) -> Result<Response, Refusal> {

@@ -96,6 +96,8 @@ pub struct State {
     revision: u64,
     components: Option<(u64, Vec<u32>)>,
     scenario: Option<Scenario>,
+    /// Each layer's memory limit, kept for rebuilding them for another class.
+    max_memory: usize,
 }
 
 impl State {
@@ -123,7 +125,22 @@ impl State {
             revision: 0,
             components: None,
             scenario: None,
+            max_memory,
         })
+    }
+
+    /// Switches to another movement class: both layers are built afresh for `movement`
+    /// on the map as it stands (edits and laid patches included). The undo history and the
+    /// flow field are dropped; an open scenario stays open.
+    ///
+    /// # Errors
+    /// As [`State::new`]; the current class then stays.
+    pub fn switch_class(&mut self, movement: Movement) -> Result<(), String> {
+        let mut next = State::new(self.world.grid().clone(), movement, self.max_memory)?;
+        next.scenario = self.scenario.take();
+        next.revision = self.revision + 1;
+        *self = next;
+        Ok(())
     }
 
     /// Opens a scenario file on the map; a version 2 one gets the patches before its first

@@ -586,6 +586,16 @@ function downloadPosthoc() {
   a.click();
 }
 
+// Rebuilds the server's layers for the class in the form, then reloads the page's view of them.
+async function switchClass() {
+  const body = { size: Number($("class-size").value), passable: $("class-passable").value };
+  if ($("class-costs").value) body.costs = $("class-costs").value;
+  try {
+    await post("/api/class", body);
+    location.reload();
+  } catch (e) { status(e.message); }
+}
+
 function exportPng() {
   canvas.toBlob((blob) => {
     const a = document.createElement("a");
@@ -620,6 +630,8 @@ async function start() {
     $("scenario-run").addEventListener("click", runScenario);
     $("scenario-step").addEventListener("click", stepScenario);
   }
+  $("class-size").value = st.info.size;
+  $("class-switch").addEventListener("click", switchClass);
   $("trace-load").addEventListener("click", loadTrace);
   $("trace-step").addEventListener("click", () => { stopTrace(); stepTrace(); });
   $("trace-play").addEventListener("click", playTrace);
