@@ -91,8 +91,9 @@ pub(crate) enum NodeSpace {
 impl HpaMap {
     /// [`HpaMap::find_path`], recording what the search did: every node generated,
     /// improved and expanded, with its cell, parent, `g` and `f`, in order. For viewers
-    /// and debugging; untraced queries are not slowed by the option (it costs them one
-    /// well-predicted branch per node offered).
+    /// and debugging. The option costs untraced queries one well-predicted branch per node
+    /// offered or expanded (a few per cent of query time in a first measurement; see
+    /// `docs/viewer.md`).
     ///
     /// The path is the one [`HpaMap::find_path`] returns. The events come from whichever
     /// search answered: the short-move search on the grid, the subgoal search or the gate
