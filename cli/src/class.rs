@@ -580,7 +580,8 @@ mod tests {
             Some("2x2 on .GSW"),
             "costs are named apart"
         );
-        assert!(with(1, ".GS", "").unwrap().costs_label().is_none());
+        // An empty list is a mistake, not "no costs" (issue 26 §4).
+        assert!(with(1, ".GS", "").is_err());
         for (result, needles) in [
             (
                 with(1, ".GS", "G=0.5,S"),
