@@ -140,7 +140,7 @@ pub use grid::{
 pub use hpa::{
     BuildError, BuildProfile, Clustering, Config, ConfigError, Corners, EditError, Endpoint,
     GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, PathSearch,
-    QueryError, RefreshReport, SearchContext, SearchProgress,
+    QueryError, RefreshReport, SearchContext, SearchProgress, SearchTrace, TraceEvent, TraceKind,
 };
 pub use service::PathService;
 pub use world::{ClassId, World, WorldEditReport, WorldError};

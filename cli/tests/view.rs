@@ -459,3 +459,101 @@ fn a_version_2_scenarios_patches_are_laid_step_by_step() {
         before = after;
     }
 }
+
+#[test]
+fn traces_and_their_posthoc_export_count_the_librarys_expansions() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    for (mode, name) in [(Mode::Exact, "exact"), (Mode::Fast, "fast")] {
+        let hpa = HpaMap::new(grid.clone(), mode).unwrap();
+        for (s, g) in [((3, 3), (45, 40)), ((1, 24), (47, 24))] {
+            let (s, g) = (Cell::new(s.0, s.1), Cell::new(g.0, g.1));
+            let mut ctx = quadpath::SearchContext::new();
+            let want = hpa.find_path_with(&mut ctx, s, g).unwrap();
+            let expansions = ctx.last_expansions();
+            assert!(expansions > 0, "{name}: the query searches");
+            let ends = format!("from={},{}&to={},{}&mode={name}", s.x, s.y, g.x, g.y);
+            let got = v.get_json(&format!("/api/trace?{ends}"));
+            assert!(close(got["length"].as_f64().unwrap(), want.length), "{got}");
+            assert_eq!(got["expansions"], expansions);
+            let events = got["events"].as_array().unwrap();
+            let expanded = events.iter().filter(|e| e[0] == 2).count();
+            assert_eq!(expanded, expansions, "{name}: one event per expansion");
+            assert_eq!(
+                (events[0][1].as_u64(), events[0][2].as_u64()),
+                (Some(s.x.into()), Some(s.y.into()))
+            );
+            // The export is JSON (and so YAML) in Posthoc's search-trace shape.
+            let (status, body) = v.request("GET", &format!("/api/trace/posthoc?{ends}"), b"");
+            assert_eq!(status, 200);
+            let doc: Value = serde_json::from_slice(&body).expect("the export parses as JSON");
+            assert!(doc["version"].is_string() && doc["render"]["views"]["main"].is_object());
+            let events = doc["events"].as_array().unwrap();
+            let of = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+            assert_eq!(of("expanding"), expansions, "{name}: expanding events");
+            assert_eq!(of("closing"), expansions, "{name}: closing events");
+            assert_eq!((of("source"), of("destination"), of("end")), (1, 1, 1));
+            let width = u64::from(grid.width());
+            assert_eq!(events[0]["id"], u64::from(s.y) * width + u64::from(s.x));
+            assert_eq!(
+                events.last().unwrap()["g"]
+                    .as_f64()
+                    .map(|c| close(c, want.cost)),
+                Some(true)
+            );
+        }
+    }
+    let (status, body) = v.request("GET", "/api/trace?from=3,3", b"");
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    let (status, _) = v.request("GET", "/api/trace/posthoc?from=3,3&to=999,3", b"");
+    assert_eq!(status, 400);
+}
+
+#[test]
+fn switching_the_class_rebuilds_the_layers_as_the_world_would() {
+    let v = Viewer::start("arena.map", &[]);
+    let grid = arena();
+    let movement = quadpath::Movement::default().with_size(2).unwrap();
+    let mut world = quadpath::World::new(grid.clone());
+    let class = world.add_class(movement, Mode::Exact).unwrap();
+    let switched = v.post_json("/api/class", r#"{"size":2,"passable":".GS"}"#);
+    assert_eq!(switched["size"], 2, "{switched}");
+    assert_eq!(v.get_json("/api/info")["size"], 2);
+    for (s, g) in [((3, 3), (44, 40)), ((10, 2), (40, 43))] {
+        let (s, g) = (Cell::new(s.0, s.1), Cell::new(g.0, g.1));
+        let got = v.get_json(&format!(
+            "/api/path?from={},{}&to={},{}",
+            s.x, s.y, g.x, g.y
+        ));
+        let want = world.find_path(class, s, g).unwrap();
+        assert!(close(length(&got, "exact"), want.length), "{got}");
+    }
+    // A 2x2 agent cannot stand where a 1x1 one next to a wall can: the class's open cells.
+    let open = world.layer(class).unwrap().grid();
+    let clearance = v.get_bytes("/api/clearance");
+    let closed = grid.bounds().cells().filter(|&c| !open.is_free(c));
+    for c in closed {
+        assert_eq!(clearance[(c.y * grid.width() + c.x) as usize], 0, "{c}");
+    }
+    // Back to 1x1, with water passable at cost 3.
+    let switched = v.post_json(
+        "/api/class",
+        r#"{"size":1,"passable":".GSW","costs":"W=3"}"#,
+    );
+    assert_eq!(switched["size"], 1, "{switched}");
+    for bad in [
+        r#"{"size":0,"passable":".GS"}"#,
+        r#"{"size":1,"passable":".GS","costs":"W=3"}"#,
+        r#"{"size":1,"passable":".GS","costs":"nonsense"}"#,
+        r#"{"size":1}"#,
+        r#"{"size":1,"passable":".","colour":"red"}"#,
+    ] {
+        let (status, body) = v.request("POST", "/api/class", bad.as_bytes());
+        assert_eq!(status, 400, "{bad}: {}", String::from_utf8_lossy(&body));
+    }
+    assert_eq!(
+        v.get_json("/api/info")["size"],
+        1,
+        "a refused switch keeps the class"
+    );
+}

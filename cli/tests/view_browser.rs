@@ -450,3 +450,43 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
         t0.elapsed()
     );
 }
+
+#[test]
+#[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
+fn the_trace_panel_replays_the_librarys_search() {
+    watchdog();
+    let (_server, _browser, mut page) = open_page("arena.map");
+    page.eval("viewer.setView(14, 10, 10)");
+    let grid: Grid = load_grid(map("arena.map"), &BitmapOptions::default()).unwrap();
+    let (s, g) = (Cell::new(3, 3), Cell::new(45, 40));
+    page.click_cell(s);
+    page.click_cell(g);
+    page.idle();
+    page.wait_for("document.getElementById('exact-length').textContent !== '–'");
+    let mut ctx = quadpath::SearchContext::new();
+    HpaMap::new(grid, Mode::Exact)
+        .unwrap()
+        .find_path_with(&mut ctx, s, g)
+        .unwrap();
+    let expansions = ctx.last_expansions();
+    page.click_element("trace-load");
+    page.wait_for("document.getElementById('trace-summary').textContent !== ''");
+    assert_eq!(
+        page.text("trace-summary").split(", ").next().unwrap(),
+        format!("exact: 0 of {expansions} expansions")
+    );
+    // Each step shows one more expansion; the first event is the start.
+    page.click_element("trace-step");
+    page.click_element("trace-step");
+    page.idle();
+    assert!(
+        page.text("trace-summary")
+            .starts_with(&format!("exact: 2 of {expansions} expansions")),
+        "{}",
+        page.text("trace-summary")
+    );
+    assert_eq!(
+        page.eval("viewer.state.trace.events[0].slice(1, 3)"),
+        json!([s.x, s.y])
+    );
+}

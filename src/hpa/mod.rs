@@ -13,7 +13,8 @@
 //! - `subgoals`: exact mode's sparse abstract level on maps of one terrain cost (behind
 //!   [`Config::subgoals`]): subgoals at convex obstacle corners and the edges between
 //!   those that reach each other directly, kept up to date through edits;
-//! - `path`: refinement into cells, smoothing, and an independent validator.
+//! - `path`: refinement into cells, smoothing, and an independent validator;
+//! - `trace`: search traces recorded on request ([`HpaMap::find_path_traced`]).
 //!
 //! [`HpaMap`] ties them to a [`Grid`](crate::Grid): `map` builds it, `query` answers
 //! paths on `&self`, `edit` keeps it up to date as cells are blocked and freed, `config`
@@ -38,6 +39,7 @@ mod profile;
 mod query;
 mod search;
 mod subgoals;
+mod trace;
 
 pub use config::{Clustering, Config, Mode};
 // What the flow fields (`crate::flow`) read of a map: the gate graph and the open list.
@@ -54,3 +56,4 @@ pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};
 pub use query::{PathSearch, SearchProgress};
 pub use search::SearchContext;
+pub use trace::{SearchTrace, TraceEvent, TraceKind};

@@ -11,6 +11,7 @@ use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{Reached, SubgoalGraph};
+use super::trace::{NodeSpace, RawEvent, TraceKind};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
@@ -55,6 +56,10 @@ pub struct SearchContext {
     goal_marks: Vec<(u32, f64)>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
+    /// The last query's events, when tracing is on (see `hpa::trace`).
+    trace: Option<Vec<RawEvent>>,
+    /// How the last search's node indices map to cells, for its trace.
+    space: NodeSpace,
 }
 
 /// Per-node search state, in one record so that a relaxation touches one cache line.
@@ -165,21 +170,60 @@ fn gate(node: u32) -> GateId {
 
 /// Offers `node` of the state table `states` at cost `g` from `parent` (which may carry
 /// [`CROSSED`]) in query `query`; `h` bounds its distance to the goal and is evaluated
-/// only if the offer is taken.
+/// only if the offer is taken. Returns, when it is, whether the node was new or improved,
+/// and its `f`.
 #[inline]
 fn offer(
     (states, open, query): (&mut [NodeState], &mut OpenList, u32),
     node: u32,
     (g, parent): (f64, u32),
     h: impl FnOnce() -> f64,
-) {
+) -> Option<(TraceKind, f64)> {
     let stamp = query * 2;
     let n = &mut states[node as usize];
     if n.stamp >= stamp && (n.stamp > stamp || g >= n.g) {
-        return; // closed, or already reached at least as cheaply
+        return None; // closed, or already reached at least as cheaply
     }
+    let kind = if n.stamp == stamp {
+        TraceKind::Updated
+    } else {
+        TraceKind::Generated
+    };
     *n = NodeState { g, parent, stamp };
-    open.push(g + h(), node);
+    let f = g + h();
+    open.push(f, node);
+    Some((kind, f))
+}
+
+/// Records an event in `trace` when tracing is on: one branch when it is off.
+#[inline]
+fn note(
+    trace: &mut Option<Vec<RawEvent>>,
+    kind: TraceKind,
+    node: u32,
+    parent: u32,
+    g: f64,
+    f: f64,
+) {
+    if let Some(events) = trace {
+        let parent = match parent & !CROSSED {
+            NO_PARENT => RawEvent::NO_PARENT,
+            p => p,
+        };
+        events.push(RawEvent {
+            kind,
+            node,
+            parent,
+            g,
+            f,
+        });
+    }
+}
+
+/// Records an expansion of `node` (see [`note`]).
+#[inline]
+fn note_expansion(trace: &mut Option<Vec<RawEvent>>, node: u32, parent: u32, g: f64) {
+    note(trace, TraceKind::Expanded, node, parent, g, f64::NAN);
 }
 
 /// Pops the next node of `states` to expand in query `query`, skipping entries of closed
@@ -208,19 +252,40 @@ impl SearchContext {
         self.expanded
     }
 
+    /// Turns tracing on or off for the next queries. With it on, each query records the
+    /// nodes it generates, improves and expands; [`HpaMap::find_path_traced`](super::HpaMap::find_path_traced)
+    /// reads them as a [`SearchTrace`](super::SearchTrace). Off by default, and then a
+    /// query pays one well-predicted branch per node offered or expanded.
+    pub fn set_tracing(&mut self, on: bool) {
+        self.trace = on.then(Vec::new);
+    }
+
+    /// The last query's raw events (empty when tracing is off) and its node space.
+    pub(crate) fn take_raw_trace(&mut self) -> (Vec<RawEvent>, NodeSpace) {
+        let events = self.trace.as_mut().map(std::mem::take).unwrap_or_default();
+        (events, self.space)
+    }
+
     /// Prepares a search over `graph`'s gates and opens it at `start`. Returns the indices
     /// of the two virtual nodes, the start and the goal, which follow the gates.
     fn begin(&mut self, graph: &GateGraph, bound: &Bound, start: Cell) -> (u32, u32) {
         let n = graph.gate_capacity();
         self.reset(n + 2);
         let (s, t) = (n as u32, n as u32 + 1);
+        self.space = NodeSpace::Gates { n: s };
+        self.open_start(s, bound.to_goal(start));
+        (s, t)
+    }
+
+    /// Opens the search at node `s`, whose bound on the distance to the goal is `h`.
+    fn open_start(&mut self, s: u32, h: f64) {
         self.nodes[s as usize] = NodeState {
             g: 0.0,
             parent: NO_PARENT,
             stamp: self.query * 2,
         };
-        self.open.push(bound.to_goal(start), s);
-        (s, t)
+        self.open.push(h, s);
+        note(&mut self.trace, TraceKind::Generated, s, NO_PARENT, 0.0, h);
     }
 
     fn reset(&mut self, nodes: usize) {
@@ -242,23 +307,36 @@ impl SearchContext {
         }
         self.open.clear();
         self.expanded = 0;
+        if let Some(events) = &mut self.trace {
+            events.clear();
+        }
     }
 
     /// Offers gate-graph node `node` (see [`offer`]).
     #[inline]
     fn relax(&mut self, node: u32, g: f64, parent: u32, h: impl FnOnce() -> f64) {
-        offer(
+        let offered = offer(
             (&mut self.nodes, &mut self.open, self.query),
             node,
             (g, parent),
             h,
         );
+        if let Some((kind, f)) = offered {
+            note(&mut self.trace, kind, node, parent, g, f);
+        }
     }
 
     /// The next gate-graph node to expand (see [`take`]).
     #[inline]
     fn pop(&mut self) -> Option<(u32, f64, u32)> {
         take(&mut self.nodes, &mut self.open, self.query)
+    }
+
+    /// Counts (and traces) the expansion of `node`, reached at cost `g` from `parent`.
+    #[inline]
+    fn expand(&mut self, node: u32, g: f64, parent: u32) {
+        self.expanded += 1;
+        note_expansion(&mut self.trace, node, parent, g);
     }
 
     /// Offers the gates of `leaf`, other than `from`, at the cost of the straight line from
@@ -370,7 +448,7 @@ impl SearchContext {
             if n == t {
                 return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
             }
-            self.expanded += 1;
+            self.expand(n, g, p);
             if n == s {
                 self.relax_leaf(graph, (start_leaf, start, 0.0, s), &target, &bound);
                 continue;
@@ -440,17 +518,13 @@ impl SearchContext {
                 mark(graph.id_of(c).expect("a scan reports subgoals"));
             }
         });
-        self.nodes[s as usize] = NodeState {
-            g: 0.0,
-            parent: NO_PARENT,
-            stamp: self.query * 2,
-        };
-        self.open.push(bound.to_goal(start), s);
-        while let Some((n, g, _)) = self.pop() {
+        self.space = NodeSpace::Subgoals { n: s };
+        self.open_start(s, bound.to_goal(start));
+        while let Some((n, g, p)) = self.pop() {
             if n == t {
                 return Some(self.unwind_subgoals(graph, start, goal, s, t));
             }
-            self.expanded += 1;
+            self.expand(n, g, p);
             if n == s {
                 let mut ties = std::mem::take(&mut self.start_ties);
                 ties.clear();
@@ -564,7 +638,7 @@ impl SearchContext {
             if n == t {
                 return Some(self.unwind_clustered(graph, clusters, ends, s, t));
             }
-            self.expanded += 1;
+            self.expand(n, g, p);
             if n == s {
                 if fresh_s {
                     for (j, &e) in clusters.get(ks).entrances.iter().enumerate() {
@@ -752,13 +826,19 @@ impl SearchContext {
             )
         };
         let target = slot(goal);
+        self.space = NodeSpace::Window {
+            x0,
+            y0,
+            side: side as u32,
+        };
         // The least cost a path leaving the window over the steps seen so far can have.
         let mut escape = f64::INFINITY;
         let (states, open, query) = (&mut self.window, &mut self.open, self.query);
-        offer((states, open, query), slot(start), (0.0, NO_PARENT), || {
-            octile(start, goal) * floor
-        });
-        while let Some((i, g, _)) = take(states, open, query) {
+        let trace = &mut self.trace;
+        let h0 = octile(start, goal) * floor;
+        offer((states, open, query), slot(start), (0.0, NO_PARENT), || h0);
+        note(trace, TraceKind::Generated, slot(start), NO_PARENT, 0.0, h0);
+        while let Some((i, g, p)) = take(states, open, query) {
             if i == target {
                 let mut path = vec![goal];
                 let mut v = states[i as usize].parent;
@@ -770,6 +850,7 @@ impl SearchContext {
                 return Some((path, g <= escape));
             }
             self.expanded += 1;
+            note_expansion(trace, i, p, g);
             let here = cell(i);
             for dir in Direction::ALL {
                 let next = match here.step(dir) {
@@ -783,7 +864,11 @@ impl SearchContext {
                 };
                 let (g_next, h) = (g + step, octile(next, goal) * floor);
                 if inside(next) {
-                    offer((states, open, query), slot(next), (g_next, i), || h);
+                    if let Some((kind, f)) =
+                        offer((states, open, query), slot(next), (g_next, i), || h)
+                    {
+                        note(trace, kind, slot(next), i, g_next, f);
+                    }
                 } else {
                     escape = escape.min(g_next + h);
                 }

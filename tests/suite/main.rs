@@ -27,6 +27,7 @@ mod io_maps;
 mod quadtree_examples;
 mod quadtree_props;
 mod refresh_budget;
+mod search_trace;
 mod service_props;
 mod service_scenarios;
 mod subgoal_props;

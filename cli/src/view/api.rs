@@ -10,18 +10,24 @@
 //! - `GET /api/components`: little-endian `u32` per cell, 0 closed, else a label.
 //! - `GET /api/clearance`: bytes, the class's clearance per cell (0 closed).
 //! - `GET /api/path?from=x,y&to=x,y`: both layers' paths with length, cost, time, work.
+//! - `GET /api/trace?from=x,y&to=x,y&mode=exact|fast`: the layer's search, event by event.
+//! - `GET /api/trace/posthoc?from=x,y&to=x,y&mode=exact|fast`: the same as a Posthoc
+//!   search trace (JSON, which YAML readers also read).
 //! - `GET /api/flow?goal=x,y`: `f32` distance per cell (NaN unreachable) then a byte per
 //!   cell, the next step's direction (0 east, clockwise; 255 none).
 //! - `GET /api/hover?cell=x,y`: a cell's terrain, leaf, component and distance to goal.
 //! - `POST /api/edit` `{"x":..,"y":..,"size":..,"paint":"wall"|"ground"|"building"|"clear"|
 //!   "terrain","code":"W"}`: a square brush stroke with its top-left cell at x,y.
 //! - `POST /api/undo`: takes the last stroke back.
+//! - `POST /api/class` `{"size":2,"passable":".GS","costs":"W=3"}`: rebuilds both layers
+//!   for another movement class (costs optional).
 //! - `GET /api/scenario`: the open scenario's current queries, run and judged.
 //! - `POST /api/scenario/step`: lays a version 2 scenario's next group of patches.
 
+use super::posthoc;
 use super::scenario::judge;
 use super::state::{Answer, Paint, State, Which, MAX_BRUSH, WALL};
-use quadpath::{Cell, Rect, Terrain};
+use quadpath::{Cell, Movement, Rect, Terrain, TerrainCosts, TerrainSet, TraceKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Mutex;
@@ -120,7 +126,7 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
     let Some(endpoint) = path.strip_prefix("/api/") else {
         return Response::error(404, format!("no page {path:?}"));
     };
-    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step") {
+    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step" | "class") {
         "POST"
     } else {
         "GET"
@@ -146,9 +152,12 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
         )),
         "clearance" => Ok(Response::bytes(state.clearance_bytes())),
         "path" => path_query(&state, &params),
+        "trace" => trace(&state, &params),
+        "trace/posthoc" => trace_posthoc(&state, &params),
         "flow" => flow(&mut state, &params),
         "hover" => hover(&mut state, &params),
         "edit" => edit(&mut state, req.body),
+        "class" => switch_class(&mut state, req.body),
         "scenario" => scenario(&state),
         "scenario/step" => match state.step_scenario() {
             Ok(Some(laid)) => Ok(Response::json(&json!({
@@ -292,7 +301,8 @@ fn path_json(which: Which, answer: &Answer) -> PathJson {
     }
 }
 
-fn path_query(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
+/// A query's ends, `from` and `to`: on the map and open for the class.
+fn query_ends(state: &State, params: &Params<'_>) -> Result<(Cell, Cell), Refusal> {
     let from = params.cell("from", state)?;
     let to = params.cell("to", state)?;
     let open = state.layer(Which::Exact).grid();
@@ -304,6 +314,11 @@ fn path_query(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
             )));
         }
     }
+    Ok((from, to))
+}
+
+fn path_query(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
+    let (from, to) = query_ends(state, params)?;
     let answers = state.find_paths(from, to);
     let [exact, fast] = [0, 1].map(|i| path_json(Which::BOTH[i], &answers[i]));
     Ok(Response::json(&json!({
@@ -312,6 +327,83 @@ fn path_query(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
         "revision": state.revision(),
         "exact": exact,
         "fast": fast,
+    })))
+}
+
+/// The layer's search from `from` to `to`, event by event: `[kind, x, y, parent x,
+/// parent y, g, f]` with kind 0 generated, 1 improved, 2 expanded, and -1 for no parent.
+fn trace(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
+    let (from, to) = query_ends(state, params)?;
+    let which = params.which()?;
+    let (path, trace) = state.trace(which, from, to);
+    let events: Vec<Value> = trace
+        .events
+        .iter()
+        .map(|e| {
+            let kind = match e.kind {
+                TraceKind::Generated => 0,
+                TraceKind::Updated => 1,
+                _ => 2,
+            };
+            let (px, py) = e.parent.map_or((-1, -1), |p| (p.x as i64, p.y as i64));
+            json!([kind, e.cell.x, e.cell.y, px, py, e.g, e.f])
+        })
+        .collect();
+    Ok(Response::json(&json!({
+        "mode": which.name(),
+        "from": [from.x, from.y],
+        "to": [to.x, to.y],
+        "length": path.as_ref().ok().map(|p| p.length),
+        "error": path.as_ref().err(),
+        "expansions": trace.expansions,
+        "events": events,
+    })))
+}
+
+/// The same search as a Posthoc search trace (see [`super::posthoc`]).
+fn trace_posthoc(state: &State, params: &Params<'_>) -> Result<Response, Refusal> {
+    let (from, to) = query_ends(state, params)?;
+    let (path, trace) = state.trace(params.which()?, from, to);
+    let cost = path.ok().map(|p| p.cost);
+    Ok(Response::json(&posthoc::search_trace(
+        state.size(),
+        (from, to),
+        &trace,
+        cost,
+    )))
+}
+
+/// The body of `POST /api/class`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassRequest {
+    size: u32,
+    passable: String,
+    #[serde(default)]
+    costs: Option<String>,
+}
+
+/// Rebuilds both layers for the class the body describes.
+fn switch_class(state: &mut State, body: &[u8]) -> Result<Response, Refusal> {
+    let req: ClassRequest =
+        serde_json::from_slice(body).map_err(|e| bad(format!("class request: {e}")))?;
+    let passable = TerrainSet::from_codes(req.passable.as_bytes());
+    let mut movement = Movement::default()
+        .with_size(req.size)
+        .map_err(|e| bad(format!("size {}: {e}", req.size)))?
+        .with_passable(passable);
+    if let Some(text) = req.costs.as_deref().filter(|t| !t.is_empty()) {
+        let costs = TerrainCosts::parse_for(text, &passable)
+            .map_err(|e| bad(format!("costs {text:?}: {e}")))?;
+        movement = movement
+            .with_terrain_costs(costs)
+            .map_err(|e| bad(format!("costs {text:?}: {e}")))?;
+    }
+    state.switch_class(movement).map_err(bad)?;
+    Ok(Response::json(&json!({
+        "class": state.movement().to_string(),
+        "size": state.movement().size(),
+        "revision": state.revision(),
     })))
 }
 

@@ -5,6 +5,7 @@
 //! JavaScript embedded in the binary).
 
 pub mod api;
+pub mod posthoc;
 pub mod scenario;
 pub mod server;
 pub mod state;

@@ -6,7 +6,7 @@
 use super::scenario::Scenario;
 use quadpath::{
     Cell, ClassId, Config, FlowField, Grid, HpaMap, Mode, Movement, Path, Rect, SearchContext,
-    TerrainPatch, World,
+    SearchTrace, TerrainPatch, World,
 };
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -96,6 +96,8 @@ pub struct State {
     revision: u64,
     components: Option<(u64, Vec<u32>)>,
     scenario: Option<Scenario>,
+    /// Each layer's memory limit, kept for rebuilding them for another class.
+    max_memory: usize,
 }
 
 impl State {
@@ -123,7 +125,22 @@ impl State {
             revision: 0,
             components: None,
             scenario: None,
+            max_memory,
         })
+    }
+
+    /// Switches to another movement class: both layers are built afresh for `movement`
+    /// on the map as it stands (edits and laid patches included). The undo history and the
+    /// flow field are dropped; an open scenario stays open.
+    ///
+    /// # Errors
+    /// As [`State::new`]; the current class then stays.
+    pub fn switch_class(&mut self, movement: Movement) -> Result<(), String> {
+        let mut next = State::new(self.world.grid().clone(), movement, self.max_memory)?;
+        next.scenario = self.scenario.take();
+        next.revision = self.revision + 1;
+        *self = next;
+        Ok(())
     }
 
     /// Opens a scenario file on the map; a version 2 one gets the patches before its first
@@ -264,6 +281,18 @@ impl State {
                 expansions: ctx.last_expansions(),
             }
         })
+    }
+
+    /// Layer `which`'s answer from `start` to `goal` with the search's trace (see
+    /// [`HpaMap::find_path_traced`]).
+    pub fn trace(
+        &self,
+        which: Which,
+        start: Cell,
+        goal: Cell,
+    ) -> (Result<Path, String>, SearchTrace) {
+        let (path, trace) = self.layer(which).find_path_traced(start, goal);
+        (path.map_err(|e| e.to_string()), trace)
     }
 
     /// Builds (and keeps, for hover and updates after edits) the exact layer's flow field

@@ -24,6 +24,7 @@ const st = {
   leaves: null, gates: null,          // {mode, rev, data}
   start: null, goal: null, paths: null,
   flowGoal: null, flow: null,
+  trace: null, traceAt: 0, tracePlay: null,   // the traced search, events shown, animation
   revision: 0, busy: Promise.resolve(),
 };
 
@@ -194,6 +195,7 @@ function drawNow() {
   if (st.leaves && st.bitmaps.leaves && $("layer-leaves").checked) drawLeaves(px);
   if (st.gates && $("layer-gates").checked) drawGates(px);
   if (st.flow && $("layer-flow").checked) drawArrows(px);
+  if (st.trace) drawTrace(px);
   if (st.paths) {
     if ($("layer-fastpath").checked) drawPath(st.paths.fast.cells, "rgba(30,91,216,0.9)", px * 3);
     drawPath(st.paths.exact.cells, "rgba(208,32,42,0.95)", px * 3);
@@ -393,7 +395,7 @@ window.addEventListener("mouseup", (ev) => {
   if (!cell) return;
   if (ev.shiftKey) { loadFlow(cell); return; }
   if (tool() !== "path") return;
-  if (!st.start || st.goal) { st.start = cell; st.goal = null; st.paths = null; showPaths(); draw(); }
+  if (!st.start || st.goal) { st.start = cell; st.goal = null; st.paths = null; st.trace = null; stopTrace(); showPaths(); draw(); }
   else { st.goal = cell; findPath(); }
 });
 
@@ -494,6 +496,106 @@ async function stepScenario() {
   });
 }
 
+// ---- search traces -------------------------------------------------------------------
+
+function traceQuery() {
+  return `from=${st.start}&to=${st.goal}&mode=${$("layer-mode").value}`;
+}
+
+async function loadTrace() {
+  if (!st.start || !st.goal) { status("click a start and a goal first"); return; }
+  stopTrace();
+  try {
+    st.trace = await api(`/api/trace?${traceQuery()}`);
+  } catch (e) { st.trace = null; status(e.message); return; }
+  const n = st.trace.events.length;
+  st.traceAt = 0;
+  $("trace-at").max = n;
+  for (const id of ["trace-step", "trace-play", "trace-posthoc", "trace-at"]) $(id).disabled = n === 0;
+  showTrace();
+}
+
+function showTrace() {
+  const t = st.trace;
+  if (!t) return;
+  const events = t.events.slice(0, st.traceAt);
+  const expanded = events.filter((e) => e[0] === 2).length;
+  const last = events[events.length - 1];
+  $("trace-at").value = st.traceAt;
+  $("trace-summary").textContent = `${t.mode}: ${expanded} of ${t.expansions} expansions, ` +
+    `event ${st.traceAt} of ${t.events.length}` +
+    (last ? ` (${["generated", "improved", "expanded"][last[0]]} ${last[1]},${last[2]} g ${last[5].toFixed(2)} f ${last[6].toFixed(2)})` : "");
+  draw();
+}
+
+// Generated nodes in green, expanded ones in orange, the latest event ringed, and each
+// node's link to its parent.
+function drawTrace(px) {
+  const k = st.info.size / 2;
+  const events = st.trace.events;
+  ctx.lineWidth = px;
+  ctx.strokeStyle = "rgba(0,120,60,0.5)";
+  ctx.beginPath();
+  for (let i = 0; i < st.traceAt; i++) {
+    const e = events[i];
+    if (e[0] !== 2 && e[3] >= 0) { ctx.moveTo(e[3] + k, e[4] + k); ctx.lineTo(e[1] + k, e[2] + k); }
+  }
+  ctx.stroke();
+  for (let i = 0; i < st.traceAt; i++) {
+    const e = events[i];
+    ctx.fillStyle = e[0] === 2 ? "rgba(240,120,0,0.9)" : "rgba(0,150,70,0.8)";
+    const r = Math.max(0.35, 2 * px);
+    ctx.fillRect(e[1] + k - r, e[2] + k - r, 2 * r, 2 * r);
+  }
+  const last = events[st.traceAt - 1];
+  if (last) {
+    ctx.strokeStyle = "#000";
+    ctx.lineWidth = 2 * px;
+    ctx.strokeRect(last[1] + k - 1, last[2] + k - 1, 2, 2);
+  }
+}
+
+// One step: up to and including the next expansion.
+function stepTrace() {
+  const events = st.trace.events;
+  while (st.traceAt < events.length) {
+    st.traceAt++;
+    if (events[st.traceAt - 1][0] === 2) break;
+  }
+  showTrace();
+  return st.traceAt < events.length;
+}
+
+function stopTrace() {
+  if (st.tracePlay) clearInterval(st.tracePlay);
+  st.tracePlay = null;
+  $("trace-play").textContent = "Play";
+}
+
+function playTrace() {
+  if (st.tracePlay) { stopTrace(); return; }
+  if (st.traceAt >= st.trace.events.length) st.traceAt = 0;
+  $("trace-play").textContent = "Pause";
+  st.tracePlay = setInterval(() => { if (!stepTrace()) stopTrace(); }, 60);
+}
+
+function downloadPosthoc() {
+  const a = document.createElement("a");
+  a.href = `/api/trace/posthoc?${traceQuery()}`;
+  a.download = (st.info.name || "map") + ".trace.json";
+  a.click();
+}
+
+// Rebuilds the server's layers for the class in the form, then reloads the page's view of them.
+async function switchClass() {
+  const body = { size: Number($("class-size").value), passable: $("class-passable").value };
+  if ($("class-costs").value) body.costs = $("class-costs").value;
+  try {
+    await post("/api/class", body);
+    location.reload();
+  } catch (e) { status(e.message); }
+}
+
 function exportPng() {
   canvas.toBlob((blob) => {
     const a = document.createElement("a");
@@ -528,6 +630,13 @@ async function start() {
     $("scenario-run").addEventListener("click", runScenario);
     $("scenario-step").addEventListener("click", stepScenario);
   }
+  $("class-size").value = st.info.size;
+  $("class-switch").addEventListener("click", switchClass);
+  $("trace-load").addEventListener("click", loadTrace);
+  $("trace-step").addEventListener("click", () => { stopTrace(); stepTrace(); });
+  $("trace-play").addEventListener("click", playTrace);
+  $("trace-posthoc").addEventListener("click", downloadPosthoc);
+  $("trace-at").addEventListener("input", () => { stopTrace(); st.traceAt = Number($("trace-at").value); showTrace(); });
   $("fit").addEventListener("click", fit);
   $("export").addEventListener("click", exportPng);
   window.addEventListener("keydown", (ev) => {
