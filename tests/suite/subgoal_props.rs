@@ -1,6 +1,7 @@
 //! Property tests of exact mode's subgoal graph (`Config::subgoals`).
 //!
 //! - On random maps with random obstacles, every query's path has Dijkstra's length
+//!   (its corner points, `find_corners`, give the same cells and length)
 //!   (`common::distances`, an independent grid Dijkstra), passes `common::assert_valid`,
 //!   and `Unreachable` comes exactly when Dijkstra finds no path. A missing edge, a wrong
 //!   subgoal rule or a scan that stops too early makes some path longer or unreachable.
@@ -62,6 +63,10 @@ fn check_queries(map: &HpaMap, seed: u64, context: &str) {
                         "{context}: {start} -> {goal}: length {} but Dijkstra says {d}",
                         path.length
                     );
+                    // The corner points are the same route, written without its cells.
+                    let corners = map.find_corners(start, goal).expect("a path exists");
+                    assert_eq!(corners.cells(), path.cells, "{context}: {start} -> {goal}");
+                    assert!((corners.length - d).abs() < 1e-6, "{context}: corners");
                 }
                 (Err(QueryError::Unreachable { .. }), None) => {}
                 (got, want) => panic!("{context}: {start} -> {goal}: {got:?}, Dijkstra {want:?}"),
