@@ -133,12 +133,21 @@ impl SubgoalGraph {
     /// The subgoals whose cone scan may read cell `x`: those from which `x` lies on a
     /// diagonal walk (as a step's target or beside a step), on a straight run, or where a
     /// run stops. Walks back from `x` along each axis over free cells that are not
-    /// subgoals, and from each such cell (and `x` itself) back along the diagonals over
-    /// the same: a subgoal met on the way is reported and ends that walk. This is a
-    /// superset of the true readers (it ignores the runs' limits and the corner rule).
+    /// subgoals, and from each such cell `y` (and `x` itself) back along the diagonals over
+    /// the same: a subgoal met on the way is reported and ends that walk.
+    ///
+    /// A walk back from `y`, `k ≥ 2` steps before `x`, is cut short where no scan could
+    /// have reached `x` through it: a scan's runs along one axis never grow, so a scan
+    /// whose run from `y` reaches `x` ran at least `k` steps along the same axis from each
+    /// diagonal cell before `y` (and from its subgoal): the `k − 1` cells after each are no
+    /// stops and the `k`-th is not blocked, and each diagonal step between them was legal.
+    /// These cells are all read before `x`, so where `x` is the first cell a scan reads
+    /// differently after an edit they read the same as before, and the current grid decides.
+    /// (At `k = 1`, `x` may be read beside a diagonal step rather than by a run, so that
+    /// walk is not cut.) The result is still a superset of the true readers.
     pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell)) {
         for d in DIAGONALS {
-            self.walk_back(grid, x, d, &mut found);
+            self.walk_back(grid, x, d, None, &mut found);
         }
         for axis in AXES {
             let mut k = 1;
@@ -150,9 +159,10 @@ impl SubgoalGraph {
                     found(y);
                     break;
                 }
+                let run = (k >= 2).then_some((axis, k as u32));
                 for d in DIAGONALS {
                     if d.0 == axis.0 || d.1 == axis.1 {
-                        self.walk_back(grid, y, d, &mut found);
+                        self.walk_back(grid, y, d, run, &mut found);
                     }
                 }
                 k += 1;
@@ -160,13 +170,35 @@ impl SubgoalGraph {
         }
     }
 
+    /// Whether a run from `z` along `axis` passes at least `k` cells: `k − 1` cells with no
+    /// stop, then one on the map that is not blocked.
+    #[inline]
+    fn runs_past(&self, grid: &Grid, z: Cell, axis: (i32, i32), k: u32) -> bool {
+        self.lines.first_stop(z.x, z.y, axis, k - 1).is_none()
+            && offset(grid, z, axis, k as i64).is_some_and(|c| grid.is_free(c))
+    }
+
     /// Walks back from `y` against diagonal `d` over free cells; reports the first subgoal
-    /// met.
-    fn walk_back(&self, grid: &Grid, y: Cell, d: (i32, i32), found: &mut impl FnMut(Cell)) {
+    /// met. With `run = Some((axis, k))`, only as far as a scan could come from and still
+    /// run `k` steps along `axis` from every diagonal cell, over legal diagonal steps (see
+    /// [`SubgoalGraph::readers`]).
+    fn walk_back(
+        &self,
+        grid: &Grid,
+        y: Cell,
+        d: (i32, i32),
+        run: Option<((i32, i32), u32)>,
+        found: &mut impl FnMut(Cell),
+    ) {
         let mut k = 1;
         while let Some(z) = offset(grid, y, d, -k) {
             if !grid.is_free(z) {
                 return;
+            }
+            if let Some((axis, len)) = run {
+                if !diagonal_step_ok(grid, z, d) || !self.runs_past(grid, z, axis, len) {
+                    return;
+                }
             }
             if self.is_subgoal(z) {
                 found(z);
