@@ -133,23 +133,30 @@ impl SubgoalGraph {
     /// The subgoals whose cone scan may read cell `x`: those from which `x` lies on a
     /// diagonal walk (as a step's target or beside a step), on a straight run, or where a
     /// run stops. Walks back from `x` along each axis over free cells that are not
-    /// subgoals, and from each such cell `y` (and `x` itself) back along the diagonals over
-    /// the same: a subgoal met on the way is reported and ends that walk.
+    /// subgoals, and from each such cell `y_k`, `k` steps before `x` (and from `x`
+    /// itself), back along the diagonals over the same: a subgoal met on the way is
+    /// reported and ends that walk.
     ///
-    /// A walk back from `y`, `k ≥ 2` steps before `x`, is cut short where no scan could
-    /// have reached `x` through it: a scan's runs along one axis never grow, so a scan
-    /// whose run from `y` reaches `x` ran at least `k` steps along the same axis from each
-    /// diagonal cell before `y` (and from its subgoal): the `k − 1` cells after each are no
-    /// stops and the `k`-th is not blocked, and each diagonal step between them was legal.
-    /// These cells are all read before `x`, so where `x` is the first cell a scan reads
-    /// differently after an edit they read the same as before, and the current grid decides.
-    /// (At `k = 1`, `x` may be read beside a diagonal step rather than by a run, so that
-    /// walk is not cut.) The result is still a superset of the true readers.
+    /// The diagonal walks form a staircase: the walk from `y_(k+1)` goes no deeper than
+    /// the walk from `y_k` did. A scan's runs along one axis never grow, so a scan whose
+    /// run from `y_(k+1)` reaches `x` ran at least `k + 1` steps from every diagonal cell
+    /// `z` before `y_(k+1)`, over `z + axis`: the cell the walk from `y_k` passes at the
+    /// same depth. Where that walk stopped (a blocked cell, a subgoal, a diagonal step
+    /// that would cut a corner, which means `z + 2·axis` is blocked, or its own staircase)
+    /// no such run from `z` exists. The diagonal steps of these walks are checked against
+    /// corner cutting too. Every cell these rules read, a reader's scan reads before `x`;
+    /// where `x` is the first cell it reads differently after an edit, they read the same
+    /// as before, so the current grid decides. The result is still a superset of the true
+    /// readers.
     pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell)) {
         for d in DIAGONALS {
-            self.walk_back(grid, x, d, None, &mut found);
+            // The step into `x` reads `x` itself: no corner check there.
+            self.walk_back(grid, x, d, (u32::MAX, false), &mut found);
         }
         for axis in AXES {
+            let diagonals = DIAGONALS.map(|d| (d.0 == axis.0 || d.1 == axis.1).then_some(d));
+            // How deep the last walk along each diagonal went: the next one's limit.
+            let mut depth = [u32::MAX; 4];
             let mut k = 1;
             while let Some(y) = offset(grid, x, axis, -k) {
                 if !grid.is_free(y) {
@@ -159,10 +166,9 @@ impl SubgoalGraph {
                     found(y);
                     break;
                 }
-                let run = (k >= 2).then_some((axis, k as u32));
-                for d in DIAGONALS {
-                    if d.0 == axis.0 || d.1 == axis.1 {
-                        self.walk_back(grid, y, d, run, &mut found);
+                for (limit, d) in depth.iter_mut().zip(diagonals) {
+                    if let Some(d) = d {
+                        *limit = self.walk_back(grid, y, d, (*limit, true), &mut found);
                     }
                 }
                 k += 1;
@@ -170,41 +176,31 @@ impl SubgoalGraph {
         }
     }
 
-    /// Whether a run from `z` along `axis` passes at least `k` cells: `k − 1` cells with no
-    /// stop, then one on the map that is not blocked.
-    #[inline]
-    fn runs_past(&self, grid: &Grid, z: Cell, axis: (i32, i32), k: u32) -> bool {
-        self.lines.first_stop(z.x, z.y, axis, k - 1).is_none()
-            && offset(grid, z, axis, k as i64).is_some_and(|c| grid.is_free(c))
-    }
-
-    /// Walks back from `y` against diagonal `d` over free cells; reports the first subgoal
-    /// met. With `run = Some((axis, k))`, only as far as a scan could come from and still
-    /// run `k` steps along `axis` from every diagonal cell, over legal diagonal steps (see
-    /// [`SubgoalGraph::readers`]).
+    /// Walks back from `y` against diagonal `d` over free cells, fewer than `limit` steps,
+    /// checking each step against corner cutting when `checked`; reports the first subgoal
+    /// met. Returns the depth at which the walk stopped.
     fn walk_back(
         &self,
         grid: &Grid,
         y: Cell,
         d: (i32, i32),
-        run: Option<((i32, i32), u32)>,
+        (limit, checked): (u32, bool),
         found: &mut impl FnMut(Cell),
-    ) {
+    ) -> u32 {
         let mut k = 1;
-        while let Some(z) = offset(grid, y, d, -k) {
-            if !grid.is_free(z) {
-                return;
-            }
-            if let Some((axis, len)) = run {
-                if !diagonal_step_ok(grid, z, d) || !self.runs_past(grid, z, axis, len) {
-                    return;
-                }
+        while k < limit {
+            let Some(z) = offset(grid, y, d, -(k as i64)) else {
+                return k;
+            };
+            if !grid.is_free(z) || (checked && !diagonal_step_ok(grid, z, d)) {
+                return k;
             }
             if self.is_subgoal(z) {
                 found(z);
-                return;
+                return k;
             }
             k += 1;
         }
+        k
     }
 }
