@@ -216,6 +216,21 @@ fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize
         }
     }
     eprintln!("subgoal corners: median {:.1} µs", micros(median(times)));
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let parts: Vec<String> = map
+        .memory_breakdown()
+        .parts()
+        .iter()
+        .map(|(name, b)| format!("{name} {:.2}", mib(*b)))
+        .collect();
+    eprintln!("memory MiB: {}", parts.join(", "));
+    let build: Vec<String> = map
+        .build_profile()
+        .parts()
+        .iter()
+        .map(|(name, d)| format!("{name} {:.0}", d.as_secs_f64() * 1e3))
+        .collect();
+    eprintln!("build ms: {}", build.join(", "));
 }
 
 /// Grid A\*'s path length.
