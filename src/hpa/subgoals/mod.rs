@@ -41,7 +41,8 @@
 //! subgoal's edges change only if its cone scan reads a cell whose passability or subgoal
 //! status changed: the first read that differs is such a cell, and every read before it
 //! is the same. [`SubgoalGraph::readers`](scan) walks back from each such cell to the
-//! subgoals that may read it; those are scanned again. An edge is kept while either end's
+//! subgoals that may read it (cut short, as a staircase, where no scan could have come
+//! from; see `scan.rs`); those are scanned again. An edge is kept while either end's
 //! scan reports it, so the graph after any sequence of edits equals a fresh build (tested).
 //!
 //! # Where the hierarchy comes in
