@@ -22,6 +22,8 @@ const st = {
   scale: 1, ox: 0, oy: 0,             // screen = cell * scale + offset (CSS pixels)
   bitmaps: {},                        // layer name -> offscreen canvas, one pixel per cell
   leaves: null, gates: null,          // {mode, rev, data}
+  clusters: null,                     // the fast layer's [{area, entrances, fresh}]
+  units: null,                        // {count, units, cells} and st.bitmaps.units
   start: null, goal: null, paths: null,
   flowGoal: null, flow: null,
   trace: null, traceAt: 0, tracePlay: null,   // the traced search, events shown, animation
@@ -126,6 +128,10 @@ async function loadLayer(name) {
       const t = Math.min(1, (c[i] - 1) / Math.max(4, 4 * k));
       return [40, Math.round(120 + 100 * t), 60, Math.round(60 + 60 * t)];
     });
+  } else if (name === "clusters") {
+    st.clusters = (await api("/api/clusters")).clusters;
+  } else if (name === "units") {
+    loadUnits(await api("/api/units"));
   } else if (name === "leaves" || name === "gates") {
     const mode = $("layer-mode").value;
     const got = await api("/api/" + name + "?mode=" + mode);
@@ -136,9 +142,9 @@ async function loadLayer(name) {
 
 async function refreshLayers() {
   const jobs = [];
-  for (const name of ["components", "clearance", "leaves", "gates"]) {
+  for (const name of ["components", "clearance", "leaves", "gates", "clusters", "units"]) {
     if ($("layer-" + name).checked) jobs.push(loadLayer(name));
-    else if (name === "leaves" || name === "gates") st[name] = null;
+    else if (["leaves", "gates", "clusters", "units"].includes(name)) st[name] = null;
     else st.bitmaps[name] = null;
   }
   await Promise.all(jobs);
@@ -194,6 +200,8 @@ function drawNow() {
   const px = 1 / st.scale; // one CSS pixel in cells
   if (st.leaves && st.bitmaps.leaves && $("layer-leaves").checked) drawLeaves(px);
   if (st.gates && $("layer-gates").checked) drawGates(px);
+  if (st.clusters && $("layer-clusters").checked) drawClusters(px);
+  if (st.units && $("layer-units").checked) drawUnits(px);
   if (st.flow && $("layer-flow").checked) drawArrows(px);
   if (st.trace) drawTrace(px);
   if (st.paths) {
@@ -250,6 +258,83 @@ function drawGates(px) {
   ctx.strokeStyle = "rgba(0,150,60,0.9)";
   ctx.lineWidth = Math.max(px * 1.5, 0.15);
   ctx.stroke(p);
+}
+
+// Cluster borders (dashed red while an edit left the cluster's routes stale) and their
+// entrance cells, filled.
+const CLUSTER_COLOUR = "rgba(150,40,170,0.95)";
+function drawClusters(px) {
+  const fresh = new Path2D(), stale = new Path2D(), entrances = new Path2D();
+  for (const c of st.clusters) {
+    const [x, y, w, h] = c.area;
+    (c.fresh ? fresh : stale).rect(x, y, w, h);
+    const e = c.entrances;
+    for (let i = 0; i < e.length; i += 2) entrances.rect(e[i], e[i + 1], 1, 1);
+  }
+  ctx.lineWidth = 2 * px;
+  ctx.strokeStyle = CLUSTER_COLOUR;
+  ctx.stroke(fresh);
+  ctx.setLineDash([6 * px, 4 * px]);
+  ctx.strokeStyle = "rgba(220,30,30,0.95)";
+  ctx.stroke(stale);
+  ctx.setLineDash([]);
+  ctx.fillStyle = CLUSTER_COLOUR;
+  ctx.fill(entrances);
+  // Below 3 pixels a cell, an entrance is marked by a ring of fixed size as well.
+  if (st.scale < 3) {
+    const ring = new Path2D();
+    for (const c of st.clusters) {
+      const e = c.entrances;
+      for (let i = 0; i < e.length; i += 2) {
+        ring.moveTo(e[i] + 0.5 + 2 * px, e[i + 1] + 0.5);
+        ring.arc(e[i] + 0.5, e[i + 1] + 0.5, 2 * px, 0, 2 * Math.PI);
+      }
+    }
+    ctx.lineWidth = px;
+    ctx.stroke(ring);
+  }
+}
+
+// The units: their cells in a bitmap (one pixel a cell), and the unit index's occupied
+// cells as outlined squares, darker with more units.
+const UNIT_COLOUR = [20, 20, 20, 230];
+function loadUnits(got) {
+  st.units = got;
+  const mask = new Uint8Array(st.w * st.h);
+  const u = got.units;
+  for (let i = 0; i < u.length; i += 4) {
+    for (let y = Math.floor(u[i + 1]); y < Math.min(st.h, Math.ceil(u[i + 3])); y++) {
+      for (let x = Math.floor(u[i]); x < Math.min(st.w, Math.ceil(u[i + 2])); x++) mask[y * st.w + x] = 1;
+    }
+  }
+  st.bitmaps.units = bitmap((i) => mask[i] ? UNIT_COLOUR : null);
+  $("units-summary").textContent = `${got.count} units in ${got.cells.length / 5} cells of the index`;
+}
+
+function drawUnits(px) {
+  const c = st.units.cells;
+  let most = 1;
+  for (let i = 4; i < c.length; i += 5) most = Math.max(most, c[i]);
+  const outline = new Path2D();
+  for (let i = 0; i < c.length; i += 5) {
+    const t = c[i + 4] / most;
+    ctx.fillStyle = `rgba(255,120,0,${(0.12 + 0.4 * t).toFixed(3)})`;
+    ctx.fillRect(c[i], c[i + 1], c[i + 2] - c[i], c[i + 3] - c[i + 1]);
+    outline.rect(c[i], c[i + 1], c[i + 2] - c[i], c[i + 3] - c[i + 1]);
+  }
+  ctx.lineWidth = px;
+  ctx.strokeStyle = "rgba(190,80,0,0.9)";
+  ctx.stroke(outline);
+  if (st.bitmaps.units) ctx.drawImage(st.bitmaps.units, 0, 0);
+}
+
+async function spawnUnits() {
+  const count = Number($("units-count").value), seed = Number($("units-seed").value);
+  try {
+    loadUnits(await post("/api/units", { count, seed }));
+    $("layer-units").checked = true;
+    draw();
+  } catch (e) { status("units: " + e.message); }
 }
 
 const STEPS = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]];
@@ -619,11 +704,13 @@ async function start() {
   await loadTerrain();
   resize();
   fit();
-  for (const name of ["leaves", "gates", "components", "clearance", "mode"]) {
+  for (const name of ["leaves", "gates", "clusters", "units", "components", "clearance", "mode"]) {
     $("layer-" + name).addEventListener("change", async () => { await refreshLayers(); draw(); });
   }
   for (const name of ["costs", "flow", "fastpath"]) $("layer-" + name).addEventListener("change", draw);
   $("undo").addEventListener("click", undo);
+  $("units-spawn").addEventListener("click", spawnUnits);
+  if (st.info.units > 0) { $("layer-units").checked = true; await refreshLayers(); draw(); }
   if (st.info.scenario) {
     $("scenario").hidden = false;
     $("scenario-step").hidden = !st.info.scenario.dynamic;
