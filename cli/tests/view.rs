@@ -460,6 +460,101 @@ fn a_version_2_scenarios_patches_are_laid_step_by_step() {
     }
 }
 
+/// Checks a trace against Posthoc's documented search-trace format, version 1.4.0
+/// (<https://posthoc.pathfinding.ai/docs/search-trace>): `version` "1.4.0" (required by the
+/// visualiser), a `views` section whose `main` view is a list of components each naming
+/// its primitive in `$`, and `events`, each with a string `type` (here the generic search
+/// events source, generate, expand, close and our destination, update, end) and an `id`;
+/// `pId` when present is `null` or the id of a node that appeared earlier (a node is
+/// reached from one already seen), `g` and `f` are numbers with `g ≤ f` up to rounding,
+/// and the `x`, `y` the view draws at are on the map with `id = y · width + x`. Every
+/// expanded node is closed once, after its expansion.
+fn check_posthoc_schema(doc: &Value, (width, height): (u32, u32)) {
+    let keys: BTreeSet<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        BTreeSet::from(["version", "views", "events"]),
+        "top-level keys"
+    );
+    assert_eq!(doc["version"], "1.4.0");
+    let main = doc["views"]["main"]
+        .as_array()
+        .expect("views.main is a list");
+    assert!(
+        !main.is_empty() && main.iter().all(|c| c["$"].is_string()),
+        "{main:?}"
+    );
+    let known = [
+        "source",
+        "destination",
+        "generate",
+        "update",
+        "expand",
+        "close",
+        "end",
+    ];
+    let mut seen = BTreeSet::new();
+    let mut expanded = Vec::new();
+    let mut closed = Vec::new();
+    for e in doc["events"].as_array().expect("events is a list") {
+        let kind = e["type"].as_str().unwrap_or_else(|| panic!("no type: {e}"));
+        assert!(known.contains(&kind), "unknown event type {kind:?}");
+        let id = e["id"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no integer id: {e}"));
+        let (x, y) = (e["x"].as_u64().unwrap(), e["y"].as_u64().unwrap());
+        assert!(x < width.into() && y < height.into(), "{e} is off the map");
+        assert_eq!(id, y * u64::from(width) + x, "{e}: id is not y * width + x");
+        if let Some(parent) = e.get("pId") {
+            assert!(
+                parent.is_null() || seen.contains(&parent.as_u64().unwrap()),
+                "{e}: its parent was not seen before"
+            );
+        }
+        if let (Some(g), Some(f)) = (e["g"].as_f64(), e["f"].as_f64()) {
+            assert!(g >= 0.0 && f >= g - 1e-9, "{e}: g and f");
+        } else {
+            assert!(
+                e.get("g").is_none() && e.get("f").is_none(),
+                "{e}: g, f numbers"
+            );
+        }
+        match kind {
+            "expand" => expanded.push(id),
+            "close" => {
+                assert_eq!(
+                    expanded.len(),
+                    closed.len() + 1,
+                    "{e}: a close follows its expand"
+                );
+                assert_eq!(expanded.last(), Some(&id), "{e}: closes the last expanded");
+                closed.push(id);
+            }
+            _ => {}
+        }
+        seen.insert(id);
+    }
+    assert_eq!(expanded, closed, "every expanded node is closed once");
+}
+
+#[test]
+fn a_posthoc_trace_in_the_old_schema_fails_the_schema_check() {
+    // The check can fail: the 1.0 schema this export used before (a `render` section,
+    // `expanding` events) is refused.
+    let old = serde_json::json!({
+        "version": "1.0.5",
+        "render": {},
+        "events": [{ "type": "expanding", "id": 0, "x": 0, "y": 0 }],
+    });
+    let refused = std::panic::catch_unwind(|| check_posthoc_schema(&old, (4, 4)));
+    assert!(refused.is_err());
+}
+
 #[test]
 fn traces_and_their_posthoc_export_count_the_librarys_expansions() {
     let v = Viewer::start("arena.map", &[]);
@@ -483,15 +578,15 @@ fn traces_and_their_posthoc_export_count_the_librarys_expansions() {
                 (events[0][1].as_u64(), events[0][2].as_u64()),
                 (Some(s.x.into()), Some(s.y.into()))
             );
-            // The export is JSON (and so YAML) in Posthoc's search-trace shape.
+            // The export is JSON (and so YAML) in Posthoc's documented search-trace schema.
             let (status, body) = v.request("GET", &format!("/api/trace/posthoc?{ends}"), b"");
             assert_eq!(status, 200);
             let doc: Value = serde_json::from_slice(&body).expect("the export parses as JSON");
-            assert!(doc["version"].is_string() && doc["render"]["views"]["main"].is_object());
+            check_posthoc_schema(&doc, (grid.width(), grid.height()));
             let events = doc["events"].as_array().unwrap();
             let of = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
-            assert_eq!(of("expanding"), expansions, "{name}: expanding events");
-            assert_eq!(of("closing"), expansions, "{name}: closing events");
+            assert_eq!(of("expand"), expansions, "{name}: expand events");
+            assert_eq!(of("close"), expansions, "{name}: close events");
             assert_eq!((of("source"), of("destination"), of("end")), (1, 1, 1));
             let width = u64::from(grid.width());
             assert_eq!(events[0]["id"], u64::from(s.y) * width + u64::from(s.x));
