@@ -286,7 +286,12 @@ fn assert_pixel(img: &image::RgbImage, at: (f64, f64), want: [f64; 3], what: &st
 
 /// Starts `quadpath view MAP` and headless Chromium, and loads the page.
 fn open_page(map_name: &str) -> (Viewer, Browser, Page) {
-    let server = Viewer::start(map_name, &[]);
+    open_page_with(map_name, &[])
+}
+
+/// [`open_page`] with more arguments for `quadpath view`.
+fn open_page_with(map_name: &str, args: &[&str]) -> (Viewer, Browser, Page) {
+    let server = Viewer::start(map_name, args);
     let (browser, browser_ws) = start_browser();
     let (ws, _) = tungstenite::connect(page_url(&browser_ws)).expect("DevTools websocket");
     let mut page = Page { ws, next_id: 0 };
@@ -568,4 +573,55 @@ fn panning_and_zooming_frame_times() {
              (overlay drawn afresh) at most {rest:.1} ms"
         );
     }
+}
+
+/// The clusters layer fills the library's entrance cells with its colour, and the units
+/// layer shows the `--units` army (on by itself) with the index's cell count.
+#[test]
+#[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
+fn the_clusters_and_units_layers_draw_the_librarys_data() {
+    watchdog();
+    let (server, _browser, mut page) = open_page_with("room-100-10.map", &["--units", "40"]);
+    let units = server.get_json("/api/units");
+    let cells = units["cells"].as_array().unwrap().len() / 5;
+    page.wait_for("viewer.state.units !== null");
+    assert_eq!(
+        page.text("units-summary"),
+        format!("40 units in {cells} cells of the index")
+    );
+    let scale = 7.0;
+    page.eval(&format!("viewer.setView({scale}, 4, 4)"));
+    page.idle();
+    let (_, img) = page.screenshot();
+    let first = &units["units"].as_array().unwrap()[..4];
+    let unit = Cell::new(
+        first[0].as_f64().unwrap() as u32,
+        first[1].as_f64().unwrap() as u32,
+    );
+    let at = page.cell_to_client(unit);
+    // A unit's cell: near-black (the unit, 90% opaque, over whatever is under it).
+    let p = img.get_pixel(at.0 as u32, at.1 as u32).0;
+    assert!(p.iter().all(|&v| v < 60), "unit at {unit}: pixel {p:?}");
+    page.eval("(() => { for (const [id, on] of [['layer-units', false], ['layer-clusters', true]]) { const b = document.getElementById(id); b.checked = on; b.dispatchEvent(new Event('change')); } })()");
+    page.wait_for("viewer.state.clusters !== null");
+    page.idle();
+    let grid = load_grid(map("room-100-10.map"), &BitmapOptions::default()).unwrap();
+    let fast = HpaMap::new(grid, Mode::Fast).unwrap();
+    let (_, img) = page.screenshot();
+    let mut checked = 0;
+    for c in fast.cluster_outlines() {
+        for &e in c.entrances.iter().take(3) {
+            let (x, y) = page.cell_to_client(e);
+            // Only cells well inside the canvas (the panel is on the left).
+            if x < 330.0 || y > 780.0 || x > 1190.0 {
+                continue;
+            }
+            // CLUSTER_COLOUR in viewer.js, 95% opaque over the ground.
+            let want = [150.0, 40.0, 170.0].map(|c| c * 0.95);
+            let want = [0, 1, 2].map(|i| want[i] + GROUND[i] * 0.05);
+            assert_pixel(&img, (x, y), want, &format!("entrance {e}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "only {checked} entrances in view");
 }
