@@ -130,77 +130,112 @@ impl SubgoalGraph {
         reach
     }
 
-    /// The subgoals whose cone scan may read cell `x`: those from which `x` lies on a
-    /// diagonal walk (as a step's target or beside a step), on a straight run, or where a
-    /// run stops. Walks back from `x` along each axis over free cells that are not
-    /// subgoals, and from each such cell `y_k`, `k` steps before `x` (and from `x`
-    /// itself), back along the diagonals over the same: a subgoal met on the way is
-    /// reported and ends that walk.
+    /// The subgoals whose cone scan may read cell `x` (a superset of them): those from
+    /// which `x` is the target of a diagonal step, or lies on a straight run or where a run
+    /// stops (the cells beside a diagonal step are the first cells of the runs from its
+    /// origin, so they are covered by the runs).
     ///
-    /// The diagonal walks form a staircase: the walk from `y_(k+1)` goes no deeper than
-    /// the walk from `y_k` did. A scan's runs along one axis never grow, so a scan whose
-    /// run from `y_(k+1)` reaches `x` ran at least `k + 1` steps from every diagonal cell
-    /// `z` before `y_(k+1)`, over `z + axis`: the cell the walk from `y_k` passes at the
-    /// same depth. Where that walk stopped (a blocked cell, a subgoal, a diagonal step
-    /// that would cut a corner, which means `z + 2·axis` is blocked, or its own staircase)
-    /// no such run from `z` exists. The diagonal steps of these walks are checked against
-    /// corner cutting too. Every cell these rules read, a reader's scan reads before `x`;
-    /// where `x` is the first cell it reads differently after an edit, they read the same
-    /// as before, so the current grid decides. The result is still a superset of the true
-    /// readers.
+    /// # Diagonal targets
+    /// Walking back from `x` against each diagonal over free cells that are not subgoals,
+    /// the first subgoal met is reported.
+    ///
+    /// # Runs: one row at a time
+    /// Take a reader `s` whose diagonal walk along `d` reaches `p_i = s + i·d` and whose run
+    /// from `p_i` along the axis `a` (a component of `d`) reads `x = p_i + j·a`, `j ≥ 1`
+    /// (`i = 0` is the first straight run). Call *row `m`* the cells `c_m − k·a`, `k ≥ 1`,
+    /// behind `c_m = x − m·d`; it holds `p_(i−m)` at `k = j`. Every run along `a` is
+    /// limited by the previous run's reach, so the run from `p_i` reading `x` at distance
+    /// `j` means every earlier run, from `p_(i−m)` for `1 ≤ m ≤ i`, reached at least `j`:
+    /// `c_m` is free (a subgoal at most, where that run ended), and the cells of row `m`
+    /// at `k < j` are no stops (blocked cells or subgoals). For `m < i` the cell at `k = j`
+    /// is the diagonal cell `p_(i−m)`, free and no subgoal, so row `m`'s first stop lies
+    /// beyond `j`. On row `i` itself the first stop is `s`, at `k = j`.
+    ///
+    /// So the walk steps back along `d` from `x` over free cells (`c_1, c_2, …`), and on
+    /// each row asks the stop bits for the first stop behind `c_m` no farther than the
+    /// *limit* `L_m`: a subgoal there is reported. Row `m`'s first stop at `k_m` bounds
+    /// every deeper reader's `j` by `k_m − 1`, so `L_(m+1) = min(L_m, k_m − 1)`
+    /// (`L_0` unbounded); the walk ends when the limit is 0 or `c_(m+1)` is blocked or off
+    /// the map. A reader's row has `j ≤ L_i` by the bound above and its first stop at `j`,
+    /// so it is reported: no reader is missed. Every cell these rules read (rows at
+    /// `k ≤ j`, the cells `c_m`), a reader's scan reads before `x`; where `x` is the first
+    /// cell it reads differently after an edit, they read the same as before, so the
+    /// current grid decides. Each row costs one word-at-a-time look-up, where a walk cell
+    /// by cell cost the row's length.
     pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell)) {
         for d in DIAGONALS {
-            // The step into `x` reads `x` itself: no corner check there.
-            self.walk_back(grid, x, d, (u32::MAX, false), &mut found);
+            self.diagonal_back(grid, x, d, &mut found);
         }
         for axis in AXES {
-            let diagonals = DIAGONALS.map(|d| (d.0 == axis.0 || d.1 == axis.1).then_some(d));
-            // How deep the last walk along each diagonal went: the next one's limit.
-            let mut depth = [u32::MAX; 4];
-            let mut k = 1;
-            while let Some(y) = offset(grid, x, axis, -k) {
-                if !grid.is_free(y) {
-                    break;
+            let row0 = self.stop_behind(grid, x, axis, u32::MAX, &mut found);
+            for d in DIAGONALS {
+                if d.0 == axis.0 || d.1 == axis.1 {
+                    self.rows_back(grid, x, d, axis, row0 - 1, &mut found);
                 }
-                if self.is_subgoal(y) {
-                    found(y);
-                    break;
-                }
-                for (limit, d) in depth.iter_mut().zip(diagonals) {
-                    if let Some(d) = d {
-                        *limit = self.walk_back(grid, y, d, (*limit, true), &mut found);
-                    }
-                }
-                k += 1;
             }
         }
     }
 
-    /// Walks back from `y` against diagonal `d` over free cells, fewer than `limit` steps,
-    /// checking each step against corner cutting when `checked`; reports the first subgoal
-    /// met. Returns the depth at which the walk stopped.
-    fn walk_back(
-        &self,
-        grid: &Grid,
-        y: Cell,
-        d: (i32, i32),
-        (limit, checked): (u32, bool),
-        found: &mut impl FnMut(Cell),
-    ) -> u32 {
+    /// Walks back from `x` against diagonal `d` over free cells that are not subgoals and
+    /// reports the first subgoal met: the scans whose diagonal walk steps onto `x`.
+    fn diagonal_back(&self, grid: &Grid, x: Cell, d: (i32, i32), found: &mut impl FnMut(Cell)) {
         let mut k = 1;
-        while k < limit {
-            let Some(z) = offset(grid, y, d, -(k as i64)) else {
-                return k;
-            };
-            if !grid.is_free(z) || (checked && !diagonal_step_ok(grid, z, d)) {
-                return k;
+        while let Some(z) = offset(grid, x, d, -k) {
+            if !grid.is_free(z) {
+                return;
             }
             if self.is_subgoal(z) {
                 found(z);
-                return k;
+                return;
             }
             k += 1;
         }
-        k
+    }
+
+    /// The rows behind `x − m·d`, `m ≥ 1`, against `axis`, starting with `limit` (see
+    /// [`SubgoalGraph::readers`]).
+    fn rows_back(
+        &self,
+        grid: &Grid,
+        x: Cell,
+        d: (i32, i32),
+        axis: (i32, i32),
+        mut limit: u32,
+        found: &mut impl FnMut(Cell),
+    ) {
+        let mut c = x;
+        while limit > 0 {
+            match offset(grid, c, d, -1) {
+                Some(next) if grid.is_free(next) => c = next,
+                _ => return,
+            }
+            let k = self.stop_behind(grid, c, axis, limit, found);
+            limit = limit.min(k - 1);
+        }
+    }
+
+    /// The distance of the first stop behind `c` against `axis`, at most `limit` away
+    /// (`limit + 1` when there is none), reporting it when it is a subgoal.
+    #[inline]
+    fn stop_behind(
+        &self,
+        grid: &Grid,
+        c: Cell,
+        axis: (i32, i32),
+        limit: u32,
+        found: &mut impl FnMut(Cell),
+    ) -> u32 {
+        let back = (-axis.0, -axis.1);
+        match self.lines.first_stop(c.x, c.y, back, limit) {
+            Some(k) => {
+                if let Some(s) = offset(grid, c, back, k as i64) {
+                    if self.is_subgoal(s) {
+                        found(s);
+                    }
+                }
+                k
+            }
+            None => limit.saturating_add(1),
+        }
     }
 }
