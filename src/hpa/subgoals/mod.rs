@@ -59,7 +59,7 @@ use crate::grid::Grid;
 use hashbrown::HashMap;
 use lines::StopLines;
 pub(crate) use scan::Reached;
-use scan::{offset, DIAGONALS};
+use scan::{offset, Parts, DIAGONALS};
 
 /// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
 /// smaller cell first): what a test compares an edited graph and a fresh build by.
@@ -119,7 +119,7 @@ impl SubgoalGraph {
             graph.add_subgoal(s);
         }
         for id in 0..graph.cells.len() as u32 {
-            graph.rescan(grid, id);
+            graph.rescan(grid, id, Parts::ALL);
         }
         graph
     }
@@ -225,23 +225,41 @@ impl SubgoalGraph {
                 removed.push(self.remove_subgoal(c, !grid.is_free(c)));
             }
         }
-        let mut rescan: Vec<u32> = fresh;
+        // Each reader with the parts of its scan that may read a touched cell.
+        let mut rescan: Vec<(u32, Parts)> = fresh.into_iter().map(|id| (id, Parts::ALL)).collect();
         for &x in &touched {
-            self.readers(grid, x, |s| rescan.push(self.ids[&self.index(s)]));
+            self.readers(grid, x, |s, parts| {
+                rescan.push((self.ids[&self.index(s)], parts))
+            });
         }
-        rescan.sort_unstable();
-        rescan.dedup();
-        for id in rescan {
-            self.rescan(grid, id);
+        rescan.sort_unstable_by_key(|&(id, _)| id);
+        let mut i = 0;
+        while i < rescan.len() {
+            let (id, mut parts) = rescan[i];
+            i += 1;
+            while i < rescan.len() && rescan[i].0 == id {
+                parts = parts | rescan[i].1;
+                i += 1;
+            }
+            self.rescan(grid, id, parts);
         }
         // Freed only now, so that no ID changed meaning while the scans above ran.
         self.vacant.extend(removed);
     }
 
-    /// Scans again from subgoal `id` and updates its edges.
-    fn rescan(&mut self, grid: &Grid, id: u32) {
-        let mut now = Vec::new();
-        self.reach(grid, self.cell(id), None, |r| {
+    /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
+    /// other parts found stays.
+    fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts) {
+        let from = self.cell(id);
+        let mut now: Vec<u32> = self.found[id as usize]
+            .iter()
+            .copied()
+            .filter(|&v| {
+                let c = self.cells[v as usize];
+                c != VACANT && !parts.contains(Parts::finding(from, c))
+            })
+            .collect();
+        self.reach_parts(grid, from, None, parts, |r| {
             if let Reached::Subgoal(c) = r {
                 now.push(self.ids[&self.index(c)]);
             }

@@ -21,6 +21,71 @@ pub(crate) enum Reached {
     Target,
 }
 
+/// A set of the parts of a cone scan that may each be scanned again alone: the first
+/// straight run along each axis and the walk along each diagonal with its runs. A
+/// subgoal a part finds lies on that part's axis or strictly inside its diagonal's
+/// quadrant, so where it lies tells which part found it ([`Parts::finding`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Parts(u8);
+
+impl Parts {
+    /// The whole scan.
+    pub const ALL: Parts = Parts(0xff);
+
+    /// The walk along `DIAGONALS[q]`.
+    fn diagonal(q: usize) -> Parts {
+        Parts(1 << q)
+    }
+
+    /// The first run along `AXES[i]`.
+    fn axis(i: usize) -> Parts {
+        Parts(1 << (4 + i))
+    }
+
+    /// The first run along `axis` and the two diagonal walks whose runs it limits.
+    fn axis_and_walks(axis: (i32, i32)) -> Parts {
+        let mut parts = Parts::axis(axis_index(axis));
+        for (q, d) in DIAGONALS.into_iter().enumerate() {
+            if d.0 == axis.0 || d.1 == axis.1 {
+                parts = parts | Parts::diagonal(q);
+            }
+        }
+        parts
+    }
+
+    /// The part of a scan from `from` that reports a subgoal at `to`.
+    pub fn finding(from: Cell, to: Cell) -> Parts {
+        let d = (
+            (to.x as i64 - from.x as i64).signum() as i32,
+            (to.y as i64 - from.y as i64).signum() as i32,
+        );
+        match DIAGONALS.iter().position(|&q| q == d) {
+            Some(q) => Parts::diagonal(q),
+            None => Parts::axis(axis_index(d)),
+        }
+    }
+
+    /// Whether every part of `other` is in `self`.
+    pub fn contains(self, other: Parts) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    fn has_axis(self, i: usize) -> bool {
+        self.contains(Parts::axis(i))
+    }
+
+    fn has_diagonal(self, q: usize) -> bool {
+        self.contains(Parts::diagonal(q))
+    }
+}
+
+impl std::ops::BitOr for Parts {
+    type Output = Parts;
+    fn bitor(self, other: Parts) -> Parts {
+        Parts(self.0 | other.0)
+    }
+}
+
 /// The index in [`AXES`] of an axis direction.
 fn axis_index(d: (i32, i32)) -> usize {
     AXES.iter()
@@ -63,13 +128,36 @@ impl SubgoalGraph {
         grid: &Grid,
         from: Cell,
         target: Option<Cell>,
+        found: impl FnMut(Reached),
+    ) {
+        self.reach_parts(grid, from, target, Parts::ALL, found);
+    }
+
+    /// [`SubgoalGraph::reach`] reporting only what the scan's `parts` find: its straight
+    /// runs along the axes of `parts`, its diagonal walks (with their runs) along the
+    /// diagonals of `parts`. The four first runs are made whatever `parts` holds, since
+    /// they limit the walks' runs.
+    pub(super) fn reach_parts(
+        &self,
+        grid: &Grid,
+        from: Cell,
+        target: Option<Cell>,
+        parts: Parts,
         mut found: impl FnMut(Reached),
     ) {
         let mut first = [0u32; 4];
         for (i, &axis) in AXES.iter().enumerate() {
-            first[i] = self.run(grid, from, axis, u32::MAX, target, &mut found);
+            let on = parts.has_axis(i);
+            first[i] = self.run(grid, from, axis, u32::MAX, target, &mut |r| {
+                if on {
+                    found(r)
+                }
+            });
         }
-        for d in DIAGONALS {
+        for (q, d) in DIAGONALS.into_iter().enumerate() {
+            if !parts.has_diagonal(q) {
+                continue;
+            }
             let (h, v) = ((d.0, 0), (0, d.1));
             let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
             let mut p = from;
@@ -162,15 +250,17 @@ impl SubgoalGraph {
     /// cell it reads differently after an edit, they read the same as before, so the
     /// current grid decides. Each row costs one word-at-a-time look-up, where a walk cell
     /// by cell cost the row's length.
-    pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell)) {
-        for d in DIAGONALS {
-            self.diagonal_back(grid, x, d, &mut found);
+    pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell, Parts)) {
+        for (q, d) in DIAGONALS.into_iter().enumerate() {
+            self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q)));
         }
         for axis in AXES {
-            let row0 = self.stop_behind(grid, x, axis, u32::MAX, &mut found);
-            for d in DIAGONALS {
+            let first = Parts::axis_and_walks(axis);
+            let row0 = self.stop_behind(grid, x, axis, u32::MAX, &mut |s| found(s, first));
+            for (q, d) in DIAGONALS.into_iter().enumerate() {
                 if d.0 == axis.0 || d.1 == axis.1 {
-                    self.rows_back(grid, x, d, axis, row0 - 1, &mut found);
+                    let walk = Parts::diagonal(q);
+                    self.rows_back(grid, x, d, axis, row0 - 1, &mut |s| found(s, walk));
                 }
             }
         }
