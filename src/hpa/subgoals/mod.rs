@@ -84,7 +84,7 @@ pub(crate) struct SubgoalGraph {
     cells: Vec<Cell>,
     /// IDs free for reuse.
     vacant: Vec<u32>,
-    /// The subgoals each subgoal's own scan reached.
+    /// The subgoals each subgoal's own scan reached, sorted.
     found: Vec<Vec<u32>>,
     /// The edges: `b ∈ adjacent[a]` when either scan reached the other.
     adjacent: Vec<Vec<u32>>,
@@ -194,8 +194,15 @@ impl SubgoalGraph {
     /// blocked or freed (see the module docs).
     pub fn update(&mut self, grid: &Grid, changed: &[Cell]) {
         // Cells whose passability or subgoal status changed: what a scan may read
-        // differently now.
-        let mut touched: Vec<Cell> = changed.to_vec();
+        // differently now (a changed cell may only have been recosted).
+        let mut touched: Vec<Cell> = changed
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let was_blocked = self.lines.is_stop(c.x, c.y) && !self.is_subgoal(c);
+                was_blocked == grid.is_free(c)
+            })
+            .collect();
         for &c in changed {
             self.lines
                 .set(c.x, c.y, !grid.is_free(c) || self.is_subgoal(c));
@@ -228,9 +235,12 @@ impl SubgoalGraph {
         // Each reader with the parts of its scan that may read a touched cell.
         let mut rescan: Vec<(u32, Parts)> = fresh.into_iter().map(|id| (id, Parts::ALL)).collect();
         for &x in &touched {
-            self.readers(grid, x, |s, parts| {
-                rescan.push((self.ids[&self.index(s)], parts))
-            });
+            self.readers(
+                grid,
+                x,
+                |c| touched.contains(&c),
+                |s, parts| rescan.push((self.ids[&self.index(s)], parts)),
+            );
         }
         rescan.sort_unstable_by_key(|&(id, _)| id);
         let mut i = 0;
@@ -270,13 +280,15 @@ impl SubgoalGraph {
         for &v in &before {
             if now.binary_search(&v).is_err()
                 && self.cells[v as usize] != VACANT
-                && !self.found[v as usize].contains(&id)
+                && self.found[v as usize].binary_search(&id).is_err()
             {
                 self.unlink(id, v);
             }
         }
+        // A subgoal found before has its edge already: only new finds need a look at the
+        // (possibly long) edge list. Found lists are sorted.
         for &v in &now {
-            if !self.adjacent[id as usize].contains(&v) {
+            if before.binary_search(&v).is_err() && !self.adjacent[id as usize].contains(&v) {
                 self.adjacent[id as usize].push(v);
                 self.adjacent[v as usize].push(id);
             }

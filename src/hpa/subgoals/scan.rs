@@ -250,11 +250,24 @@ impl SubgoalGraph {
     /// cell it reads differently after an edit, they read the same as before, so the
     /// current grid decides. Each row costs one word-at-a-time look-up, where a walk cell
     /// by cell cost the row's length.
-    pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell, Parts)) {
+    pub(super) fn readers(
+        &self,
+        grid: &Grid,
+        x: Cell,
+        touched: impl Fn(Cell) -> bool,
+        mut found: impl FnMut(Cell, Parts),
+    ) {
+        // The cell a scan reads just before `x` on the way there, when touched too.
+        let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(&touched);
         for (q, d) in DIAGONALS.into_iter().enumerate() {
-            self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q)));
+            if !behind(d) {
+                self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q)));
+            }
         }
         for axis in AXES {
+            if behind(axis) {
+                continue;
+            }
             let first = Parts::axis_and_walks(axis);
             let row0 = self.stop_behind(grid, x, axis, u32::MAX, &mut |s| found(s, first));
             for (q, d) in DIAGONALS.into_iter().enumerate() {
