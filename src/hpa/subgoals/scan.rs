@@ -269,11 +269,11 @@ impl SubgoalGraph {
                 continue;
             }
             let first = Parts::axis_and_walks(axis);
-            let row0 = self.stop_behind(grid, x, axis, u32::MAX, &mut |s| found(s, first));
+            let deeper = self.stop_behind(grid, x, axis, u32::MAX, &mut |s| found(s, first));
             for (q, d) in DIAGONALS.into_iter().enumerate() {
                 if d.0 == axis.0 || d.1 == axis.1 {
                     let walk = Parts::diagonal(q);
-                    self.rows_back(grid, x, d, axis, row0 - 1, &mut |s| found(s, walk));
+                    self.rows_back(grid, x, d, axis, deeper, &mut |s| found(s, walk));
                 }
             }
         }
@@ -312,13 +312,15 @@ impl SubgoalGraph {
                 Some(next) if grid.is_free(next) => c = next,
                 _ => return,
             }
-            let k = self.stop_behind(grid, c, axis, limit, found);
-            limit = limit.min(k - 1);
+            limit = limit.min(self.stop_behind(grid, c, axis, limit, found));
         }
     }
 
-    /// The distance of the first stop behind `c` against `axis`, at most `limit` away
-    /// (`limit + 1` when there is none), reporting it when it is a subgoal.
+    /// Looks for the first stop behind `c` against `axis`, at most `limit` away, and
+    /// reports it when it is a subgoal. Returns the bound it sets on a deeper row's
+    /// reader: one less than the stop's distance when it is a subgoal, two less when it is
+    /// blocked or the map's edge (the cell beside the reader's diagonal step, just past
+    /// its diagonal cell on this row, must be free), `limit` when there is none.
     #[inline]
     fn stop_behind(
         &self,
@@ -331,14 +333,15 @@ impl SubgoalGraph {
         let back = (-axis.0, -axis.1);
         match self.lines.first_stop(c.x, c.y, back, limit) {
             Some(k) => {
-                if let Some(s) = offset(grid, c, back, k as i64) {
-                    if self.is_subgoal(s) {
+                match offset(grid, c, back, k as i64) {
+                    Some(s) if self.is_subgoal(s) => {
                         found(s);
+                        k - 1
                     }
+                    _ => k.saturating_sub(2),
                 }
-                k
             }
-            None => limit.saturating_add(1),
+            None => limit,
         }
     }
 }
