@@ -41,9 +41,13 @@
 //! subgoal's edges change only if its cone scan reads a cell whose passability or subgoal
 //! status changed: the first read that differs is such a cell, and every read before it
 //! is the same. [`SubgoalGraph::readers`](scan) walks back from each such cell to the
-//! subgoals that may read it (cut short, as a staircase, where no scan could have come
-//! from; see `scan.rs`); those are scanned again. An edge is kept while either end's
-//! scan reports it, so the graph after any sequence of edits equals a fresh build (tested).
+//! subgoals that may read it, a row at a time through the stop bits and cut short where
+//! no scan could have come from (see `scan.rs`), and names the parts of each reader's
+//! scan (a first run, a diagonal walk) that may read it. Only those parts are scanned
+//! again: a subgoal a part finds lies on its axis or strictly inside its quadrant, so the
+//! other parts' finds are kept as they were (they read no changed cell). An edge is kept
+//! while either end's scan reports it, so the graph after any sequence of edits equals a
+//! fresh build (tested).
 //!
 //! # Where the hierarchy comes in
 //! The quadtree still answers first: "unreachable" from the component labels, and a

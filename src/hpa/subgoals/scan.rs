@@ -239,17 +239,37 @@ impl SubgoalGraph {
     /// is the diagonal cell `p_(i−m)`, free and no subgoal, so row `m`'s first stop lies
     /// beyond `j`. On row `i` itself the first stop is `s`, at `k = j`.
     ///
+    /// Moreover the diagonal step from `p_(i−m−1)` onto `p_(i−m)` (for `m < i`) checks
+    /// the cell `p_(i−m) − a` beside it against corner cutting: row `m`'s cell at
+    /// `k = j + 1` is free. So a blocked cell (or the map's edge) as row `m`'s first stop
+    /// lies beyond `j + 1`, a subgoal beyond `j`.
+    ///
     /// So the walk steps back along `d` from `x` over free cells (`c_1, c_2, …`), and on
     /// each row asks the stop bits for the first stop behind `c_m` no farther than the
     /// *limit* `L_m`: a subgoal there is reported. Row `m`'s first stop at `k_m` bounds
-    /// every deeper reader's `j` by `k_m − 1`, so `L_(m+1) = min(L_m, k_m − 1)`
-    /// (`L_0` unbounded); the walk ends when the limit is 0 or `c_(m+1)` is blocked or off
-    /// the map. A reader's row has `j ≤ L_i` by the bound above and its first stop at `j`,
-    /// so it is reported: no reader is missed. Every cell these rules read (rows at
-    /// `k ≤ j`, the cells `c_m`), a reader's scan reads before `x`; where `x` is the first
-    /// cell it reads differently after an edit, they read the same as before, so the
-    /// current grid decides. Each row costs one word-at-a-time look-up, where a walk cell
-    /// by cell cost the row's length.
+    /// every deeper reader's `j` by `k_m − 1` if it is a subgoal, `k_m − 2` otherwise,
+    /// and `L_(m+1)` is the smaller of that bound and `L_m` (`L_0` unbounded); the walk
+    /// ends when the limit is 0 or `c_(m+1)` is blocked or off the map. A reader's row has
+    /// `j ≤ L_i` by the bounds above and its first stop at `j`, so it is reported: no
+    /// reader is missed. Every cell these rules read (rows at `k ≤ j + 1`, the cells
+    /// `c_m`), a reader's scan reads before `x`; where `x` is the first cell it reads
+    /// differently after an edit, they read the same as before, so the current grid
+    /// decides. Each row costs one word-at-a-time look-up, where a walk cell by cell cost
+    /// the row's length. The property tests fail when either bound is one step tighter.
+    ///
+    /// # Which parts, and which directions
+    /// Each reader comes with the [`Parts`] of its scan that may read `x`: the walk along
+    /// `d` for a diagonal target or a row `m ≥ 1`, and for row 0 (the first run along
+    /// `a`) that run and the two walks whose runs it limits. Only those parts are scanned
+    /// again.
+    ///
+    /// Every read of `x` comes right after a read of the cell before it on the way: `x − a`
+    /// for a run (the run's previous cell, or the diagonal cell it starts from), `x − d`
+    /// for a diagonal target. When that cell is `touched` too (its passability or subgoal
+    /// status changed), a scan reading `x` there read a changed cell first, so `x` is not
+    /// its first changed read and the direction is skipped: the inside of a building and
+    /// the runs along its own sides cost nothing. (A reader that is itself touched is a
+    /// new subgoal, scanned whole.)
     pub(super) fn readers(
         &self,
         grid: &Grid,
@@ -332,15 +352,13 @@ impl SubgoalGraph {
     ) -> u32 {
         let back = (-axis.0, -axis.1);
         match self.lines.first_stop(c.x, c.y, back, limit) {
-            Some(k) => {
-                match offset(grid, c, back, k as i64) {
-                    Some(s) if self.is_subgoal(s) => {
-                        found(s);
-                        k - 1
-                    }
-                    _ => k.saturating_sub(2),
+            Some(k) => match offset(grid, c, back, k as i64) {
+                Some(s) if self.is_subgoal(s) => {
+                    found(s);
+                    k - 1
                 }
-            }
+                _ => k.saturating_sub(2),
+            },
             None => limit,
         }
     }
