@@ -528,22 +528,22 @@ impl HpaMap {
         let Some(percent) = self.config.compact_above_percent else {
             return 0;
         };
-        if self.weighed_revision == self.revision {
+        if self.sizes.weighed_revision == self.revision {
             return 0;
         }
-        self.weighed_revision = self.revision;
+        self.sizes.weighed_revision = self.revision;
         let parts = self.memory_breakdown();
         let (total, percent) = (parts.total() as u128, percent as u128);
         let wasteful = parts.waste as u128 * 100 > (total - parts.waste as u128) * percent;
         // Growth the waste does not see (leaves an edited tree keeps apart where a fresh
         // build makes fewer) is caught by the size against the last build's.
-        let grown = total * 100 > self.built_bytes as u128 * (100 + percent);
+        let grown = total * 100 > self.sizes.built_bytes as u128 * (100 + percent);
         if !wasteful && !grown {
             return 0;
         }
         // A rebuild refused (over `max_memory`) leaves the map as it was.
         let freed = self.compact().unwrap_or(0);
-        self.weighed_revision = self.revision;
+        self.sizes.weighed_revision = self.revision;
         freed
     }
 

@@ -80,13 +80,8 @@ pub struct HpaMap {
     pub(super) estimated_bytes: usize,
     /// Which state of the cells this is (see [`HpaMap::revision`]).
     pub(super) revision: u64,
-    /// The revision whose waste [`HpaMap::refresh`] last weighed (see
-    /// [`Config::compact_above_percent`]): unedited since, it is not weighed again.
-    pub(super) weighed_revision: u64,
-    /// The slack of the map as built (see [`HpaMap::memory_breakdown`]'s waste).
-    pub(super) built_slack: usize,
-    /// [`HpaMap::memory_bytes`] as built (see [`Config::compact_above_percent`]).
-    pub(super) built_bytes: usize,
+    /// What automatic compaction weighs (boxed: read once per refresh at most).
+    pub(super) sizes: Box<SizeMarks>,
 }
 
 /// Revisions come from one counter for every map in the process, so that two maps, or a
@@ -108,6 +103,18 @@ impl std::fmt::Debug for HpaMap {
             .field("components", &self.component_count())
             .finish()
     }
+}
+
+/// What [`HpaMap::refresh`] weighs to decide on compacting (see
+/// [`Config::compact_above_percent`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SizeMarks {
+    /// The revision whose waste was last weighed: unedited since, it is not weighed again.
+    pub weighed_revision: u64,
+    /// The slack of the map as built (see [`HpaMap::memory_breakdown`]'s waste).
+    pub built_slack: usize,
+    /// [`HpaMap::memory_bytes`] as built.
+    pub built_bytes: usize,
 }
 
 impl HpaMap {
@@ -253,9 +260,7 @@ impl HpaMap {
             build_profile: Box::default(),
             estimated_bytes: 0,
             revision: next_revision(),
-            weighed_revision: 0,
-            built_slack: 0,
-            built_bytes: 0,
+            sizes: Box::default(),
         };
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
@@ -303,8 +308,8 @@ impl HpaMap {
         profile.subgoals = lap();
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
-        map.built_slack = map.slack_bytes();
-        map.built_bytes = map.memory_bytes();
+        map.sizes.built_slack = map.slack_bytes();
+        map.sizes.built_bytes = map.memory_bytes();
         Ok(map)
     }
 
@@ -455,7 +460,7 @@ impl HpaMap {
             clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
             landmarks: self.landmarks.memory_bytes(),
             subgoals: self.subgoals.as_ref().map_or(0, |s| s.memory_bytes()),
-            waste: self.slack_bytes().saturating_sub(self.built_slack),
+            waste: self.slack_bytes().saturating_sub(self.sizes.built_slack),
         }
     }
 
