@@ -194,23 +194,34 @@ trait Contender {
     fn memory(&self) -> Option<usize>;
 }
 
+/// How `Ours` brings the index up to date after a move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Refresh {
+    /// `update_all`: every unit, in storage order.
+    All,
+    /// One `update` per agent, in the agents' order.
+    PerAgent,
+    /// `rebuild` from the agents' array.
+    Rebuild,
+}
+
 /// `UnitIndex` updated in place (or rebuilt every frame).
 struct Ours<L: Layout> {
     label: &'static str,
     make: fn(f32) -> L,
     index: Option<UnitIndex<L>>,
-    rebuild: bool,
+    refresh: Refresh,
     scratch: Vec<(UnitId, Aabb)>,
     found: Vec<UnitId>,
 }
 
 impl<L: Layout> Ours<L> {
-    fn new(label: &'static str, make: fn(f32) -> L, rebuild: bool) -> Self {
+    fn new(label: &'static str, make: fn(f32) -> L, refresh: Refresh) -> Self {
         Self {
             label,
             make,
             index: None,
-            rebuild,
+            refresh,
             scratch: Vec::new(),
             found: Vec::new(),
         }
@@ -235,16 +246,20 @@ impl<L: Layout> Contender for Ours<L> {
 
     fn update(&mut self, agents: &Agents) {
         let index = self.index.as_mut().unwrap();
-        if self.rebuild {
-            for (i, unit) in self.scratch.iter_mut().enumerate() {
-                unit.1 = agents.aabb(i);
-            }
-            index.rebuild(&self.scratch).unwrap();
-        } else {
+        if self.refresh == Refresh::PerAgent {
             for i in 0..agents.len() {
                 index.update(UnitId::new(i as u32), agents.aabb(i)).unwrap();
             }
+            return;
         }
+        if self.refresh == Refresh::All {
+            index.update_all(|id, _| agents.aabb(id.index())).unwrap();
+            return;
+        }
+        for (i, unit) in self.scratch.iter_mut().enumerate() {
+            unit.1 = agents.aabb(i);
+        }
+        index.rebuild(&self.scratch).unwrap();
     }
 
     fn pairs(&mut self, agents: &mut Agents) -> Option<usize> {
@@ -669,17 +684,26 @@ fn tree_layout(w: f32) -> LooseQuadtree {
 
 fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
     let mut list: Vec<Box<dyn Contender>> = vec![
-        Box::new(Ours::new("UnitIndex<LooseQuadtree>", tree_layout, false)),
-        Box::new(Ours::new("UnitIndex<LooseGrid>", grid_layout, false)),
+        Box::new(Ours::new(
+            "UnitIndex<LooseQuadtree>",
+            tree_layout,
+            Refresh::All,
+        )),
+        Box::new(Ours::new("UnitIndex<LooseGrid>", grid_layout, Refresh::All)),
         Box::new(Ours::new(
             "UnitIndex<LooseQuadtree>, rebuilt every frame",
             tree_layout,
-            true,
+            Refresh::Rebuild,
         )),
         Box::new(Ours::new(
             "UnitIndex<LooseGrid>, rebuilt every frame",
             grid_layout,
-            true,
+            Refresh::Rebuild,
+        )),
+        Box::new(Ours::new(
+            "UnitIndex<LooseQuadtree>, update per agent",
+            tree_layout,
+            Refresh::PerAgent,
         )),
         Box::new(Rstar {
             bulk: false,
@@ -702,7 +726,7 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
         list.retain(|c| c.name() != "rstar, remove + insert");
     }
     if std::env::var("QUADPATH_UNITS_OURS_ONLY").is_ok() {
-        list.truncate(4);
+        list.truncate(5);
     }
     if let Ok(only) = std::env::var("QUADPATH_UNITS_ONLY") {
         // Comma-separated pieces of contender names, for measuring one idea against a peer.
