@@ -25,7 +25,8 @@
 //! the scenes (`uniform`, `clustered`, `huge`), `QUADPATH_UNITS_ONLY=LooseQuadtree>,broccoli`
 //! the contenders (pieces of their names); `QUADPATH_UNITS_NO_QUERIES=1` skips the per-agent
 //! queries (for profiling the pair walks); `QUADPATH_UNITS_LONG=1` runs only issue 26's long
-//! world (memory and pair walk of 80 units up to world-wide in a 2²⁴ × 1,000 world).
+//! world (memory and pair walk of 80 units up to world-wide in a 2²⁴ × 1,000 world);
+//! `QUADPATH_UNITS_FRAMES=200` sets the frames per table (to see whether long runs drift).
 
 mod common;
 
@@ -736,6 +737,12 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
 }
 
 fn frames_for(n: usize, quick: bool) -> usize {
+    if let Some(frames) = std::env::var("QUADPATH_UNITS_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return frames;
+    }
     match (n, quick) {
         (_, true) => 2,
         (0..=10_000, _) => 30,

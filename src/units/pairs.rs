@@ -45,6 +45,14 @@ impl Neighbourhood {
         self.ids.len()
     }
 
+    /// Pads the boxes with `LANES - 1` empty ones (which touch nothing), so that every batch
+    /// of the pair test starting below the real length is whole: no scalar tail.
+    fn pad(&mut self) {
+        for _ in 1..LANES {
+            self.push(&Aabb::EMPTY, UnitId::new(0));
+        }
+    }
+
     #[inline]
     fn push(&mut self, aabb: &Aabb, id: UnitId) {
         self.min_x.push(aabb.min_x);
@@ -59,39 +67,32 @@ impl Neighbourhood {
         Aabb::new(self.min_x[i], self.min_y[i], self.max_x[i], self.max_y[i])
     }
 
-    /// Calls `visit` with the id of every box from position `from` on that touches `a`
-    /// (closed boxes, as [`Aabb::intersects`]).
+    /// Calls `visit` with the id of every box at positions `from..real` that touches `a`
+    /// (closed boxes, as [`Aabb::intersects`]); the boxes must be [padded](Self::pad) past
+    /// `real`.
     #[inline]
-    fn each_touching(&self, a: &Aabb, from: usize, mut visit: impl FnMut(UnitId)) {
-        let n = self.len();
+    fn each_touching(&self, a: &Aabb, from: usize, real: usize, mut visit: impl FnMut(UnitId)) {
         let mut start = from;
-        while start + LANES <= n {
+        while start < real {
             let end = start + LANES;
             let (x0, y0) = (&self.min_x[start..end], &self.min_y[start..end]);
             let (x1, y1) = (&self.max_x[start..end], &self.max_y[start..end]);
-            // One byte per lane, 0 or 1, from non-short-circuit `&`: no branch per box, so
-            // the compiler compares the eight boxes in vector registers; the bytes read as
-            // one word say at once whether any touched.
-            let mut hit = [0u8; LANES];
+            // One bit per lane from non-short-circuit `&`: no branch per box, so the
+            // compiler compares the eight boxes in vector registers and gathers the lanes'
+            // results into one mask, which says at once whether any touched.
+            let mut hits = 0u32;
             for lane in 0..LANES {
-                hit[lane] = u8::from(
-                    (x0[lane] <= a.max_x)
-                        & (a.min_x <= x1[lane])
-                        & (y0[lane] <= a.max_y)
-                        & (a.min_y <= y1[lane]),
-                );
+                let hit = (x0[lane] <= a.max_x)
+                    & (a.min_x <= x1[lane])
+                    & (y0[lane] <= a.max_y)
+                    & (a.min_y <= y1[lane]);
+                hits |= u32::from(hit) << lane;
             }
-            let mut hits = u64::from_le_bytes(hit);
             while hits != 0 {
-                visit(self.ids[start + hits.trailing_zeros() as usize / 8]);
+                visit(self.ids[start + hits.trailing_zeros() as usize]);
                 hits &= hits - 1;
             }
             start = end;
-        }
-        for i in start..n {
-            if self.aabb(i).intersects(a) {
-                visit(self.ids[i]);
-            }
         }
     }
 }
@@ -137,9 +138,11 @@ impl<L: Layout> UnitIndex<L> {
             self.layout.candidates(&region, cell + 1, |other| {
                 self.gather(other, &mut near, |b| b.intersects(&region));
             });
+            let real = near.len();
+            near.pad();
             for i in 0..own {
                 let (a, id) = (near.aabb(i), near.ids[i]);
-                near.each_touching(&a, i + 1, |other| visit(id, other));
+                near.each_touching(&a, i + 1, real, |other| visit(id, other));
             }
         }
     }
