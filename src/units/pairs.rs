@@ -22,7 +22,9 @@ use super::{Aabb, UnitId, UnitIndex};
 /// How many boxes one batch of the pair test compares at once.
 const LANES: usize = 8;
 
-/// The boxes of a cell and its candidate neighbours, as parallel arrays.
+/// The boxes of a cell and its candidate neighbours, as parallel arrays. The arrays are
+/// kept longer than `len` (by at least `LANES` entries), so that a box can be written
+/// before deciding whether to keep it, and padding written past the end.
 #[derive(Default)]
 struct Neighbourhood {
     min_x: Vec<f32>,
@@ -30,36 +32,58 @@ struct Neighbourhood {
     max_x: Vec<f32>,
     max_y: Vec<f32>,
     ids: Vec<UnitId>,
+    /// How many boxes it holds.
+    len: usize,
 }
 
 impl Neighbourhood {
     fn clear(&mut self) {
-        self.min_x.clear();
-        self.min_y.clear();
-        self.max_x.clear();
-        self.max_y.clear();
-        self.ids.clear();
+        self.len = 0;
     }
 
     fn len(&self) -> usize {
-        self.ids.len()
+        self.len
     }
 
-    /// Pads the boxes with `LANES - 1` empty ones (which touch nothing), so that every batch
-    /// of the pair test starting below the real length is whole: no scalar tail.
+    /// Makes room for `LANES` more entries past `len`.
+    #[inline]
+    fn reserve_lanes(&mut self) {
+        let needed = self.len + LANES;
+        if self.ids.len() < needed {
+            let size = needed.max(2 * self.ids.len());
+            self.min_x.resize(size, 0.0);
+            self.min_y.resize(size, 0.0);
+            self.max_x.resize(size, 0.0);
+            self.max_y.resize(size, 0.0);
+            self.ids.resize(size, UnitId::new(0));
+        }
+    }
+
+    /// Writes empty boxes (which touch nothing) in the `LANES - 1` entries past `len`, so
+    /// that every batch of the pair test starting below `len` is whole: no scalar tail.
     fn pad(&mut self) {
-        for _ in 1..LANES {
-            self.push(&Aabb::EMPTY, UnitId::new(0));
+        self.reserve_lanes();
+        for i in self.len..self.len + LANES - 1 {
+            self.set(i, &Aabb::EMPTY, UnitId::new(0));
         }
     }
 
     #[inline]
-    fn push(&mut self, aabb: &Aabb, id: UnitId) {
-        self.min_x.push(aabb.min_x);
-        self.min_y.push(aabb.min_y);
-        self.max_x.push(aabb.max_x);
-        self.max_y.push(aabb.max_y);
-        self.ids.push(id);
+    fn set(&mut self, i: usize, aabb: &Aabb, id: UnitId) {
+        self.min_x[i] = aabb.min_x;
+        self.min_y[i] = aabb.min_y;
+        self.max_x[i] = aabb.max_x;
+        self.max_y[i] = aabb.max_y;
+        self.ids[i] = id;
+    }
+
+    /// Appends the box when `keep`: it is written either way and only counted when kept,
+    /// so that a filter the branch predictor cannot guess costs no mispredicted branch.
+    #[inline]
+    fn push_if(&mut self, aabb: &Aabb, id: UnitId, keep: bool) {
+        self.reserve_lanes();
+        self.set(self.len, aabb, id);
+        self.len += usize::from(keep);
     }
 
     #[inline]
@@ -67,13 +91,12 @@ impl Neighbourhood {
         Aabb::new(self.min_x[i], self.min_y[i], self.max_x[i], self.max_y[i])
     }
 
-    /// Calls `visit` with the id of every box at positions `from..real` that touches `a`
-    /// (closed boxes, as [`Aabb::intersects`]); the boxes must be [padded](Self::pad) past
-    /// `real`.
+    /// Calls `visit` with the id of every box at positions `from..len` that touches `a`
+    /// (closed boxes, as [`Aabb::intersects`]); the boxes must be [padded](Self::pad).
     #[inline]
-    fn each_touching(&self, a: &Aabb, from: usize, real: usize, mut visit: impl FnMut(UnitId)) {
+    fn each_touching(&self, a: &Aabb, from: usize, mut visit: impl FnMut(UnitId)) {
         let mut start = from;
-        while start < real {
+        while start < self.len {
             let end = start + LANES;
             let (x0, y0) = (&self.min_x[start..end], &self.min_y[start..end]);
             let (x1, y1) = (&self.max_x[start..end], &self.max_y[start..end]);
@@ -95,6 +118,13 @@ impl Neighbourhood {
             start = end;
         }
     }
+}
+
+/// [`Aabb::intersects`] without short circuits: one answer from four comparisons and no
+/// branch, for filters whose outcome is a coin toss.
+#[inline]
+fn touches(a: &Aabb, b: &Aabb) -> bool {
+    (a.min_x <= b.max_x) & (b.min_x <= a.max_x) & (a.min_y <= b.max_y) & (b.min_y <= a.max_y)
 }
 
 impl<L: Layout> UnitIndex<L> {
@@ -136,13 +166,12 @@ impl<L: Layout> UnitIndex<L> {
             // A neighbour's unit that misses the union of this cell's boxes misses each of
             // them: most of a neighbour cell's units, which lie away from the shared border.
             self.layout.candidates(&region, cell + 1, |other| {
-                self.gather(other, &mut near, |b| b.intersects(&region));
+                self.gather(other, &mut near, |b| touches(b, &region));
             });
-            let real = near.len();
             near.pad();
             for i in 0..own {
                 let (a, id) = (near.aabb(i), near.ids[i]);
-                near.each_touching(&a, i + 1, real, |other| visit(id, other));
+                near.each_touching(&a, i + 1, |other| visit(id, other));
             }
         }
     }
@@ -154,9 +183,7 @@ impl<L: Layout> UnitIndex<L> {
         let mut slot = self.heads[cell as usize];
         while slot != NIL {
             let unit = &slots[slot as usize];
-            if keep(&unit.aabb) {
-                near.push(&unit.aabb, unit.id);
-            }
+            near.push_if(&unit.aabb, unit.id, keep(&unit.aabb));
             slot = unit.next;
         }
     }
