@@ -766,6 +766,7 @@ fn main() {
     }
     out.push_str("### Unit index: one frame (move + update + collide), one thread\n\n");
     let scenes = std::env::var("QUADPATH_UNITS_SCENES").unwrap_or_default();
+    let mut summary = Vec::new();
     for scene in [Scene::Uniform, Scene::Clustered, Scene::Huge] {
         if !scenes.is_empty() && !scenes.contains(scene.key()) {
             continue;
@@ -833,8 +834,50 @@ fn main() {
             table(&mut out, &header, &table_rows);
             println!("{out}");
             out.clear();
+            if let Some(row) = summary_row(scene, n, &rows) {
+                summary.push(row);
+            }
         }
     }
+    if !summary.is_empty() {
+        out.push_str(
+            "**Against broccoli** (issue 29: `UnitIndex<LooseQuadtree>` with `update_all` and the \
+             pair walk; frame = move + update + pair walk; broccoli's tree is built in its pair \
+             walk)\n\n",
+        );
+        let header = [
+            "scene",
+            "agents",
+            "move",
+            "update",
+            "pair walk",
+            "frame",
+            "broccoli frame",
+            "ours / broccoli",
+            "memory",
+        ]
+        .map(String::from);
+        table(&mut out, &header, &summary);
+        println!("{out}");
+    }
+}
+
+/// The summary's row for one table: our index against broccoli, when both ran.
+fn summary_row(scene: Scene, n: usize, rows: &[Timing]) -> Option<Vec<String>> {
+    let ours = rows.iter().find(|t| t.name == "UnitIndex<LooseQuadtree>")?;
+    let broccoli = rows.iter().find(|t| t.name.starts_with("broccoli"))?;
+    let frame = |t: &Timing| t.moving + t.update + t.pairs.unwrap_or(f64::NAN);
+    Some(vec![
+        scene.name().into(),
+        n.to_string(),
+        fmt_ms(ours.moving),
+        fmt_ms(ours.update),
+        ours.pairs.map_or("–".into(), fmt_ms),
+        fmt_ms(frame(ours)),
+        fmt_ms(frame(broccoli)),
+        fmt_ratio(frame(ours) / frame(broccoli)),
+        ours.memory.map_or("–".into(), fmt_bytes),
+    ])
 }
 
 // ---------------------------------------------------------------------------------------
