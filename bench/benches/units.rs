@@ -726,6 +726,10 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
         // Seconds a frame (20–30× the others at 1M): it would double the run's length.
         list.retain(|c| c.name() != "rstar, remove + insert");
     }
+    if std::env::var_os("QUADPATH_UNITS_NO_QUERIES").is_some() {
+        // `rstar` has no pair walk: it collides by queries only.
+        list.retain(|c| !c.name().starts_with("rstar"));
+    }
     if std::env::var("QUADPATH_UNITS_OURS_ONLY").is_ok() {
         list.truncate(5);
     }
