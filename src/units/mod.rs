@@ -33,9 +33,10 @@
 //! order jumps through the whole store instead, and [`UnitIndex::rebuild`] scatters every unit
 //! to a new slot: at a million units (`benches/units.rs`, shared machine) `update_all` took
 //! 53–73 ms a frame against 143–270 for the updates and 80–136 for the rebuild. Units that
-//! changed cells stay where their slot was (linked into their new cell's list), so memory
-//! order drifts slowly from cell order; [`UnitIndex::cleanup`] restores it (300 frames of
-//! the uniform crowd at 100k did not slow the pair walk measurably).
+//! change cells stay where their slot was (linked into their new cell's list), so memory
+//! order drifts from cell order, and the pair walk slows (twice as slow after 100 frames of
+//! a freely drifting crowd of a million); `update_all` sorts again, with a
+//! [`UnitIndex::cleanup`], once a quarter of the units are out of order.
 //!
 //! ## Deferred work
 //! A move that keeps a unit in its cell only writes its box; one that changes cells moves
