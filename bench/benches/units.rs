@@ -578,6 +578,10 @@ struct Timing {
     name: String,
     moving: f64,
     update: f64,
+    /// Mean of move + update + pair walk over the frames, when the pair walk ran every
+    /// frame: unlike the medians, it counts work done every few frames (`update_all`'s
+    /// re-sort by cell).
+    frame_mean: Option<f64>,
     pairs: Option<f64>,
     queries: Option<f64>,
     memory: Option<usize>,
@@ -651,12 +655,17 @@ fn run(contender: &mut dyn Contender, start: &Agents, frames: usize) -> (Timing,
         };
         counts.push(count);
     }
+    let frame_mean = (pairs.len() == frames).then(|| {
+        let total: f64 = (0..frames).map(|f| moving[f] + update[f] + pairs[f]).sum();
+        total / frames as f64
+    });
     let opt = |v: Vec<f64>| (!v.is_empty()).then(|| median(&v));
     (
         Timing {
             name: contender.name(),
             moving: median(&moving),
             update: median(&update),
+            frame_mean,
             pairs: opt(pairs),
             queries: opt(queries),
             memory: contender.memory(),
@@ -852,8 +861,8 @@ fn main() {
     if !summary.is_empty() {
         out.push_str(
             "**Against broccoli** (issue 29: `UnitIndex<LooseQuadtree>` with `update_all` and the \
-             pair walk; frame = move + update + pair walk; broccoli's tree is built in its pair \
-             walk)\n\n",
+             pair walk; frame = move + update + pair walk, medians of each, and the mean of \
+             whole frames; broccoli's tree is built in its pair walk)\n\n",
         );
         let header = [
             "scene",
@@ -864,6 +873,9 @@ fn main() {
             "frame",
             "broccoli frame",
             "ours / broccoli",
+            "mean frame",
+            "broccoli mean frame",
+            "ours / broccoli (means)",
             "memory",
         ]
         .map(String::from);
@@ -886,6 +898,9 @@ fn summary_row(scene: Scene, n: usize, rows: &[Timing]) -> Option<Vec<String>> {
         fmt_ms(frame(ours)),
         fmt_ms(frame(broccoli)),
         fmt_ratio(frame(ours) / frame(broccoli)),
+        ours.frame_mean.map_or("–".into(), fmt_ms),
+        broccoli.frame_mean.map_or("–".into(), fmt_ms),
+        fmt_ratio(ours.frame_mean.unwrap_or(f64::NAN) / broccoli.frame_mean.unwrap_or(f64::NAN)),
         ours.memory.map_or("–".into(), fmt_bytes),
     ])
 }
