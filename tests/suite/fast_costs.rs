@@ -222,6 +222,9 @@ fn check_random_worlds(
 ) {
     let grid = grid_from(w, h, runs);
     let costs = costs_from(dot, road, swamp);
+    // The bound is kept on maps of several costs; with one (all three drawn alike) the
+    // map is not affected (see `Config::max_excess_percent`).
+    let worst = worst.filter(|_| !(dot == road && road == swamp));
     // Some 400 goals spread over the free cells: a move that breaks the bound is answered
     // by the exact search, and every free cell from every start was minutes of it.
     let free: Vec<Cell> = grid.free_cells().collect();
