@@ -143,7 +143,10 @@ pub struct Config {
     /// only in a full refresh, never in [`HpaMap::refresh_within`](super::HpaMap::refresh_within),
     /// and the waste is weighed once per edited state (a walk over the leaves and gates).
     /// So an edited map stays within about `1 + p/100` times the counted bytes of a fresh
-    /// build of its grid (see the guide). Both presets set `Some(25)`.
+    /// build of its grid (see the guide). Both presets set `Some(100)`: a compaction is a
+    /// whole rebuild inside one `refresh()` call, so, like a `Vec` that doubles, the map is
+    /// rebuilt only once its edits have doubled its bytes, which keeps the rebuilds' cost per
+    /// edit bounded (25 % cost 3.4× the edit time over 200k edits of a five-class `World`).
     pub compact_above_percent: Option<u32>,
 }
 
@@ -171,7 +174,7 @@ impl Config {
             max_memory: None,
             subgoals: false,
             max_excess_percent: None,
-            compact_above_percent: Some(25),
+            compact_above_percent: Some(100),
         }
     }
 
@@ -189,7 +192,7 @@ impl Config {
             max_memory: None,
             subgoals: false,
             max_excess_percent: None,
-            compact_above_percent: Some(25),
+            compact_above_percent: Some(100),
         }
     }
 
