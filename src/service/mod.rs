@@ -146,7 +146,7 @@ use crate::geom::{Cell, Rect};
 use crate::units::UnitId;
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use tick::{GroupKey, Lane, Recent};
 
 /// What a request asked for, checked.
@@ -226,6 +226,9 @@ pub struct PathService {
     events: Vec<PathEvent>,
     pending_per_unit: HashMap<UnitId, usize>,
     recent: Recent,
+    /// Delivered paths an edit that freed ground may have made longer than needed, waiting
+    /// for idle lanes (see `watch::take_replans`).
+    replans: BTreeSet<Ticket>,
     next_ticket: u64,
     next_job: u64,
     frame: u64,
@@ -250,6 +253,7 @@ impl PathService {
             events: Vec::new(),
             pending_per_unit: HashMap::new(),
             recent: Recent::default(),
+            replans: BTreeSet::new(),
             next_ticket: 0,
             next_job: 0,
             frame: 0,
@@ -341,6 +345,7 @@ impl PathService {
             .tickets
             .remove(&ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
+        self.replans.remove(&ticket);
         if let TicketState::Pending { request, job, .. } = state {
             if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
                 *n -= 1;
@@ -351,12 +356,13 @@ impl PathService {
             match job {
                 None => self.intake.retain(|i| i.ticket != ticket),
                 Some(number) => {
-                    let count = self.lanes.len() as u64;
-                    let lane = &mut self.lanes[(number % count) as usize];
-                    if let Some(k) = lane.queue.iter().position(|j| j.number == number) {
-                        lane.queue[k].remove(ticket);
-                        if lane.queue[k].tickets() == 0 {
-                            lane.queue.remove(k);
+                    for lane in &mut self.lanes {
+                        if let Some(k) = lane.queue.iter().position(|j| j.number == number) {
+                            lane.queue[k].remove(ticket);
+                            if lane.queue[k].tickets() == 0 {
+                                lane.queue.remove(k);
+                            }
+                            break;
                         }
                     }
                 }

@@ -87,6 +87,7 @@ impl PathService {
             Budget::Time(d) => (usize::MAX, Some(now + d)),
         };
         let mut report = TickReport::default();
+        super::watch::take_replans(self);
         self.take_in(world, &mut report);
         let count = self.lanes.len();
         let allowances: Vec<Allowance> = (0..count)
@@ -159,8 +160,11 @@ impl PathService {
                 .remove(&key)
                 .filter(|f| layer.is_some_and(|l| f.is_current(l)));
             let single_cell = key.1.x1 == key.1.x2 && key.1.y1 == key.1.y2;
-            if field.is_some() || !single_cell || starts.len() >= self.config.flow_threshold {
+            let whole_group = field.is_some() || starts.len() >= self.config.flow_threshold;
+            let small_group = starts.len() >= 2 && self.config.share_small_groups;
+            if whole_group || small_group || !single_cell {
                 let mut job = Job::new(self.next_job, key, starts, true);
+                job.bounded = !whole_group;
                 job.field_reused = field.is_some();
                 job.field = field;
                 self.stats.flow_fields += u64::from(job.field.is_none());
@@ -174,10 +178,15 @@ impl PathService {
         }
     }
 
-    /// Deals `job` to its lane (by number) and notes where its tickets are.
+    /// Deals `job` to the lane with the least queued work (the first among equals, so
+    /// the choice depends only on the requests), and places it in the lane's queue: small
+    /// jobs (one search) before jobs that build a field, oldest first within each kind,
+    /// never before a job holding a paused search (which would restart).
     fn enqueue(&mut self, job: Job) {
         self.next_job += 1;
-        let lane = (job.number % self.lanes.len() as u64) as usize;
+        let lane = (0..self.lanes.len())
+            .min_by_key(|&i| self.lanes[i].queue.iter().map(Job::weight).sum::<usize>())
+            .expect("at least one lane");
         for (_, tickets) in &job.starts {
             for t in tickets {
                 if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
@@ -185,7 +194,12 @@ impl PathService {
                 }
             }
         }
-        self.lanes[lane].queue.push_back(job);
+        let queue = &mut self.lanes[lane].queue;
+        let first = usize::from(queue.front().is_some_and(Job::holds_search));
+        let at = (first..queue.len())
+            .find(|&i| queue[i].weight() > job.weight())
+            .unwrap_or(queue.len());
+        queue.insert(at, job);
     }
 
     /// Hands `answer` to its ticket, if the ticket still waits for it.
@@ -203,8 +217,10 @@ impl PathService {
                 (answer.outcome.clone(), layer.revision()),
             );
         }
-        let costs = answer.outcome.path().map(|p| {
-            let layer = world.layer(request.class).expect("a class of the world");
+        let layer = world.layer(request.class).expect("a class of the world");
+        // Under unit costs no edit can re-price a position: nothing to remember.
+        let priced = !layer.costs().is_unit();
+        let costs = answer.outcome.path().filter(|_| priced).map(|p| {
             p.cells
                 .iter()
                 .map(|&c| layer.costs().cell_cost(layer.grid(), c))
