@@ -398,6 +398,29 @@ impl FlowField {
         )))
     }
 
+    /// Goes on with a walk down the field: `cells` holds the walk so far (its last cell
+    /// where it stands, a position the field [covers](FlowField::covers) or one reached by
+    /// walking from one); adds up to `max` steps of [`FlowField::next_step`] (at least
+    /// one) and returns whether the walk is over (on the goal, or nowhere to go). The
+    /// field must be current for `map`. What the path service reads a slice at a time.
+    pub(crate) fn walk(&self, map: &HpaMap, cells: &mut Vec<Cell>, max: usize) -> bool {
+        debug_assert!(self.is_current(map), "a walk on a stale field");
+        let mut seen = Areas::default();
+        for _ in 0..max.max(1) {
+            let here = *cells.last().expect("a walk starts somewhere");
+            match self.step_with(map, here, &mut seen) {
+                Some(next) => cells.push(next),
+                None => return true,
+            }
+        }
+        false
+    }
+
+    /// Whether `cell` has a route to the goal on the field (a current one).
+    pub(crate) fn reaches_goal(&self, map: &HpaMap, cell: Cell) -> bool {
+        self.value(map, cell) < UNREACHED
+    }
+
     /// How many leaves have their per-position distances worked out so far (0 for a field
     /// over a map with sparse gates, which holds every cell from the start).
     pub fn computed_leaves(&self) -> usize {

@@ -9,8 +9,11 @@ use crate::hpa::{HpaMap, Path, PathSearch, QueryError, SearchContext, SearchProg
 use crate::world::{ClassId, World};
 use std::time::Instant;
 
-/// Expansions a search runs between two looks at the clock under a time budget.
-const TIME_SLICE: usize = 256;
+/// Expansions (or settled nodes of a field's build) between two looks at the clock under a
+/// time budget: small, since one node of a large open leaf offers its distance to every
+/// gate of the leaf (a few microseconds), and a look at the clock costs tens of
+/// nanoseconds.
+const TIME_SLICE: usize = 32;
 
 /// [`Job::weight`] of a job that builds a flow field: about as many single searches.
 const FIELD_WEIGHT: usize = 16;
@@ -66,6 +69,8 @@ enum Attempt {
     Direct(PathSearch),
     /// Reading the path off the job's flow field (built first if need be).
     Field,
+    /// Walking down the field, a slice at a time: the cells so far.
+    Walk(Vec<Cell>),
     /// Looking for the closest reachable position.
     Scan(ClosestScan),
     /// Searches to the closest reachable positions found, one tied candidate at a time.
@@ -236,6 +241,20 @@ impl Job {
                 None
             }
             Attempt::Field => self.read_field(map, start, allowance),
+            Attempt::Walk(mut cells) => {
+                let field = self.field.as_ref().expect("a walk has its field");
+                let slice = allowance.slice().max(1);
+                let before = cells.len();
+                let done = field.walk(map, &mut cells, slice);
+                let work = (cells.len() - before).max(1);
+                allowance.book(work, work.saturating_sub(slice).max(1));
+                if !done {
+                    self.attempt = Attempt::Walk(cells);
+                    return None;
+                }
+                let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
+                Some(Outcome::Full(path))
+            }
             Attempt::Direct(mut search) => match run_search(map, ctx, &mut search, allowance) {
                 None => {
                     self.attempt = Attempt::Direct(search);
@@ -328,16 +347,15 @@ impl Job {
                 return None;
             }
         }
-        let path = self
-            .field
-            .as_ref()
-            .and_then(|f| f.path_from(map, start).ok().flatten());
-        match path {
-            Some(path) => {
-                allowance.book(path.cells.len(), path.cells.len());
-                Some(Outcome::Full(path))
-            }
-            None => self.unreachable(start),
+        let Some(field) = &self.field else {
+            return self.unreachable(start); // no open position in the goal
+        };
+        if field.reaches_goal(map, start) {
+            allowance.book(1, 1);
+            self.attempt = Attempt::Walk(vec![start]);
+            None
+        } else {
+            self.unreachable(start)
         }
     }
 

@@ -84,7 +84,8 @@ impl PathService {
             Budget::Expansions(0) => return Err(ServiceError::ZeroBudget),
             Budget::Time(d) if d.is_zero() => return Err(ServiceError::ZeroBudget),
             Budget::Expansions(n) => (n, None),
-            Budget::Time(d) => (usize::MAX, Some(now + d)),
+            // The lanes stop at 7/8 of the time: the rest is for delivering their answers.
+            Budget::Time(d) => (usize::MAX, Some(now + d * 7 / 8)),
         };
         let mut report = TickReport::default();
         super::watch::take_replans(self);

@@ -214,6 +214,42 @@ fn unreachable_goals_fail_or_give_the_closest_position() {
 }
 
 #[test]
+fn a_small_group_to_a_closed_goal_gets_the_closest_positions() {
+    let (world, infantry, _) = two_rooms();
+    let mut service = PathService::new(&world);
+    let wall = Cell::new(15, 5);
+    let starts = [Cell::new(2, 5), Cell::new(3, 9), Cell::new(27, 4)];
+    let tickets: Vec<_> = (0..3)
+        .map(|i| {
+            order(
+                &mut service,
+                &world,
+                (infantry, i),
+                starts[i as usize],
+                wall,
+            )
+        })
+        .collect();
+    finish(&mut service, &world);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    for (t, start) in tickets.into_iter().zip(starts) {
+        let Some(Outcome::Partial {
+            path,
+            goal_distance,
+        }) = service.outcome(t)
+        else {
+            panic!("{:?}", service.outcome(t));
+        };
+        // Next to the wall cell, on the start's side: (14, 5) or (16, 5).
+        assert_eq!(*goal_distance, 1.0);
+        let end = *path.cells.last().unwrap();
+        assert_eq!(end, Cell::new(if start.x < 15 { 14 } else { 16 }, 5));
+        let optimum = distances(&open, start)[(end.y * open.width() + end.x) as usize].unwrap();
+        assert!((path.length - optimum).abs() < 1e-6);
+    }
+}
+
+#[test]
 fn reachable_follows_edits() {
     let (mut world, infantry, _) = two_rooms();
     let service = PathService::new(&world);
