@@ -46,6 +46,8 @@
 mod error;
 mod field;
 mod solve;
+#[cfg(test)]
+mod tests;
 
 pub use error::FlowError;
 pub(crate) use field::FieldBuild;
