@@ -6,6 +6,7 @@ use super::FlowError;
 use crate::geom::{Cell, Direction, Rect};
 use crate::hpa::{GatePolicy, HpaMap, Path, SlotId};
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Where a flow field leads: one cell, or anywhere in a rectangle ("move into this
@@ -109,6 +110,9 @@ pub struct FlowField {
     /// service, never handed out), the search's per-node flags, to tell which positions it
     /// [covers](FlowField::covers).
     coverage: Option<Vec<u8>>,
+    /// Cells of the leaf tables worked out so far: how a walk tells that a step paid for
+    /// a leaf's sweep.
+    swept: AtomicUsize,
 }
 
 /// A flow field being built a slice of its backward Dijkstra at a time, so that a frame
@@ -121,6 +125,11 @@ pub(crate) struct FieldBuild {
     width: u32,
     height: u32,
     search: Search,
+    /// Free-leaf slots of the map (exact maps).
+    leaves: usize,
+    /// The field's per-leaf table slots (exact maps), made a slice at a time once the
+    /// search is over.
+    tables: Vec<OnceLock<Box<[f64]>>>,
 }
 
 /// The search behind a [`FieldBuild`].
@@ -191,7 +200,7 @@ impl HpaMap {
             Search::Gates(solve::GateDijkstra::new(
                 self.gate_graph(),
                 area,
-                &goal_leaves,
+                goal_leaves,
             ))
         } else {
             Search::Cells(solve::CellDijkstra::new(self.grid(), area))
@@ -202,6 +211,8 @@ impl HpaMap {
             width,
             height,
             search,
+            leaves: self.gate_graph().leaf_capacity(),
+            tables: Vec::new(),
         })
     }
 }
@@ -232,7 +243,7 @@ impl FieldBuild {
     /// Whether the search is over (then [`FieldBuild::finish`]).
     pub(crate) fn is_finished(&self) -> bool {
         match &self.search {
-            Search::Gates(search) => search.is_finished(),
+            Search::Gates(search) => search.is_finished() && self.tables.len() == self.leaves,
             Search::Cells(search) => search.is_finished(),
         }
     }
@@ -243,6 +254,14 @@ impl FieldBuild {
     pub(crate) fn step(&mut self, map: &HpaMap, max: usize) -> usize {
         debug_assert!(self.is_current(map), "a build on an edited map");
         match &mut self.search {
+            Search::Gates(search) if search.is_finished() => {
+                // The table slots, as many as the work allows.
+                let add = (self.leaves - self.tables.len())
+                    .min(max.max(1).saturating_mul(solve::FILL_PER_UNIT));
+                self.tables
+                    .extend(std::iter::repeat_with(OnceLock::new).take(add));
+                add.div_ceil(solve::FILL_PER_UNIT).max(1)
+            }
             Search::Gates(search) => search.step(map.gate_graph(), max),
             Search::Cells(search) => search.step(map.grid(), map.costs(), max),
         }
@@ -252,10 +271,9 @@ impl FieldBuild {
     pub(crate) fn finish(self, map: &HpaMap) -> FlowField {
         let (values, coverage) = match self.search {
             Search::Gates(search) => {
+                debug_assert_eq!(self.tables.len(), map.gate_graph().leaf_capacity());
                 let bounded = !search.open_is_empty();
-                let tables = (0..map.gate_graph().leaf_capacity())
-                    .map(|_| OnceLock::new())
-                    .collect();
+                let tables = self.tables;
                 let coverage = bounded.then_some(search.state);
                 (
                     Values::Leaves {
@@ -278,6 +296,7 @@ impl FieldBuild {
             height: self.height,
             values,
             coverage,
+            swept: AtomicUsize::new(0),
         }
     }
 }
@@ -401,19 +420,26 @@ impl FlowField {
     /// Goes on with a walk down the field: `cells` holds the walk so far (its last cell
     /// where it stands, a position the field [covers](FlowField::covers) or one reached by
     /// walking from one); adds up to `max` steps of [`FlowField::next_step`] (at least
-    /// one) and returns whether the walk is over (on the goal, or nowhere to go). The
-    /// field must be current for `map`. What the path service reads a slice at a time.
-    pub(crate) fn walk(&self, map: &HpaMap, cells: &mut Vec<Cell>, max: usize) -> bool {
+    /// one), stopping early after a step that worked out a leaf's distances (a sweep over
+    /// its rectangle, the costly part of a walk). Returns whether the walk is over (on the
+    /// goal, or nowhere to go) and the cells swept. The field must be current for `map`.
+    /// What the path service reads a slice at a time.
+    pub(crate) fn walk(&self, map: &HpaMap, cells: &mut Vec<Cell>, max: usize) -> (bool, usize) {
         debug_assert!(self.is_current(map), "a walk on a stale field");
         let mut seen = Areas::default();
+        let before = self.swept.load(Ordering::Relaxed);
         for _ in 0..max.max(1) {
             let here = *cells.last().expect("a walk starts somewhere");
             match self.step_with(map, here, &mut seen) {
                 Some(next) => cells.push(next),
-                None => return true,
+                None => return (true, self.swept.load(Ordering::Relaxed) - before),
+            }
+            let swept = self.swept.load(Ordering::Relaxed) - before;
+            if swept > 0 {
+                return (false, swept);
             }
         }
-        false
+        (false, 0)
     }
 
     /// Whether `cell` has a route to the goal on the field (a current one).
@@ -496,7 +522,9 @@ impl FlowField {
                 Some(leaf) => {
                     let graph = map.gate_graph();
                     let table = tables[leaf.index()].get_or_init(|| {
-                        solve::leaf_distances(graph, leaf, gates, self.goal.area())
+                        let table = solve::leaf_distances(graph, leaf, gates, self.goal.area());
+                        self.swept.fetch_add(table.len(), Ordering::Relaxed);
+                        table
                     });
                     Area {
                         rect: graph.leaf(leaf).rect,

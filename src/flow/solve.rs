@@ -32,22 +32,39 @@ pub(super) struct GateDijkstra {
     /// Target gates not settled yet (see [`GateDijkstra::target`]).
     targets_left: usize,
     bounded: bool,
+    /// The goal and its free leaves, until the search is seeded (`dist` filled first).
+    seed: Option<(Rect, Vec<LeafId>)>,
 }
 
 impl GateDijkstra {
-    pub(super) fn new(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafId]) -> Self {
+    /// A search from `goal`, whose open part lies in `goal_leaves`. Nothing is done yet:
+    /// the first steps fill the distance array (a few megabytes on a large map), a slice
+    /// at a time, then seed the search.
+    pub(super) fn new(graph: &GateGraph, goal: Rect, goal_leaves: Vec<LeafId>) -> Self {
         let n = graph.gate_capacity();
-        let mut search = GateDijkstra {
-            dist: vec![UNREACHED; n],
+        GateDijkstra {
+            dist: Vec::with_capacity(n),
             state: vec![0u8; n],
             open: OpenList::default(),
             targets_left: 0,
             bounded: false,
-        };
+            seed: Some((goal, goal_leaves)),
+        }
+    }
+
+    /// Fills a slice of the distance array worth `max` units; seeds the search once it is
+    /// full. Returns the units spent.
+    fn prepare(&mut self, graph: &GateGraph, max: usize) -> usize {
+        let spent = fill(&mut self.dist, self.state.len(), max);
+        if self.dist.len() < self.state.len() {
+            return spent;
+        }
+        let (goal, goal_leaves) = self.seed.take().expect("not seeded yet");
         // Every gate of a leaf holding part of the goal starts at its straight distance to
         // that part. Leaf-mates need not offer each other anything on top: the distance to
         // a rectangle grows by at most the step between two cells.
-        for &leaf in goal_leaves {
+        let search = self;
+        for &leaf in &goal_leaves {
             let l = graph.leaf(leaf);
             let part = l
                 .rect
@@ -61,7 +78,7 @@ impl GateDijkstra {
                 }
             }
         }
-        search
+        spent
     }
 
     /// Bounds the search: it may stop once every gate of `leaf` is settled (for every leaf
@@ -79,11 +96,15 @@ impl GateDijkstra {
 
     /// Whether the search is over: nothing left to settle, or every target settled.
     pub(super) fn is_finished(&self) -> bool {
-        self.bounded && self.targets_left == 0 || self.open.is_empty()
+        self.seed.is_none() && (self.bounded && self.targets_left == 0 || self.open.is_empty())
     }
 
-    /// Settles up to `max` gates (at least one pop); returns the gates popped.
+    /// Settles up to `max` gates (at least one pop; or prepares the search, see
+    /// [`GateDijkstra::new`]); returns the gates popped (the units spent).
     pub(super) fn step(&mut self, graph: &GateGraph, max: usize) -> usize {
+        if self.seed.is_some() {
+            return self.prepare(graph, max);
+        }
         let mut popped = 0;
         while popped < max.max(1) && !(self.bounded && self.targets_left == 0) {
             let Some(node) = self.open.pop() else { break };
@@ -154,6 +175,18 @@ pub(super) fn gates_settled(graph: &GateGraph, leaf: LeafId, state: &[u8]) -> bo
 /// Whether node `i` is settled in a search's flags `state`.
 pub(super) fn settled(state: &[u8], i: usize) -> bool {
     state[i] & SETTLED != 0
+}
+
+/// Entries of a large array filled (and its memory first touched) per unit of work: about
+/// the time of one expansion.
+pub(super) const FILL_PER_UNIT: usize = 1024;
+
+/// Grows `v` toward `n` entries of [`UNREACHED`] by at most `max` units' worth (at least
+/// one); returns the units spent.
+fn fill(v: &mut Vec<f64>, n: usize, max: usize) -> usize {
+    let add = (n - v.len()).min(max.max(1).saturating_mul(FILL_PER_UNIT));
+    v.resize(v.len() + add, UNREACHED);
+    add.div_ceil(FILL_PER_UNIT).max(1)
 }
 
 /// [`GateDijkstra`]'s flags: the gate is settled.
@@ -253,24 +286,40 @@ pub(super) struct CellDijkstra {
     open: OpenList,
     targets_left: usize,
     bounded: bool,
+    /// The goal, until the search is seeded (`dist` filled first).
+    seed: Option<Rect>,
 }
 
 impl CellDijkstra {
+    /// A search from `goal`; as [`GateDijkstra::new`], the first steps fill the distance
+    /// array and seed the search.
     pub(super) fn new(grid: &Grid, goal: Rect) -> Self {
-        let w = grid.width() as usize;
-        let mut search = CellDijkstra {
-            dist: vec![UNREACHED; w * grid.height() as usize],
-            state: vec![0u8; w * grid.height() as usize],
+        let n = grid.width() as usize * grid.height() as usize;
+        CellDijkstra {
+            dist: Vec::with_capacity(n),
+            state: vec![0u8; n],
             open: OpenList::default(),
             targets_left: 0,
             bounded: false,
-        };
+            seed: Some(goal),
+        }
+    }
+
+    /// Fills a slice of the distance array worth `max` units; seeds the search once it is
+    /// full. Returns the units spent.
+    fn prepare(&mut self, grid: &Grid, max: usize) -> usize {
+        let spent = fill(&mut self.dist, self.state.len(), max);
+        if self.dist.len() < self.state.len() {
+            return spent;
+        }
+        let goal = self.seed.take().expect("not seeded yet");
+        let w = grid.width() as usize;
         for c in goal.cells().filter(|&c| grid.is_free(c)) {
             let i = c.y as usize * w + c.x as usize;
-            search.dist[i] = 0.0;
-            search.open.push(0.0, i as u32);
+            self.dist[i] = 0.0;
+            self.open.push(0.0, i as u32);
         }
-        search
+        spent
     }
 
     /// Bounds the search: it may stop once `cell` (and every other target) is settled.
@@ -285,11 +334,15 @@ impl CellDijkstra {
 
     /// Whether the search is over: nothing left to settle, or every target settled.
     pub(super) fn is_finished(&self) -> bool {
-        self.bounded && self.targets_left == 0 || self.open.is_empty()
+        self.seed.is_none() && (self.bounded && self.targets_left == 0 || self.open.is_empty())
     }
 
-    /// Settles up to `max` cells (at least one pop); returns the cells popped.
+    /// Settles up to `max` cells (at least one pop; or prepares the search, see
+    /// [`CellDijkstra::new`]); returns the cells popped (the units spent).
     pub(super) fn step(&mut self, grid: &Grid, costs: &TerrainCosts, max: usize) -> usize {
+        if self.seed.is_some() {
+            return self.prepare(grid, max);
+        }
         let w = grid.width() as usize;
         let index = |c: Cell| c.y as usize * w + c.x as usize;
         let mut popped = 0;

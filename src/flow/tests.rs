@@ -120,7 +120,7 @@ proptest! {
             }
             prop_assert!(bounded.covers(&map, t), "target {t} not covered");
             let mut cells = vec![t];
-            while !bounded.walk(&map, &mut cells, slice) {}
+            while !bounded.walk(&map, &mut cells, slice).0 {}
             let end = *cells.last().unwrap();
             prop_assert!(goal.contains(end), "the walk from {t} ends at {end}");
             let length: f64 = cells.windows(2).map(|s| octile(s[0], s[1])).sum();

@@ -15,6 +15,11 @@ use std::time::Instant;
 /// nanoseconds.
 const TIME_SLICE: usize = 32;
 
+/// Cells of a leaf's first sweep (working out its distances on a walk down a field) that
+/// count as one unit of work: a sweep cell is a few nanoseconds, an expansion a few
+/// hundred.
+const SWEEP_CELLS: usize = 64;
+
 /// [`Job::weight`] of a job that builds a flow field: about as many single searches.
 const FIELD_WEIGHT: usize = 16;
 
@@ -245,8 +250,9 @@ impl Job {
                 let field = self.field.as_ref().expect("a walk has its field");
                 let slice = allowance.slice().max(1);
                 let before = cells.len();
-                let done = field.walk(map, &mut cells, slice);
-                let work = (cells.len() - before).max(1);
+                let (done, swept) = field.walk(map, &mut cells, slice);
+                // A leaf's first sweep costs about one expansion per `SWEEP_CELLS` cells.
+                let work = (cells.len() - before + swept / SWEEP_CELLS).max(1);
                 allowance.book(work, work.saturating_sub(slice).max(1));
                 if !done {
                     self.attempt = Attempt::Walk(cells);

@@ -82,7 +82,7 @@
 //! threads (lanes, not threads, divide the work, and answers are delivered in lane order).
 //! [`Budget::Time`] gives that up: where a search pauses depends on the machine's speed,
 //! so outcomes may arrive in other frames (their paths are the same). Under a time budget
-//! the lanes stop at 7/8 of it (the rest is for delivery) and look at the clock every 32
+//! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock every 32
 //! units of work; the calling thread waits for them in `tick`, never past the budget by
 //! more than a step.
 //!

@@ -84,8 +84,9 @@ impl PathService {
             Budget::Expansions(0) => return Err(ServiceError::ZeroBudget),
             Budget::Time(d) if d.is_zero() => return Err(ServiceError::ZeroBudget),
             Budget::Expansions(n) => (n, None),
-            // The lanes stop at 7/8 of the time: the rest is for delivering their answers.
-            Budget::Time(d) => (usize::MAX, Some(now + d * 7 / 8)),
+            // The lanes stop at 3/4 of the time: the rest is for delivering their answers
+            // and the step under way.
+            Budget::Time(d) => (usize::MAX, Some(now + d * 3 / 4)),
         };
         let mut report = TickReport::default();
         super::watch::take_replans(self);
