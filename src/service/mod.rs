@@ -73,8 +73,9 @@
 //! exact layer (which stops exactly at its share and resumes in the next tick, its state
 //! kept in the lane's [`SearchContext`](crate::SearchContext)), a whole search on a fast layer (its clustered
 //! search does not pause), one ring of a scan, one node settled by a flow field's backward
-//! Dijkstra (a gate on an exact layer, a cell on a fast one: builds pause exactly too, their
-//! state kept in the job), one position of a path walked down a field. [`TickReport::largest_step`] reports the largest. A paused search whose layer is
+//! Dijkstra (a gate on an exact layer, a cell on a fast one; before it, 1,024 entries of
+//! its arrays filled: builds pause exactly too, their state kept in the job), one position
+//! of a path walked down a field (and 64 cells of a leaf's first sweep). [`TickReport::largest_step`] reports the largest. A paused search whose layer is
 //! edited starts over (its work so far is lost once, never its answer's truth).
 //!
 //! A budget in expansions is the deterministic mode: the same requests, edits and budgets
