@@ -138,8 +138,8 @@ pub use grid::{
     TerrainSet,
 };
 pub use hpa::{
-    BuildError, BuildProfile, Clustering, Config, ConfigError, Corners, EditError, Endpoint,
-    GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, PathSearch,
+    BuildError, BuildProfile, ClusterOutline, Clustering, Config, ConfigError, Corners, EditError,
+    Endpoint, GatePolicy, HpaMap, MemoryBreakdown, Mode, PatchReport, Path, PathDefect, PathSearch,
     QueryError, RefreshReport, SearchContext, SearchProgress, SearchTrace, TraceEvent, TraceKind,
 };
 pub use service::PathService;

@@ -460,6 +460,101 @@ fn a_version_2_scenarios_patches_are_laid_step_by_step() {
     }
 }
 
+/// Checks a trace against Posthoc's documented search-trace format, version 1.4.0
+/// (<https://posthoc.pathfinding.ai/docs/search-trace>): `version` "1.4.0" (required by the
+/// visualiser), a `views` section whose `main` view is a list of components each naming
+/// its primitive in `$`, and `events`, each with a string `type` (here the generic search
+/// events source, generate, expand, close and our destination, update, end) and an `id`;
+/// `pId` when present is `null` or the id of a node that appeared earlier (a node is
+/// reached from one already seen), `g` and `f` are numbers with `g ≤ f` up to rounding,
+/// and the `x`, `y` the view draws at are on the map with `id = y · width + x`. Every
+/// expanded node is closed once, after its expansion.
+fn check_posthoc_schema(doc: &Value, (width, height): (u32, u32)) {
+    let keys: BTreeSet<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        BTreeSet::from(["version", "views", "events"]),
+        "top-level keys"
+    );
+    assert_eq!(doc["version"], "1.4.0");
+    let main = doc["views"]["main"]
+        .as_array()
+        .expect("views.main is a list");
+    assert!(
+        !main.is_empty() && main.iter().all(|c| c["$"].is_string()),
+        "{main:?}"
+    );
+    let known = [
+        "source",
+        "destination",
+        "generate",
+        "update",
+        "expand",
+        "close",
+        "end",
+    ];
+    let mut seen = BTreeSet::new();
+    let mut expanded = Vec::new();
+    let mut closed = Vec::new();
+    for e in doc["events"].as_array().expect("events is a list") {
+        let kind = e["type"].as_str().unwrap_or_else(|| panic!("no type: {e}"));
+        assert!(known.contains(&kind), "unknown event type {kind:?}");
+        let id = e["id"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no integer id: {e}"));
+        let (x, y) = (e["x"].as_u64().unwrap(), e["y"].as_u64().unwrap());
+        assert!(x < width.into() && y < height.into(), "{e} is off the map");
+        assert_eq!(id, y * u64::from(width) + x, "{e}: id is not y * width + x");
+        if let Some(parent) = e.get("pId") {
+            assert!(
+                parent.is_null() || seen.contains(&parent.as_u64().unwrap()),
+                "{e}: its parent was not seen before"
+            );
+        }
+        if let (Some(g), Some(f)) = (e["g"].as_f64(), e["f"].as_f64()) {
+            assert!(g >= 0.0 && f >= g - 1e-9, "{e}: g and f");
+        } else {
+            assert!(
+                e.get("g").is_none() && e.get("f").is_none(),
+                "{e}: g, f numbers"
+            );
+        }
+        match kind {
+            "expand" => expanded.push(id),
+            "close" => {
+                assert_eq!(
+                    expanded.len(),
+                    closed.len() + 1,
+                    "{e}: a close follows its expand"
+                );
+                assert_eq!(expanded.last(), Some(&id), "{e}: closes the last expanded");
+                closed.push(id);
+            }
+            _ => {}
+        }
+        seen.insert(id);
+    }
+    assert_eq!(expanded, closed, "every expanded node is closed once");
+}
+
+#[test]
+fn a_posthoc_trace_in_the_old_schema_fails_the_schema_check() {
+    // The check can fail: the 1.0 schema this export used before (a `render` section,
+    // `expanding` events) is refused.
+    let old = serde_json::json!({
+        "version": "1.0.5",
+        "render": {},
+        "events": [{ "type": "expanding", "id": 0, "x": 0, "y": 0 }],
+    });
+    let refused = std::panic::catch_unwind(|| check_posthoc_schema(&old, (4, 4)));
+    assert!(refused.is_err());
+}
+
 #[test]
 fn traces_and_their_posthoc_export_count_the_librarys_expansions() {
     let v = Viewer::start("arena.map", &[]);
@@ -483,15 +578,15 @@ fn traces_and_their_posthoc_export_count_the_librarys_expansions() {
                 (events[0][1].as_u64(), events[0][2].as_u64()),
                 (Some(s.x.into()), Some(s.y.into()))
             );
-            // The export is JSON (and so YAML) in Posthoc's search-trace shape.
+            // The export is JSON (and so YAML) in Posthoc's documented search-trace schema.
             let (status, body) = v.request("GET", &format!("/api/trace/posthoc?{ends}"), b"");
             assert_eq!(status, 200);
             let doc: Value = serde_json::from_slice(&body).expect("the export parses as JSON");
-            assert!(doc["version"].is_string() && doc["render"]["views"]["main"].is_object());
+            check_posthoc_schema(&doc, (grid.width(), grid.height()));
             let events = doc["events"].as_array().unwrap();
             let of = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
-            assert_eq!(of("expanding"), expansions, "{name}: expanding events");
-            assert_eq!(of("closing"), expansions, "{name}: closing events");
+            assert_eq!(of("expand"), expansions, "{name}: expand events");
+            assert_eq!(of("close"), expansions, "{name}: close events");
             assert_eq!((of("source"), of("destination"), of("end")), (1, 1, 1));
             let width = u64::from(grid.width());
             assert_eq!(events[0]["id"], u64::from(s.y) * width + u64::from(s.x));
@@ -556,4 +651,222 @@ fn switching_the_class_rebuilds_the_layers_as_the_world_would() {
         1,
         "a refused switch keeps the class"
     );
+}
+
+#[test]
+fn clusters_and_entrances_are_the_fast_layers() {
+    let v = Viewer::start("room-100-10.map", &["--mode", "fast"]);
+    let grid = load_grid(map("room-100-10.map"), &BitmapOptions::default()).unwrap();
+    let fast = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+    assert!(fast.cluster_count() > 1, "room-100-10 is clustered");
+    let got: BTreeSet<(Vec<u64>, Vec<u64>, bool)> = v.get_json("/api/clusters")["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let nums = |k: &str| -> Vec<u64> {
+                let mut v: Vec<u64> = c[k]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_u64().unwrap())
+                    .collect();
+                if k == "entrances" {
+                    let mut pairs: Vec<[u64; 2]> = v.chunks(2).map(|p| [p[0], p[1]]).collect();
+                    pairs.sort_unstable();
+                    v = pairs.concat();
+                }
+                v
+            };
+            (
+                nums("area"),
+                nums("entrances"),
+                c["fresh"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let want: BTreeSet<(Vec<u64>, Vec<u64>, bool)> = fast
+        .cluster_outlines()
+        .iter()
+        .map(|c| {
+            let a = c.area;
+            let mut e: Vec<[u64; 2]> = c
+                .entrances
+                .iter()
+                .map(|e| [e.x.into(), e.y.into()])
+                .collect();
+            e.sort_unstable();
+            let area = [a.x1, a.y1, a.width(), a.height()].map(u64::from).to_vec();
+            (area, e.concat(), c.fresh)
+        })
+        .collect();
+    assert_eq!(got.len(), fast.cluster_count());
+    assert_eq!(got, want);
+    // Independently of the library's listing: the areas tile the map's clustered part
+    // without overlap, and every entrance is an open cell inside its cluster.
+    let mut covered = vec![0u8; (grid.width() * grid.height()) as usize];
+    for (area, entrances, _) in &got {
+        let r = Rect::new(
+            area[0] as u32,
+            area[1] as u32,
+            (area[0] + area[2] - 1) as u32,
+            (area[1] + area[3] - 1) as u32,
+        );
+        for c in r.cells() {
+            covered[(c.y * grid.width() + c.x) as usize] += 1;
+        }
+        for e in entrances.chunks(2) {
+            let cell = Cell::new(e[0] as u32, e[1] as u32);
+            assert!(
+                r.contains(cell) && grid.is_free(cell),
+                "entrance {cell} of {r:?}"
+            );
+        }
+    }
+    assert!(covered.iter().all(|&n| n <= 1), "cluster areas overlap");
+    // The exact layer is not clustered, and an empty army answers empty lists.
+    assert_eq!(v.get_json("/api/units")["count"], 0);
+}
+
+#[test]
+fn units_are_filed_as_the_librarys_unit_index_files_them() {
+    use quadpath::units::{Aabb, LooseQuadtree, UnitIndex};
+    let v = Viewer::start("arena.map", &["--units", "300", "--units-seed", "5"]);
+    let grid = arena();
+    let got = v.get_json("/api/units");
+    assert_eq!(got["count"], 300);
+    assert_eq!(v.get_json("/api/info")["units"], 300);
+    let nums = |k: &str| -> Vec<f32> {
+        got[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_f64().unwrap() as f32)
+            .collect()
+    };
+    let units = nums("units");
+    assert_eq!(units.len(), 4 * 300);
+    // Every unit stands on an open cell, one cell wide, and the index the test files them
+    // in (a loose quadtree with finest cells twice a unit) has the same occupied cells.
+    let mut index = UnitIndex::new(
+        LooseQuadtree::new(grid.width() as f32, grid.height() as f32).with_finest_cell(2.0),
+    )
+    .unwrap();
+    for u in units.chunks(4) {
+        let cell = Cell::new(u[0] as u32, u[1] as u32);
+        assert!(grid.is_free(cell), "a unit on blocked {cell}");
+        assert_eq!((u[2] - u[0], u[3] - u[1]), (1.0, 1.0));
+        index.insert(Aabb::new(u[0], u[1], u[2], u[3])).unwrap();
+    }
+    let want: Vec<f32> = index
+        .occupied_cells()
+        .iter()
+        .flat_map(|c| {
+            [
+                c.area.min_x,
+                c.area.min_y,
+                c.area.max_x,
+                c.area.max_y,
+                c.units as f32,
+            ]
+        })
+        .collect();
+    let sorted = |v: Vec<f32>| -> Vec<Vec<u32>> {
+        let mut rows: Vec<Vec<u32>> = v
+            .chunks(5)
+            .map(|r| r.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        rows.sort_unstable();
+        rows
+    };
+    assert_eq!(sorted(nums("cells")), sorted(want));
+    let counted: f32 = nums("cells").chunks(5).map(|c| c[4]).sum();
+    assert_eq!(counted, 300.0);
+    // The same seed gives the same army; another count and seed from the page; bad ones
+    // are refused and keep the army.
+    let again = v.post_json("/api/units", r#"{"count":300,"seed":5}"#);
+    assert_eq!(again["units"], got["units"]);
+    assert_eq!(
+        v.post_json("/api/units", r#"{"count":50,"seed":2}"#)["count"],
+        50
+    );
+    for body in [
+        r#"{"count":100001}"#,
+        r#"{"count":-1}"#,
+        r#"{"count":3,"size":2}"#,
+        "{",
+    ] {
+        let (status, reply) = v.request("POST", "/api/units", body.as_bytes());
+        assert_eq!(status, 400, "{body}: {}", String::from_utf8_lossy(&reply));
+    }
+    assert_eq!(v.get_json("/api/units")["count"], 50);
+    // A larger class gets the army drawn again at its size.
+    v.post_json("/api/class", r#"{"size":2,"passable":".G"}"#);
+    let big = v.get_json("/api/units");
+    let u = big["units"].as_array().unwrap();
+    assert_eq!(big["count"], 50);
+    assert_eq!(u[2].as_f64().unwrap() - u[0].as_f64().unwrap(), 2.0);
+    assert_eq!(v.post_json("/api/units", r#"{"count":0}"#)["count"], 0);
+}
+
+/// Every map shipped in `maps/` opens, and the viewer's leaves and a path across it are
+/// the library's (the path's length also plain A*'s).
+#[test]
+fn every_shipped_map_opens_and_answers_as_the_library() {
+    let mut files: Vec<String> = std::fs::read_dir(map(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| [".map", ".png"].iter().any(|ext| n.ends_with(ext)))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{files:?}");
+    for name in &files {
+        let args: &[&str] = if name.ends_with(".png") {
+            &["--legend", "rts"]
+        } else {
+            &[]
+        };
+        let v = Viewer::start(name, args);
+        let options = if name.ends_with(".png") {
+            BitmapOptions {
+                legend: Some(quadpath::io::ColorLegend::rts_default()),
+                ..Default::default()
+            }
+        } else {
+            BitmapOptions::default()
+        };
+        let grid = load_grid(map(name), &options).unwrap();
+        let info = v.get_json("/api/info");
+        assert_eq!(
+            (info["width"].as_u64(), info["height"].as_u64()),
+            (Some(grid.width().into()), Some(grid.height().into())),
+            "{name}"
+        );
+        let hpa = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+        let leaves = v.get_json("/api/leaves")["leaves"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(leaves, 4 * hpa.free_leaf_count(), "{name} leaves");
+        // The first and the last open cell of the largest component.
+        let open: Vec<Cell> = grid.bounds().cells().filter(|&c| grid.is_free(c)).collect();
+        let (s, g) = (
+            open[0],
+            *open
+                .iter()
+                .rev()
+                .find(|&&c| hpa.find_path(open[0], c).is_ok())
+                .unwrap(),
+        );
+        let got = v.get_json(&format!(
+            "/api/path?from={},{}&to={},{}",
+            s.x, s.y, g.x, g.y
+        ));
+        let optimal = baseline::astar(&grid, s, g).unwrap().length;
+        assert!(
+            close(length(&got, "exact"), optimal),
+            "{name}: {got} against A* {optimal}"
+        );
+        assert!(length(&got, "fast") >= optimal - 1e-6, "{name}");
+    }
 }

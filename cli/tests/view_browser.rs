@@ -129,7 +129,7 @@ impl Page {
     /// Clicks the middle of the first element `selector` picks.
     fn click_element_selector(&mut self, selector: &str) {
         let r = self.eval(&format!(
-            "(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+            "(() => {{ const e = document.querySelector('{selector}'); e.scrollIntoView({{ block: 'center' }}); const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
         ));
         self.click_at(r[0].as_f64().unwrap(), r[1].as_f64().unwrap());
     }
@@ -286,7 +286,12 @@ fn assert_pixel(img: &image::RgbImage, at: (f64, f64), want: [f64; 3], what: &st
 
 /// Starts `quadpath view MAP` and headless Chromium, and loads the page.
 fn open_page(map_name: &str) -> (Viewer, Browser, Page) {
-    let server = Viewer::start(map_name, &[]);
+    open_page_with(map_name, &[])
+}
+
+/// [`open_page`] with more arguments for `quadpath view`.
+fn open_page_with(map_name: &str, args: &[&str]) -> (Viewer, Browser, Page) {
+    let server = Viewer::start(map_name, args);
     let (browser, browser_ws) = start_browser();
     let (ws, _) = tungstenite::connect(page_url(&browser_ws)).expect("DevTools websocket");
     let mut page = Page { ws, next_id: 0 };
@@ -489,4 +494,134 @@ fn the_trace_panel_replays_the_librarys_search() {
         page.eval("viewer.state.trace.events[0].slice(1, 3)"),
         json!([s.x, s.y])
     );
+}
+
+/// The page's drawing time per frame while panning and zooming: each frame sets a new view
+/// and draws it, then reads one pixel back, which makes the canvas rasterise, so the time
+/// is the frame's whole drawing work. Zooms from the whole map in to 16 pixels a cell
+/// round the map's middle, pans across, and zooms back out.
+const MEASURE_FRAMES: &str = r#"(async () => {
+  const st = viewer.state, c = document.getElementById('map');
+  const g = c.getContext('2d');
+  const fit = Math.min(c.clientWidth / st.w, c.clientHeight / st.h);
+  const views = [];
+  for (let i = 0; i <= 60; i++) views.push([fit * Math.pow(16 / fit, i / 60), 0.5, 0.5]);
+  for (let i = 1; i <= 60; i++) views.push([16, 0.5 - 0.3 * i / 60, 0.5 - 0.2 * i / 60]);
+  for (let i = 60; i >= 0; i--) views.push([fit * Math.pow(16 / fit, i / 60), 0.2, 0.3]);
+  const times = [], draws = viewer.overlayDraws();
+  for (const [s, fx, fy] of views) {
+    const ox = c.clientWidth / 2 - fx * st.w * s, oy = c.clientHeight / 2 - fy * st.h * s;
+    const t0 = performance.now();
+    viewer.setView(s, ox, oy);
+    g.getImageData(0, 0, 1, 1);
+    times.push(performance.now() - t0);
+    await new Promise((r) => requestAnimationFrame(r));
+  }
+  const redrawn = viewer.overlayDraws() - draws;
+  const rest = [];
+  for (const [s, fx, fy] of [views[30], views[90], views[150]]) {
+    viewer.setView(s, c.clientWidth / 2 - fx * st.w * s, c.clientHeight / 2 - fy * st.h * s);
+    rest.push(viewer.timeRestingFrame());
+  }
+  times.sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return [times.length, at(0.5), at(0.95), times[times.length - 1], redrawn, Math.max(...rest)];
+})()"#;
+
+/// Measures frame times (not a timed assertion: the figures are printed; docs/viewer.md
+/// quotes them) on `QUADPATH_VIEW_MAP` if set (e.g. a 1024² StarCraft map from
+/// ../shared/maps/sc1, run with `--release --nocapture`), else the shipped 512² Aftershock.
+#[test]
+#[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
+fn panning_and_zooming_frame_times() {
+    watchdog();
+    let chosen = std::env::var("QUADPATH_VIEW_MAP").ok();
+    let name = chosen.as_deref().unwrap_or("Aftershock.map");
+    let (_server, _browser, mut page) = open_page(name);
+    let all = ["leaves", "gates", "clusters", "components", "clearance"];
+    let configs: [(&str, &[&str]); 5] = [
+        ("terrain only", &[]),
+        ("leaves", &["leaves"]),
+        ("gates", &["gates"]),
+        ("clusters", &["clusters"]),
+        ("five layers", &all),
+    ];
+    for (what, on) in configs {
+        for layer in all {
+            page.eval(&format!(
+                "(() => {{ const b = document.getElementById('layer-{layer}'); b.checked = {}; b.dispatchEvent(new Event('change')); }})()",
+                on.contains(&layer)
+            ));
+        }
+        page.idle();
+        for layer in ["leaves", "gates", "clusters"]
+            .iter()
+            .filter(|l| on.contains(l))
+        {
+            page.wait_for(&format!("viewer.state.{layer} !== null"));
+        }
+        let r = page.eval(MEASURE_FRAMES);
+        let n = r[0].as_u64().unwrap();
+        let [median, p95, worst, redrawn, rest] = [1, 2, 3, 4, 5].map(|i| r[i].as_f64().unwrap());
+        assert!(
+            n == 182 && median > 0.0 && median <= p95 && p95 <= worst,
+            "{r}"
+        );
+        println!(
+            "frame times on {name}, {what}: {n} frames, median {median:.1} ms, p95 {p95:.1} ms, \
+             worst {worst:.1} ms; overlay drawn afresh in {redrawn} of them; a resting frame \
+             (overlay drawn afresh) at most {rest:.1} ms"
+        );
+    }
+}
+
+/// The clusters layer fills the library's entrance cells with its colour, and the units
+/// layer shows the `--units` army (on by itself) with the index's cell count.
+#[test]
+#[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
+fn the_clusters_and_units_layers_draw_the_librarys_data() {
+    watchdog();
+    let (server, _browser, mut page) = open_page_with("room-100-10.map", &["--units", "40"]);
+    let units = server.get_json("/api/units");
+    let cells = units["cells"].as_array().unwrap().len() / 5;
+    page.wait_for("viewer.state.units !== null");
+    assert_eq!(
+        page.text("units-summary"),
+        format!("40 units in {cells} cells of the index")
+    );
+    let scale = 7.0;
+    page.eval(&format!("viewer.setView({scale}, 4, 4)"));
+    page.idle();
+    let (_, img) = page.screenshot();
+    let first = &units["units"].as_array().unwrap()[..4];
+    let unit = Cell::new(
+        first[0].as_f64().unwrap() as u32,
+        first[1].as_f64().unwrap() as u32,
+    );
+    let at = page.cell_to_client(unit);
+    // A unit's cell: near-black (the unit, 90% opaque, over whatever is under it).
+    let p = img.get_pixel(at.0 as u32, at.1 as u32).0;
+    assert!(p.iter().all(|&v| v < 60), "unit at {unit}: pixel {p:?}");
+    page.eval("(() => { for (const [id, on] of [['layer-units', false], ['layer-clusters', true]]) { const b = document.getElementById(id); b.checked = on; b.dispatchEvent(new Event('change')); } })()");
+    page.wait_for("viewer.state.clusters !== null");
+    page.idle();
+    let grid = load_grid(map("room-100-10.map"), &BitmapOptions::default()).unwrap();
+    let fast = HpaMap::new(grid, Mode::Fast).unwrap();
+    let (_, img) = page.screenshot();
+    let mut checked = 0;
+    for c in fast.cluster_outlines() {
+        for &e in c.entrances.iter().take(3) {
+            let (x, y) = page.cell_to_client(e);
+            // Only cells well inside the canvas (the panel is on the left).
+            if x < 330.0 || y > 780.0 || x > 1190.0 {
+                continue;
+            }
+            // CLUSTER_COLOUR in viewer.js, 95% opaque over the ground.
+            let want = [150.0, 40.0, 170.0].map(|c| c * 0.95);
+            let want = [0, 1, 2].map(|i| want[i] + GROUND[i] * 0.05);
+            assert_pixel(&img, (x, y), want, &format!("entrance {e}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "only {checked} entrances in view");
 }

@@ -283,6 +283,11 @@ impl Clusters {
         self.items.iter().map(|(_, c)| c)
     }
 
+    /// The live clusters with their slots.
+    pub fn live_with_ids(&self) -> impl Iterator<Item = (ClusterId, &Cluster)> + '_ {
+        self.items.iter()
+    }
+
     pub fn count(&self) -> usize {
         self.items.live()
     }

@@ -20,6 +20,7 @@
 //! paths on `&self`, `edit` keeps it up to date as cells are blocked and freed, `config`
 //! and `error` hold its settings and failures, `invariants` the test hooks.
 
+mod cluster_outline;
 mod clusters;
 mod components;
 mod config;
@@ -41,6 +42,7 @@ mod search;
 mod subgoals;
 mod trace;
 
+pub use cluster_outline::ClusterOutline;
 pub use config::{Clustering, Config, Mode};
 // What the flow fields (`crate::flow`) read of a map: the gate graph and the open list.
 pub use edit::{PatchReport, RefreshReport};

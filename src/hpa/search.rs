@@ -11,7 +11,7 @@ use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{Reached, SubgoalGraph};
-use super::trace::{NodeSpace, RawEvent, TraceKind};
+use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
@@ -195,9 +195,10 @@ fn offer(
     Some((kind, f))
 }
 
-/// Records an event in `trace` when tracing is on: one branch when it is off.
-#[inline]
-fn note(
+/// Records an event in `trace` when the search is compiled with the [`Traced`] recorder;
+/// with [`Untraced`] it compiles to nothing.
+#[inline(always)]
+fn note<R: Recorder>(
     trace: &mut Option<Vec<RawEvent>>,
     kind: TraceKind,
     node: u32,
@@ -205,6 +206,9 @@ fn note(
     g: f64,
     f: f64,
 ) {
+    if !R::ON {
+        return;
+    }
     if let Some(events) = trace {
         let parent = match parent & !CROSSED {
             NO_PARENT => RawEvent::NO_PARENT,
@@ -221,9 +225,22 @@ fn note(
 }
 
 /// Records an expansion of `node` (see [`note`]).
-#[inline]
-fn note_expansion(trace: &mut Option<Vec<RawEvent>>, node: u32, parent: u32, g: f64) {
-    note(trace, TraceKind::Expanded, node, parent, g, f64::NAN);
+#[inline(always)]
+fn note_expansion<R: Recorder>(trace: &mut Option<Vec<RawEvent>>, node: u32, parent: u32, g: f64) {
+    note::<R>(trace, TraceKind::Expanded, node, parent, g, f64::NAN);
+}
+
+/// Calls a search method generic over its [`Recorder`] with the one the context's tracing
+/// asks for: one branch a call, and the search loops compiled without recording when
+/// tracing is off.
+macro_rules! with_recorder {
+    ($ctx:ident . $method:ident ( $($arg:expr),* $(,)? )) => {
+        if $ctx.trace.is_some() {
+            $ctx.$method::<Traced>($($arg),*)
+        } else {
+            $ctx.$method::<Untraced>($($arg),*)
+        }
+    };
 }
 
 /// Pops the next node of `states` to expand in query `query`, skipping entries of closed
@@ -254,8 +271,9 @@ impl SearchContext {
 
     /// Turns tracing on or off for the next queries. With it on, each query records the
     /// nodes it generates, improves and expands; [`HpaMap::find_path_traced`](super::HpaMap::find_path_traced)
-    /// reads them as a [`SearchTrace`](super::SearchTrace). Off by default, and then a
-    /// query pays one well-predicted branch per node offered or expanded.
+    /// reads them as a [`SearchTrace`](super::SearchTrace). Off by default, and then the
+    /// search loops run compiled without the recording (the search is generic over its
+    /// recorder): a query pays one branch to pick them.
     pub fn set_tracing(&mut self, on: bool) {
         self.trace = on.then(Vec::new);
     }
@@ -268,24 +286,24 @@ impl SearchContext {
 
     /// Prepares a search over `graph`'s gates and opens it at `start`. Returns the indices
     /// of the two virtual nodes, the start and the goal, which follow the gates.
-    fn begin(&mut self, graph: &GateGraph, bound: &Bound, start: Cell) -> (u32, u32) {
+    fn begin<R: Recorder>(&mut self, graph: &GateGraph, bound: &Bound, start: Cell) -> (u32, u32) {
         let n = graph.gate_capacity();
         self.reset(n + 2);
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Gates { n: s };
-        self.open_start(s, bound.to_goal(start));
+        self.open_start::<R>(s, bound.to_goal(start));
         (s, t)
     }
 
     /// Opens the search at node `s`, whose bound on the distance to the goal is `h`.
-    fn open_start(&mut self, s: u32, h: f64) {
+    fn open_start<R: Recorder>(&mut self, s: u32, h: f64) {
         self.nodes[s as usize] = NodeState {
             g: 0.0,
             parent: NO_PARENT,
             stamp: self.query * 2,
         };
         self.open.push(h, s);
-        note(&mut self.trace, TraceKind::Generated, s, NO_PARENT, 0.0, h);
+        note::<R>(&mut self.trace, TraceKind::Generated, s, NO_PARENT, 0.0, h);
     }
 
     fn reset(&mut self, nodes: usize) {
@@ -314,7 +332,7 @@ impl SearchContext {
 
     /// Offers gate-graph node `node` (see [`offer`]).
     #[inline]
-    fn relax(&mut self, node: u32, g: f64, parent: u32, h: impl FnOnce() -> f64) {
+    fn relax<R: Recorder>(&mut self, node: u32, g: f64, parent: u32, h: impl FnOnce() -> f64) {
         let offered = offer(
             (&mut self.nodes, &mut self.open, self.query),
             node,
@@ -322,7 +340,7 @@ impl SearchContext {
             h,
         );
         if let Some((kind, f)) = offered {
-            note(&mut self.trace, kind, node, parent, g, f);
+            note::<R>(&mut self.trace, kind, node, parent, g, f);
         }
     }
 
@@ -334,15 +352,15 @@ impl SearchContext {
 
     /// Counts (and traces) the expansion of `node`, reached at cost `g` from `parent`.
     #[inline]
-    fn expand(&mut self, node: u32, g: f64, parent: u32) {
+    fn expand<R: Recorder>(&mut self, node: u32, g: f64, parent: u32) {
         self.expanded += 1;
-        note_expansion(&mut self.trace, node, parent, g);
+        note_expansion::<R>(&mut self.trace, node, parent, g);
     }
 
     /// Offers the gates of `leaf`, other than `from`, at the cost of the straight line from
     /// `here`, and the goal if it may be reached straight from this leaf.
     #[inline]
-    fn relax_leaf(
+    fn relax_leaf<R: Recorder>(
         &mut self,
         graph: &GateGraph,
         (leaf, here, g, from): (LeafId, Cell, f64, u32),
@@ -353,13 +371,13 @@ impl SearchContext {
         let cost = l.cost;
         for (&v, &c) in l.gates.iter().zip(&l.cells) {
             if node(v) != from {
-                self.relax(node(v), g + octile(here, c) * cost, from, || {
+                self.relax::<R>(node(v), g + octile(here, c) * cost, from, || {
                     bound.to_goal(c)
                 });
             }
         }
         if goal.leaf == Some(leaf) {
-            self.relax(goal.node, g + octile(here, goal.cell) * cost, from, || 0.0);
+            self.relax::<R>(goal.node, g + octile(here, goal.cell) * cost, from, || 0.0);
         }
     }
 
@@ -375,8 +393,19 @@ impl SearchContext {
         landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
-        let open = self.open_search(graph, ends, landmarks, costs);
-        match self.step_search(graph, ends, open, (landmarks, costs), usize::MAX) {
+        with_recorder!(self.search_as(graph, ends, landmarks, costs))
+    }
+
+    /// [`SearchContext::search`] with recorder `R`.
+    fn search_as<R: Recorder>(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> Option<(Vec<Cell>, f64)> {
+        let open = self.open_search_as::<R>(graph, ends, landmarks, costs);
+        match self.step_search_as::<R>(graph, ends, open, (landmarks, costs), usize::MAX) {
             Stepped::Found(waypoints, cost) => Some((waypoints, cost)),
             Stepped::Exhausted => None,
             Stepped::Paused => unreachable!("an unlimited search never pauses"),
@@ -394,8 +423,19 @@ impl SearchContext {
         landmarks: &Landmarks,
         costs: &CostBands,
     ) -> OpenSearch {
+        with_recorder!(self.open_search_as(graph, ends, landmarks, costs))
+    }
+
+    /// [`SearchContext::open_search`] with recorder `R`.
+    fn open_search_as<R: Recorder>(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> OpenSearch {
         let bound = Bound::new(ends.goal, landmarks, costs);
-        let (start, goal) = self.begin(graph, &bound, ends.start);
+        let (start, goal) = self.begin::<R>(graph, &bound, ends.start);
         OpenSearch {
             start,
             goal,
@@ -414,6 +454,18 @@ impl SearchContext {
     /// finds exactly what it finds in one go. [`SearchContext::last_expansions`] counts
     /// the expansions since the search was opened.
     pub(crate) fn step_search(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        open: OpenSearch,
+        bounds: (&Landmarks, &CostBands),
+        max_expansions: usize,
+    ) -> Stepped {
+        with_recorder!(self.step_search_as(graph, ends, open, bounds, max_expansions))
+    }
+
+    /// [`SearchContext::step_search`] with recorder `R`.
+    fn step_search_as<R: Recorder>(
         &mut self,
         graph: &GateGraph,
         ends: Ends,
@@ -448,9 +500,9 @@ impl SearchContext {
             if n == t {
                 return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
             }
-            self.expand(n, g, p);
+            self.expand::<R>(n, g, p);
             if n == s {
-                self.relax_leaf(graph, (start_leaf, start, 0.0, s), &target, &bound);
+                self.relax_leaf::<R>(graph, (start_leaf, start, 0.0, s), &target, &bound);
                 continue;
             }
             let gt = graph.gate(gate(n));
@@ -458,12 +510,12 @@ impl SearchContext {
             // from a gate reached inside the leaf, its predecessor's direct octile edge is
             // never longer (triangle inequality), so those edges were already offered.
             if p & CROSSED != 0 {
-                self.relax_leaf(graph, (gt.leaf, gt.cell, g, n), &target, &bound);
+                self.relax_leaf::<R>(graph, (gt.leaf, gt.cell, g, n), &target, &bound);
             }
             for &v in &gt.links {
                 let other = graph.gate(v);
                 let step = bound.crossing(graph, gt, other);
-                self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
+                self.relax::<R>(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
             }
         }
         Stepped::Paused
@@ -488,6 +540,17 @@ impl SearchContext {
     /// that reach it, and the octile distance guides the rest. Returns the waypoints
     /// `start, subgoals…, goal` of a shortest path, or `None` when there is none.
     pub(crate) fn search_subgoals(
+        &mut self,
+        maps: (&SubgoalGraph, &Grid),
+        ends: (Cell, Cell),
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> Option<Vec<Cell>> {
+        with_recorder!(self.search_subgoals_as(maps, ends, landmarks, costs))
+    }
+
+    /// [`SearchContext::search_subgoals`] with recorder `R`.
+    fn search_subgoals_as<R: Recorder>(
         &mut self,
         (graph, grid): (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
@@ -519,12 +582,12 @@ impl SearchContext {
             }
         });
         self.space = NodeSpace::Subgoals { n: s };
-        self.open_start(s, bound.to_goal(start));
+        self.open_start::<R>(s, bound.to_goal(start));
         while let Some((n, g, p)) = self.pop() {
             if n == t {
                 return Some(self.unwind_subgoals(graph, start, goal, s, t));
             }
-            self.expand(n, g, p);
+            self.expand::<R>(n, g, p);
             if n == s {
                 let mut ties = std::mem::take(&mut self.start_ties);
                 ties.clear();
@@ -540,10 +603,10 @@ impl SearchContext {
                     Reached::Target => direct = true,
                 });
                 if direct {
-                    self.relax(t, octile(start, goal), s, || 0.0);
+                    self.relax::<R>(t, octile(start, goal), s, || 0.0);
                 }
                 for &(d, id) in &ties {
-                    self.relax(id, d, s, || bound.to_goal(graph.cell(id)));
+                    self.relax::<R>(id, d, s, || bound.to_goal(graph.cell(id)));
                 }
                 self.start_ties = ties;
                 continue;
@@ -551,11 +614,11 @@ impl SearchContext {
             let here = graph.cell(n);
             let (marked, to_goal) = self.goal_marks[n as usize];
             if marked == self.query {
-                self.relax(t, g + to_goal, n, || 0.0);
+                self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
             for &v in graph.neighbours(n) {
                 let c = graph.cell(v);
-                self.relax(v, g + octile(here, c), n, || bound.to_goal(c));
+                self.relax::<R>(v, g + octile(here, c), n, || bound.to_goal(c));
             }
         }
         None
@@ -597,6 +660,18 @@ impl SearchContext {
         landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<Vec<Cell>> {
+        with_recorder!(self.search_clustered_as(graph, clusters, ends, landmarks, costs))
+    }
+
+    /// [`SearchContext::search_clustered`] with recorder `R`.
+    fn search_clustered_as<R: Recorder>(
+        &mut self,
+        graph: &GateGraph,
+        clusters: &Clusters,
+        ends: Ends,
+        landmarks: &Landmarks,
+        costs: &CostBands,
+    ) -> Option<Vec<Cell>> {
         let (start, goal) = (ends.start, ends.goal);
         let (ks, kg) = (
             clusters.of_leaf(ends.start_leaf),
@@ -605,7 +680,9 @@ impl SearchContext {
         if ks == kg {
             // Within one cluster the gate graph itself is small, and it also finds routes
             // that leave the cluster and come back.
-            return self.search(graph, ends, landmarks, costs).map(|(w, _)| w);
+            return self
+                .search_as::<R>(graph, ends, landmarks, costs)
+                .map(|(w, _)| w);
         }
         let (fresh_s, fresh_g) = (clusters.is_fresh(ks), clusters.is_fresh(kg));
         if fresh_s {
@@ -627,7 +704,7 @@ impl SearchContext {
             );
         }
         let bound = Bound::new(goal, landmarks, costs);
-        let (s, t) = self.begin(graph, &bound, start);
+        let (s, t) = self.begin::<R>(graph, &bound, start);
         // With a fresh goal cluster the goal is reached from its entrances only.
         let target = Target {
             leaf: (!fresh_g).then_some(ends.goal_leaf),
@@ -638,18 +715,18 @@ impl SearchContext {
             if n == t {
                 return Some(self.unwind_clustered(graph, clusters, ends, s, t));
             }
-            self.expand(n, g, p);
+            self.expand::<R>(n, g, p);
             if n == s {
                 if fresh_s {
                     for (j, &e) in clusters.get(ks).entrances.iter().enumerate() {
                         let d = self.start_ties[j].0;
                         if d.is_finite() {
                             let c = graph.gate(e).cell;
-                            self.relax(node(e), d, s, || bound.to_goal(c));
+                            self.relax::<R>(node(e), d, s, || bound.to_goal(c));
                         }
                     }
                 } else {
-                    self.relax_leaf(graph, (ends.start_leaf, start, 0.0, s), &target, &bound);
+                    self.relax_leaf::<R>(graph, (ends.start_leaf, start, 0.0, s), &target, &bound);
                 }
                 continue;
             }
@@ -670,18 +747,18 @@ impl SearchContext {
                         let d = c.dist[i * n_e + j];
                         if j != i && d.is_finite() {
                             let ec = graph.gate(e).cell;
-                            self.relax(node(e), g + d, n, || bound.to_goal(ec));
+                            self.relax::<R>(node(e), g + d, n, || bound.to_goal(ec));
                         }
                     }
                     if k == kg {
                         let d = self.goal_ties[i].0;
                         if d.is_finite() {
-                            self.relax(t, g + d, n, || 0.0);
+                            self.relax::<R>(t, g + d, n, || 0.0);
                         }
                     }
                 }
             } else if entered {
-                self.relax_leaf(graph, (here.leaf, here.cell, g, n), &target, &bound);
+                self.relax_leaf::<R>(graph, (here.leaf, here.cell, g, n), &target, &bound);
             }
             for &v in &here.links {
                 let other = graph.gate(v);
@@ -693,7 +770,7 @@ impl SearchContext {
                 };
                 if usable {
                     let step = bound.crossing(graph, here, other);
-                    self.relax(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
+                    self.relax::<R>(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
                 }
             }
         }
@@ -791,6 +868,17 @@ impl SearchContext {
         &mut self,
         grid: &Grid,
         costs: &CostBands,
+        ends: (Cell, Cell),
+        radius: u32,
+    ) -> Option<(Vec<Cell>, bool)> {
+        with_recorder!(self.search_local_as(grid, costs, ends, radius))
+    }
+
+    /// [`SearchContext::search_local`] with recorder `R`.
+    fn search_local_as<R: Recorder>(
+        &mut self,
+        grid: &Grid,
+        costs: &CostBands,
         (start, goal): (Cell, Cell),
         radius: u32,
     ) -> Option<(Vec<Cell>, bool)> {
@@ -837,7 +925,7 @@ impl SearchContext {
         let trace = &mut self.trace;
         let h0 = octile(start, goal) * floor;
         offer((states, open, query), slot(start), (0.0, NO_PARENT), || h0);
-        note(trace, TraceKind::Generated, slot(start), NO_PARENT, 0.0, h0);
+        note::<R>(trace, TraceKind::Generated, slot(start), NO_PARENT, 0.0, h0);
         while let Some((i, g, p)) = take(states, open, query) {
             if i == target {
                 let mut path = vec![goal];
@@ -850,7 +938,7 @@ impl SearchContext {
                 return Some((path, g <= escape));
             }
             self.expanded += 1;
-            note_expansion(trace, i, p, g);
+            note_expansion::<R>(trace, i, p, g);
             let here = cell(i);
             for dir in Direction::ALL {
                 let next = match here.step(dir) {
@@ -867,7 +955,7 @@ impl SearchContext {
                     if let Some((kind, f)) =
                         offer((states, open, query), slot(next), (g_next, i), || h)
                     {
-                        note(trace, kind, slot(next), i, g_next, f);
+                        note::<R>(trace, kind, slot(next), i, g_next, f);
                     }
                 } else {
                     escape = escape.min(g_next + h);

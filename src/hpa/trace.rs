@@ -3,9 +3,10 @@
 //!
 //! A [`SearchContext`] with tracing on records each node it generates, improves and
 //! expands as a compact raw record (the node's index in the search's own node space, its
-//! parent, `g` and `f`). Nothing is resolved to cells while the search runs: untraced
-//! searches pay one predictable branch per offer and per expansion, and traced ones a
-//! `push`. [`HpaMap::find_path_traced`] then names each node by its cell.
+//! parent, `g` and `f`). Nothing is resolved to cells while the search runs. The search
+//! loops are generic over a [`Recorder`]: with tracing off they run as [`Untraced`], whose
+//! recording compiles to nothing (one branch a query picks the loop), and traced ones pay
+//! a `push` per event. [`HpaMap::find_path_traced`] then names each node by its cell.
 
 use super::error::QueryError;
 use super::graph::{GateId, SlotId};
@@ -56,6 +57,28 @@ pub struct SearchTrace {
     pub expansions: usize,
 }
 
+/// Whether a search records its events: a type parameter of the search loops, so that
+/// an untraced search is compiled without the recording rather than testing a flag at
+/// every node (see `SearchContext::set_tracing`).
+pub(crate) trait Recorder {
+    /// Whether events are recorded.
+    const ON: bool;
+}
+
+/// The recorder of traced searches: every event is pushed to the context's trace.
+pub(crate) enum Traced {}
+
+impl Recorder for Traced {
+    const ON: bool = true;
+}
+
+/// The recorder of untraced searches: nothing, compiled away.
+pub(crate) enum Untraced {}
+
+impl Recorder for Untraced {
+    const ON: bool = false;
+}
+
 /// A raw trace record, in the node space of the search that made it (see [`NodeSpace`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RawEvent {
@@ -91,9 +114,8 @@ pub(crate) enum NodeSpace {
 impl HpaMap {
     /// [`HpaMap::find_path`], recording what the search did: every node generated,
     /// improved and expanded, with its cell, parent, `g` and `f`, in order. For viewers
-    /// and debugging. The option costs untraced queries one well-predicted branch per node
-    /// offered or expanded (a few per cent of query time in a first measurement; see
-    /// `docs/viewer.md`).
+    /// and debugging. Untraced queries do not pay for the option: their search loops are
+    /// compiled without the recording (measured in `docs/viewer.md`).
     ///
     /// The path is the one [`HpaMap::find_path`] returns. The events come from whichever
     /// search answered: the short-move search on the grid, the subgoal search or the gate

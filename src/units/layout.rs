@@ -58,6 +58,9 @@ pub(crate) mod sealed {
 
         /// Bytes held by the layout's own buffers.
         fn memory_bytes(&self) -> usize;
+        /// The area of `cell` (a number below what `init` returned): where the centres of
+        /// the boxes filed there lie, clipped to the world.
+        fn cell_area(&self, cell: u32) -> Aabb;
 
         /// After a cleanup has filed every unit again: gives back buffer space the units
         /// now held do not need.
@@ -105,6 +108,13 @@ pub(crate) fn grid_dims(side: f32, width: f32, height: f32) -> Result<(u32, u32)
 pub(crate) fn cell_coord(v: f32, inv_side: f32, count: u32) -> u32 {
     // `as` saturates (NaN would give 0, but boxes are checked before they get here).
     ((v * inv_side) as i64).clamp(0, i64::from(count) - 1) as u32
+}
+
+/// The square of side `side` at column and row `(col, row)` of a grid over the world
+/// `(width, height)`, clipped to the world.
+pub(crate) fn square_area((col, row): (u32, u32), side: f32, (width, height): (f32, f32)) -> Aabb {
+    let (x, y) = (col as f32 * side, row as f32 * side);
+    Aabb::new(x, y, (x + side).min(width), (y + side).min(height))
 }
 
 /// Every cell in the inclusive ranges, row by row.

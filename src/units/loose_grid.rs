@@ -30,7 +30,8 @@
 //! 1.1 GiB after 6,000 moves of 80 units in issue 26's 2²⁴ × 1,000 world.)
 
 use super::layout::{
-    cell_coord, check_world, for_each_in_range, grid_dims, release_spare, Layout, Sealed,
+    cell_coord, check_world, for_each_in_range, grid_dims, release_spare, square_area, Layout,
+    Sealed,
 };
 use super::store::NIL;
 use super::{Aabb, UnitError};
@@ -350,5 +351,14 @@ impl Sealed for LooseGrid {
             + self.tight_heads.capacity() * size_of::<u32>()
             + self.nodes.capacity() * size_of::<(u32, u32)>()
             + self.wide.capacity() * size_of::<u32>()
+    }
+
+    fn cell_area(&self, cell: u32) -> Aabb {
+        let cols = self.loose.cols;
+        square_area(
+            (cell % cols, cell / cols),
+            self.cell,
+            (self.width, self.height),
+        )
     }
 }

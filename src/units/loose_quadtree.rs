@@ -9,7 +9,7 @@
 //! its centre crosses a cell border of its level. Huge units live on coarse levels, where
 //! a query looks at a handful of cells, so they cost the small units nothing.
 
-use super::layout::{cell_coord, check_world, grid_dims, Layout, Sealed, MAX_CELLS};
+use super::layout::{cell_coord, check_world, grid_dims, square_area, Layout, Sealed, MAX_CELLS};
 use super::{Aabb, UnitError};
 use std::mem::size_of;
 
@@ -205,5 +205,15 @@ impl Sealed for LooseQuadtree {
 
     fn memory_bytes(&self) -> usize {
         self.levels.capacity() * size_of::<Level>()
+    }
+
+    fn cell_area(&self, cell: u32) -> Aabb {
+        let level = &self.levels[self.level_of_cell(cell)];
+        let at = cell - level.first;
+        square_area(
+            (at % level.cols, at / level.cols),
+            level.side,
+            (self.width, self.height),
+        )
     }
 }

@@ -21,6 +21,9 @@
 //! - `POST /api/undo`: takes the last stroke back.
 //! - `POST /api/class` `{"size":2,"passable":".GS","costs":"W=3"}`: rebuilds both layers
 //!   for another movement class (costs optional).
+//! - `GET /api/clusters`: the fast layer's clusters, each with its area and entrances.
+//! - `GET /api/units`: the units' boxes and the unit index's occupied cells.
+//! - `POST /api/units` `{"count":N,"seed":S}`: spawns a seeded random army (0 removes it).
 //! - `GET /api/scenario`: the open scenario's current queries, run and judged.
 //! - `POST /api/scenario/step`: lays a version 2 scenario's next group of patches.
 
@@ -126,7 +129,9 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
     let Some(endpoint) = path.strip_prefix("/api/") else {
         return Response::error(404, format!("no page {path:?}"));
     };
-    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step" | "class") {
+    let wanted = if matches!(endpoint, "edit" | "undo" | "scenario/step" | "class")
+        || (endpoint == "units" && req.method == "POST")
+    {
         "POST"
     } else {
         "GET"
@@ -158,6 +163,9 @@ pub fn handle(state: &Mutex<State>, name: &str, req: &Request<'_>) -> Response {
         "hover" => hover(&mut state, &params),
         "edit" => edit(&mut state, req.body),
         "class" => switch_class(&mut state, req.body),
+        "clusters" => Ok(clusters(&state)),
+        "units" if req.method == "POST" => spawn_units(&mut state, req.body),
+        "units" => Ok(units(&state)),
         "scenario" => scenario(&state),
         "scenario/step" => match state.step_scenario() {
             Ok(Some(laid)) => Ok(Response::json(&json!({
@@ -247,6 +255,7 @@ fn info(state: &State, name: &str) -> Response {
         "revision": state.revision(),
         "undo_depth": state.undo_depth(),
         "scenario": state.scenario().map(|s| json!({ "dynamic": s.is_dynamic() })),
+        "units": state.army().map_or(0, |a| a.index.len()),
         "exact": { "leaves": exact.free_leaf_count(), "gates": exact.gate_count(),
                    "components": exact.component_count() },
         "fast": { "leaves": fast.free_leaf_count(), "gates": fast.gate_count(),
@@ -371,6 +380,71 @@ fn trace_posthoc(state: &State, params: &Params<'_>) -> Result<Response, Refusal
         &trace,
         cost,
     )))
+}
+
+/// The fast layer's clusters: `area` `[x, y, w, h]`, `entrances` `[x, y, ...]` and
+/// whether its routes are `fresh` (an edited cluster waits for a refresh and is crossed
+/// over its gates meanwhile).
+fn clusters(state: &State) -> Response {
+    let clusters: Vec<Value> = state
+        .layer(Which::Fast)
+        .cluster_outlines()
+        .iter()
+        .map(|c| {
+            let a = c.area;
+            let entrances: Vec<u32> = c.entrances.iter().flat_map(|e| [e.x, e.y]).collect();
+            json!({
+                "area": [a.x1, a.y1, a.width(), a.height()],
+                "entrances": entrances,
+                "fresh": c.fresh,
+            })
+        })
+        .collect();
+    Response::json(&json!({ "clusters": clusters }))
+}
+
+/// The units (`[min x, min y, max x, max y, ...]` in cells) and the unit index's
+/// occupied cells (`[min x, min y, max x, max y, units, ...]`).
+fn units(state: &State) -> Response {
+    let Some(army) = state.army() else {
+        return Response::json(&json!({ "count": 0, "units": [], "cells": [] }));
+    };
+    let units: Vec<f32> = army
+        .index
+        .iter()
+        .flat_map(|(_, b)| [b.min_x, b.min_y, b.max_x, b.max_y])
+        .collect();
+    let cells: Vec<f32> = army
+        .index
+        .occupied_cells()
+        .iter()
+        .flat_map(|c| {
+            let a = c.area;
+            [a.min_x, a.min_y, a.max_x, a.max_y, c.units as f32]
+        })
+        .collect();
+    Response::json(&json!({
+        "count": army.index.len(),
+        "seed": army.seed,
+        "units": units,
+        "cells": cells,
+    }))
+}
+
+/// The body of `POST /api/units`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnitsRequest {
+    count: usize,
+    #[serde(default)]
+    seed: u64,
+}
+
+fn spawn_units(state: &mut State, body: &[u8]) -> Result<Response, Refusal> {
+    let req: UnitsRequest =
+        serde_json::from_slice(body).map_err(|e| bad(format!("units request: {e}")))?;
+    state.spawn_units(req.count, req.seed).map_err(bad)?;
+    Ok(units(state))
 }
 
 /// The body of `POST /api/class`.

@@ -5,6 +5,7 @@
 //! JavaScript embedded in the binary).
 
 pub mod api;
+pub mod army;
 pub mod posthoc;
 pub mod scenario;
 pub mod server;
@@ -35,6 +36,13 @@ pub struct ViewArgs {
     /// the map and load the process: give one only on a network you trust
     #[arg(long, value_name = "ADDR", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     pub bind: IpAddr,
+    /// Spawns N units of the class's size at random open cells (seeded by --units-seed),
+    /// filed in the library's unit index and drawn by the page's unit-index layer
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub units: usize,
+    /// The seed the --units army is drawn from
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub units_seed: u64,
     #[command(flatten)]
     pub search: SearchOptions,
 }
@@ -52,6 +60,11 @@ pub fn run(a: ViewArgs) -> Result<i32, CliError> {
         .map_err(map_error)?;
     if let Some(scenario) = scenario {
         state.open_scenario(scenario).map_err(map_error)?;
+    }
+    if a.units > 0 {
+        state
+            .spawn_units(a.units, a.units_seed)
+            .map_err(|e| CliError::input(format!("--units: {e}")))?;
     }
     let server = server::Server::bind(SocketAddr::new(a.bind, a.port))
         .map_err(|e| CliError::input(format!("cannot listen on {}:{}: {e}", a.bind, a.port)))?;

@@ -3,6 +3,7 @@
 //! the page with their undo records, and the last flow field. Every answer here comes from
 //! the library; the HTTP side ([`super::api`]) only parses requests and writes JSON.
 
+use super::army::Army;
 use super::scenario::Scenario;
 use quadpath::{
     Cell, ClassId, Config, FlowField, Grid, HpaMap, Mode, Movement, Path, Rect, SearchContext,
@@ -98,6 +99,8 @@ pub struct State {
     scenario: Option<Scenario>,
     /// Each layer's memory limit, kept for rebuilding them for another class.
     max_memory: usize,
+    /// The units shown by the unit-index layer, if any were spawned.
+    army: Option<Army>,
 }
 
 impl State {
@@ -126,12 +129,14 @@ impl State {
             components: None,
             scenario: None,
             max_memory,
+            army: None,
         })
     }
 
     /// Switches to another movement class: both layers are built afresh for `movement`
     /// on the map as it stands (edits and laid patches included). The undo history and the
-    /// flow field are dropped; an open scenario stays open.
+    /// flow field are dropped; an open scenario stays open, and units are spawned again
+    /// (as many, from the same seed) for the new class.
     ///
     /// # Errors
     /// As [`State::new`]; the current class then stays.
@@ -139,8 +144,13 @@ impl State {
         let mut next = State::new(self.world.grid().clone(), movement, self.max_memory)?;
         next.scenario = self.scenario.take();
         next.revision = self.revision + 1;
+        let army = self.army.as_ref().map(|a| (a.index.len(), a.seed));
         *self = next;
-        Ok(())
+        // The same army, drawn again for the new class's size and open cells.
+        match army {
+            Some((count, seed)) => self.spawn_units(count, seed),
+            None => Ok(()),
+        }
     }
 
     /// Opens a scenario file on the map; a version 2 one gets the patches before its first
@@ -175,6 +185,23 @@ impl State {
             self.edited();
         }
         Ok(Some(laid))
+    }
+
+    /// Spawns `count` units of the class's size at random open cells, drawn from `seed`,
+    /// replacing any army before (`count` 0 removes it).
+    ///
+    /// # Errors
+    /// A count over [`super::army::MAX_UNITS`] (as text); the army before then stays.
+    pub fn spawn_units(&mut self, count: usize, seed: u64) -> Result<(), String> {
+        let open = self.layer(Which::Exact).grid();
+        let army = Army::spawn(open, self.movement.size(), count, seed)?;
+        self.army = (count > 0).then_some(army);
+        Ok(())
+    }
+
+    /// The units, if any were spawned.
+    pub fn army(&self) -> Option<&Army> {
+        self.army.as_ref()
     }
 
     /// The world, for reading.

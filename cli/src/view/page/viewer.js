@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const canvas = $("map");
-const ctx = canvas.getContext("2d");
+let ctx = canvas.getContext("2d"); // the overlay's while it is drawn (see renderOverlay)
 
 // Colours of the leaves layer, picked per leaf by `leafColour` (the browser test checks them).
 const LEAF_COLOURS = [[255, 170, 60], [90, 200, 250], [170, 120, 250], [110, 220, 120]];
@@ -22,6 +22,8 @@ const st = {
   scale: 1, ox: 0, oy: 0,             // screen = cell * scale + offset (CSS pixels)
   bitmaps: {},                        // layer name -> offscreen canvas, one pixel per cell
   leaves: null, gates: null,          // {mode, rev, data}
+  clusters: null,                     // the fast layer's [{area, entrances, fresh}]
+  units: null,                        // {count, units, cells} and st.bitmaps.units
   start: null, goal: null, paths: null,
   flowGoal: null, flow: null,
   trace: null, traceAt: 0, tracePlay: null,   // the traced search, events shown, animation
@@ -126,19 +128,24 @@ async function loadLayer(name) {
       const t = Math.min(1, (c[i] - 1) / Math.max(4, 4 * k));
       return [40, Math.round(120 + 100 * t), 60, Math.round(60 + 60 * t)];
     });
+  } else if (name === "clusters") {
+    st.clusters = (await api("/api/clusters")).clusters;
+  } else if (name === "units") {
+    loadUnits(await api("/api/units"));
   } else if (name === "leaves" || name === "gates") {
     const mode = $("layer-mode").value;
     const got = await api("/api/" + name + "?mode=" + mode);
     st[name] = { mode, rev: st.revision, data: name === "leaves" ? got.leaves : got.crossings };
     if (name === "leaves") st.bitmaps.leaves = leafBitmap(got.leaves);
+    else st.bitmaps.gates = gateBitmap(got.crossings);
   }
 }
 
 async function refreshLayers() {
   const jobs = [];
-  for (const name of ["components", "clearance", "leaves", "gates"]) {
+  for (const name of ["components", "clearance", "leaves", "gates", "clusters", "units"]) {
     if ($("layer-" + name).checked) jobs.push(loadLayer(name));
-    else if (name === "leaves" || name === "gates") st[name] = null;
+    else if (["leaves", "gates", "clusters", "units"].includes(name)) st[name] = null;
     else st.bitmaps[name] = null;
   }
   await Promise.all(jobs);
@@ -161,12 +168,16 @@ function fit() {
   draw();
 }
 
-// The cells in view, clipped to the map.
+// While the overlay is drawn: the CSS pixel rectangle it covers round the view.
+let viewMargin = null;
+
+// The cells in view (or in the overlay's area while it is drawn), clipped to the map.
 function visible() {
-  const x1 = Math.max(0, Math.floor(-st.ox / st.scale));
-  const y1 = Math.max(0, Math.floor(-st.oy / st.scale));
-  const x2 = Math.min(st.w, Math.ceil((canvas.clientWidth - st.ox) / st.scale));
-  const y2 = Math.min(st.h, Math.ceil((canvas.clientHeight - st.oy) / st.scale));
+  const m = viewMargin || { x1: 0, y1: 0, x2: canvas.clientWidth, y2: canvas.clientHeight };
+  const x1 = Math.max(0, Math.floor((m.x1 - st.ox) / st.scale));
+  const y1 = Math.max(0, Math.floor((m.y1 - st.oy) / st.scale));
+  const x2 = Math.min(st.w, Math.ceil((m.x2 - st.ox) / st.scale));
+  const y2 = Math.min(st.h, Math.ceil((m.y2 - st.oy) / st.scale));
   return { x1, y1, x2, y2 };
 }
 
@@ -191,10 +202,10 @@ function drawNow() {
     if (on && st.bitmaps[name]) ctx.drawImage(st.bitmaps[name], 0, 0);
   }
   if ($("layer-flow").checked && st.bitmaps.flow) ctx.drawImage(st.bitmaps.flow, 0, 0);
+  if (st.leaves && st.bitmaps.leaves && $("layer-leaves").checked) ctx.drawImage(st.bitmaps.leaves, 0, 0);
+  if (st.gates && st.bitmaps.gates && $("layer-gates").checked) ctx.drawImage(st.bitmaps.gates, 0, 0);
   const px = 1 / st.scale; // one CSS pixel in cells
-  if (st.leaves && st.bitmaps.leaves && $("layer-leaves").checked) drawLeaves(px);
-  if (st.gates && $("layer-gates").checked) drawGates(px);
-  if (st.flow && $("layer-flow").checked) drawArrows(px);
+  drawOverlay(dpr);
   if (st.trace) drawTrace(px);
   if (st.paths) {
     if ($("layer-fastpath").checked) drawPath(st.paths.fast.cells, "rgba(30,91,216,0.9)", px * 3);
@@ -202,6 +213,86 @@ function drawNow() {
   }
   marker(st.start, "#f08000", px);
   marker(st.goal || st.flowGoal, "#d000d0", px);
+}
+
+// ---- the vector overlay -----------------------------------------------------------------
+// Leaf outlines, gates, clusters, units and flow arrows can be hundreds of thousands of
+// shapes on a 1024x1024 map. They are drawn into an offscreen canvas covering the view and
+// a margin round it, and while the view moves that canvas is only copied (shifted and
+// scaled); it is drawn again once the view has rested for OVERLAY_REST ms, or at once when
+// what it shows changes or the view has left its margin or zoomed by over a factor of 2.
+const OVERLAY_REST = 120;
+const overlay = { canvas: document.createElement("canvas"), key: null, scale: 0, ox: 0, oy: 0, timer: 0 };
+let overlayDraws = 0;
+
+// What the overlay shows, apart from the view: it is redrawn when this changes.
+function overlayKey() {
+  const on = (name) => $("layer-" + name).checked;
+  return [st.revision, on("leaves") && st.leaves, on("gates") && st.gates, on("clusters") && st.clusters,
+    on("units") && st.units, on("flow") && st.flow, st.w, canvas.width, canvas.height];
+}
+
+function sameKey(a, b) {
+  return a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function drawOverlay(dpr) {
+  const key = overlayKey();
+  if (!key.slice(1, 6).some(Boolean)) return;
+  const fresh = sameKey(overlay.key, key) && overlay.scale === st.scale && overlay.ox === st.ox && overlay.oy === st.oy;
+  if (!fresh) {
+    clearTimeout(overlay.timer);
+    const ratio = st.scale / overlay.scale;
+    // Where the overlay's corner is now, in CSS pixels, and whether it still covers the view.
+    const mx = canvas.clientWidth / 2, my = canvas.clientHeight / 2;
+    const x0 = st.ox + (-overlay.ox - mx) / overlay.scale * st.scale;
+    const y0 = st.oy + (-overlay.oy - my) / overlay.scale * st.scale;
+    const covers = x0 <= 0 && y0 <= 0 && x0 + 2 * canvas.clientWidth * ratio >= canvas.clientWidth &&
+      y0 + 2 * canvas.clientHeight * ratio >= canvas.clientHeight;
+    if (sameKey(overlay.key, key) && ratio > 0.5 && ratio < 2 && covers) {
+      overlay.timer = setTimeout(() => { overlay.scale = 0; draw(); }, OVERLAY_REST);
+    } else {
+      renderOverlay(key, dpr);
+    }
+  }
+  const ratio = st.scale / overlay.scale;
+  const mx = canvas.clientWidth / 2, my = canvas.clientHeight / 2;
+  ctx.setTransform(dpr * ratio, 0, 0, dpr * ratio,
+    dpr * (st.ox + (-overlay.ox - mx) / overlay.scale * st.scale),
+    dpr * (st.oy + (-overlay.oy - my) / overlay.scale * st.scale));
+  ctx.imageSmoothingEnabled = true;
+  ctx.drawImage(overlay.canvas, 0, 0, overlay.canvas.width / dpr, overlay.canvas.height / dpr);
+  ctx.imageSmoothingEnabled = false;
+  ctx.setTransform(dpr * st.scale, 0, 0, dpr * st.scale, dpr * st.ox, dpr * st.oy);
+}
+
+// Draws the overlay for the current view: the view and half of it again on every side.
+function renderOverlay(key, dpr) {
+  overlayDraws++;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  const oc = overlay.canvas;
+  if (oc.width !== 2 * canvas.width || oc.height !== 2 * canvas.height) {
+    oc.width = 2 * canvas.width; oc.height = 2 * canvas.height;
+  }
+  const g = oc.getContext("2d");
+  g.setTransform(1, 0, 0, 1, 0, 0);
+  g.clearRect(0, 0, oc.width, oc.height);
+  g.imageSmoothingEnabled = false;
+  g.setTransform(dpr * st.scale, 0, 0, dpr * st.scale, dpr * (st.ox + w / 2), dpr * (st.oy + h / 2));
+  Object.assign(overlay, { key, scale: st.scale, ox: st.ox, oy: st.oy });
+  const margin = { x1: -w / 2, y1: -h / 2, x2: 1.5 * w, y2: 1.5 * h };
+  const px = 1 / st.scale;
+  const saved = ctx;
+  ctx = g; viewMargin = margin;
+  try {
+    if (key[1]) drawLeaves(px);
+    if (key[2]) drawGates(px);
+    if (key[3]) drawClusters(px);
+    if (key[4]) drawUnits(px);
+    if (key[5]) drawArrows(px);
+  } finally {
+    ctx = saved; viewMargin = null;
+  }
 }
 
 // The leaves' fills, drawn once per load into a bitmap of one pixel per cell.
@@ -219,7 +310,6 @@ function leafBitmap(d) {
 
 // The outlines of the leaves in view that are at least 4 pixels wide.
 function drawLeaves(px) {
-  ctx.drawImage(st.bitmaps.leaves, 0, 0);
   const v = visible();
   const d = st.leaves.data;
   const outline = new Path2D();
@@ -233,12 +323,20 @@ function drawLeaves(px) {
   ctx.stroke(outline);
 }
 
-const ZOOM_FOR_GATES = "zoom in to see the gates";
-// Gates join cell centres: below 2 pixels a cell they are a smear, and on a 1024x1024
-// map there are hundreds of thousands, so they are drawn from that zoom on.
+// The gate cells, one pixel a cell: the gates layer at any zoom, at the cost of one
+// drawImage a frame (a 1024x1024 map has hundreds of thousands of crossings).
+const GATE_COLOUR = [0, 150, 60, 255];
+function gateBitmap(d) {
+  const mask = new Uint8Array(st.w * st.h);
+  for (let i = 0; i < d.length; i += 2) mask[d[i + 1] * st.w + d[i]] = 1;
+  return bitmap((i) => mask[i] ? GATE_COLOUR : null);
+}
+
+// The crossings as lines between cell centres, from GATE_LINES pixels a cell on, where they
+// can be told apart and few are in view.
+const GATE_LINES = 6;
 function drawGates(px) {
-  if (st.scale < 2) { status(ZOOM_FOR_GATES); return; }
-  if ($("status").textContent === ZOOM_FOR_GATES) status("");
+  if (st.scale < GATE_LINES) return;
   const v = visible();
   const d = st.gates.data;
   const p = new Path2D();
@@ -250,6 +348,83 @@ function drawGates(px) {
   ctx.strokeStyle = "rgba(0,150,60,0.9)";
   ctx.lineWidth = Math.max(px * 1.5, 0.15);
   ctx.stroke(p);
+}
+
+// Cluster borders (dashed red while an edit left the cluster's routes stale) and their
+// entrance cells, filled.
+const CLUSTER_COLOUR = "rgba(150,40,170,0.95)";
+function drawClusters(px) {
+  const fresh = new Path2D(), stale = new Path2D(), entrances = new Path2D();
+  for (const c of st.clusters) {
+    const [x, y, w, h] = c.area;
+    (c.fresh ? fresh : stale).rect(x, y, w, h);
+    const e = c.entrances;
+    for (let i = 0; i < e.length; i += 2) entrances.rect(e[i], e[i + 1], 1, 1);
+  }
+  ctx.lineWidth = 2 * px;
+  ctx.strokeStyle = CLUSTER_COLOUR;
+  ctx.stroke(fresh);
+  ctx.setLineDash([6 * px, 4 * px]);
+  ctx.strokeStyle = "rgba(220,30,30,0.95)";
+  ctx.stroke(stale);
+  ctx.setLineDash([]);
+  ctx.fillStyle = CLUSTER_COLOUR;
+  ctx.fill(entrances);
+  // Below 3 pixels a cell, an entrance is marked by a ring of fixed size as well.
+  if (st.scale < 3) {
+    const ring = new Path2D();
+    for (const c of st.clusters) {
+      const e = c.entrances;
+      for (let i = 0; i < e.length; i += 2) {
+        ring.moveTo(e[i] + 0.5 + 2 * px, e[i + 1] + 0.5);
+        ring.arc(e[i] + 0.5, e[i + 1] + 0.5, 2 * px, 0, 2 * Math.PI);
+      }
+    }
+    ctx.lineWidth = px;
+    ctx.stroke(ring);
+  }
+}
+
+// The units: their cells in a bitmap (one pixel a cell), and the unit index's occupied
+// cells as outlined squares, darker with more units.
+const UNIT_COLOUR = [20, 20, 20, 230];
+function loadUnits(got) {
+  st.units = got;
+  const mask = new Uint8Array(st.w * st.h);
+  const u = got.units;
+  for (let i = 0; i < u.length; i += 4) {
+    for (let y = Math.floor(u[i + 1]); y < Math.min(st.h, Math.ceil(u[i + 3])); y++) {
+      for (let x = Math.floor(u[i]); x < Math.min(st.w, Math.ceil(u[i + 2])); x++) mask[y * st.w + x] = 1;
+    }
+  }
+  st.bitmaps.units = bitmap((i) => mask[i] ? UNIT_COLOUR : null);
+  $("units-summary").textContent = `${got.count} units in ${got.cells.length / 5} cells of the index`;
+}
+
+function drawUnits(px) {
+  const c = st.units.cells;
+  let most = 1;
+  for (let i = 4; i < c.length; i += 5) most = Math.max(most, c[i]);
+  const outline = new Path2D();
+  for (let i = 0; i < c.length; i += 5) {
+    const t = c[i + 4] / most;
+    ctx.fillStyle = `rgba(255,120,0,${(0.12 + 0.4 * t).toFixed(3)})`;
+    ctx.fillRect(c[i], c[i + 1], c[i + 2] - c[i], c[i + 3] - c[i + 1]);
+    outline.rect(c[i], c[i + 1], c[i + 2] - c[i], c[i + 3] - c[i + 1]);
+  }
+  ctx.lineWidth = px;
+  ctx.strokeStyle = "rgba(190,80,0,0.9)";
+  ctx.stroke(outline);
+  if (st.bitmaps.units) ctx.drawImage(st.bitmaps.units, 0, 0);
+}
+
+async function spawnUnits() {
+  const count = Number($("units-count").value), seed = Number($("units-seed").value);
+  try {
+    loadUnits(await post("/api/units", { count, seed }));
+    $("layer-units").checked = true;
+    draw();
+  } catch (e) { status("units: " + e.message); }
 }
 
 const STEPS = [[1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1], [0, -1], [1, -1]];
@@ -619,11 +794,13 @@ async function start() {
   await loadTerrain();
   resize();
   fit();
-  for (const name of ["leaves", "gates", "components", "clearance", "mode"]) {
+  for (const name of ["leaves", "gates", "clusters", "units", "components", "clearance", "mode"]) {
     $("layer-" + name).addEventListener("change", async () => { await refreshLayers(); draw(); });
   }
   for (const name of ["costs", "flow", "fastpath"]) $("layer-" + name).addEventListener("change", draw);
   $("undo").addEventListener("click", undo);
+  $("units-spawn").addEventListener("click", spawnUnits);
+  if (st.info.units > 0) { $("layer-units").checked = true; await refreshLayers(); draw(); }
   if (st.info.scenario) {
     $("scenario").hidden = false;
     $("scenario-step").hidden = !st.info.scenario.dynamic;
@@ -655,6 +832,16 @@ window.viewer = {
   setView(scale, ox, oy) { st.scale = scale; st.ox = ox; st.oy = oy; drawNow(); },
   idle() { return st.busy.then(() => new Promise((r) => requestAnimationFrame(() => { drawNow(); r(true); }))); },
   state: st,
+  // How many times the vector overlay has been drawn (the frame-time test reports it).
+  overlayDraws() { return overlayDraws; },
+  // Draws the view with its overlay drawn afresh, as after the view rests; returns the ms.
+  timeRestingFrame() {
+    const t = performance.now();
+    overlay.scale = 0;
+    drawNow();
+    ctx.getImageData(0, 0, 1, 1);
+    return performance.now() - t;
+  },
 };
 
 start().catch((e) => status("cannot load the map: " + e.message));
