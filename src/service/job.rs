@@ -134,6 +134,11 @@ impl Job {
         }
     }
 
+    /// The group the job answers: class, goal, and what to do when it is out of reach.
+    pub(super) fn key(&self) -> super::tick::GroupKey {
+        (self.class, self.goal, self.when_unreachable)
+    }
+
     /// Whether the job holds a paused search in its lane's search context: nothing may
     /// run before it then, or the search would have to restart.
     pub(super) fn holds_search(&self) -> bool {

@@ -13,6 +13,9 @@ use hashbrown::HashMap;
 use std::collections::VecDeque;
 use std::time::Instant;
 
+/// Requests taken in between two looks at the clock under a time budget.
+const INTAKE_SLICE: usize = 64;
+
 /// What a group of requests has in common: class, goal, and what to do when it is out of
 /// reach.
 pub(super) type GroupKey = (ClassId, Rect, WhenUnreachable);
@@ -43,9 +46,9 @@ impl Lane {
             job.run(world, &mut self.ctx, &mut allowance, &mut run.answers);
             if job.is_done() {
                 let job = self.queue.pop_front().expect("the front job");
+                let key = job.key();
                 if let Some(field) = job.field {
-                    run.fields
-                        .push(((job.class, job.goal, job.when_unreachable), field));
+                    run.fields.push((key, field));
                 }
             }
         }
@@ -90,7 +93,12 @@ impl PathService {
         };
         let mut report = TickReport::default();
         super::watch::take_replans(self);
-        self.take_in(world, &mut report);
+        // Under a time budget the intake may take up to a quarter of it.
+        let intake_until = match budget {
+            Budget::Time(d) => Some(now + d / 4),
+            _ => None,
+        };
+        self.take_in(world, &mut report, intake_until);
         let count = self.lanes.len();
         let allowances: Vec<Allowance> = (0..count)
             .map(|i| Allowance {
@@ -124,11 +132,22 @@ impl PathService {
 
     /// Groups the requests taken since the last tick into jobs, answering at once those an
     /// answer or field of the last tick serves.
-    fn take_in(&mut self, world: &World, report: &mut TickReport) {
-        let intake = std::mem::take(&mut self.intake);
+    ///
+    /// Under a time budget the intake stops at `until` (looked at every
+    /// [`INTAKE_SLICE`] requests) and the rest waits for the next tick: a group cut in two
+    /// joins its job there (see [`PathService::join_queued`]).
+    fn take_in(&mut self, world: &World, report: &mut TickReport, until: Option<Instant>) {
+        let mut intake = std::mem::take(&mut self.intake).into_iter();
         let mut order: Vec<GroupKey> = Vec::new();
         let mut groups: HashMap<GroupKey, Vec<(Cell, Vec<super::Ticket>)>> = HashMap::new();
-        for Intake { ticket, key, start } in intake {
+        let mut taken = 0usize;
+        while let Some(Intake { ticket, key, start }) = intake.next() {
+            taken += 1;
+            if taken % INTAKE_SLICE == 0 && until.is_some_and(|t| Instant::now() >= t) {
+                self.intake.push(Intake { ticket, key, start });
+                self.intake.extend(intake);
+                break;
+            }
             if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
                 continue; // cancelled before it was taken in
             }
@@ -155,6 +174,9 @@ impl PathService {
         }
         for key in order {
             let starts = groups.remove(&key).expect("a group per key");
+            let Some(starts) = self.join_queued(key, starts) else {
+                continue;
+            };
             let layer = world.layer(key.0);
             let field = self
                 .recent
@@ -178,6 +200,34 @@ impl PathService {
                 }
             }
         }
+    }
+
+    /// Adds `starts` to a queued job building (or holding) a complete flow field to the same
+    /// goal, if there is one: requests of the next tick share the field under way. Returns
+    /// the starts when no such job waits.
+    fn join_queued(
+        &mut self,
+        key: GroupKey,
+        starts: Vec<(Cell, Vec<super::Ticket>)>,
+    ) -> Option<Vec<(Cell, Vec<super::Ticket>)>> {
+        let Some(job) = self
+            .lanes
+            .iter_mut()
+            .flat_map(|lane| lane.queue.iter_mut())
+            .find(|job| job.flow && !job.bounded && job.key() == key)
+        else {
+            return Some(starts);
+        };
+        let number = job.number;
+        for (_, tickets) in &starts {
+            for t in tickets {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                    *j = Some(number);
+                }
+            }
+        }
+        job.starts.extend(starts);
+        None
     }
 
     /// Deals `job` to the lane with the least queued work (the first among equals, so

@@ -453,13 +453,19 @@ fn fast_layers_are_replanned_after_freed_ground() {
     );
 }
 
-#[test]
-fn a_group_of_200_is_answered_from_shared_work() {
+/// A 64² map split by a wall at x = 32 with gaps at rows 10 and 50, an exact class, and a
+/// 3×3 rally area beyond the wall.
+fn wall_with_two_gaps() -> (World, ClassId, Rect) {
     let grid = Grid::from_fn(64, 64, |x, y| !(x == 32 && y != 10 && y != 50));
     let mut world = World::new(grid);
     let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    (world, infantry, Rect::new(58, 30, 60, 32))
+}
+
+#[test]
+fn a_group_of_200_is_answered_from_shared_work() {
+    let (world, infantry, goal) = wall_with_two_gaps();
     let mut service = PathService::new(&world);
-    let goal = Rect::new(58, 30, 60, 32);
     let tickets: Vec<_> = (0..200u32)
         .map(|i| {
             let start = Cell::new(i % 20, 10 + i / 20 * 4);
@@ -480,4 +486,35 @@ fn a_group_of_200_is_answered_from_shared_work() {
     }
     service.release(again).unwrap();
     assert_eq!(service.live_tickets(), 0);
+}
+
+#[test]
+fn next_frame_requests_join_the_field_under_way() {
+    let (world, infantry, goal) = wall_with_two_gaps();
+    let mut service = PathService::new(&world);
+    let start = |i: u32| Cell::new(i % 20, 2 + i / 20 * 6);
+    let mut tickets: Vec<_> = (0..10)
+        .map(|i| order(&mut service, &world, (infantry, i), start(i), goal))
+        .collect();
+    // A few units of work: the field's build is far from done after this tick.
+    service.tick(&world, Budget::Expansions(8)).unwrap();
+    assert_eq!(service.drain_finished().count(), 0);
+    tickets.extend((10..20).map(|i| order(&mut service, &world, (infantry, i), start(i), goal)));
+    finish(&mut service, &world);
+    assert_eq!(service.stats().flow_fields, 1, "{:?}", service.stats());
+    assert_eq!(service.drain_finished().count(), 20);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    for (i, t) in tickets.into_iter().enumerate() {
+        let path = service.outcome(t).unwrap().path().unwrap();
+        let from = distances(&open, start(i as u32));
+        let optimum = goal
+            .cells()
+            .filter_map(|c| from[(c.y * open.width() + c.x) as usize])
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (path.length - optimum).abs() < 1e-6,
+            "{i}: {} vs {optimum}",
+            path.length
+        );
+    }
 }
