@@ -4,7 +4,8 @@
 //! Contenders, all on one thread:
 //! - `A*`: `pathfinding::astar` over the flat bitmap (`quadpath::baseline::astar`), the
 //!   optimal baseline every speed-up was measured against before Warthog joined;
-//! - `qp-exact …`, `qp-fast …`: quadpath's [`HpaMap`] in `Mode::Exact` and `Mode::Fast`, each
+//! - `qp-exact …`, `qp-fast …`: quadpath's [`HpaMap`] in `Mode::Exact` and `Mode::Fast`, and
+//!   `qp-exact-sg …` in exact mode over the subgoal graph (`Config::subgoals`), each
 //!   timed twice over one map: `corners` to the path's corner points
 //!   (`HpaMap::find_corners`), `cells` to every cell (`HpaMap::find_path`);
 //! - `hpa-8` … `hpa-64`: the `hierarchical_pathfinding` crate (HPA*) with those chunk sizes,
@@ -28,7 +29,11 @@
 //! fastest time per query.
 //!
 //! Usage: `cargo bench --bench peers -- [--sample N] [--reps R] [--maps a,b,...] [--markdown OUT]
-//! [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--no-warthog] [--maps-dir DIR]`.
+//! [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--no-warthog] [--blocks]
+//! [--maps-dir DIR]`. With `--blocks` each in-process contender answers the whole subsample in
+//! a row (contenders in an order that rotates with the round), as each Warthog process does,
+//! so that every contender runs with its own data warm in the caches; without it they
+//! alternate query by query, and each query finds the others' data in the caches.
 //! Maps that are missing are skipped with a note. `PEERS_DEBUG=1` prints suspicious peer paths
 //! (invalid without a corner cut, or over 3× the optimum) to stderr.
 
@@ -44,7 +49,7 @@ use hierarchical_pathfinding::prelude::{MooreNeighborhood, PathCache, PathCacheC
 use quadpath::baseline;
 use quadpath::io::{read_map, read_scen, Scenario};
 use quadpath::quadtree::{QuadTree, SplitStopper};
-use quadpath::{Cell, Direction, Grid, HpaMap, Mode, Path, Rect, TerrainCosts};
+use quadpath::{Cell, Config, Direction, Grid, HpaMap, Mode, Path, Rect, TerrainCosts};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -133,6 +138,8 @@ struct Args {
     hasher: bool,
     dynamic: bool,
     warthog: bool,
+    /// Each in-process contender answers the whole subsample in a row (`--blocks`).
+    blocks: bool,
 }
 
 const DEFAULT_MAPS: &[(&str, &str)] = &[
@@ -185,6 +192,8 @@ const SUMMARY_ORDER: &[&str] = &[
     "W-JPS2+",
     "qp-exact corners",
     "qp-exact cells",
+    "qp-exact-sg corners",
+    "qp-exact-sg cells",
     "qp-fast corners",
     "qp-fast cells",
     "A*",
@@ -258,7 +267,7 @@ fn summary(out: &mut String, results: &[MapResult]) {
 fn usage() -> ! {
     eprintln!(
         "usage: cargo bench --bench peers -- [--sample N] [--reps R] [--maps a,b,...] [--markdown OUT]\n\
-         \x20      [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--no-warthog] [--maps-dir DIR]"
+         \x20      [--edit-maps a,b] [--edits N] [--no-queries] [--no-hasher] [--no-edits] [--no-warthog] [--blocks] [--maps-dir DIR]"
     );
     std::process::exit(2)
 }
@@ -276,6 +285,7 @@ fn parse_args() -> Args {
         hasher: true,
         dynamic: true,
         warthog: true,
+        blocks: false,
     };
     let list = |s: String| {
         s.split(',')
@@ -299,6 +309,7 @@ fn parse_args() -> Args {
             "--no-hasher" => a.hasher = false,
             "--no-edits" => a.dynamic = false,
             "--no-warthog" => a.warthog = false,
+            "--blocks" => a.blocks = true,
             "-h" | "--help" => usage(),
             _ => {
                 eprintln!("peers: unknown argument {arg:?}");
@@ -655,7 +666,7 @@ fn run_queries(
     name: &str,
     grid: &Grid,
     files: MapFiles<'_>,
-    (sample, reps): (usize, usize),
+    (sample, reps, blocks): (usize, usize, bool),
     warthog: Option<&Warthog>,
 ) -> Result<MapResult, String> {
     let MapFiles {
@@ -674,13 +685,18 @@ fn run_queries(
     eprintln!("peers: {name}: building");
     let mut cs: Vec<Contender> = Vec::new();
     cs.push(build("A*".into(), true, || Engine::Astar(grid.clone())));
-    for (label, mode) in [("qp-exact", Mode::Exact), ("qp-fast", Mode::Fast)] {
+    for (label, config) in [
+        ("qp-exact", Config::exact()),
+        // Exact mode over the subgoal graph (`Config::subgoals`).
+        ("qp-exact-sg", Config::exact().with_subgoals(true)),
+        ("qp-fast", Config::fast()),
+    ] {
         // A map of its own for each: one timed right after the other on the same query
         // must not find the first one's data in the cache.
         for (shape, what) in [(Shape::Corners, "corners"), (Shape::Cells, "cells")] {
             cs.push(build(format!("{label} {what}"), true, || {
                 Engine::Quad(
-                    Box::new(HpaMap::new(grid.clone(), mode).expect("quadpath builds")),
+                    Box::new(HpaMap::new(grid.clone(), config).expect("quadpath builds")),
                     shape,
                 )
             }));
@@ -719,19 +735,28 @@ fn run_queries(
         // rotates with the query and the round, then Warthog's processes answer them all
         // (alternating with quadpath map by map and round by round). Each contender keeps
         // its fastest time per query (the machine is shared and noisy).
-        for (k, e) in entries.iter().enumerate() {
-            for j in 0..m {
-                let i = (j + k + round) % m;
-                let before = live();
-                PEAK.store(before, Relaxed);
-                let (cells, dt) = cs[i].query(e.start, e.goal);
-                best[k][i] = best[k][i].min(dt);
-                if round == 0 {
-                    stats[i]
-                        .scratch
-                        .push(PEAK.load(Relaxed).saturating_sub(before));
-                    first[k][i] = Some(cells);
-                }
+        // (query, contender) pairs in the order they run: interleaved, or with `--blocks`
+        // one contender's whole subsample after another's.
+        let order: Vec<(usize, usize)> = if blocks {
+            (0..m)
+                .flat_map(|j| (0..entries.len()).map(move |k| (k, (j + round) % m)))
+                .collect()
+        } else {
+            (0..entries.len())
+                .flat_map(|k| (0..m).map(move |j| (k, (j + k + round) % m)))
+                .collect()
+        };
+        for (k, i) in order {
+            let e = &entries[k];
+            let before = live();
+            PEAK.store(before, Relaxed);
+            let (cells, dt) = cs[i].query(e.start, e.goal);
+            best[k][i] = best[k][i].min(dt);
+            if round == 0 {
+                stats[i]
+                    .scratch
+                    .push(PEAK.load(Relaxed).saturating_sub(before));
+                first[k][i] = Some(cells);
             }
         }
         if let Some(p) = peers.as_mut() {
@@ -1642,7 +1667,7 @@ fn main() {
                 name,
                 grid,
                 files,
-                (args.sample, args.reps),
+                (args.sample, args.reps, args.blocks),
                 warthog.as_ref(),
             ) {
                 Ok(r) => results.push(r),
@@ -1653,6 +1678,13 @@ fn main() {
             .iter()
             .map(|(n, g, ..)| (n.clone(), g.free_count()))
             .collect();
+        if args.blocks {
+            out.push_str(
+                "> Run with `--blocks`: each in-process contender answered the whole subsample \
+                 in a row, its data warm in the caches as Warthog's are in its own process, \
+                 not interleaved query by query as the notes below describe.\n\n",
+            );
+        }
         summary(&mut out, &results);
         query_tables(&mut out, &results, &free);
     }

@@ -32,6 +32,9 @@ struct Args {
     maps: Vec<String>,
     queries: usize,
     rounds: usize,
+    /// Only the subgoal engine's corner queries, this many rounds, nothing else timed: a
+    /// loop for a profiler (`perf record`).
+    profile: Option<usize>,
 }
 
 fn args() -> Args {
@@ -39,6 +42,7 @@ fn args() -> Args {
         maps: DEFAULT_MAPS.iter().map(|s| s.to_string()).collect(),
         queries: 300,
         rounds: 3,
+        profile: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -53,6 +57,7 @@ fn args() -> Args {
             }
             "--queries" => a.queries = it.next().and_then(|v| v.parse().ok()).expect("--queries N"),
             "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
+            "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
             _ => {} // cargo bench's own flags
         }
     }
@@ -121,8 +126,18 @@ fn main() {
             let map = HpaMap::new(grid.clone(), config).unwrap();
             (map, t.elapsed())
         };
-        let (gates, gates_build) = build(Config::exact());
         let (subgoals, subgoals_build) = build(Config::exact().with_subgoals(true));
+        if let Some(rounds) = args.profile {
+            profile_loop(&subgoals, &queries, rounds);
+            let mut subgoals = subgoals;
+            eprintln!(
+                "subgoal edits: 1 cell {:.1} µs, 4×4 {:.1} µs",
+                micros(edit_times(&mut subgoals, 1, 200 * rounds)),
+                micros(edit_times(&mut subgoals, 4, 100 * rounds)),
+            );
+            continue;
+        }
+        let (gates, gates_build) = build(Config::exact());
         let mut ctx = SearchContext::new();
         let mut best = [Duration::MAX; 3];
         let mut expansions = 0;
@@ -188,6 +203,34 @@ fn main() {
             micros(e4.1),
         );
     }
+}
+
+/// Subgoal corner queries only, `rounds` times over `queries`, with the median printed.
+fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize) {
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        for q in queries {
+            let t = Instant::now();
+            std::hint::black_box(map.find_corners(q.start, q.goal).unwrap());
+            times.push(t.elapsed());
+        }
+    }
+    eprintln!("subgoal corners: median {:.1} µs", micros(median(times)));
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let parts: Vec<String> = map
+        .memory_breakdown()
+        .parts()
+        .iter()
+        .map(|(name, b)| format!("{name} {:.2}", mib(*b)))
+        .collect();
+    eprintln!("memory MiB: {}", parts.join(", "));
+    let build: Vec<String> = map
+        .build_profile()
+        .parts()
+        .iter()
+        .map(|(name, d)| format!("{name} {:.0}", d.as_secs_f64() * 1e3))
+        .collect();
+    eprintln!("build ms: {}", build.join(", "));
 }
 
 /// Grid A\*'s path length.

@@ -108,9 +108,11 @@ pub struct Config {
     /// Subgoals are the free cells at convex obstacle corners; edges join those that reach
     /// each other along a straight-then-diagonal walk of octile length, so the graph is far
     /// sparser than the gate graph and paths stay optimal (see the crate's exactness notes
-    /// and `tests/suite/subgoal_props.rs`). Edits update it locally. Off by default while it is
-    /// being measured against the gate search on every map family; a map with terrain costs
-    /// ignores it and searches its gate graph.
+    /// and `tests/suite/subgoal_props.rs`). Edits update it locally. Off by default: its
+    /// queries are 5–15× faster than the gate search's (the `peers` bench's `qp-exact-sg` rows),
+    /// but an edit costs it several hundred µs on a 512² or 1024² StarCraft map against
+    /// about 50 µs for the gate graph alone. A map with terrain costs ignores it and
+    /// searches its gate graph.
     pub subgoals: bool,
 }
 

@@ -8,7 +8,6 @@ use super::map::HpaMap;
 use super::path::{self, Corners, Path};
 use super::policy::GatePolicy;
 use super::search::{Ends, OpenSearch, SearchContext, Stepped};
-use super::subgoals;
 use crate::geom::{Cell, Rect};
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -392,6 +391,21 @@ impl HpaMap {
         if !self.components.same(start_leaf, goal_leaf) {
             return Opened::Answered(Err(QueryError::Unreachable { start, goal }), 1);
         }
+        // The subgoal graph, where the map has one, answers in one step (it is not sliced),
+        // short moves included: it is exact at any distance, and its route is already
+        // corner points.
+        if let Some(subgoals) = &self.subgoals {
+            let route = ctx
+                .search_subgoals(
+                    (subgoals, &self.grid),
+                    (start, goal),
+                    &self.landmarks,
+                    &self.costs,
+                )
+                .map(Route::Waypoints)
+                .ok_or(QueryError::Unreachable { start, goal });
+            return Opened::Answered(route, ctx.last_expansions().max(1));
+        }
         // A short move is settled on the grid itself, optimally (see
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
         // otherwise send it around the block, and under terrain costs through a swamp. It
@@ -406,20 +420,6 @@ impl HpaMap {
             Some((cells, false)) => Some(cells),
             None => None,
         };
-        // The subgoal graph, where the map has one, answers in one step (it is not sliced).
-        // It is built only on maps of one cost, where the window's answer is always proved.
-        if let Some(subgoals) = &self.subgoals {
-            let found = ctx.search_subgoals(
-                (subgoals, &self.grid),
-                (start, goal),
-                &self.landmarks,
-                &self.costs,
-            );
-            let route = found
-                .map(|waypoints| Route::Cells(subgoals::refine(&self.grid, &waypoints)))
-                .ok_or(QueryError::Unreachable { start, goal });
-            return Opened::Answered(route, ctx.last_expansions().max(1));
-        }
         let ends = Ends {
             start,
             start_leaf,

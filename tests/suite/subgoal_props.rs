@@ -1,6 +1,7 @@
 //! Property tests of exact mode's subgoal graph (`Config::subgoals`).
 //!
 //! - On random maps with random obstacles, every query's path has Dijkstra's length
+//!   (its corner points, `find_corners`, give the same cells and length)
 //!   (`common::distances`, an independent grid Dijkstra), passes `common::assert_valid`,
 //!   and `Unreachable` comes exactly when Dijkstra finds no path. A missing edge, a wrong
 //!   subgoal rule or a scan that stops too early makes some path longer or unreachable.
@@ -20,7 +21,15 @@ fn config() -> Config {
 /// A random grid: sides 1..=`max_side`, obstacle density 0–60 %, obstacles as single
 /// cells or short bars so that corners of every shape occur.
 fn grid_strategy(max_side: u32) -> impl Strategy<Value = Grid> {
-    (1..=max_side, 1..=max_side, 0u32..=60, any::<u64>()).prop_map(|(w, h, density, seed)| {
+    grid_strategy_with(1..=max_side, 0..=60)
+}
+
+/// A random grid with sides and obstacle density (in %) drawn from the given ranges.
+fn grid_strategy_with(
+    sides: std::ops::RangeInclusive<u32>,
+    densities: std::ops::RangeInclusive<u32>,
+) -> impl Strategy<Value = Grid> {
+    (sides.clone(), sides, densities, any::<u64>()).prop_map(|(w, h, density, seed)| {
         let mut rng = Rng(seed | 1);
         let mut blocked = vec![false; (w * h) as usize];
         for i in 0..(w * h) as usize {
@@ -62,6 +71,10 @@ fn check_queries(map: &HpaMap, seed: u64, context: &str) {
                         "{context}: {start} -> {goal}: length {} but Dijkstra says {d}",
                         path.length
                     );
+                    // The corner points are the same route, written without its cells.
+                    let corners = map.find_corners(start, goal).expect("a path exists");
+                    assert_eq!(corners.cells(), path.cells, "{context}: {start} -> {goal}");
+                    assert!((corners.length - d).abs() < 1e-6, "{context}: corners");
                 }
                 (Err(QueryError::Unreachable { .. }), None) => {}
                 (got, want) => panic!("{context}: {start} -> {goal}: {got:?}, Dijkstra {want:?}"),
@@ -133,19 +146,56 @@ proptest! {
         edits in proptest::collection::vec(edit_strategy(), 1..12),
         seed in any::<u64>(),
     ) {
-        let mut map = HpaMap::new(grid, config()).unwrap();
-        for (i, edit) in edits.iter().enumerate() {
-            apply(&mut map, edit);
-            let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
-            let (got, want) = (map.subgoal_snapshot().unwrap(), fresh.subgoal_snapshot().unwrap());
-            prop_assert_eq!(&got.0, &want.0, "subgoals after edit {} ({:?})", i, edit);
-            let extra: Vec<_> = got.1.iter().filter(|e| want.1.binary_search(e).is_err()).take(5).collect();
-            let missing: Vec<_> = want.1.iter().filter(|e| got.1.binary_search(e).is_err()).take(5).collect();
-            prop_assert!(extra.is_empty() && missing.is_empty(),
-                "edges after edit {} ({:?}): extra {:?}, missing {:?}", i, edit, extra, missing);
-        }
-        check_queries(&map, seed, "edited map");
+        check_edits(grid, &edits, seed)?;
     }
+
+    /// The same on larger, open maps (0–12 % obstacles), where the reverse walk after an
+    /// edit goes far and its staircase cuts the most.
+    #[test]
+    fn edits_on_open_maps_equal_a_fresh_build(
+        grid in grid_strategy_with(16..=64, 0..=12),
+        edits in proptest::collection::vec(edit_strategy(), 1..12),
+        seed in any::<u64>(),
+    ) {
+        check_edits(grid, &edits, seed)?;
+    }
+}
+
+/// Applies `edits` one by one; after each, the updated graph must equal a fresh build of
+/// the same grid; at the end, paths are checked against Dijkstra.
+fn check_edits(grid: Grid, edits: &[Edit], seed: u64) -> Result<(), TestCaseError> {
+    let mut map = HpaMap::new(grid, config()).unwrap();
+    for (i, edit) in edits.iter().enumerate() {
+        apply(&mut map, edit);
+        let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
+        let (got, want) = (
+            map.subgoal_snapshot().unwrap(),
+            fresh.subgoal_snapshot().unwrap(),
+        );
+        prop_assert_eq!(&got.0, &want.0, "subgoals after edit {} ({:?})", i, edit);
+        let extra: Vec<_> = got
+            .1
+            .iter()
+            .filter(|e| want.1.binary_search(e).is_err())
+            .take(5)
+            .collect();
+        let missing: Vec<_> = want
+            .1
+            .iter()
+            .filter(|e| got.1.binary_search(e).is_err())
+            .take(5)
+            .collect();
+        prop_assert!(
+            extra.is_empty() && missing.is_empty(),
+            "edges after edit {} ({:?}): extra {:?}, missing {:?}",
+            i,
+            edit,
+            extra,
+            missing
+        );
+    }
+    check_queries(&map, seed, "edited map");
+    Ok(())
 }
 
 /// Sampled scenario queries on the shipped maps are optimal, and the graph is much

@@ -11,7 +11,9 @@
 //! (`scan.rs`) reaches: a diagonal walk, then straight runs, through free cells that are
 //! not subgoals, each run no longer than the previous one along the same axis. A query
 //! scans from its start and its goal in the same way and runs A\* with the octile
-//! heuristic over the subgoals; each edge is then refined into the cells of its walk.
+//! heuristic over the subgoals. Each edge is the walk of the scan that found it, so the
+//! route's corner points are the waypoints and the bend of each walk (no cell is
+//! written out unless the caller asks for every cell).
 //!
 //! # Why it is exact
 //! *Every route it finds is a real path of its length*: an edge's walk (diagonal steps
@@ -39,7 +41,8 @@
 //! subgoal's edges change only if its cone scan reads a cell whose passability or subgoal
 //! status changed: the first read that differs is such a cell, and every read before it
 //! is the same. [`SubgoalGraph::readers`](scan) walks back from each such cell to the
-//! subgoals that may read it; those are scanned again. An edge is kept while either end's
+//! subgoals that may read it (cut short, as a staircase, where no scan could have come
+//! from; see `scan.rs`); those are scanned again. An edge is kept while either end's
 //! scan reports it, so the graph after any sequence of edits equals a fresh build (tested).
 //!
 //! # Where the hierarchy comes in
@@ -146,6 +149,13 @@ impl SubgoalGraph {
     #[inline]
     pub fn neighbours(&self, id: u32) -> &[u32] {
         &self.adjacent[id as usize]
+    }
+
+    /// Whether subgoal `a`'s own cone scan reached subgoal `b` (so the scan's walk from
+    /// `a` to `b` is legal), rather than only `b`'s scan reaching `a`.
+    #[inline]
+    pub fn reached(&self, a: u32, b: u32) -> bool {
+        self.found[a as usize].contains(&b)
     }
 
     /// The ID of the subgoal at `c`, if `c` is one.
@@ -351,57 +361,6 @@ pub(super) fn is_subgoal_cell(grid: &Grid, s: Cell) -> bool {
             && grid.is_free_at(bx, y)
             && grid.is_free_at(x, by)
     })
-}
-
-/// The cells of the walk from `a` to `b` that a cone scan takes (diagonal steps first,
-/// then straight ones), after `a`, if every step of it is legal on `grid`.
-fn diagonal_first(grid: &Grid, a: Cell, b: Cell, out: &mut Vec<Cell>) -> bool {
-    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
-    let d = (dx.signum() as i32, dy.signum() as i32);
-    let diagonal = dx.abs().min(dy.abs());
-    let straight = dx.abs().max(dy.abs()) - diagonal;
-    let axis = if dx.abs() > dy.abs() {
-        (d.0, 0)
-    } else {
-        (0, d.1)
-    };
-    let mut p = a;
-    for _ in 0..diagonal {
-        if !scan::diagonal_step_ok(grid, p, d) {
-            return false;
-        }
-        p = offset(grid, p, d, 1).expect("a legal step stays on the map");
-        out.push(p);
-    }
-    for _ in 0..straight {
-        match offset(grid, p, axis, 1) {
-            Some(q) if grid.is_free(q) => p = q,
-            _ => return false,
-        }
-        out.push(p);
-    }
-    true
-}
-
-/// Joins consecutive waypoints of a subgoal route, each pair reached by a cone scan from
-/// one of its ends, into cells: the scan's walk from the first end, or the reverse of the
-/// walk from the second.
-pub(crate) fn refine(grid: &Grid, waypoints: &[Cell]) -> Vec<Cell> {
-    let mut cells = vec![waypoints[0]];
-    let mut back = Vec::new();
-    for w in waypoints.windows(2) {
-        let mark = cells.len();
-        if !diagonal_first(grid, w[0], w[1], &mut cells) {
-            cells.truncate(mark);
-            back.clear();
-            let ok = diagonal_first(grid, w[1], w[0], &mut back);
-            debug_assert!(ok, "an edge {} - {} with no walk", w[0], w[1]);
-            back.pop();
-            cells.extend(back.iter().rev());
-            cells.push(w[1]);
-        }
-    }
-    cells
 }
 
 impl super::HpaMap {

@@ -133,14 +133,30 @@ impl SubgoalGraph {
     /// The subgoals whose cone scan may read cell `x`: those from which `x` lies on a
     /// diagonal walk (as a step's target or beside a step), on a straight run, or where a
     /// run stops. Walks back from `x` along each axis over free cells that are not
-    /// subgoals, and from each such cell (and `x` itself) back along the diagonals over
-    /// the same: a subgoal met on the way is reported and ends that walk. This is a
-    /// superset of the true readers (it ignores the runs' limits and the corner rule).
+    /// subgoals, and from each such cell `y_k`, `k` steps before `x` (and from `x`
+    /// itself), back along the diagonals over the same: a subgoal met on the way is
+    /// reported and ends that walk.
+    ///
+    /// The diagonal walks form a staircase: the walk from `y_(k+1)` goes no deeper than
+    /// the walk from `y_k` did. A scan's runs along one axis never grow, so a scan whose
+    /// run from `y_(k+1)` reaches `x` ran at least `k + 1` steps from every diagonal cell
+    /// `z` before `y_(k+1)`, over `z + axis`: the cell the walk from `y_k` passes at the
+    /// same depth. Where that walk stopped (a blocked cell, a subgoal, a diagonal step
+    /// that would cut a corner, which means `z + 2·axis` is blocked, or its own staircase)
+    /// no such run from `z` exists. The diagonal steps of these walks are checked against
+    /// corner cutting too. Every cell these rules read, a reader's scan reads before `x`;
+    /// where `x` is the first cell it reads differently after an edit, they read the same
+    /// as before, so the current grid decides. The result is still a superset of the true
+    /// readers.
     pub(super) fn readers(&self, grid: &Grid, x: Cell, mut found: impl FnMut(Cell)) {
         for d in DIAGONALS {
-            self.walk_back(grid, x, d, &mut found);
+            // The step into `x` reads `x` itself: no corner check there.
+            self.walk_back(grid, x, d, (u32::MAX, false), &mut found);
         }
         for axis in AXES {
+            let diagonals = DIAGONALS.map(|d| (d.0 == axis.0 || d.1 == axis.1).then_some(d));
+            // How deep the last walk along each diagonal went: the next one's limit.
+            let mut depth = [u32::MAX; 4];
             let mut k = 1;
             while let Some(y) = offset(grid, x, axis, -k) {
                 if !grid.is_free(y) {
@@ -150,9 +166,9 @@ impl SubgoalGraph {
                     found(y);
                     break;
                 }
-                for d in DIAGONALS {
-                    if d.0 == axis.0 || d.1 == axis.1 {
-                        self.walk_back(grid, y, d, &mut found);
+                for (limit, d) in depth.iter_mut().zip(diagonals) {
+                    if let Some(d) = d {
+                        *limit = self.walk_back(grid, y, d, (*limit, true), &mut found);
                     }
                 }
                 k += 1;
@@ -160,19 +176,31 @@ impl SubgoalGraph {
         }
     }
 
-    /// Walks back from `y` against diagonal `d` over free cells; reports the first subgoal
-    /// met.
-    fn walk_back(&self, grid: &Grid, y: Cell, d: (i32, i32), found: &mut impl FnMut(Cell)) {
+    /// Walks back from `y` against diagonal `d` over free cells, fewer than `limit` steps,
+    /// checking each step against corner cutting when `checked`; reports the first subgoal
+    /// met. Returns the depth at which the walk stopped.
+    fn walk_back(
+        &self,
+        grid: &Grid,
+        y: Cell,
+        d: (i32, i32),
+        (limit, checked): (u32, bool),
+        found: &mut impl FnMut(Cell),
+    ) -> u32 {
         let mut k = 1;
-        while let Some(z) = offset(grid, y, d, -k) {
-            if !grid.is_free(z) {
-                return;
+        while k < limit {
+            let Some(z) = offset(grid, y, d, -(k as i64)) else {
+                return k;
+            };
+            if !grid.is_free(z) || (checked && !diagonal_step_ok(grid, z, d)) {
+                return k;
             }
             if self.is_subgoal(z) {
                 found(z);
-                return;
+                return k;
             }
             k += 1;
         }
+        k
     }
 }
