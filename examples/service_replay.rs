@@ -4,11 +4,17 @@
 //! budget per frame on the main thread; against the same orders answered by one
 //! `World::find_path` per unit per order, with no sharing.
 //!
-//! Run with `cargo run --release --example service_replay [MAP] [UNITS] [FRAMES] [BUDGET_US]`
-//! (default `maps/Aftershock.map`, 2000 units, 2000 frames, 1000 µs). Prints the figures of
-//! the "Path service" section of BENCHMARKS.md.
+//! Run with
+//! `cargo run --release --example service_replay [MAP] [UNITS] [FRAMES] [BUDGET_US] [COMPARE]`
+//! (default `maps/Aftershock.map`, 2000 units, 2000 frames, 1000 µs, `1`; `0` skips the
+//! comparison, which takes far longer than the service). The 1024² maps of the issue are
+//! `../shared/maps/sc1/Cauldron.map` and `Expedition.map`. Prints the figures of the "Path
+//! service" section of BENCHMARKS.md; with `REPLAY_SLOW` set, every tick over 1.2 × the budget in
+//! CPU time is printed with its report (where the time goes).
 
-use quadpath::service::{Budget, Goal, Outcome, PathService, RequestOptions, Ticket};
+use quadpath::service::{
+    Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
+};
 use quadpath::units::UnitId;
 use quadpath::{io, Cell, Mode, Movement, Rect, World};
 use std::collections::HashMap;
@@ -24,6 +30,36 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0 % n.max(1)
     }
+}
+
+/// The calling thread's CPU time in µs (Linux): unlike wall time, it leaves out the time
+/// the thread waits for a core, which on a loaded machine is most of a slow frame.
+#[cfg(target_os = "linux")]
+fn thread_cpu_us() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut t = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, whose layout `Timespec` matches on 64-bit
+    // Linux, and reads nothing else.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    if ok {
+        t.sec as f64 * 1e6 + t.nsec as f64 / 1e3
+    } else {
+        f64::NAN
+    }
+}
+
+/// [`thread_cpu_us`] elsewhere: not measured.
+#[cfg(not(target_os = "linux"))]
+fn thread_cpu_us() -> f64 {
+    f64::NAN
 }
 
 /// Percentile `p` (0..=100) of sorted `v`.
@@ -43,6 +79,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let units: usize = args.get(2).map_or(Ok(2000), |s| s.parse())?;
     let frames: usize = args.get(3).map_or(Ok(2000), |s| s.parse())?;
     let budget = Duration::from_micros(args.get(4).map_or(Ok(1000), |s| s.parse())?);
+    // `0` skips the comparison (one find_path per unit per order), which takes far longer.
+    let compare = args.get(5).map_or(true, |s| s != "0");
 
     let mut world = World::new(io::read_map(&file)?);
     let infantry = world.add_class(Movement::default(), Mode::Exact)?;
@@ -59,13 +97,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pos.push(c);
         }
     }
-    let mut service = PathService::new(&world);
+    // `REPLAY_LANES=n` sets the service's lanes (default: the service's own default).
+    let mut config = ServiceConfig::default();
+    if let Some(lanes) = std::env::var("REPLAY_LANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        config = config.with_lanes(lanes);
+    }
+    let mut service = PathService::with_config(&world, config);
     let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
     let mut progress = vec![0usize; units];
     let mut asked_at: HashMap<Ticket, usize> = HashMap::new();
     let mut owner: HashMap<Ticket, usize> = HashMap::new();
     let (mut main_us, mut latency, mut per_frame) = (Vec::new(), Vec::new(), Vec::new());
     let mut naive_us: Vec<f64> = Vec::new();
+    let (mut tick_us, mut world_edit_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    let mut tick_cpu_us: Vec<f64> = Vec::new();
     let (mut requests, mut invalid, mut peak_memory) = (0usize, 0usize, 0usize);
     let mut buildings: Vec<Rect> = Vec::new();
     let mut group_sizes = Vec::new();
@@ -102,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         // The same orders, one find_path per unit (the goal's first cell), no sharing.
         let t = Instant::now();
-        for (members, goal) in &orders {
+        for (members, goal) in orders.iter().filter(|_| compare) {
             let target = match *goal {
                 Goal::Cell(c) => c,
                 Goal::Area(r) => Cell::new(r.x1 + 1, r.y1 + 1),
@@ -112,7 +160,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let _ = world.find_path(infantry, pos[u], target);
             }
         }
-        if !orders.is_empty() {
+        if compare && !orders.is_empty() {
             naive_us.push(t.elapsed().as_secs_f64() * 1e6);
         }
 
@@ -140,7 +188,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 requests += 1;
             }
         }
-        // Buildings: one goes up ahead of a moving unit every 20 frames, one comes down.
+        // Buildings: the world's own edit is the game's work (it happens with or without
+        // the service) and is timed apart; `notify_edit` is the service's.
+        let mut edit_us = 0.0;
+        // One goes up ahead of a moving unit every 20 frames, one comes down.
         if frame % 20 == 10 {
             let u = rng.below(units as u64) as usize;
             let ahead = ticket_of[u]
@@ -155,19 +206,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     (c.y + 2).min(h - 1),
                 );
                 if !pos.iter().any(|&p| r.contains(p)) {
+                    let e = Instant::now();
                     let report = world.set_blocked(r, true)?;
+                    edit_us += e.elapsed().as_secs_f64() * 1e6;
                     service.notify_edit(&world, &report);
                     buildings.push(r);
                 }
             }
         } else if frame % 20 == 0 && buildings.len() > 3 {
             let r = buildings.remove(0);
+            let e = Instant::now();
             let report = world.set_blocked(r, false)?;
+            edit_us += e.elapsed().as_secs_f64() * 1e6;
             service.notify_edit(&world, &report);
         }
         service.drain_events().for_each(drop);
+        let tick_start = Instant::now();
+        let tick_cpu = thread_cpu_us();
         let report = service.tick(&world, Budget::Time(budget))?;
-        main_us.push(t.elapsed().as_secs_f64() * 1e6);
+        let tick_end = Instant::now();
+        tick_cpu_us.push(thread_cpu_us() - tick_cpu);
+        if std::env::var_os("REPLAY_SLOW").is_some()
+            && tick_cpu_us
+                .last()
+                .is_some_and(|&t| t > budget.as_secs_f64() * 1.2e6)
+        {
+            eprintln!(
+                "slow frame {frame}: tick {:?}, CPU {:.0} µs, {report:?}",
+                tick_end - tick_start,
+                tick_cpu_us.last().unwrap()
+            );
+        }
+
         let mut delivered = 0;
         let layer = world.layer(infantry).unwrap();
         for (ticket, outcome) in service.drain_finished() {
@@ -189,6 +259,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let _ = matches!(outcome, Outcome::Full(_));
         }
         per_frame.push(delivered);
+        main_us.push(t.elapsed().as_secs_f64() * 1e6 - edit_us);
+        tick_us.push((tick_end - tick_start).as_secs_f64() * 1e6);
+        if edit_us > 0.0 {
+            world_edit_us.push(edit_us);
+        }
         let _ = report;
         // Units walk one cell per frame along their paths.
         for u in 0..units {
@@ -207,6 +282,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stats = service.stats();
     main_us.sort_by(f64::total_cmp);
     naive_us.sort_by(f64::total_cmp);
+    tick_us.sort_by(f64::total_cmp);
+    tick_cpu_us.sort_by(f64::total_cmp);
+    world_edit_us.sort_by(f64::total_cmp);
     latency.sort_unstable();
     per_frame.sort_unstable();
     let within = main_us
@@ -220,6 +298,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| main-thread time per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | {:.0} / {:.0} / {:.0} µs (frames with orders) |",
         pct(&main_us, 50.0), pct(&main_us, 99.0), main_us.last().copied().unwrap_or(0.0),
         pct(&naive_us, 50.0), pct(&naive_us, 99.0), naive_us.last().copied().unwrap_or(0.0));
+    println!(
+        "| of which `tick`: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        pct(&tick_us, 50.0),
+        pct(&tick_us, 99.0),
+        tick_us.last().copied().unwrap_or(0.0)
+    );
+    println!(
+        "| `tick`'s CPU time on the calling thread: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        pct(&tick_cpu_us, 50.0),
+        pct(&tick_cpu_us, 99.0),
+        tick_cpu_us.last().copied().unwrap_or(0.0)
+    );
+    let cpu_within = tick_cpu_us
+        .iter()
+        .filter(|&&t| t <= budget.as_secs_f64() * 1e6 * 1.05)
+        .count();
+    println!(
+        "| ticks within budget by CPU time (+5 %) | {:.2} % | |",
+        cpu_within as f64 * 100.0 / tick_cpu_us.len().max(1) as f64
+    );
+    println!(
+        "| the world's own edits (not counted above): median / max | {:.0} / {:.0} µs | same |",
+        pct(&world_edit_us, 50.0),
+        world_edit_us.last().copied().unwrap_or(0.0)
+    );
     println!(
         "| frames within budget (+5 %) | {:.2} % | |",
         within as f64 * 100.0 / main_us.len() as f64

@@ -5,10 +5,16 @@
 //! over the map), `refresh()` after them, and the longest single `refresh_within(1 ms)`
 //! call of a refresh spread over frames, with how many calls it took.
 //!
+//! Then the worst case for landmark builds: the same map built with one free cell (so
+//! without landmarks) and laid row by row as patches, after which the refresh builds the
+//! whole landmark table (8 columns over the map); the longest `refresh_within(1 ms)` call
+//! of that refresh, against one whole `refresh()` (compaction off in both, so that it
+//! times the landmarks only).
+//!
 //! Usage: `cargo bench --bench refresh`. The figures are wall times on whatever machine
 //! runs it: compare the rows with each other, not with another run.
 
-use quadpath::{Cell, Grid, HpaMap, Mode, Rect, TerrainCosts};
+use quadpath::{Cell, Config, Grid, HpaMap, Mode, Rect, TerrainCosts, TerrainPatch, TerrainSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -76,6 +82,65 @@ fn main() {
             timed[0].0.as_secs_f64(),
             timed[1].1.as_secs_f64() * 1e3,
             timed[1].2
+        );
+    }
+    landmarks_after_edits(&grid);
+}
+
+/// The landmark table a map gets after edits (see the module docs).
+fn landmarks_after_edits(grid: &Grid) {
+    let (w, h) = (grid.width(), grid.height());
+    let first = grid.free_cells().next().expect("the map has free cells");
+    let codes: Vec<u8> = grid
+        .bounds()
+        .cells()
+        .map(|c| {
+            if c == first {
+                grid.terrain(c).code()
+            } else {
+                b'@'
+            }
+        })
+        .collect();
+    let empty = Grid::from_terrain(w, h, codes, TerrainSet::moving_ai());
+    println!();
+    println!("| costs | refresh() building the landmarks | longest refresh_within(1 ms) | calls |");
+    println!("|---|---:|---:|---:|");
+    for label in ["none", "G=0.015625,S=1e6"] {
+        let costs: TerrainCosts = if label == "none" {
+            TerrainCosts::unit()
+        } else {
+            label.parse().unwrap()
+        };
+        let config = Config::exact().with_compact_above_percent(None);
+        let laid = || {
+            let mut map = HpaMap::with_costs(empty.clone(), costs.clone(), config).unwrap();
+            for y in 0..h {
+                let row: Vec<u8> = (0..w)
+                    .map(|x| grid.terrain(Cell::new(x, y)).code())
+                    .collect();
+                map.apply_patch(Cell::new(0, y), &TerrainPatch::new(w, 1, row))
+                    .unwrap();
+            }
+            map
+        };
+        let mut whole = laid();
+        let t = Instant::now();
+        whole.refresh();
+        let whole_time = t.elapsed();
+        let mut sliced = laid();
+        let (mut longest, mut calls) = (Duration::ZERO, 0);
+        while sliced.needs_refresh() {
+            let c = Instant::now();
+            sliced.refresh_within(Duration::from_millis(1));
+            longest = longest.max(c.elapsed());
+            calls += 1;
+        }
+        assert!(sliced.landmark_count() > 0 && whole.landmark_count() > 0);
+        println!(
+            "| {label} | {:.1} ms | {:.2} ms | {calls} |",
+            whole_time.as_secs_f64() * 1e3,
+            longest.as_secs_f64() * 1e3
         );
     }
 }

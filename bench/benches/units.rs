@@ -25,7 +25,8 @@
 //! the scenes (`uniform`, `clustered`, `huge`), `QUADPATH_UNITS_ONLY=LooseQuadtree>,broccoli`
 //! the contenders (pieces of their names); `QUADPATH_UNITS_NO_QUERIES=1` skips the per-agent
 //! queries (for profiling the pair walks); `QUADPATH_UNITS_LONG=1` runs only issue 26's long
-//! world (memory and pair walk of 80 units up to world-wide in a 2²⁴ × 1,000 world).
+//! world (memory and pair walk of 80 units up to world-wide in a 2²⁴ × 1,000 world);
+//! `QUADPATH_UNITS_FRAMES=200` sets the frames per table (to see whether long runs drift).
 
 mod common;
 
@@ -194,23 +195,34 @@ trait Contender {
     fn memory(&self) -> Option<usize>;
 }
 
+/// How `Ours` brings the index up to date after a move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Refresh {
+    /// `update_all`: every unit, in storage order.
+    All,
+    /// One `update` per agent, in the agents' order.
+    PerAgent,
+    /// `rebuild` from the agents' array.
+    Rebuild,
+}
+
 /// `UnitIndex` updated in place (or rebuilt every frame).
 struct Ours<L: Layout> {
     label: &'static str,
     make: fn(f32) -> L,
     index: Option<UnitIndex<L>>,
-    rebuild: bool,
+    refresh: Refresh,
     scratch: Vec<(UnitId, Aabb)>,
     found: Vec<UnitId>,
 }
 
 impl<L: Layout> Ours<L> {
-    fn new(label: &'static str, make: fn(f32) -> L, rebuild: bool) -> Self {
+    fn new(label: &'static str, make: fn(f32) -> L, refresh: Refresh) -> Self {
         Self {
             label,
             make,
             index: None,
-            rebuild,
+            refresh,
             scratch: Vec::new(),
             found: Vec::new(),
         }
@@ -235,16 +247,20 @@ impl<L: Layout> Contender for Ours<L> {
 
     fn update(&mut self, agents: &Agents) {
         let index = self.index.as_mut().unwrap();
-        if self.rebuild {
-            for (i, unit) in self.scratch.iter_mut().enumerate() {
-                unit.1 = agents.aabb(i);
-            }
-            index.rebuild(&self.scratch).unwrap();
-        } else {
+        if self.refresh == Refresh::PerAgent {
             for i in 0..agents.len() {
                 index.update(UnitId::new(i as u32), agents.aabb(i)).unwrap();
             }
+            return;
         }
+        if self.refresh == Refresh::All {
+            index.update_all(|id, _| agents.aabb(id.index())).unwrap();
+            return;
+        }
+        for (i, unit) in self.scratch.iter_mut().enumerate() {
+            unit.1 = agents.aabb(i);
+        }
+        index.rebuild(&self.scratch).unwrap();
     }
 
     fn pairs(&mut self, agents: &mut Agents) -> Option<usize> {
@@ -562,6 +578,10 @@ struct Timing {
     name: String,
     moving: f64,
     update: f64,
+    /// Mean of move + update + pair walk over the frames, when the pair walk ran every
+    /// frame: unlike the medians, it counts work done every few frames (`update_all`'s
+    /// re-sort by cell).
+    frame_mean: Option<f64>,
     pairs: Option<f64>,
     queries: Option<f64>,
     memory: Option<usize>,
@@ -635,12 +655,17 @@ fn run(contender: &mut dyn Contender, start: &Agents, frames: usize) -> (Timing,
         };
         counts.push(count);
     }
+    let frame_mean = (pairs.len() == frames).then(|| {
+        let total: f64 = (0..frames).map(|f| moving[f] + update[f] + pairs[f]).sum();
+        total / frames as f64
+    });
     let opt = |v: Vec<f64>| (!v.is_empty()).then(|| median(&v));
     (
         Timing {
             name: contender.name(),
             moving: median(&moving),
             update: median(&update),
+            frame_mean,
             pairs: opt(pairs),
             queries: opt(queries),
             memory: contender.memory(),
@@ -669,17 +694,26 @@ fn tree_layout(w: f32) -> LooseQuadtree {
 
 fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
     let mut list: Vec<Box<dyn Contender>> = vec![
-        Box::new(Ours::new("UnitIndex<LooseQuadtree>", tree_layout, false)),
-        Box::new(Ours::new("UnitIndex<LooseGrid>", grid_layout, false)),
+        Box::new(Ours::new(
+            "UnitIndex<LooseQuadtree>",
+            tree_layout,
+            Refresh::All,
+        )),
+        Box::new(Ours::new("UnitIndex<LooseGrid>", grid_layout, Refresh::All)),
         Box::new(Ours::new(
             "UnitIndex<LooseQuadtree>, rebuilt every frame",
             tree_layout,
-            true,
+            Refresh::Rebuild,
         )),
         Box::new(Ours::new(
             "UnitIndex<LooseGrid>, rebuilt every frame",
             grid_layout,
-            true,
+            Refresh::Rebuild,
+        )),
+        Box::new(Ours::new(
+            "UnitIndex<LooseQuadtree>, update per agent",
+            tree_layout,
+            Refresh::PerAgent,
         )),
         Box::new(Rstar {
             bulk: false,
@@ -701,8 +735,12 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
         // Seconds a frame (20–30× the others at 1M): it would double the run's length.
         list.retain(|c| c.name() != "rstar, remove + insert");
     }
+    if std::env::var_os("QUADPATH_UNITS_NO_QUERIES").is_some() {
+        // `rstar` has no pair walk: it collides by queries only.
+        list.retain(|c| !c.name().starts_with("rstar"));
+    }
     if std::env::var("QUADPATH_UNITS_OURS_ONLY").is_ok() {
-        list.truncate(4);
+        list.truncate(5);
     }
     if let Ok(only) = std::env::var("QUADPATH_UNITS_ONLY") {
         // Comma-separated pieces of contender names, for measuring one idea against a peer.
@@ -712,6 +750,12 @@ fn contenders(n: usize) -> Vec<Box<dyn Contender>> {
 }
 
 fn frames_for(n: usize, quick: bool) -> usize {
+    if let Some(frames) = std::env::var("QUADPATH_UNITS_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return frames;
+    }
     match (n, quick) {
         (_, true) => 2,
         (0..=10_000, _) => 30,
@@ -735,6 +779,7 @@ fn main() {
     }
     out.push_str("### Unit index: one frame (move + update + collide), one thread\n\n");
     let scenes = std::env::var("QUADPATH_UNITS_SCENES").unwrap_or_default();
+    let mut summary = Vec::new();
     for scene in [Scene::Uniform, Scene::Clustered, Scene::Huge] {
         if !scenes.is_empty() && !scenes.contains(scene.key()) {
             continue;
@@ -744,6 +789,12 @@ fn main() {
             let frames = frames_for(n, quick);
             let mut rows = Vec::new();
             let mut reference: Option<Vec<usize>> = None;
+            // A throwaway frame first: whichever contender ran first in a scene tended to
+            // have its pair walk 1.5–1.8× slower than when run later (the allocator's first
+            // large blocks of the scene, it seems), whichever contender it was.
+            if let Some(mut first) = contenders(n).into_iter().next() {
+                run(first.as_mut(), &start, 1);
+            }
             for mut c in contenders(n) {
                 let (t, counts) = run(c.as_mut(), &start, frames);
                 match &reference {
@@ -802,8 +853,56 @@ fn main() {
             table(&mut out, &header, &table_rows);
             println!("{out}");
             out.clear();
+            if let Some(row) = summary_row(scene, n, &rows) {
+                summary.push(row);
+            }
         }
     }
+    if !summary.is_empty() {
+        out.push_str(
+            "**Against broccoli** (issue 29: `UnitIndex<LooseQuadtree>` with `update_all` and the \
+             pair walk; frame = move + update + pair walk, medians of each, and the mean of \
+             whole frames; broccoli's tree is built in its pair walk)\n\n",
+        );
+        let header = [
+            "scene",
+            "agents",
+            "move",
+            "update",
+            "pair walk",
+            "frame",
+            "broccoli frame",
+            "ours / broccoli",
+            "mean frame",
+            "broccoli mean frame",
+            "ours / broccoli (means)",
+            "memory",
+        ]
+        .map(String::from);
+        table(&mut out, &header, &summary);
+        println!("{out}");
+    }
+}
+
+/// The summary's row for one table: our index against broccoli, when both ran.
+fn summary_row(scene: Scene, n: usize, rows: &[Timing]) -> Option<Vec<String>> {
+    let ours = rows.iter().find(|t| t.name == "UnitIndex<LooseQuadtree>")?;
+    let broccoli = rows.iter().find(|t| t.name.starts_with("broccoli"))?;
+    let frame = |t: &Timing| t.moving + t.update + t.pairs.unwrap_or(f64::NAN);
+    Some(vec![
+        scene.name().into(),
+        n.to_string(),
+        fmt_ms(ours.moving),
+        fmt_ms(ours.update),
+        ours.pairs.map_or("–".into(), fmt_ms),
+        fmt_ms(frame(ours)),
+        fmt_ms(frame(broccoli)),
+        fmt_ratio(frame(ours) / frame(broccoli)),
+        ours.frame_mean.map_or("–".into(), fmt_ms),
+        broccoli.frame_mean.map_or("–".into(), fmt_ms),
+        fmt_ratio(ours.frame_mean.unwrap_or(f64::NAN) / broccoli.frame_mean.unwrap_or(f64::NAN)),
+        ours.memory.map_or("–".into(), fmt_bytes),
+    ])
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ use super::FlowError;
 use crate::geom::{Cell, Direction, Rect};
 use crate::hpa::{GatePolicy, HpaMap, Path, SlotId};
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Where a flow field leads: one cell, or anywhere in a rectangle ("move into this
@@ -105,6 +106,37 @@ pub struct FlowField {
     width: u32,
     height: u32,
     values: Values,
+    /// `None` for a complete field; for a field bounded by its targets (built by the path
+    /// service, never handed out), the search's per-node flags, to tell which positions it
+    /// [covers](FlowField::covers).
+    coverage: Option<Vec<u8>>,
+    /// Cells of the leaf tables worked out so far: how a walk tells that a step paid for
+    /// a leaf's sweep.
+    swept: AtomicUsize,
+}
+
+/// A flow field being built a slice of its backward Dijkstra at a time, so that a frame
+/// budget can pause it after any node (the path service's builds). Optionally bounded: it
+/// may stop once given positions are covered (see [the bound](crate::flow#bounded-fields)).
+#[derive(Debug)]
+pub(crate) struct FieldBuild {
+    goal: FlowGoal,
+    revision: u64,
+    width: u32,
+    height: u32,
+    search: Search,
+    /// Free-leaf slots of the map (exact maps).
+    leaves: usize,
+    /// The field's per-leaf table slots (exact maps), made a slice at a time once the
+    /// search is over.
+    tables: Vec<OnceLock<Box<[f64]>>>,
+}
+
+/// The search behind a [`FieldBuild`].
+#[derive(Debug)]
+enum Search {
+    Gates(solve::GateDijkstra),
+    Cells(solve::CellDijkstra),
 }
 
 /// The distances behind a field.
@@ -141,7 +173,16 @@ impl HpaMap {
     /// [`FlowError::GoalOutOfBounds`] for a goal reaching off the map and
     /// [`FlowError::GoalNotOpen`] for one with no free cell.
     pub fn flow_field(&self, goal: impl Into<FlowGoal>) -> Result<FlowField, FlowError> {
-        let goal = goal.into();
+        let mut build = self.start_flow_field(goal.into())?;
+        while !build.is_finished() {
+            build.step(self, usize::MAX);
+        }
+        Ok(build.finish(self))
+    }
+
+    /// A build of the flow field to `goal`, nothing done yet; checks as
+    /// [`HpaMap::flow_field`].
+    pub(crate) fn start_flow_field(&self, goal: FlowGoal) -> Result<FieldBuild, FlowError> {
         let area = goal.area();
         let (width, height) = (self.grid().width(), self.grid().height());
         if area.x2 >= width || area.y2 >= height {
@@ -155,24 +196,108 @@ impl HpaMap {
         if goal_leaves.is_empty() {
             return Err(FlowError::GoalNotOpen { goal });
         }
-        let values = if self.config().gates == GatePolicy::All {
-            let graph = self.gate_graph();
-            Values::Leaves {
-                gates: solve::gate_distances(graph, area, &goal_leaves),
-                tables: (0..graph.leaf_capacity())
-                    .map(|_| OnceLock::new())
-                    .collect(),
-            }
+        let search = if self.config().gates == GatePolicy::All {
+            Search::Gates(solve::GateDijkstra::new(
+                self.gate_graph(),
+                area,
+                goal_leaves,
+            ))
         } else {
-            Values::Cells(solve::cell_distances(self.grid(), self.costs(), area))
+            Search::Cells(solve::CellDijkstra::new(self.grid(), area))
         };
-        Ok(FlowField {
+        Ok(FieldBuild {
             goal,
             revision: self.revision(),
             width,
             height,
-            values,
+            search,
+            leaves: self.gate_graph().leaf_capacity(),
+            tables: Vec::new(),
         })
+    }
+}
+
+impl FieldBuild {
+    /// Bounds the build by `cell`: it may stop once `cell`'s distance (and every other
+    /// target's) is final. Call before the first step. A closed cell is ignored.
+    pub(crate) fn target(&mut self, map: &HpaMap, cell: Cell) {
+        match &mut self.search {
+            Search::Gates(search) => {
+                if let Some(leaf) = map.free_leaf_at(cell) {
+                    search.target(map.gate_graph(), leaf);
+                }
+            }
+            Search::Cells(search) => {
+                if map.grid().is_free(cell) {
+                    search.target(map.grid(), cell);
+                }
+            }
+        }
+    }
+
+    /// Whether `map` is still the map the build started on.
+    pub(crate) fn is_current(&self, map: &HpaMap) -> bool {
+        map.revision() == self.revision
+    }
+
+    /// Whether the search is over (then [`FieldBuild::finish`]).
+    pub(crate) fn is_finished(&self) -> bool {
+        match &self.search {
+            Search::Gates(search) => search.is_finished() && self.tables.len() == self.leaves,
+            Search::Cells(search) => search.is_finished(),
+        }
+    }
+
+    /// Settles up to `max` nodes (gates, or cells on a map with sparse gates; at least one
+    /// pop); returns the pops, the build's work in the units of a search's expansions.
+    /// `map` must be the map the build started on ([`FieldBuild::is_current`]).
+    pub(crate) fn step(&mut self, map: &HpaMap, max: usize) -> usize {
+        debug_assert!(self.is_current(map), "a build on an edited map");
+        match &mut self.search {
+            Search::Gates(search) if search.is_finished() => {
+                // The table slots, as many as the work allows.
+                let add = (self.leaves - self.tables.len())
+                    .min(max.max(1).saturating_mul(solve::FILL_PER_UNIT));
+                self.tables
+                    .extend(std::iter::repeat_with(OnceLock::new).take(add));
+                add.div_ceil(solve::FILL_PER_UNIT).max(1)
+            }
+            Search::Gates(search) => search.step(map.gate_graph(), max),
+            Search::Cells(search) => search.step(map.grid(), map.costs(), max),
+        }
+    }
+
+    /// The field, once the search is over.
+    pub(crate) fn finish(self, map: &HpaMap) -> FlowField {
+        let (values, coverage) = match self.search {
+            Search::Gates(search) => {
+                debug_assert_eq!(self.tables.len(), map.gate_graph().leaf_capacity());
+                let bounded = !search.open_is_empty();
+                let tables = self.tables;
+                let coverage = bounded.then_some(search.state);
+                (
+                    Values::Leaves {
+                        gates: search.dist,
+                        tables,
+                    },
+                    coverage,
+                )
+            }
+            Search::Cells(search) => {
+                let bounded = !search.open_is_empty();
+                let coverage = bounded.then_some(search.state);
+                (Values::Cells(search.dist), coverage)
+            }
+        };
+        FlowField {
+            goal: self.goal,
+            revision: self.revision,
+            width: self.width,
+            height: self.height,
+            values,
+            coverage,
+            swept: AtomicUsize::new(0),
+        }
     }
 }
 
@@ -292,6 +417,36 @@ impl FlowField {
         )))
     }
 
+    /// Goes on with a walk down the field: `cells` holds the walk so far (its last cell
+    /// where it stands, a position the field [covers](FlowField::covers) or one reached by
+    /// walking from one); adds up to `max` steps of [`FlowField::next_step`] (at least
+    /// one), stopping early after a step that worked out a leaf's distances (a sweep over
+    /// its rectangle, the costly part of a walk). Returns whether the walk is over (on the
+    /// goal, or nowhere to go) and the cells swept. The field must be current for `map`.
+    /// What the path service reads a slice at a time.
+    pub(crate) fn walk(&self, map: &HpaMap, cells: &mut Vec<Cell>, max: usize) -> (bool, usize) {
+        debug_assert!(self.is_current(map), "a walk on a stale field");
+        let mut seen = Areas::default();
+        let before = self.swept.load(Ordering::Relaxed);
+        for _ in 0..max.max(1) {
+            let here = *cells.last().expect("a walk starts somewhere");
+            match self.step_with(map, here, &mut seen) {
+                Some(next) => cells.push(next),
+                None => return (true, self.swept.load(Ordering::Relaxed) - before),
+            }
+            let swept = self.swept.load(Ordering::Relaxed) - before;
+            if swept > 0 {
+                return (false, swept);
+            }
+        }
+        (false, 0)
+    }
+
+    /// Whether `cell` has a route to the goal on the field (a current one).
+    pub(crate) fn reaches_goal(&self, map: &HpaMap, cell: Cell) -> bool {
+        self.value(map, cell) < UNREACHED
+    }
+
     /// How many leaves have their per-position distances worked out so far (0 for a field
     /// over a map with sparse gates, which holds every cell from the start).
     pub fn computed_leaves(&self) -> usize {
@@ -304,7 +459,7 @@ impl FlowField {
     /// Heap bytes the field holds now (it grows as leaves are worked out).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        match &self.values {
+        (match &self.values {
             Values::Leaves { gates, tables } => {
                 gates.capacity() * size_of::<f64>()
                     + tables.capacity() * size_of::<OnceLock<Box<[f64]>>>()
@@ -315,6 +470,27 @@ impl FlowField {
                         .sum::<usize>()
             }
             Values::Cells(cells) => cells.capacity() * size_of::<f64>(),
+        }) + self.coverage.as_ref().map_or(0, Vec::capacity)
+    }
+
+    /// Whether the field's distance at `cell` is exact: always on a complete field; on a
+    /// bounded one, when the search settled every gate of `cell`'s leaf (or `cell` itself
+    /// on a map with sparse gates). A closed cell is covered (it has no distance).
+    pub(crate) fn covers(&self, map: &HpaMap, cell: Cell) -> bool {
+        let Some(state) = &self.coverage else {
+            return true;
+        };
+        match &self.values {
+            Values::Leaves { .. } => map.free_leaf_at(cell).map_or(true, |leaf| {
+                solve::gates_settled(map.gate_graph(), leaf, state)
+            }),
+            Values::Cells(_) => {
+                !map.grid().is_free(cell)
+                    || solve::settled(
+                        state,
+                        cell.y as usize * self.width as usize + cell.x as usize,
+                    )
+            }
         }
     }
 
@@ -346,7 +522,9 @@ impl FlowField {
                 Some(leaf) => {
                     let graph = map.gate_graph();
                     let table = tables[leaf.index()].get_or_init(|| {
-                        solve::leaf_distances(graph, leaf, gates, self.goal.area())
+                        let table = solve::leaf_distances(graph, leaf, gates, self.goal.area());
+                        self.swept.fetch_add(table.len(), Ordering::Relaxed);
+                        table
                     });
                     Area {
                         rect: graph.leaf(leaf).rect,

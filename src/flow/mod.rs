@@ -24,9 +24,31 @@
 //! distance strictly falls with every step, so following it reaches the goal along a
 //! route of exactly the field's distance.
 
+//! ## Sliced builds
+//! The backward Dijkstra can stop after any node and go on later
+//! (`FieldBuild`, crate-internal, what the path service runs a frame budget at a time); its
+//! work is counted in settled nodes, the units of a search's expansions.
+//!
+//! ## Bounded fields
+//! A build may be bounded by target positions (the path service's groups): it stops once
+//! every gate of each target's leaf is settled (every target cell, on a map with sparse
+//! gates). The distances of such a field are exact wherever a walk from a target goes:
+//! every stored distance is the length of a real route (an upper bound), Dijkstra settles
+//! in order of distance, so every gate at most the last settled distance `D` away is exact,
+//! and so is every position whose distance is at most `D` (its optimal route enters its
+//! leaf last through such a gate). A target's own leaf has all its gates settled, so its
+//! positions are exact; the step out of the leaf lands on a settled gate, and every later
+//! position is no farther than that gate. `next_step` picks the neighbour minimising
+//! distance plus step; an upper bound can only lose that comparison, so the walk follows an
+//! optimal route. Positions outside the covered part are never read as answers: the
+//! service asks `covers` before reusing a bounded field for a new start.
+//!
 mod error;
 mod field;
 mod solve;
+#[cfg(test)]
+mod tests;
 
 pub use error::FlowError;
+pub(crate) use field::FieldBuild;
 pub use field::{FlowField, FlowGoal};

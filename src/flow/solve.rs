@@ -15,42 +15,116 @@ pub(super) fn octile_to_rect(c: Cell, r: Rect) -> f64 {
     octile(c, Cell::new(c.x.clamp(r.x1, r.x2), c.y.clamp(r.y1, r.y2)))
 }
 
-/// Every gate's distance to `goal` (its cost, under the map's terrain costs), whose open
+/// The backward Dijkstra over the gate graph behind an exact field, run a slice at a time:
+/// every gate's distance to `goal` (its cost, under the map's terrain costs), whose open
 /// part lies in the free leaves `goal_leaves`; indexed by gate slot, [`UNREACHED`] for gates
-/// in other components and free slots.
-pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafId]) -> Vec<f64> {
-    let n = graph.gate_capacity();
-    let mut dist = vec![UNREACHED; n];
-    // Per gate: settled, and whether its distance came over a crossing. Only gates reached
-    // over a crossing need to offer their leaf-mates anything: a gate reached from a
-    // leaf-mate `u` is never a better way into the rest of the leaf than `u` itself
-    // (triangle inequality), and `u` offered them all. One byte a gate keeps the flags of
-    // a large map in cache.
-    let mut state = vec![0u8; n];
-    let mut open = OpenList::default();
-    // Every gate of a leaf holding part of the goal starts at its straight distance to
-    // that part. Leaf-mates need not offer each other anything on top: the distance to a
-    // rectangle grows by at most the step between two cells.
-    for &leaf in goal_leaves {
-        let l = graph.leaf(leaf);
-        let part = l
-            .rect
-            .intersection(&goal)
-            .expect("the leaf overlaps the goal");
-        for (&g, &c) in l.gates.iter().zip(&l.cells) {
-            let d = octile_to_rect(c, part) * l.cost;
-            if d < dist[g.index()] {
-                dist[g.index()] = d;
-                open.push(d, g.index() as u32);
+/// in other components and free slots, and upper bounds for gates not yet settled.
+#[derive(Debug)]
+pub(super) struct GateDijkstra {
+    pub dist: Vec<f64>,
+    /// Per gate: settled, whether its distance came over a crossing, whether it is a
+    /// target. Only gates reached over a crossing need to offer their leaf-mates anything:
+    /// a gate reached from a leaf-mate `u` is never a better way into the rest of the leaf
+    /// than `u` itself (triangle inequality), and `u` offered them all. One byte a gate
+    /// keeps the flags of a large map in cache.
+    pub state: Vec<u8>,
+    open: OpenList,
+    /// Target gates not settled yet (see [`GateDijkstra::target`]).
+    targets_left: usize,
+    bounded: bool,
+    /// The goal and its free leaves, until the search is seeded (`dist` filled first).
+    seed: Option<(Rect, Vec<LeafId>)>,
+}
+
+impl GateDijkstra {
+    /// A search from `goal`, whose open part lies in `goal_leaves`. Nothing is done yet:
+    /// the first steps fill the distance array (a few megabytes on a large map), a slice
+    /// at a time, then seed the search.
+    pub(super) fn new(graph: &GateGraph, goal: Rect, goal_leaves: Vec<LeafId>) -> Self {
+        let n = graph.gate_capacity();
+        GateDijkstra {
+            dist: Vec::with_capacity(n),
+            state: vec![0u8; n],
+            open: OpenList::default(),
+            targets_left: 0,
+            bounded: false,
+            seed: Some((goal, goal_leaves)),
+        }
+    }
+
+    /// Fills a slice of the distance array worth `max` units; seeds the search once it is
+    /// full. Returns the units spent.
+    fn prepare(&mut self, graph: &GateGraph, max: usize) -> usize {
+        let spent = fill(&mut self.dist, self.state.len(), max);
+        if self.dist.len() < self.state.len() {
+            return spent;
+        }
+        let (goal, goal_leaves) = self.seed.take().expect("not seeded yet");
+        // Every gate of a leaf holding part of the goal starts at its straight distance to
+        // that part. Leaf-mates need not offer each other anything on top: the distance to
+        // a rectangle grows by at most the step between two cells.
+        let search = self;
+        for &leaf in &goal_leaves {
+            let l = graph.leaf(leaf);
+            let part = l
+                .rect
+                .intersection(&goal)
+                .expect("the leaf overlaps the goal");
+            for (&g, &c) in l.gates.iter().zip(&l.cells) {
+                let d = octile_to_rect(c, part) * l.cost;
+                if d < search.dist[g.index()] {
+                    search.dist[g.index()] = d;
+                    search.open.push(d, g.index() as u32);
+                }
+            }
+        }
+        spent
+    }
+
+    /// Bounds the search: it may stop once every gate of `leaf` is settled (for every leaf
+    /// so marked). Must be called before the first step.
+    pub(super) fn target(&mut self, graph: &GateGraph, leaf: LeafId) {
+        self.bounded = true;
+        for &g in &graph.leaf(leaf).gates {
+            let s = &mut self.state[g.index()];
+            if *s & TARGET == 0 {
+                *s |= TARGET;
+                self.targets_left += 1;
             }
         }
     }
-    while let Some(node) = open.pop() {
-        let i = node as usize;
-        if state[i] & SETTLED != 0 {
-            continue; // an entry superseded by a shorter one
+
+    /// Whether the search is over: nothing left to settle, or every target settled.
+    pub(super) fn is_finished(&self) -> bool {
+        self.seed.is_none() && (self.bounded && self.targets_left == 0 || self.open.is_empty())
+    }
+
+    /// Settles up to `max` gates (at least one pop; or prepares the search, see
+    /// [`GateDijkstra::new`]); returns the gates popped (the units spent).
+    pub(super) fn step(&mut self, graph: &GateGraph, max: usize) -> usize {
+        if self.seed.is_some() {
+            return self.prepare(graph, max);
         }
-        state[i] |= SETTLED;
+        let mut popped = 0;
+        while popped < max.max(1) && !(self.bounded && self.targets_left == 0) {
+            let Some(node) = self.open.pop() else { break };
+            popped += 1;
+            let i = node as usize;
+            if self.state[i] & SETTLED != 0 {
+                continue; // an entry superseded by a shorter one
+            }
+            self.state[i] |= SETTLED;
+            if self.state[i] & TARGET != 0 {
+                self.targets_left -= 1;
+            }
+            self.relax(graph, i);
+        }
+        popped
+    }
+
+    /// Offers settled gate `i`'s distance to its neighbours.
+    fn relax(&mut self, graph: &GateGraph, i: usize) {
+        let (dist, state, open) = (&mut self.dist, &mut self.state, &mut self.open);
         let d = dist[i];
         let gate = graph.gate(GateId::from_index(i));
         let relax_leaf = state[i] & CROSSED != 0;
@@ -63,7 +137,7 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
             let nd = d + step();
             if nd < dist[v] {
                 dist[v] = nd;
-                state[v] = crossing;
+                state[v] = (state[v] & TARGET) | crossing;
                 open.push(nd, v as u32);
             }
         };
@@ -81,13 +155,46 @@ pub(super) fn gate_distances(graph: &GateGraph, goal: Rect, goal_leaves: &[LeafI
             );
         }
     }
-    dist
+
+    /// Whether the open list is empty: the search ran to its end (not stopped at a bound).
+    pub(super) fn open_is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
 }
 
-/// [`gate_distances`]' flags: the gate is settled.
+/// Whether every gate of `leaf` is settled in `state` (a [`GateDijkstra`]'s flags): the
+/// distances of the leaf's positions are then exact.
+pub(super) fn gates_settled(graph: &GateGraph, leaf: LeafId, state: &[u8]) -> bool {
+    graph
+        .leaf(leaf)
+        .gates
+        .iter()
+        .all(|g| settled(state, g.index()))
+}
+
+/// Whether node `i` is settled in a search's flags `state`.
+pub(super) fn settled(state: &[u8], i: usize) -> bool {
+    state[i] & SETTLED != 0
+}
+
+/// Entries of a large array filled (and its memory first touched) per unit of work: about
+/// the time of one expansion.
+pub(super) const FILL_PER_UNIT: usize = 1024;
+
+/// Grows `v` toward `n` entries of [`UNREACHED`] by at most `max` units' worth (at least
+/// one); returns the units spent.
+fn fill(v: &mut Vec<f64>, n: usize, max: usize) -> usize {
+    let add = (n - v.len()).min(max.max(1).saturating_mul(FILL_PER_UNIT));
+    v.resize(v.len() + add, UNREACHED);
+    add.div_ceil(FILL_PER_UNIT).max(1)
+}
+
+/// [`GateDijkstra`]'s flags: the gate is settled.
 const SETTLED: u8 = 1;
-/// [`gate_distances`]' flags: the gate's distance came over a crossing.
+/// [`GateDijkstra`]'s flags: the gate's distance came over a crossing.
 const CROSSED: u8 = 2;
+/// [`GateDijkstra`]'s flags: the gate is one the search must settle before it may stop.
+const TARGET: u8 = 4;
 
 /// The distances of every cell of free leaf `leaf` (row by row over its rectangle): the
 /// least over its gates of the gate's distance plus the octile distance times the leaf's
@@ -169,38 +276,108 @@ fn sweep(table: &mut [f64], w: usize, cost: f64) {
 }
 
 /// Every cell's distance (cost under `costs`) to the free cells of `goal`, row by row over
-/// the whole grid, by Dijkstra over legal steps: for maps whose gate graph does not hold
-/// every crossing.
-pub(super) fn cell_distances(grid: &Grid, costs: &TerrainCosts, goal: Rect) -> Vec<f64> {
-    let w = grid.width() as usize;
-    let index = |c: Cell| c.y as usize * w + c.x as usize;
-    let mut dist = vec![UNREACHED; w * grid.height() as usize];
-    let mut done = vec![false; dist.len()];
-    let mut open = OpenList::default();
-    for c in goal.cells().filter(|&c| grid.is_free(c)) {
-        dist[index(c)] = 0.0;
-        open.push(0.0, index(c) as u32);
-    }
-    while let Some(node) = open.pop() {
-        let i = node as usize;
-        if std::mem::replace(&mut done[i], true) {
-            continue;
+/// the whole grid, by Dijkstra over legal steps, run a slice at a time: for maps whose gate
+/// graph does not hold every crossing.
+#[derive(Debug)]
+pub(super) struct CellDijkstra {
+    pub dist: Vec<f64>,
+    /// Per cell: [`SETTLED`], [`TARGET`].
+    pub state: Vec<u8>,
+    open: OpenList,
+    targets_left: usize,
+    bounded: bool,
+    /// The goal, until the search is seeded (`dist` filled first).
+    seed: Option<Rect>,
+}
+
+impl CellDijkstra {
+    /// A search from `goal`; as [`GateDijkstra::new`], the first steps fill the distance
+    /// array and seed the search.
+    pub(super) fn new(grid: &Grid, goal: Rect) -> Self {
+        let n = grid.width() as usize * grid.height() as usize;
+        CellDijkstra {
+            dist: Vec::with_capacity(n),
+            state: vec![0u8; n],
+            open: OpenList::default(),
+            targets_left: 0,
+            bounded: false,
+            seed: Some(goal),
         }
-        let c = Cell::new((i % w) as u32, (i / w) as u32);
-        // Steps are symmetric, so the legal steps out of `c` are the legal steps into it.
-        for dir in Direction::ALL {
-            if !grid.can_step(c, dir) {
+    }
+
+    /// Fills a slice of the distance array worth `max` units; seeds the search once it is
+    /// full. Returns the units spent.
+    fn prepare(&mut self, grid: &Grid, max: usize) -> usize {
+        let spent = fill(&mut self.dist, self.state.len(), max);
+        if self.dist.len() < self.state.len() {
+            return spent;
+        }
+        let goal = self.seed.take().expect("not seeded yet");
+        let w = grid.width() as usize;
+        for c in goal.cells().filter(|&c| grid.is_free(c)) {
+            let i = c.y as usize * w + c.x as usize;
+            self.dist[i] = 0.0;
+            self.open.push(0.0, i as u32);
+        }
+        spent
+    }
+
+    /// Bounds the search: it may stop once `cell` (and every other target) is settled.
+    pub(super) fn target(&mut self, grid: &Grid, cell: Cell) {
+        self.bounded = true;
+        let s = &mut self.state[cell.y as usize * grid.width() as usize + cell.x as usize];
+        if *s & TARGET == 0 {
+            *s |= TARGET;
+            self.targets_left += 1;
+        }
+    }
+
+    /// Whether the search is over: nothing left to settle, or every target settled.
+    pub(super) fn is_finished(&self) -> bool {
+        self.seed.is_none() && (self.bounded && self.targets_left == 0 || self.open.is_empty())
+    }
+
+    /// Settles up to `max` cells (at least one pop; or prepares the search, see
+    /// [`CellDijkstra::new`]); returns the cells popped (the units spent).
+    pub(super) fn step(&mut self, grid: &Grid, costs: &TerrainCosts, max: usize) -> usize {
+        if self.seed.is_some() {
+            return self.prepare(grid, max);
+        }
+        let w = grid.width() as usize;
+        let index = |c: Cell| c.y as usize * w + c.x as usize;
+        let mut popped = 0;
+        while popped < max.max(1) && !(self.bounded && self.targets_left == 0) {
+            let Some(node) = self.open.pop() else { break };
+            popped += 1;
+            let i = node as usize;
+            if self.state[i] & SETTLED != 0 {
                 continue;
             }
-            let n = c.step(dir).expect("a legal step stays on the map");
-            let (j, nd) = (index(n), dist[i] + costs.cost_between(grid, c, n));
-            if !done[j] && nd < dist[j] {
-                dist[j] = nd;
-                open.push(nd, j as u32);
+            self.state[i] |= SETTLED;
+            if self.state[i] & TARGET != 0 {
+                self.targets_left -= 1;
+            }
+            let c = Cell::new((i % w) as u32, (i / w) as u32);
+            // Steps are symmetric, so the legal steps out of `c` are the legal steps into it.
+            for dir in Direction::ALL {
+                if !grid.can_step(c, dir) {
+                    continue;
+                }
+                let n = c.step(dir).expect("a legal step stays on the map");
+                let (j, nd) = (index(n), self.dist[i] + costs.cost_between(grid, c, n));
+                if self.state[j] & SETTLED == 0 && nd < self.dist[j] {
+                    self.dist[j] = nd;
+                    self.open.push(nd, j as u32);
+                }
             }
         }
+        popped
     }
-    dist
+
+    /// Whether the open list is empty: the search ran to its end (not stopped at a bound).
+    pub(super) fn open_is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
 }
 
 #[cfg(test)]

@@ -311,6 +311,12 @@ impl Clusters {
         tables + self.side_table_bytes()
     }
 
+    /// Of [`Clusters::memory_bytes`], what edits have left behind: vacant cluster slots
+    /// and spare capacity.
+    pub fn slack_bytes(&self) -> usize {
+        self.items.slack_bytes()
+    }
+
     /// Heap bytes of the slots, the key map and the per-leaf and per-gate side tables.
     fn side_table_bytes(&self) -> usize {
         self.items.memory_bytes()

@@ -84,6 +84,16 @@ impl Components {
         self.sizes.len() - self.free.len()
     }
 
+    /// Of [`Components::memory_bytes`], what `live_leaves` leaves and the live labels do
+    /// not use: per-leaf entries past them (vacant leaf slots and spare capacity) and
+    /// vacant labels.
+    pub fn slack_bytes(&self, live_leaves: usize) -> usize {
+        self.label.capacity().saturating_sub(live_leaves) * std::mem::size_of::<Option<Label>>()
+            + self.mark.capacity().saturating_sub(live_leaves) * 8
+            + (self.sizes.capacity() - self.count()) * 4
+            + self.free.capacity() * 4
+    }
+
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         self.label.capacity() * std::mem::size_of::<Option<Label>>()

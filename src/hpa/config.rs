@@ -114,6 +114,40 @@ pub struct Config {
     /// about 50 µs for the gate graph alone. A map with terrain costs ignores it and
     /// searches its gate graph.
     pub subgoals: bool,
+    /// The worst a path may cost over the optimum on a map of several terrain costs, in
+    /// percent (`Some(5)`: at most 1.05 × the cheapest path), or `None` for no bound.
+    ///
+    /// With a bound, a map whose passable codes do not all cost the same keeps every
+    /// crossing between leaves as a gate ([`GatePolicy::All`], whatever
+    /// [`Config::gates`] says), so that its gate graph is exact; a fast answer is then
+    /// checked against an admissible lower bound `L` of the optimum (the octile distance
+    /// times the cheapest cost, or the landmark bound where the map keeps landmarks), and
+    /// when it costs more than `(1 + p/100) × L` the query answers with the exact gate
+    /// search instead. So no answer costs more than `(1 + p/100) ×` the optimum, whatever
+    /// the costs (see the guide, *Fast mode's bound under terrain costs*).
+    /// [`HpaMap::bound_fallbacks`](super::HpaMap::bound_fallbacks) counts the exact
+    /// searches it took. Maps of one cost are not affected.
+    ///
+    /// Both presets leave it off (`None`): the lower bound at hand is weak under costs
+    /// (the cheapest terrain times the octile distance is half the optimum on ground at 1
+    /// with roads at 0.5), so the check fails on most long moves and a bounded fast map
+    /// answers at about exact mode's speed or slower (measured in the guide). Turn it on
+    /// where a guaranteed worst case matters more than speed.
+    pub max_excess_percent: Option<u32>,
+    /// Compact the map on [`HpaMap::refresh`](super::HpaMap::refresh) when the bytes
+    /// edits have left behind ([`MemoryBreakdown::waste`](super::MemoryBreakdown::waste))
+    /// pass this percentage of the rest, or when the map has grown by more than this
+    /// percentage since it was last built (growth the waste does not see), or never
+    /// (`None`). Compacting is a fresh build
+    /// (0.2–0.5 µs per cell, see [`HpaMap::compact`](super::HpaMap::compact)); it happens
+    /// only in a full refresh, never in [`HpaMap::refresh_within`](super::HpaMap::refresh_within),
+    /// and the waste is weighed once per edited state (a walk over the leaves and gates).
+    /// So an edited map stays within about `1 + p/100` times the counted bytes of a fresh
+    /// build of its grid (see the guide). Both presets set `Some(100)`: a compaction is a
+    /// whole rebuild inside one `refresh()` call, so, like a `Vec` that doubles, the map is
+    /// rebuilt only once its edits have doubled its bytes, which keeps the rebuilds' cost per
+    /// edit bounded (25 % cost 3.4× the edit time over 200k edits of a five-class `World`).
+    pub compact_above_percent: Option<u32>,
 }
 
 /// Free cells below which landmarks are always built when configured (see
@@ -139,6 +173,8 @@ impl Config {
             local_radius: 0,
             max_memory: None,
             subgoals: false,
+            max_excess_percent: None,
+            compact_above_percent: Some(100),
         }
     }
 
@@ -155,6 +191,8 @@ impl Config {
             local_radius: 16,
             max_memory: None,
             subgoals: false,
+            max_excess_percent: None,
+            compact_above_percent: Some(100),
         }
     }
 
@@ -219,6 +257,50 @@ impl Config {
     pub fn with_subgoals(mut self, on: bool) -> Self {
         self.subgoals = on;
         self
+    }
+
+    /// With this worst case over the optimum under terrain costs, in percent, or none (see
+    /// [`Config::max_excess_percent`]).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Config, Grid, HpaMap, Mode, Rect, TerrainCosts};
+    /// let mut grid = Grid::new_free(128, 128);
+    /// grid.set_terrain(Rect::new(0, 60, 127, 67), b'S');
+    /// grid.set_terrain(Rect::new(40, 0, 47, 59), b'G');
+    /// let costs: TerrainCosts = "G=0.25,S=1000".parse()?;
+    /// let exact = HpaMap::with_costs(grid.clone(), costs.clone(), Mode::Exact)?;
+    /// let strict = Config::fast().with_max_excess_percent(Some(0));
+    /// let fast = HpaMap::with_costs(grid, costs, strict)?;
+    /// let (a, b) = (Cell::new(3, 3), Cell::new(120, 124));
+    /// // A bound of 0 % holds every fast answer to the optimum.
+    /// let optimum = exact.find_path(a, b)?.cost;
+    /// assert!(fast.find_path(a, b)?.cost <= optimum * (1.0 + 1e-9));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_max_excess_percent(mut self, percent: Option<u32>) -> Self {
+        self.max_excess_percent = percent;
+        self
+    }
+
+    /// With automatic compaction past this waste, in percent, or none (see
+    /// [`Config::compact_above_percent`]).
+    pub fn with_compact_above_percent(mut self, percent: Option<u32>) -> Self {
+        self.compact_above_percent = percent;
+        self
+    }
+
+    /// The configuration a map of these costs is built with: every crossing a gate when a
+    /// bound is kept on a map of several costs (see [`Config::max_excess_percent`]).
+    pub(crate) fn for_costs(mut self, several_costs: bool) -> Self {
+        if several_costs && self.max_excess_percent.is_some() {
+            self.gates = GatePolicy::All;
+        }
+        self
+    }
+
+    /// The factor [`Config::max_excess_percent`] allows over the optimum, if any.
+    pub(crate) fn excess_factor(&self) -> Option<f64> {
+        self.max_excess_percent.map(|p| 1.0 + p as f64 / 100.0)
     }
 
     /// Checks every field's range.

@@ -41,6 +41,10 @@ pub struct RefreshReport {
     /// one unit is at most [`HpaMap::REFRESH_UNIT_CELLS`] cells of landmark work, or one
     /// cluster (at most [`Clustering::side`](crate::Clustering::side)² cells).
     pub work: usize,
+    /// Heap bytes given back by compacting the map after the refresh (see
+    /// [`Config::compact_above_percent`](crate::Config::compact_above_percent)); 0 when it
+    /// was not compacted.
+    pub compacted: usize,
 }
 
 /// What [`HpaMap::apply_patch`] did.
@@ -85,6 +89,7 @@ impl RefreshReport {
             landmarks: self.landmarks + other.landmarks,
             complete: self.complete && other.complete,
             work: self.work + other.work,
+            compacted: self.compacted + other.compacted,
         }
     }
 }
@@ -330,10 +335,11 @@ impl HpaMap {
         }
     }
 
-    /// Builds the landmarks a map went without (see `landmarks_pending`) if they now pay
-    /// and fit in [`Config::max_memory`](crate::Config::max_memory); returns whether it
-    /// built them.
-    fn build_pending_landmarks(&mut self) -> bool {
+    /// Sets up the landmarks a map went without (see `landmarks_pending`) if they now pay
+    /// and fit in [`Config::max_memory`](crate::Config::max_memory), their columns left to
+    /// the next refresh steps, which compute them in slices (see `Landmarks::unbuilt`);
+    /// returns whether it set them up.
+    fn start_pending_landmarks(&mut self) -> bool {
         self.landmarks_pending = false;
         let k = self.config.landmarks as usize;
         // Cheapest test first: every edit of a map without landmarks comes here, and the
@@ -341,15 +347,16 @@ impl HpaMap {
         if self.grid.free_count() == 0 || !super::map::landmarks_pay(self) {
             return false;
         }
+        // The estimate that walks no cell: a budgeted refresh does this in one unit.
         let fits = self.config.max_memory.map_or(true, |limit| {
             self.memory_bytes()
-                .saturating_add(Landmarks::estimate_bytes(&self.grid, k))
+                .saturating_add(Landmarks::most_bytes(&self.grid, k))
                 <= limit
         });
         if !fits {
             return false;
         }
-        self.landmarks = Landmarks::build(&self.grid, &self.costs, k);
+        self.landmarks = Landmarks::unbuilt(&self.grid, &self.costs, k);
         true
     }
 
@@ -509,7 +516,35 @@ impl HpaMap {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn refresh(&mut self) -> RefreshReport {
-        self.refresh_until(None)
+        let mut report = self.refresh_until(None);
+        report.compacted = self.compact_if_wasteful();
+        report
+    }
+
+    /// Compacts the map when the waste edits have left passes
+    /// [`Config::compact_above_percent`](crate::Config::compact_above_percent) of the
+    /// rest; returns the bytes freed. Weighs each edited state once.
+    fn compact_if_wasteful(&mut self) -> usize {
+        let Some(percent) = self.config.compact_above_percent else {
+            return 0;
+        };
+        if self.sizes.weighed_revision == self.revision {
+            return 0;
+        }
+        self.sizes.weighed_revision = self.revision;
+        let parts = self.memory_breakdown();
+        let (total, percent) = (parts.total() as u128, percent as u128);
+        let wasteful = parts.waste as u128 * 100 > (total - parts.waste as u128) * percent;
+        // Growth the waste does not see (leaves an edited tree keeps apart where a fresh
+        // build makes fewer) is caught by the size against the last build's.
+        let grown = total * 100 > self.sizes.built_bytes as u128 * (100 + percent);
+        if !wasteful && !grown {
+            return 0;
+        }
+        // A rebuild refused (over `max_memory`) leaves the map as it was.
+        let freed = self.compact().unwrap_or(0);
+        self.sizes.weighed_revision = self.revision;
+        freed
     }
 
     /// [`HpaMap::refresh`], stopping once `budget` has run out: call it once a frame with
@@ -563,14 +598,16 @@ impl HpaMap {
                 report.clusters += 1;
                 report.work += cells;
             } else if self.landmarks_pending {
-                if self.build_pending_landmarks() {
-                    report.landmarks += self.landmarks.count();
-                    report.work += self.landmarks.count() * self.grid.free_count() as usize;
-                }
-            } else if let Some((cells, finished)) =
-                self.landmarks
-                    .refresh_step(&self.grid, self.tightening_pays(), slice)
-            {
+                // Counting the free cells is a popcount per 64 cells, far cheaper than
+                // settling one cell; the rest allocates zeroed tables.
+                self.start_pending_landmarks();
+                report.work +=
+                    1 + (self.grid.width() as usize * self.grid.height() as usize) / 4096;
+            } else if let Some((cells, finished)) = self.landmarks.refresh_step(
+                (&self.grid, &self.costs),
+                self.tightening_pays(),
+                slice,
+            ) {
                 report.work += cells;
                 if finished {
                     report.landmarks += 1;

@@ -194,6 +194,24 @@ impl<I: SlotId, T> Slots<I, T> {
             .map(|(i, (item, _))| (I::from_index(i), item))
     }
 
+    /// Of [`Slots::memory_bytes`], what no live slot uses: vacant slots and spare
+    /// capacity, which edits leave and a fresh build would not hold.
+    pub fn slack_bytes(&self) -> usize {
+        let used = self.live();
+        (self.items.capacity() - used) * std::mem::size_of::<T>()
+            + (self.live.capacity() - used)
+            + self.free.capacity() * std::mem::size_of::<I>()
+    }
+
+    /// The items of vacant slots, which keep what they held until reused.
+    pub fn vacant(&self) -> impl Iterator<Item = &T> + '_ {
+        self.items
+            .iter()
+            .zip(&self.live)
+            .filter(|(_, &live)| !live)
+            .map(|(item, _)| item)
+    }
+
     /// Heap bytes held by the slot vectors themselves.
     pub fn memory_bytes(&self) -> usize {
         self.items.capacity() * std::mem::size_of::<T>()
@@ -510,6 +528,40 @@ impl GateGraph {
             .sum();
         let map = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1);
         self.leaves.memory_bytes() + leaf_lists + map
+    }
+
+    /// Of [`GateGraph::leaf_bytes`] and [`GateGraph::gate_bytes`], what edits have left
+    /// behind: vacant leaf and gate slots with the lists they still hold, spare capacity
+    /// in the live leaves' lists, and node → leaf map slots past its entries.
+    pub fn slack_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let lists = |l: &Leaf, live: bool| {
+            let (g, c, b) = match live {
+                true => (l.gates.len(), l.cells.len(), l.border_gates.len()),
+                false => (0, 0, 0),
+            };
+            (l.gates.capacity() - g) * size_of::<GateId>()
+                + (l.cells.capacity() - c) * 8
+                + (l.border_gates.capacity() - b) * 4
+        };
+        let leaves: usize = self.leaves.vacant().map(|l| lists(l, false)).sum::<usize>()
+            + self
+                .leaves
+                .iter()
+                .map(|(_, l)| lists(l, true))
+                .sum::<usize>();
+        let links: usize = self
+            .gates
+            .vacant()
+            .filter(|g| g.links.spilled())
+            .map(|g| g.links.capacity() * size_of::<GateId>())
+            .sum();
+        let map = self
+            .leaf_of_node
+            .capacity()
+            .saturating_sub(self.leaf_of_node.len())
+            * (size_of::<(u64, LeafId)>() + 1);
+        self.leaves.slack_bytes() + self.gates.slack_bytes() + leaves + links + map
     }
 
     /// Heap bytes held by the gates and their crossings, approximately.

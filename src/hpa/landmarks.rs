@@ -37,7 +37,7 @@ use crate::grid::movement::{
 };
 use crate::grid::Grid;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// The value of cells that no landmark distance has reached (another component, or walls).
 pub(crate) const UNREACHED: u32 = u32::MAX;
@@ -60,6 +60,10 @@ pub(crate) struct Landmarks {
     cells: Vec<Cell>,
     /// Landmarks whose column is out of date and must not be used until recomputed.
     stale: LandmarkSet,
+    /// Landmarks of a table set up after edits (see [`Landmarks::unbuilt`]) that have no
+    /// place yet: each is placed, in turn, where the columns already computed say is
+    /// farthest from the others, as [`Landmarks::build`] places them.
+    unplaced: LandmarkSet,
     /// Landmarks whose column is still valid but has grown loose: cells blocked since it
     /// was computed lengthen real distances the column does not know of, so the bound
     /// drifts towards the octile one. Used, and recomputed by the next refresh.
@@ -90,9 +94,15 @@ pub(crate) struct Landmarks {
     job: Option<Box<ColumnJob>>,
 }
 
-/// A column recomputation under way, in one of its three phases.
+/// A column recomputation under way, in one of its three phases, or the setup of a table
+/// built after edits (see [`Landmarks::unbuilt`]) before its first column.
 #[derive(Clone, Debug)]
 enum ColumnJob {
+    /// Filling the step masks and allocating the table's blocks for the cells from index
+    /// `next_cell` on.
+    Preparing { next_cell: usize },
+    /// Looking for the first landmark's place (see [`Flood`]).
+    Flooding(Box<Flood>),
     /// Scanning the table's blocks from `next_block` for a better place for `landmark`.
     Placing {
         landmark: usize,
@@ -182,6 +192,7 @@ impl Landmarks {
     /// Places `k` landmarks (at most [`MAX_LANDMARKS`]) on `grid` by farthest-point
     /// selection in its largest connected region, and fills in their distances.
     pub fn build(grid: &Grid, costs: &CostBands, k: usize) -> Self {
+        // Unsliced: a build is not budgeted (see `Landmarks::unbuilt` for the sliced form).
         let k = k.min(MAX_LANDMARKS);
         let (w, h) = (grid.width(), grid.height());
         let n = w as usize * h as usize;
@@ -226,10 +237,7 @@ impl Landmarks {
     /// `grid`, counting the building scratch too (two distance columns and a flood's marks
     /// and queue over every cell), without allocating more than one byte per block.
     pub fn estimate_bytes(grid: &Grid, k: usize) -> usize {
-        let k = k.min(MAX_LANDMARKS);
         let (w, h) = (grid.width(), grid.height());
-        let n = w as usize * h as usize;
-        let (block_count, block_bytes) = DistanceTable::estimate(w, h, k);
         let mut used = DistanceTable::new(w, h, 0);
         let stored = grid
             .free_cells()
@@ -239,6 +247,22 @@ impl Landmarks {
                 fresh
             })
             .count();
+        Self::bytes_with_blocks(grid, k, stored)
+    }
+
+    /// [`Landmarks::estimate_bytes`] without walking the free cells, as if every block of
+    /// the table held one: higher, and constant time, for a refresh with a budget.
+    pub fn most_bytes(grid: &Grid, k: usize) -> usize {
+        let blocks = DistanceTable::estimate(grid.width(), grid.height(), k).0;
+        Self::bytes_with_blocks(grid, k, blocks)
+    }
+
+    /// The heap bytes of `k` landmarks on `grid` with `stored` blocks of the table held.
+    fn bytes_with_blocks(grid: &Grid, k: usize, stored: usize) -> usize {
+        let k = k.min(MAX_LANDMARKS);
+        let (w, h) = (grid.width(), grid.height());
+        let n = w as usize * h as usize;
+        let (block_count, block_bytes) = DistanceTable::estimate(w, h, k);
         // Kept: the block index, the step masks, the table, the landmark cells and flags.
         // (Values too far from their block's base for 16 bits are rare enough to ignore.)
         // Weighted maps keep a 4-byte cost per cell too (counted for every map: an
@@ -247,6 +271,37 @@ impl Landmarks {
         // Scratch while building: two u32 columns, the flood's marks and its queue.
         let scratch = n * (4 + 4 + 1 + 8);
         kept.saturating_add(scratch)
+    }
+
+    /// `k` landmarks for `grid` with nothing computed yet: every column set aside, and
+    /// the work of [`Landmarks::build`] left to [`Landmarks::refresh_step`], in slices of
+    /// counted cells. It fills the step masks and allocates the table's blocks, floods the
+    /// map's regions for the first landmark's place (the largest region's cell farthest
+    /// from where its flood began), then computes the columns one by one, placing each next
+    /// landmark at the cell farthest from those before it. Until a column is written the
+    /// bound ignores it, so the table is safe to use at every step.
+    ///
+    /// This is how a map that had no landmarks gets them after edits: a budgeted refresh
+    /// never builds a whole table at once (issue 26: 1.45 s in one `refresh_within(1 ms)`).
+    pub fn unbuilt(grid: &Grid, costs: &CostBands, k: usize) -> Self {
+        let k = k.min(MAX_LANDMARKS);
+        let (w, h) = (grid.width(), grid.height());
+        let steps = Steps::unfilled(grid, costs);
+        let column_cost = grid.free_count() as usize;
+        Landmarks {
+            k,
+            width: w,
+            table: DistanceTable::new(w, h, k),
+            cells: vec![Cell::new(0, 0); k],
+            stale: LandmarkSet::first(k),
+            unplaced: LandmarkSet::first(k),
+            column_cost,
+            loose_after: (column_cost / 16).max(64),
+            per_unit: steps.per_unit,
+            steps: Box::new(steps),
+            job: Some(Box::new(ColumnJob::Preparing { next_cell: 0 })),
+            ..Landmarks::default()
+        }
     }
 
     /// Keeps the step masks in line after `blocked` cells became walls. The distances need
@@ -321,8 +376,14 @@ impl Landmarks {
             return;
         }
         // A column search under way never offered the new steps from the cells it has
-        // settled (see `ColumnSearch`): start it again.
-        self.job = None;
+        // settled (see `ColumnSearch`): start it again. The setup reads the masks and the
+        // table as the edits keep them, and goes on.
+        if !matches!(
+            self.job.as_deref(),
+            Some(ColumnJob::Preparing { .. } | ColumnJob::Flooding(_))
+        ) {
+            self.job = None;
+        }
         let mut seeds: Vec<Cell> = Vec::new();
         for &c in freed {
             self.table.slot_or_alloc(c);
@@ -404,7 +465,7 @@ impl Landmarks {
     /// in one go.
     pub fn refresh_step(
         &mut self,
-        grid: &Grid,
+        (grid, costs): (&Grid, &CostBands),
         loose_too: bool,
         most: usize,
     ) -> Option<(usize, bool)> {
@@ -415,7 +476,7 @@ impl Landmarks {
                     .stale
                     .lowest()
                     .or_else(|| loose_too.then(|| self.loose.lowest()).flatten())?;
-                if self.stale.contains(l) {
+                if self.stale.contains(l) && !self.unplaced.contains(l) {
                     self.start_search(grid, l)
                 } else {
                     // Grown loose: the map has changed enough that where the landmark
@@ -434,6 +495,37 @@ impl Landmarks {
         let blocks_per_slice = most.div_ceil(PER_BLOCK_CELLS).max(1);
         let block_count = self.table.block_count();
         let (work, next, finished) = match job {
+            ColumnJob::Preparing { next_cell } => {
+                let end = next_cell
+                    .saturating_add(most.max(1))
+                    .min(self.steps.masks.len());
+                self.steps.fill(grid, costs, next_cell..end);
+                for i in next_cell..end {
+                    let c = self.steps.cell(i);
+                    if grid.is_free(c) {
+                        self.table.slot_or_alloc(c);
+                    }
+                }
+                let next = if end < self.steps.masks.len() {
+                    ColumnJob::Preparing { next_cell: end }
+                } else {
+                    ColumnJob::Flooding(Box::new(Flood::new(self.steps.masks.len())))
+                };
+                (end - next_cell, Some(next), false)
+            }
+            ColumnJob::Flooding(mut flood) => match flood.advance(grid, &self.steps, most) {
+                (work, None) => (work, Some(ColumnJob::Flooding(flood)), false),
+                (work, Some(Some(first))) => {
+                    self.cells.fill(first);
+                    self.unplaced.remove(0);
+                    (work, Some(self.start_search(grid, 0)), false)
+                }
+                (work, Some(None)) => {
+                    // Nothing free: no landmarks, as a build would have none.
+                    *self = Landmarks::default();
+                    return Some((work, false));
+                }
+            },
             ColumnJob::Placing {
                 landmark,
                 next_block,
@@ -441,6 +533,9 @@ impl Landmarks {
             } => {
                 let end = (next_block + blocks_per_slice).min(block_count);
                 let best = self.farthest_in(grid, landmark, next_block..end, best);
+                // The landmark stands where it stood, or where the scan found; either way
+                // it now has a place.
+                let placed = end >= block_count;
                 let work = (end - next_block) * PER_BLOCK_CELLS;
                 if end < block_count {
                     let next = ColumnJob::Placing {
@@ -452,6 +547,9 @@ impl Landmarks {
                 } else {
                     if let Farthest::Found(_, c) = best {
                         self.cells[landmark] = c;
+                    }
+                    if placed {
+                        self.unplaced.remove(landmark);
                     }
                     (work, Some(self.start_search(grid, landmark)), false)
                 }
@@ -510,7 +608,9 @@ impl Landmarks {
     /// `best` updated with the free cells of the table's blocks `blocks` whose smallest
     /// distance from the landmarks other than `l` is the largest (by their current
     /// columns). Gives up (a cell no other landmark reaches, or no other landmark) as the
-    /// whole-table scan it is a slice of would.
+    /// whole-table scan it is a slice of would, except for a landmark not placed yet,
+    /// which passes over such cells as [`Landmarks::build`] does (it places landmarks in
+    /// the largest region only).
     fn farthest_in(
         &self,
         grid: &Grid,
@@ -531,6 +631,7 @@ impl Landmarks {
                 .min()
                 .filter(|&d| d != UNREACHED);
             best = match (nearest, best) {
+                (None, _) if self.unplaced.contains(l) => best,
                 (None, _) => Farthest::GaveUp,
                 (Some(d), Farthest::Found(b, _)) if d <= b => best,
                 (Some(d), _) => Farthest::Found(d, c),
@@ -541,8 +642,8 @@ impl Landmarks {
 
     /// Recomputes the columns of every landmark set aside by a repair over budget.
     #[cfg(test)]
-    pub fn refresh(&mut self, grid: &Grid) {
-        while self.refresh_step(grid, true, usize::MAX).is_some() {}
+    pub fn refresh(&mut self, grid: &Grid, costs: &CostBands) {
+        while self.refresh_step((grid, costs), true, usize::MAX).is_some() {}
     }
 
     #[cfg(any(test, feature = "testing"))]
@@ -630,11 +731,18 @@ const DEAREST_UNITS: u32 = 512;
 
 impl Steps {
     fn new(grid: &Grid, costs: &CostBands) -> Self {
-        let (w, h) = (grid.width() as usize, grid.height() as usize);
-        let mut masks = vec![0u8; w * h];
+        let mut steps = Self::unfilled(grid, costs);
         for c in grid.free_cells() {
-            masks[c.y as usize * w + c.x as usize] = Self::mask(grid, c);
+            steps.fill_cell(grid, costs, c);
         }
+        steps
+    }
+
+    /// The steps of `grid` with every cell still a wall: to be filled by
+    /// [`Steps::fill`]. Zeroed allocations only.
+    fn unfilled(grid: &Grid, costs: &CostBands) -> Self {
+        let (w, h) = (grid.width() as usize, grid.height() as usize);
+        let masks = vec![0u8; w * h];
         let offsets = Direction::ALL.map(|d| {
             let (dx, dy) = d.delta();
             dy as isize * w as isize + dx as isize
@@ -651,11 +759,28 @@ impl Steps {
             steps.quantum = CHEAPEST_UNITS / costs.min();
             steps.per_unit = 1.0 / (STRAIGHT as f64 * steps.quantum);
             steps.weights = vec![0; w * h];
-            for c in grid.free_cells() {
-                steps.weights[c.y as usize * w + c.x as usize] = steps.units(grid, costs, c);
-            }
         }
         steps
+    }
+
+    /// Fills in the cells of indexes `range` from `grid`.
+    fn fill(&mut self, grid: &Grid, costs: &CostBands, range: std::ops::Range<usize>) {
+        for i in range {
+            self.fill_cell(grid, costs, self.cell(i));
+        }
+    }
+
+    /// Fills in cell `c`'s steps and weight from `grid`.
+    fn fill_cell(&mut self, grid: &Grid, costs: &CostBands, c: Cell) {
+        let i = c.y as usize * self.width + c.x as usize;
+        self.masks[i] = if grid.is_free(c) {
+            Self::mask(grid, c)
+        } else {
+            0
+        };
+        if !self.weights.is_empty() {
+            self.weights[i] = self.units(grid, costs, c);
+        }
     }
 
     /// Free cell `c`'s cost in units (see `weights`).
@@ -751,32 +876,76 @@ fn nearest_free(grid: &Grid, c: Cell, radius: i64) -> Option<Cell> {
 /// The cell of the largest 8-connected free region that its breadth-first flood reached
 /// last, or `None` if nothing is free.
 fn largest_region_far_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
-    let mut seen = vec![false; steps.masks.len()];
-    let mut queue = std::collections::VecDeque::new();
-    let mut best: Option<(usize, usize)> = None;
-    for c in grid.free_cells() {
-        let i = c.y as usize * steps.width + c.x as usize;
-        if seen[i] {
-            continue;
-        }
-        let (mut size, mut last) = (0, i);
-        seen[i] = true;
-        queue.push_back(i);
-        while let Some(u) = queue.pop_front() {
-            size += 1;
-            last = u;
-            for (v, _) in steps.from(u) {
-                if !seen[v] {
-                    seen[v] = true;
-                    queue.push_back(v);
-                }
-            }
-        }
-        if best.map_or(true, |(s, _)| size > s) {
-            best = Some((size, last));
+    let mut flood = Flood::new(steps.masks.len());
+    match flood.advance(grid, steps, usize::MAX) {
+        (_, Some(found)) => found,
+        (_, None) => unreachable!("an unlimited flood finishes"),
+    }
+}
+
+/// The search for the first landmark's place, in slices: a breadth-first flood (in steps)
+/// of each connected region in turn, keeping the largest region's last cell reached.
+#[derive(Clone, Debug, Default)]
+struct Flood {
+    seen: Vec<bool>,
+    queue: VecDeque<usize>,
+    /// The next cell index the scan for an unseen free cell looks at.
+    scan: usize,
+    /// The region being flooded: its size so far, and its last cell reached.
+    size: usize,
+    last: usize,
+    /// The largest region flooded so far: its size and last cell.
+    best: Option<(usize, usize)>,
+}
+
+impl Flood {
+    fn new(cells: usize) -> Self {
+        Flood {
+            seen: vec![false; cells],
+            ..Flood::default()
         }
     }
-    best.map(|(_, i)| steps.cell(i))
+
+    /// Floods or scans at most `most` cells. Returns the cells handled, and, once every
+    /// cell is, the place found (`None` inside when nothing is free).
+    fn advance(
+        &mut self,
+        grid: &Grid,
+        steps: &Steps,
+        most: usize,
+    ) -> (usize, Option<Option<Cell>>) {
+        let mut work = 0;
+        while work < most {
+            if let Some(u) = self.queue.pop_front() {
+                self.size += 1;
+                self.last = u;
+                for (v, _) in steps.from(u) {
+                    if !self.seen[v] {
+                        self.seen[v] = true;
+                        self.queue.push_back(v);
+                    }
+                }
+            } else {
+                if self.size > 0 {
+                    if self.best.map_or(true, |(size, _)| self.size > size) {
+                        self.best = Some((self.size, self.last));
+                    }
+                    self.size = 0;
+                }
+                if self.scan == self.seen.len() {
+                    return (work, Some(self.best.map(|(_, i)| steps.cell(i))));
+                }
+                let i = self.scan;
+                self.scan += 1;
+                if !self.seen[i] && grid.is_free(steps.cell(i)) {
+                    self.seen[i] = true;
+                    self.queue.push_back(i);
+                }
+            }
+            work += 1;
+        }
+        (work, None)
+    }
 }
 
 /// A grid Dijkstra from one landmark, over the step weights, with a bucket queue (Dial's
@@ -1025,7 +1194,7 @@ mod tests {
         for c in grid.free_cells().step_by(7) {
             assert!(lm.bound(&row, c) <= truth[(c.y * 120 + c.x) as usize] + 1e-9);
         }
-        lm.refresh(&grid);
+        lm.refresh(&grid, &unit(&grid));
         assert!(!lm.has_set_aside());
         lm.check(&grid).unwrap();
         // Every column, repaired or recomputed, now holds exact distances again.
@@ -1037,6 +1206,42 @@ mod tests {
         }
     }
 
+    /// A table set up after edits and computed in slices of 100 cells holds exact
+    /// distances from distinct landmarks in the largest region, by the oracle, and each
+    /// slice does at most its cells plus one block of work.
+    #[test]
+    fn an_unbuilt_table_computed_in_slices_is_exact() {
+        // Two rooms joined by a door, and a small closed cell apart.
+        let grid = Grid::from_fn(90, 40, |x, y| {
+            (x != 40 || y == 20) && !(x >= 80 && y == 10) && !(x == 80 && y < 10)
+        });
+        let mut lm = Landmarks::unbuilt(&grid, &unit(&grid), 4);
+        assert_eq!(lm.count(), 4);
+        assert!(lm.has_set_aside(), "nothing is computed yet");
+        let mut slices = 0;
+        while let Some((work, _)) = lm.refresh_step((&grid, &unit(&grid)), false, 100) {
+            assert!(
+                work <= 100 + PER_BLOCK_CELLS,
+                "slice {slices}: {work} cells"
+            );
+            slices += 1;
+        }
+        assert!(slices > 4 * 3600 / 100, "{slices} slices");
+        assert!(!lm.has_set_aside());
+        lm.check(&grid).unwrap();
+        let mut cells = lm.cells.clone();
+        cells.sort_unstable_by_key(|c| (c.y, c.x));
+        cells.dedup();
+        assert_eq!(cells.len(), 4, "distinct landmarks: {:?}", lm.cells);
+        for (l, &cell) in lm.cells.iter().enumerate() {
+            assert!(cell.x < 80 || cell.y > 10, "{cell} is in the closed cell");
+            let want = oracle(&grid, cell);
+            for c in grid.free_cells() {
+                assert_eq!(lm.row(c)[l], want[(c.y * 90 + c.x) as usize], "{l} at {c}");
+            }
+        }
+    }
+
     #[test]
     fn a_landmark_built_over_moves_to_a_free_cell_on_refresh() {
         let mut grid = Grid::new_free(30, 30);
@@ -1044,7 +1249,7 @@ mod tests {
         let old = lm.cells[0];
         grid.set_blocked(old, true);
         lm.stale.insert(0);
-        lm.refresh(&grid);
+        lm.refresh(&grid, &unit(&grid));
         let new = lm.cells[0];
         assert!(grid.is_free(new));
         assert_eq!(old.x.abs_diff(new.x).max(old.y.abs_diff(new.y)), 1);

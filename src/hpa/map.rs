@@ -68,6 +68,8 @@ pub struct HpaMap {
     /// what loose columns cost the queries, to weigh against what tightening them costs
     /// (see [`HpaMap::tightening_pays`]). Queries take `&self`, hence the atomic.
     pub(super) search_work: AtomicU64,
+    /// Fast answers replaced by the exact search to keep [`Config::max_excess_percent`].
+    pub(super) bound_fallbacks: AtomicU64,
     /// Scratch for the crossings of one leaf pair, reused by every edit.
     pub(super) crossing_buf: Vec<(Cell, Cell)>,
     /// How long each step of the build took (boxed: read rarely, and the map stays a
@@ -78,6 +80,8 @@ pub struct HpaMap {
     pub(super) estimated_bytes: usize,
     /// Which state of the cells this is (see [`HpaMap::revision`]).
     pub(super) revision: u64,
+    /// What automatic compaction weighs (boxed: read once per refresh at most).
+    pub(super) sizes: Box<SizeMarks>,
 }
 
 /// Revisions come from one counter for every map in the process, so that two maps, or a
@@ -99,6 +103,18 @@ impl std::fmt::Debug for HpaMap {
             .field("components", &self.component_count())
             .finish()
     }
+}
+
+/// What [`HpaMap::refresh`] weighs to decide on compacting (see
+/// [`Config::compact_above_percent`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SizeMarks {
+    /// The revision whose waste was last weighed: unedited since, it is not weighed again.
+    pub weighed_revision: u64,
+    /// The slack of the map as built (see [`HpaMap::memory_breakdown`]'s waste).
+    pub built_slack: usize,
+    /// [`HpaMap::memory_bytes`] as built.
+    pub built_bytes: usize,
 }
 
 impl HpaMap {
@@ -179,6 +195,7 @@ impl HpaMap {
         };
         let mut bands = CostBands::new(costs, grid.passable());
         bands.count(&grid);
+        let config = config.for_costs(bands.uniform().is_none());
         let cells = grid.width() as u64 * grid.height() as u64;
         let blocked = (cells - grid.free_count()) as usize;
         // The object list (12 bytes an object) is needed by the build anyway; on a map
@@ -238,10 +255,12 @@ impl HpaMap {
             subgoals: None,
             landmarks_pending: false,
             search_work: AtomicU64::new(0),
+            bound_fallbacks: AtomicU64::new(0),
             crossing_buf: Vec::new(),
             build_profile: Box::default(),
             estimated_bytes: 0,
             revision: next_revision(),
+            sizes: Box::default(),
         };
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
@@ -289,6 +308,8 @@ impl HpaMap {
         profile.subgoals = lap();
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
+        map.sizes.built_slack = map.slack_bytes();
+        map.sizes.built_bytes = map.memory_bytes();
         Ok(map)
     }
 
@@ -439,7 +460,18 @@ impl HpaMap {
             clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
             landmarks: self.landmarks.memory_bytes(),
             subgoals: self.subgoals.as_ref().map_or(0, |s| s.memory_bytes()),
+            waste: self.slack_bytes().saturating_sub(self.sizes.built_slack),
         }
+    }
+
+    /// Bytes of the structure no live part uses (see [`MemoryBreakdown::waste`]), some of
+    /// which a fresh build holds too (the tree's table as sized, its leaves' buffers as
+    /// grown): the waste is what edits add to the build's.
+    fn slack_bytes(&self) -> usize {
+        self.graph.slack_bytes()
+            + self.components.slack_bytes(self.graph.leaf_count())
+            + self.tree.slack_bytes()
+            + self.clusters.as_ref().map_or(0, |c| c.slack_bytes())
     }
 
     /// How long each step of the build that made this map took ([`HpaMap::new`], or the

@@ -45,6 +45,11 @@ impl OpenList {
         }
     }
 
+    /// Whether no entry is left.
+    pub fn is_empty(&self) -> bool {
+        self.buckets.iter().all(Vec::is_empty)
+    }
+
     /// Adds `node` with key `f`, which must not be below the last key popped by more
     /// than rounding.
     #[inline]

@@ -38,6 +38,15 @@ pub struct MemoryBreakdown {
     pub landmarks: usize,
     /// The subgoal graph: stop bits, subgoal marks and IDs, edge lists.
     pub subgoals: usize,
+    /// Of the parts above (not added again by [`MemoryBreakdown::total`]), the bytes edits
+    /// have left behind that a fresh build of the same grid would not hold: vacant leaf,
+    /// gate and cluster slots with the lists they keep, component entries of vacant leaf
+    /// slots, spare capacity in the leaves' and the tree's lists, and hash table slots past
+    /// their entries, beyond what the build held of these (a fresh build sizes its tables
+    /// and buffers with some room too). A fresh build reports 0.
+    /// [`HpaMap::refresh`](super::HpaMap::refresh) compacts the map when this passes
+    /// [`Config::compact_above_percent`](super::Config::compact_above_percent) of the rest.
+    pub waste: usize,
 }
 
 impl MemoryBreakdown {

@@ -442,7 +442,92 @@ impl HpaMap {
                     .map(|(w, _)| w)
             });
         let work = ctx.last_expansions().max(1);
-        Opened::Answered(self.finish_search(ctx, (start, goal), found, window), work)
+        let route = self.finish_search(ctx, (start, goal), found, window);
+        // Within one cluster the search above was the exact gate search already.
+        let exact = clusters.of_leaf(start_leaf) == clusters.of_leaf(goal_leaf);
+        let (route, checked) = match exact {
+            true => (route, 0),
+            false => self.hold_to_bound(ctx, ends, route),
+        };
+        Opened::Answered(route, work + checked)
+    }
+
+    /// Keeps [`Config::max_excess_percent`](super::Config::max_excess_percent): a route
+    /// dearer than the bound's factor times an admissible lower bound of the optimum is
+    /// replaced by the exact gate search's (the map keeps every crossing as a gate when
+    /// it has a bound and several costs). Returns the route and the expansions the check
+    /// took.
+    ///
+    /// Why the answer then costs at most the factor times the optimum: either it passed
+    /// the check, `C ≤ factor × L ≤ factor × OPT` (`L` never exceeds the optimum), or it
+    /// is the exact search's path, smoothed only where the straight line costs no more.
+    fn hold_to_bound(
+        &self,
+        ctx: &mut SearchContext,
+        ends: Ends,
+        route: Result<Route, QueryError>,
+    ) -> (Result<Route, QueryError>, usize) {
+        let Some(factor) = self.config.excess_factor() else {
+            return (route, 0);
+        };
+        if self.costs.uniform().is_some() {
+            return (route, 0);
+        }
+        let Ok(found) = route else {
+            return (route, 0);
+        };
+        let quick = self.cell_path(ctx, found);
+        if quick.cost <= factor * self.lower_bound(ends.start, ends.goal) {
+            return (Ok(Route::Cells(quick.cells)), 0);
+        }
+        self.bound_fallbacks.fetch_add(1, Ordering::Relaxed);
+        let exact = ctx.search(&self.graph, ends, &self.landmarks, &self.costs);
+        let work = ctx.last_expansions();
+        let Some((mut waypoints, _)) = exact else {
+            debug_assert!(
+                false,
+                "the exact search missed {} -> {}",
+                ends.start, ends.goal
+            );
+            return (Ok(Route::Cells(quick.cells)), work);
+        };
+        if self.config.smooth {
+            waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
+        }
+        let exact = self.cell_path(ctx, Route::Waypoints(waypoints));
+        let best = if exact.cost <= quick.cost {
+            exact
+        } else {
+            quick
+        };
+        (Ok(Route::Cells(best.cells)), work)
+    }
+
+    /// An admissible lower bound of the cheapest path's cost from `start` to `goal`: the
+    /// octile distance times the cheapest cost of any free cell, or the landmark bound
+    /// when the map keeps landmarks and it is larger.
+    fn lower_bound(&self, start: Cell, goal: Cell) -> f64 {
+        let octile = crate::octile(start, goal) * self.costs.floor();
+        if self.landmarks.count() == 0 {
+            return octile;
+        }
+        let row = self.landmarks.goal_row(goal);
+        octile.max(self.landmarks.bound(&row, start))
+    }
+
+    /// How many fast answers were replaced by the exact search to keep
+    /// [`Config::max_excess_percent`](super::Config::max_excess_percent) since the map was
+    /// built: what the bound costs, as a count.
+    ///
+    /// ```
+    /// use quadpath::{Cell, Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::new_free(256, 256), Mode::Fast)?;
+    /// map.find_path(Cell::new(0, 0), Cell::new(255, 200))?;
+    /// assert_eq!(map.bound_fallbacks(), 0, "a map of one cost is never checked");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bound_fallbacks(&self) -> u64 {
+        self.bound_fallbacks.load(Ordering::Relaxed)
     }
 
     /// The route from a gate search's waypoints, smoothed when the mode smooths.

@@ -594,6 +594,19 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         self.max_depth
     }
 
+    /// Of [`QuadTree::memory_bytes`], what no node uses: node table slots past its
+    /// entries, and spare capacity in the leaves' object buffers.
+    pub fn slack_bytes(&self) -> usize {
+        let slot = std::mem::size_of::<(u64, Node<T>)>() + 1;
+        let objects: usize = self
+            .nodes
+            .values()
+            .filter_map(|n| n.objects.as_ref())
+            .map(|o| (o.capacity() - o.len()) * std::mem::size_of::<(Cell, T)>())
+            .sum();
+        (self.nodes.capacity() - self.nodes.len()) * slot + objects
+    }
+
     /// An estimate of the heap memory the tree holds, in bytes: the hash table's slots and
     /// control bytes, plus the leaves' object buffers.
     pub fn memory_bytes(&self) -> usize {

@@ -3,8 +3,7 @@
 
 use crate::geom::{Cell, Rect};
 use crate::grid::movement::octile;
-use crate::hpa::HpaMap;
-use std::cmp::Ordering;
+use crate::hpa::{HpaMap, Path};
 
 /// The gaps between `c` and the rectangle `r` along each axis (0 inside its span).
 fn gaps(r: Rect, c: Cell) -> (u32, u32) {
@@ -25,34 +24,30 @@ pub(super) fn distance_between(a: Rect, b: Rect) -> f64 {
     octile(Cell::new(0, 0), Cell::new(dx, dy))
 }
 
-/// A candidate's rank: distance to the goal, then octile distance from the start (ties by
-/// path length are approximated by this lower bound of it), then row, then column.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Rank {
-    to_goal: f64,
-    from_start: f64,
-    cell: Cell,
+/// The cheapest cost per unit of step length on `map` (1 under unit costs): a floor that
+/// turns octile distances into lower bounds of route costs.
+pub(super) fn cheapest_cost(map: &HpaMap) -> f64 {
+    map.costs()
+        .iter()
+        .map(|(_, c)| c as f64)
+        .fold(1.0f64, f64::min)
 }
 
-impl Rank {
-    fn cmp(&self, o: &Rank) -> Ordering {
-        self.to_goal
-            .total_cmp(&o.to_goal)
-            .then(self.from_start.total_cmp(&o.from_start))
-            .then((self.cell.y, self.cell.x).cmp(&(o.cell.y, o.cell.x)))
-    }
-}
-
-/// A paused or finished scan for the open position reachable from `start` that is closest
-/// to `goal`.
+/// A paused or finished scan for the open positions reachable from `start` that are
+/// closest to `goal` (every one at that distance: the ties, which the path lengths then
+/// decide, see [`ClosestRoute`]).
 #[derive(Clone, Debug)]
 pub(super) struct ClosestScan {
     goal: Rect,
     start: Cell,
     /// The next ring to scan.
     radius: u32,
-    best: Option<Rank>,
+    /// The least distance to the goal found so far, and the positions at it.
+    best: Option<(f64, Vec<Cell>)>,
 }
+
+/// Distances to the goal this close count as equal (they are sums of the same few terms).
+const TIE: f64 = 1e-9;
 
 impl ClosestScan {
     pub(super) fn new(goal: Rect, start: Cell) -> Self {
@@ -66,15 +61,25 @@ impl ClosestScan {
 
     /// Scans whole rings until `allowance` cells are spent (always at least one ring, so
     /// a step is one ring). Returns the cells scanned and, once the scan is over, the
-    /// answer: `Some(None)` only when nothing at all is reachable (a start not open).
-    pub(super) fn step(&mut self, map: &HpaMap, allowance: usize) -> (usize, Option<Option<Cell>>) {
+    /// answer: the closest reachable positions and their distance to the goal, `None`
+    /// only when nothing at all is reachable (a start not open).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn step(
+        &mut self,
+        map: &HpaMap,
+        allowance: usize,
+    ) -> (usize, Option<Option<(f64, Vec<Cell>)>>) {
         let (w, h) = (map.grid().width() as i64, map.grid().height() as i64);
         let mut spent = 0;
         loop {
             // Every position on ring `r` is at least `r` from the goal: once the best is
-            // no farther, no later ring can beat it.
-            if self.best.is_some_and(|b| b.to_goal <= self.radius as f64) {
-                return (spent, Some(self.best.map(|b| b.cell)));
+            // nearer than the ring, no later ring can beat or tie it.
+            if self
+                .best
+                .as_ref()
+                .is_some_and(|(d, _)| *d + TIE < self.radius as f64)
+            {
+                return (spent, Some(self.best.take()));
             }
             let g = self.goal;
             let r = self.radius as i64;
@@ -85,7 +90,7 @@ impl ClosestScan {
                 g.y2 as i64 + r,
             );
             if x1 < 0 && y1 < 0 && x2 >= w && y2 >= h {
-                return (spent, Some(self.best.map(|b| b.cell)));
+                return (spent, Some(self.best.take()));
             }
             let mut consider = |x: i64, y: i64| {
                 if x < 0 || y < 0 || x >= w || y >= h {
@@ -96,13 +101,11 @@ impl ClosestScan {
                 if map.connected(self.start, c) != Ok(true) {
                     return;
                 }
-                let rank = Rank {
-                    to_goal: distance_to(g, c),
-                    from_start: octile(self.start, c),
-                    cell: c,
-                };
-                if self.best.map_or(true, |b| rank.cmp(&b) == Ordering::Less) {
-                    self.best = Some(rank);
+                let d = distance_to(g, c);
+                match &mut self.best {
+                    Some((b, cells)) if (d - *b).abs() <= TIE => cells.push(c),
+                    Some((b, _)) if d > *b => {}
+                    _ => self.best = Some((d, vec![c])),
                 }
             };
             if r == 0 {
@@ -123,6 +126,66 @@ impl ClosestScan {
             if spent >= allowance {
                 return (spent.max(1), None);
             }
+        }
+    }
+}
+
+/// The route to the closest reachable positions: among the tied positions, the one with
+/// the shortest path from the start (then the top-most, then the left-most). Candidates
+/// are searched in order of their octile distance from the start, a lower bound of their
+/// path cost once scaled by the cheapest terrain, and the search stops when that bound
+/// reaches the best path found: usually after one search.
+#[derive(Clone, Debug)]
+pub(super) struct ClosestRoute {
+    /// The tied positions, nearest (octile, then top-most, left-most) first.
+    pub candidates: Vec<Cell>,
+    /// The next candidate to search.
+    pub next: usize,
+    /// The best path found so far.
+    pub best: Option<Path>,
+    /// The distance of every candidate to the goal.
+    pub goal_distance: f64,
+}
+
+impl ClosestRoute {
+    pub(super) fn new(start: Cell, mut candidates: Vec<Cell>, goal_distance: f64) -> Self {
+        candidates.sort_by(|a, b| {
+            octile(start, *a)
+                .total_cmp(&octile(start, *b))
+                .then((a.y, a.x).cmp(&(b.y, b.x)))
+        });
+        ClosestRoute {
+            candidates,
+            next: 0,
+            best: None,
+            goal_distance,
+        }
+    }
+
+    /// The next candidate worth a search from `start`, if any: none once the lower bound
+    /// of the next one cannot beat (or tie) the best path found.
+    pub(super) fn next_candidate(&self, map: &HpaMap, start: Cell) -> Option<Cell> {
+        let c = *self.candidates.get(self.next)?;
+        let bound = octile(start, c) * cheapest_cost(map);
+        match &self.best {
+            Some(best) if bound > best.cost + TIE => None,
+            _ => Some(c),
+        }
+    }
+
+    /// Takes the path found to the current candidate into account.
+    pub(super) fn offer(&mut self, path: Path) {
+        self.next += 1;
+        let end = |p: &Path| p.cells.last().map(|c| (c.y, c.x));
+        let better = match &self.best {
+            None => true,
+            Some(best) => {
+                path.cost + TIE < best.cost
+                    || (path.cost - best.cost).abs() <= TIE && end(&path) < end(best)
+            }
+        };
+        if better {
+            self.best = Some(path);
         }
     }
 }

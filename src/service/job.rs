@@ -1,16 +1,27 @@
 //! Jobs: the unit of work a lane runs. A job answers one or more starts of one class to one
 //! goal, start after start, and can stop after any step and go on in a later tick.
 
-use super::closest::{distance_to, ClosestScan};
+use super::closest::{ClosestRoute, ClosestScan};
 use super::types::{Failure, Outcome, Ticket, WhenUnreachable};
-use crate::flow::FlowField;
+use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
 use crate::hpa::{HpaMap, Path, PathSearch, QueryError, SearchContext, SearchProgress};
 use crate::world::{ClassId, World};
 use std::time::Instant;
 
-/// Expansions a search runs between two looks at the clock under a time budget.
-const TIME_SLICE: usize = 256;
+/// Expansions (or settled nodes of a field's build) between two looks at the clock under a
+/// time budget: small, since one node of a large open leaf offers its distance to every
+/// gate of the leaf (a few microseconds), and a look at the clock costs tens of
+/// nanoseconds.
+const TIME_SLICE: usize = 32;
+
+/// Cells of a leaf's first sweep (working out its distances on a walk down a field) that
+/// count as one unit of work: a sweep cell is a few nanoseconds, an expansion a few
+/// hundred.
+const SWEEP_CELLS: usize = 64;
+
+/// [`Job::weight`] of a job that builds a flow field: about as many single searches.
+const FIELD_WEIGHT: usize = 16;
 
 /// What a lane may still spend in this tick, and what it has spent.
 #[derive(Clone, Copy, Debug)]
@@ -63,10 +74,12 @@ enum Attempt {
     Direct(PathSearch),
     /// Reading the path off the job's flow field (built first if need be).
     Field,
+    /// Walking down the field, a slice at a time: the cells so far.
+    Walk(Vec<Cell>),
     /// Looking for the closest reachable position.
     Scan(ClosestScan),
-    /// A search to the closest reachable position found, at this distance from the goal.
-    ToClosest(PathSearch, f64),
+    /// Searches to the closest reachable positions found, one tied candidate at a time.
+    ToClosest(PathSearch, ClosestRoute),
 }
 
 /// A job: starts (each with the tickets that asked from it) of one class to one goal.
@@ -79,6 +92,11 @@ pub(super) struct Job {
     pub starts: Vec<(Cell, Vec<Ticket>)>,
     /// Answer from one flow field to the goal rather than a search per start.
     pub flow: bool,
+    /// Whether the field's build may stop once every start is covered (a small group's
+    /// shared goal side); a complete field otherwise.
+    pub bounded: bool,
+    /// The field's build under way.
+    build: Option<FieldBuild>,
     /// The field, once built (or handed over from the tick before).
     pub field: Option<FlowField>,
     /// Whether the goal holds no open position (found when building the field).
@@ -105,12 +123,35 @@ impl Job {
             when_unreachable,
             starts,
             flow,
+            bounded: false,
+            build: None,
             field: None,
             goal_closed: false,
             field_reused: false,
             next: 0,
             attempt: Attempt::Fresh,
             revision: 0,
+        }
+    }
+
+    /// The group the job answers: class, goal, and what to do when it is out of reach.
+    pub(super) fn key(&self) -> super::tick::GroupKey {
+        (self.class, self.goal, self.when_unreachable)
+    }
+
+    /// Whether the job holds a paused search in its lane's search context: nothing may
+    /// run before it then, or the search would have to restart.
+    pub(super) fn holds_search(&self) -> bool {
+        matches!(self.attempt, Attempt::Direct(_) | Attempt::ToClosest(..))
+    }
+
+    /// A rough, deterministic measure of the work queued in the job, to order and deal
+    /// jobs: one for a single search, more for a field a group shares.
+    pub(super) fn weight(&self) -> usize {
+        if self.flow {
+            FIELD_WEIGHT
+        } else {
+            1
         }
     }
 
@@ -161,6 +202,8 @@ impl Job {
                 self.field = None;
                 self.field_reused = false;
             }
+            self.build = None;
+            self.goal_closed = false;
         }
         let shared_job = self.tickets() > 1 || self.field_reused;
         while !self.is_done() && !allowance.spent() {
@@ -208,6 +251,21 @@ impl Job {
                 None
             }
             Attempt::Field => self.read_field(map, start, allowance),
+            Attempt::Walk(mut cells) => {
+                let field = self.field.as_ref().expect("a walk has its field");
+                let slice = allowance.slice().max(1);
+                let before = cells.len();
+                let (done, swept) = field.walk(map, &mut cells, slice);
+                // A leaf's first sweep costs about one expansion per `SWEEP_CELLS` cells.
+                let work = (cells.len() - before + swept / SWEEP_CELLS).max(1);
+                allowance.book(work, work.saturating_sub(slice).max(1));
+                if !done {
+                    self.attempt = Attempt::Walk(cells);
+                    return None;
+                }
+                let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
+                Some(Outcome::Full(path))
+            }
             Attempt::Direct(mut search) => match run_search(map, ctx, &mut search, allowance) {
                 None => {
                     self.attempt = Attempt::Direct(search);
@@ -226,27 +284,43 @@ impl Job {
                         None
                     }
                     Some(None) => Some(Outcome::Failed(Failure::Unreachable { start })),
-                    Some(Some(cell)) => {
-                        let distance = distance_to(self.goal, cell);
-                        self.attempt = Attempt::ToClosest(PathSearch::new(start, cell), distance);
-                        None
+                    Some(Some((distance, candidates))) => {
+                        self.closest(map, start, ClosestRoute::new(start, candidates, distance))
                     }
                 }
             }
-            Attempt::ToClosest(mut search, goal_distance) => {
+            Attempt::ToClosest(mut search, mut route) => {
                 match run_search(map, ctx, &mut search, allowance) {
                     None => {
-                        self.attempt = Attempt::ToClosest(search, goal_distance);
+                        self.attempt = Attempt::ToClosest(search, route);
                         None
                     }
-                    Some(Ok(path)) => Some(Outcome::Partial {
-                        path,
-                        goal_distance,
-                    }),
+                    Some(Ok(path)) => {
+                        route.offer(path);
+                        self.closest(map, start, route)
+                    }
                     // The scan found it connected on this very map.
                     Some(Err(_)) => Some(Outcome::Failed(Failure::Unreachable { start })),
                 }
             }
+        }
+    }
+
+    /// The search to the next candidate of `route` worth one, or the partial path once
+    /// none is left.
+    fn closest(&mut self, map: &HpaMap, start: Cell, route: ClosestRoute) -> Option<Outcome> {
+        match route.next_candidate(map, start) {
+            Some(cell) => {
+                self.attempt = Attempt::ToClosest(PathSearch::new(start, cell), route);
+                None
+            }
+            None => match route.best {
+                Some(path) => Some(Outcome::Partial {
+                    path,
+                    goal_distance: route.goal_distance,
+                }),
+                None => Some(Outcome::Failed(Failure::Unreachable { start })),
+            },
         }
     }
 
@@ -262,7 +336,8 @@ impl Job {
         }
     }
 
-    /// The answer for `start` read from the job's flow field (built first if need be).
+    /// The answer for `start` read from the job's flow field (built first, a slice at a
+    /// time, if need be).
     fn read_field(
         &mut self,
         map: &HpaMap,
@@ -270,32 +345,70 @@ impl Job {
         allowance: &mut Allowance,
     ) -> Option<Outcome> {
         if self.field.is_none() && !self.goal_closed {
-            // One Dijkstra over the gate graph (exact) or every open cell (fast): one step.
-            let work = if map.config().gates == crate::GatePolicy::All {
-                map.gate_count().max(1)
-            } else {
-                map.grid().free_count() as usize
-            };
-            allowance.book(work, work);
-            match map.flow_field(self.goal) {
-                Ok(field) => self.field = Some(field),
-                Err(_) => self.goal_closed = true,
-            }
+            self.build_field(map, allowance);
             self.attempt = Attempt::Field;
             return None;
         }
-        let path = self
-            .field
-            .as_ref()
-            .and_then(|f| f.path_from(map, start).ok().flatten());
-        match path {
-            Some(path) => {
-                allowance.book(path.cells.len(), path.cells.len());
-                Some(Outcome::Full(path))
+        if let Some(field) = &self.field {
+            if !field.covers(map, start) && reaches(map, start, self.goal) {
+                // A bounded field from before this start joined: build one that covers it.
+                self.field = None;
+                self.field_reused = false;
+                self.attempt = Attempt::Field;
+                return None;
             }
-            None => self.unreachable(start),
+        }
+        let Some(field) = &self.field else {
+            return self.unreachable(start); // no open position in the goal
+        };
+        if field.reaches_goal(map, start) {
+            allowance.book(1, 1);
+            self.attempt = Attempt::Walk(vec![start]);
+            None
+        } else {
+            self.unreachable(start)
         }
     }
+
+    /// One slice of the field's build (started first if need be; bounded by the starts
+    /// still to answer when the job is).
+    fn build_field(&mut self, map: &HpaMap, allowance: &mut Allowance) {
+        if self.build.is_none() {
+            allowance.book(1, 1);
+            match map.start_flow_field(FlowGoal::Area(self.goal)) {
+                Ok(mut build) => {
+                    if self.bounded {
+                        for (start, tickets) in &self.starts[self.next..] {
+                            // A start the goal cannot be reached from would keep the
+                            // search going over its whole component for nothing.
+                            if !tickets.is_empty() && reaches(map, *start, self.goal) {
+                                build.target(map, *start);
+                            }
+                        }
+                    }
+                    self.build = Some(build);
+                }
+                Err(_) => {
+                    self.goal_closed = true;
+                    return;
+                }
+            }
+        }
+        let build = self.build.as_mut().expect("started above");
+        let slice = allowance.slice().max(1);
+        let work = build.step(map, slice);
+        // The build stops exactly at its slice (one pop is the step).
+        allowance.book(work, work.saturating_sub(slice).max(1));
+        if build.is_finished() {
+            let build = self.build.take().expect("started above");
+            self.field = Some(build.finish(map));
+        }
+    }
+}
+
+/// Whether some open position of `goal` is reachable from `start` (component labels).
+fn reaches(map: &HpaMap, start: Cell, goal: Rect) -> bool {
+    goal.cells().any(|c| map.connected(start, c) == Ok(true))
 }
 
 /// Runs `search` for one slice of the allowance; its answer once it has one.

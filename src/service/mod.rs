@@ -72,37 +72,48 @@
 //! `budget + lanes × (largest step)` units. The steps are: a slice of a gate search on an
 //! exact layer (which stops exactly at its share and resumes in the next tick, its state
 //! kept in the lane's [`SearchContext`](crate::SearchContext)), a whole search on a fast layer (its clustered
-//! search does not pause), one ring of a scan, one flow-field build (one Dijkstra over the
-//! gate graph on an exact layer, over every open cell on a fast one), one path read off a
-//! field. [`TickReport::largest_step`] reports the largest. A paused search whose layer is
+//! search does not pause), one ring of a scan, one node settled by a flow field's backward
+//! Dijkstra (a gate on an exact layer, a cell on a fast one; before it, 1,024 entries of
+//! its arrays filled: builds pause exactly too, their state kept in the job), one position
+//! of a path walked down a field (and 64 cells of a leaf's first sweep). [`TickReport::largest_step`] reports the largest. A paused search whose layer is
 //! edited starts over (its work so far is lost once, never its answer's truth).
 //!
 //! A budget in expansions is the deterministic mode: the same requests, edits and budgets
 //! in the same order give the same outcomes on every machine and for any number of rayon
 //! threads (lanes, not threads, divide the work, and answers are delivered in lane order).
 //! [`Budget::Time`] gives that up: where a search pauses depends on the machine's speed,
-//! so outcomes may arrive in other frames (their paths are the same).
+//! so outcomes may arrive in other frames (their paths are the same). Under a time budget
+//! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock every 32
+//! units of work; the calling thread waits for them in `tick`, never past the budget by
+//! more than a step.
+//!
+//! Within a lane, single searches go before field jobs and the oldest first within a kind
+//! (never ahead of a paused search, which would restart); new jobs go to the lane with the
+//! least queued work. Both choices depend only on the requests, never on timing.
 //!
 //! # Groups
 //! Requests taken in by one tick are grouped by class, goal and
 //! [`WhenUnreachable`]. A group whose goal is an area or a unit, or with at least
 //! [`ServiceConfig::flow_threshold`] distinct starts, is answered from one flow field
-//! (exact in both modes, see [`FlowField`](crate::FlowField)); a smaller group to one cell
-//! gets one search per distinct start, and identical requests (class, start, goal) share
-//! one answer. A field, and every cell-goal answer, is kept for the next tick's requests
-//! while the layer is unedited. [`TickReport::shared`] and [`ServiceStats::shared`] count
-//! the outcomes answered from shared work. (Below the threshold the starts share no
-//! goal-side work beyond that.)
+//! (exact in both modes, see [`FlowField`](crate::FlowField)). A smaller group of two or
+//! more distinct starts shares the goal side ([`ServiceConfig::share_small_groups`]): one
+//! backward search from the goal that stops as soon as it covers every member (a bounded
+//! field, exact where it covers, see [the flow module](crate::flow)). A lone start to a cell
+//! gets one search, and identical requests (class, start, goal) share one answer. A field,
+//! and every cell-goal answer, is kept for the next tick's requests while the layer is
+//! unedited. [`TickReport::shared`] and [`ServiceStats::shared`] count the outcomes
+//! answered from shared work.
 //!
 //! # Partial paths
 //! When the goal cannot be reached (walled off, or not open for the class), the request
 //! gets, by default, an optimal path to the reachable position closest to the goal: the
 //! position whose octile distance to the nearest cell of the goal is smallest among all
-//! positions connected to the start; among equals, the one whose octile distance from the
-//! start is smallest (a lower bound of its path length, standing in for it), then the
-//! top-most, then the left-most. It is found by scanning rings of growing Chebyshev radius
-//! around the goal, testing each position against the start's component in constant time;
-//! a ring of radius `r` holds nothing closer than `r`, which ends the scan.
+//! positions connected to the start; among equals, the one with the shortest path from the
+//! start (its cost; its length under unit costs), then the top-most, then the left-most.
+//! The positions are found by scanning rings of growing Chebyshev radius around the goal,
+//! testing each position against the start's component in constant time (a ring of radius
+//! `r` holds nothing closer than `r`, which ends the scan); the tied ones are then searched
+//! nearest first, until the octile lower bound of the next exceeds the best path found.
 //!
 //! # Edits
 //! [`PathService::notify_edit`] takes the [`WorldEditReport`] of each edit. A live path
@@ -113,14 +124,15 @@
 //! fresh outcome.
 //!
 //! ## Edits that free ground
-//! An edit that opens or re-prices positions (a building removed, a road laid) on an exact
-//! layer may make a shorter path possible. Any route through the edited positions `Z`
+//! An edit that opens or re-prices positions (a building removed, a road laid) may make a
+//! shorter path possible (on exact and fast layers alike). Any route through the edited positions `Z`
 //! (the edited rectangle, grown by the agent's size up and left) from the unit's position
 //! `p` to the goal `G` is at least `floor × (d(p, Z) + d(Z, G))` long, `d` being the octile
 //! distance between the nearest cells and `floor` the cheapest cost per cell of the class.
 //! A live path whose remaining cost exceeds that bound is re-planned
 //! ([`PathEvent::Replanning`], then a fresh outcome); the others cannot improve and are
-//! left alone.
+//! left alone. Re-plans are low priority: the path stays valid meanwhile, and a tick that
+//! finds nothing else queued takes a batch of them (and emits their events).
 //!
 //! # Following a path
 //! [`PathService::next_waypoint`] string-pulls: from the unit's position on its path it
@@ -146,7 +158,7 @@ use crate::geom::{Cell, Rect};
 use crate::units::UnitId;
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use tick::{GroupKey, Lane, Recent};
 
 /// What a request asked for, checked.
@@ -226,6 +238,9 @@ pub struct PathService {
     events: Vec<PathEvent>,
     pending_per_unit: HashMap<UnitId, usize>,
     recent: Recent,
+    /// Delivered paths an edit that freed ground may have made longer than needed, waiting
+    /// for idle lanes (see `watch::take_replans`).
+    replans: BTreeSet<Ticket>,
     next_ticket: u64,
     next_job: u64,
     frame: u64,
@@ -250,6 +265,7 @@ impl PathService {
             events: Vec::new(),
             pending_per_unit: HashMap::new(),
             recent: Recent::default(),
+            replans: BTreeSet::new(),
             next_ticket: 0,
             next_job: 0,
             frame: 0,
@@ -341,6 +357,7 @@ impl PathService {
             .tickets
             .remove(&ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
+        self.replans.remove(&ticket);
         if let TicketState::Pending { request, job, .. } = state {
             if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
                 *n -= 1;
@@ -351,12 +368,13 @@ impl PathService {
             match job {
                 None => self.intake.retain(|i| i.ticket != ticket),
                 Some(number) => {
-                    let count = self.lanes.len() as u64;
-                    let lane = &mut self.lanes[(number % count) as usize];
-                    if let Some(k) = lane.queue.iter().position(|j| j.number == number) {
-                        lane.queue[k].remove(ticket);
-                        if lane.queue[k].tickets() == 0 {
-                            lane.queue.remove(k);
+                    for lane in &mut self.lanes {
+                        if let Some(k) = lane.queue.iter().position(|j| j.number == number) {
+                            lane.queue[k].remove(ticket);
+                            if lane.queue[k].tickets() == 0 {
+                                lane.queue.remove(k);
+                            }
+                            break;
                         }
                     }
                 }

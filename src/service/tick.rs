@@ -13,6 +13,9 @@ use hashbrown::HashMap;
 use std::collections::VecDeque;
 use std::time::Instant;
 
+/// Requests taken in between two looks at the clock under a time budget.
+const INTAKE_SLICE: usize = 64;
+
 /// What a group of requests has in common: class, goal, and what to do when it is out of
 /// reach.
 pub(super) type GroupKey = (ClassId, Rect, WhenUnreachable);
@@ -43,9 +46,9 @@ impl Lane {
             job.run(world, &mut self.ctx, &mut allowance, &mut run.answers);
             if job.is_done() {
                 let job = self.queue.pop_front().expect("the front job");
+                let key = job.key();
                 if let Some(field) = job.field {
-                    run.fields
-                        .push(((job.class, job.goal, job.when_unreachable), field));
+                    run.fields.push((key, field));
                 }
             }
         }
@@ -84,10 +87,18 @@ impl PathService {
             Budget::Expansions(0) => return Err(ServiceError::ZeroBudget),
             Budget::Time(d) if d.is_zero() => return Err(ServiceError::ZeroBudget),
             Budget::Expansions(n) => (n, None),
-            Budget::Time(d) => (usize::MAX, Some(now + d)),
+            // The lanes stop at 3/4 of the time: the rest is for delivering their answers
+            // and the step under way.
+            Budget::Time(d) => (usize::MAX, Some(now + d * 3 / 4)),
         };
         let mut report = TickReport::default();
-        self.take_in(world, &mut report);
+        super::watch::take_replans(self);
+        // Under a time budget the intake may take up to a quarter of it.
+        let intake_until = match budget {
+            Budget::Time(d) => Some(now + d / 4),
+            _ => None,
+        };
+        self.take_in(world, &mut report, intake_until);
         let count = self.lanes.len();
         let allowances: Vec<Allowance> = (0..count)
             .map(|i| Allowance {
@@ -121,11 +132,22 @@ impl PathService {
 
     /// Groups the requests taken since the last tick into jobs, answering at once those an
     /// answer or field of the last tick serves.
-    fn take_in(&mut self, world: &World, report: &mut TickReport) {
-        let intake = std::mem::take(&mut self.intake);
+    ///
+    /// Under a time budget the intake stops at `until` (looked at every
+    /// [`INTAKE_SLICE`] requests) and the rest waits for the next tick: a group cut in two
+    /// joins its job there (see [`PathService::join_queued`]).
+    fn take_in(&mut self, world: &World, report: &mut TickReport, until: Option<Instant>) {
+        let mut intake = std::mem::take(&mut self.intake).into_iter();
         let mut order: Vec<GroupKey> = Vec::new();
         let mut groups: HashMap<GroupKey, Vec<(Cell, Vec<super::Ticket>)>> = HashMap::new();
-        for Intake { ticket, key, start } in intake {
+        let mut taken = 0usize;
+        while let Some(Intake { ticket, key, start }) = intake.next() {
+            taken += 1;
+            if taken % INTAKE_SLICE == 0 && until.is_some_and(|t| Instant::now() >= t) {
+                self.intake.push(Intake { ticket, key, start });
+                self.intake.extend(intake);
+                break;
+            }
             if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
                 continue; // cancelled before it was taken in
             }
@@ -152,6 +174,9 @@ impl PathService {
         }
         for key in order {
             let starts = groups.remove(&key).expect("a group per key");
+            let Some(starts) = self.join_queued(key, starts) else {
+                continue;
+            };
             let layer = world.layer(key.0);
             let field = self
                 .recent
@@ -159,8 +184,11 @@ impl PathService {
                 .remove(&key)
                 .filter(|f| layer.is_some_and(|l| f.is_current(l)));
             let single_cell = key.1.x1 == key.1.x2 && key.1.y1 == key.1.y2;
-            if field.is_some() || !single_cell || starts.len() >= self.config.flow_threshold {
+            let whole_group = field.is_some() || starts.len() >= self.config.flow_threshold;
+            let small_group = starts.len() >= 2 && self.config.share_small_groups;
+            if whole_group || small_group || !single_cell {
                 let mut job = Job::new(self.next_job, key, starts, true);
+                job.bounded = !whole_group;
                 job.field_reused = field.is_some();
                 job.field = field;
                 self.stats.flow_fields += u64::from(job.field.is_none());
@@ -174,10 +202,43 @@ impl PathService {
         }
     }
 
-    /// Deals `job` to its lane (by number) and notes where its tickets are.
+    /// Adds `starts` to a queued job building (or holding) a complete flow field to the same
+    /// goal, if there is one: requests of the next tick share the field under way. Returns
+    /// the starts when no such job waits.
+    fn join_queued(
+        &mut self,
+        key: GroupKey,
+        starts: Vec<(Cell, Vec<super::Ticket>)>,
+    ) -> Option<Vec<(Cell, Vec<super::Ticket>)>> {
+        let Some(job) = self
+            .lanes
+            .iter_mut()
+            .flat_map(|lane| lane.queue.iter_mut())
+            .find(|job| job.flow && !job.bounded && job.key() == key)
+        else {
+            return Some(starts);
+        };
+        let number = job.number;
+        for (_, tickets) in &starts {
+            for t in tickets {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                    *j = Some(number);
+                }
+            }
+        }
+        job.starts.extend(starts);
+        None
+    }
+
+    /// Deals `job` to the lane with the least queued work (the first among equals, so
+    /// the choice depends only on the requests), and places it in the lane's queue: small
+    /// jobs (one search) before jobs that build a field, oldest first within each kind,
+    /// never before a job holding a paused search (which would restart).
     fn enqueue(&mut self, job: Job) {
         self.next_job += 1;
-        let lane = (job.number % self.lanes.len() as u64) as usize;
+        let lane = (0..self.lanes.len())
+            .min_by_key(|&i| self.lanes[i].queue.iter().map(Job::weight).sum::<usize>())
+            .expect("at least one lane");
         for (_, tickets) in &job.starts {
             for t in tickets {
                 if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
@@ -185,7 +246,12 @@ impl PathService {
                 }
             }
         }
-        self.lanes[lane].queue.push_back(job);
+        let queue = &mut self.lanes[lane].queue;
+        let first = usize::from(queue.front().is_some_and(Job::holds_search));
+        let at = (first..queue.len())
+            .find(|&i| queue[i].weight() > job.weight())
+            .unwrap_or(queue.len());
+        queue.insert(at, job);
     }
 
     /// Hands `answer` to its ticket, if the ticket still waits for it.
@@ -203,8 +269,10 @@ impl PathService {
                 (answer.outcome.clone(), layer.revision()),
             );
         }
-        let costs = answer.outcome.path().map(|p| {
-            let layer = world.layer(request.class).expect("a class of the world");
+        let layer = world.layer(request.class).expect("a class of the world");
+        // Under unit costs no edit can re-price a position: nothing to remember.
+        let priced = !layer.costs().is_unit();
+        let costs = answer.outcome.path().filter(|_| priced).map(|p| {
             p.cells
                 .iter()
                 .map(|&c| layer.costs().cell_cost(layer.grid(), c))

@@ -308,7 +308,9 @@ pub enum PathEvent {
     },
     /// An edit opened or cheapened ground that may give a shorter route than the remaining
     /// path (see [the rule](super#edits-that-free-ground)): the path stays valid, and a new
-    /// plan follows as a fresh outcome.
+    /// plan follows as a fresh outcome. Re-plans are low priority: this event comes from
+    /// the [`tick`](super::PathService::tick) that queues the re-plan, once no other job
+    /// waits, not from [`notify_edit`](super::PathService::notify_edit).
     Replanning {
         /// The request.
         ticket: Ticket,
@@ -368,8 +370,18 @@ pub struct ServiceConfig {
     /// number of threads. Default 1 without `parallel`, 4 with it.
     pub lanes: usize,
     /// Requests of one class to one goal (in the same tick's intake) from at least this
-    /// many distinct starts are answered from one flow field (default 8).
+    /// many distinct starts are answered from one complete flow field, kept for the next
+    /// tick's requests to the same goal (default 8).
     pub flow_threshold: usize,
+    /// Whether groups smaller than `flow_threshold` (two or more distinct starts to one
+    /// goal) share the goal side: one backward search from the goal, stopped as soon as it
+    /// covers every member (a bounded flow field), rather than a search per member
+    /// (default `true`).
+    pub share_small_groups: bool,
+    /// Whether an edit that opens or cheapens ground re-plans the live paths it may have
+    /// made longer than needed (see [the rule](super#edits-that-free-ground); default
+    /// `true`). The re-plans wait until no other job is queued, and go a batch per tick.
+    pub replan_after_frees: bool,
     /// Requests one unit may have pending at once; more are refused with
     /// [`ServiceError::TooManyRequests`](super::ServiceError::TooManyRequests) (default 4).
     pub max_pending_per_unit: usize,
@@ -380,6 +392,8 @@ impl Default for ServiceConfig {
         ServiceConfig {
             lanes: if cfg!(feature = "parallel") { 4 } else { 1 },
             flow_threshold: 8,
+            share_small_groups: true,
+            replan_after_frees: true,
             max_pending_per_unit: 4,
         }
     }
@@ -395,6 +409,18 @@ impl ServiceConfig {
     /// This configuration with a flow field for groups of at least `members` starts.
     pub fn with_flow_threshold(mut self, members: usize) -> Self {
         self.flow_threshold = members.max(2);
+        self
+    }
+
+    /// This configuration with small groups sharing the goal side or not.
+    pub fn with_share_small_groups(mut self, share: bool) -> Self {
+        self.share_small_groups = share;
+        self
+    }
+
+    /// This configuration with re-plans after edits that free ground, or without.
+    pub fn with_replan_after_frees(mut self, replan: bool) -> Self {
+        self.replan_after_frees = replan;
         self
     }
 

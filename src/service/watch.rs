@@ -1,11 +1,11 @@
 //! Edits against live paths: which delivered paths an edit breaks or may shorten, their
 //! events, and their repairs.
 
-use super::closest::{distance_between, distance_to};
+use super::closest::{cheapest_cost, distance_between, distance_to};
 use super::types::{PathEvent, Ticket};
 use super::{PathService, Request, TicketState};
 use crate::geom::{Cell, Direction, Rect};
-use crate::hpa::{GatePolicy, HpaMap, Path};
+use crate::hpa::{HpaMap, Path};
 use crate::world::{World, WorldEditReport};
 
 /// What an edit does to one live path.
@@ -21,7 +21,7 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
     let Some(area) = report.area else {
         return;
     };
-    let freed = report.opened + report.recosted > 0;
+    let freed = report.opened + report.recosted > 0 && service.config.replan_after_frees;
     let mut repairs: Vec<(Ticket, Request, Cell)> = Vec::new();
     for (&ticket, state) in service.tickets.iter_mut() {
         let TicketState::Done {
@@ -55,6 +55,7 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
         match verdict {
             Verdict::Intact => {}
             Verdict::Broken(first_bad_index) => {
+                service.replans.remove(&ticket);
                 service.events.push(PathEvent::Invalidated {
                     ticket,
                     first_bad_index,
@@ -67,8 +68,8 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
                 }
             }
             Verdict::MayShorten if request.options.repair => {
-                service.events.push(PathEvent::Replanning { ticket });
-                repairs.push((ticket, request, from));
+                // Low priority: queued when the lanes have nothing else to do.
+                service.replans.insert(ticket);
             }
             Verdict::MayShorten => {}
         }
@@ -122,26 +123,48 @@ fn judge(
             return Verdict::Broken(i);
         }
     }
-    let exact = layer.config().gates == GatePolicy::All && layer.config().clusters.is_none();
-    if !freed || !exact {
+    if !freed {
         return Verdict::Intact;
     }
     let here = cells[progress];
     let remaining = Path::from_cells_with_costs(cells[progress..].to_vec(), grid, layer.costs());
-    let floor = layer
-        .costs()
-        .iter()
-        .map(|(_, c)| c as f64)
-        .fold(1.0f64, f64::min)
-        .min(if layer.costs().is_unit() {
-            1.0
-        } else {
-            f64::INFINITY
-        });
+    let floor = cheapest_cost(layer);
     let bound = floor * (distance_to(touched, here) + distance_between(touched, goal));
     if bound + 1e-9 < remaining.cost {
         Verdict::MayShorten
     } else {
         Verdict::Intact
+    }
+}
+
+/// Re-plans waiting for idle lanes taken in per tick.
+const REPLAN_BATCH: usize = 64;
+
+/// Queues up to a batch of the waiting re-plans (oldest tickets first) once no job is
+/// queued: each gets its [`PathEvent::Replanning`] now and its new plan as a fresh outcome.
+pub(super) fn take_replans(service: &mut PathService) {
+    if service.lanes.iter().any(|l| !l.queue.is_empty()) || !service.intake.is_empty() {
+        return;
+    }
+    while service.intake.len() < REPLAN_BATCH {
+        let Some(ticket) = service.replans.pop_first() else {
+            break;
+        };
+        let Some(TicketState::Done {
+            request,
+            outcome,
+            progress,
+            ..
+        }) = service.tickets.get(&ticket)
+        else {
+            continue; // released, or invalidated since
+        };
+        let Some(from) = outcome.path().map(|p| p.cells[*progress]) else {
+            continue;
+        };
+        let request = *request;
+        service.events.push(PathEvent::Replanning { ticket });
+        service.stats.repairs += 1;
+        service.queue(ticket, request, from);
     }
 }

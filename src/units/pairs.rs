@@ -22,7 +22,9 @@ use super::{Aabb, UnitId, UnitIndex};
 /// How many boxes one batch of the pair test compares at once.
 const LANES: usize = 8;
 
-/// The boxes of a cell and its candidate neighbours, as parallel arrays.
+/// The boxes of a cell and its candidate neighbours, as parallel arrays. The arrays are
+/// kept longer than `len` (by at least `LANES` entries), so that a box can be written
+/// before deciding whether to keep it, and padding written past the end.
 #[derive(Default)]
 struct Neighbourhood {
     min_x: Vec<f32>,
@@ -30,28 +32,58 @@ struct Neighbourhood {
     max_x: Vec<f32>,
     max_y: Vec<f32>,
     ids: Vec<UnitId>,
+    /// How many boxes it holds.
+    len: usize,
 }
 
 impl Neighbourhood {
     fn clear(&mut self) {
-        self.min_x.clear();
-        self.min_y.clear();
-        self.max_x.clear();
-        self.max_y.clear();
-        self.ids.clear();
+        self.len = 0;
     }
 
     fn len(&self) -> usize {
-        self.ids.len()
+        self.len
+    }
+
+    /// Makes room for `LANES` more entries past `len`.
+    #[inline]
+    fn reserve_lanes(&mut self) {
+        let needed = self.len + LANES;
+        if self.ids.len() < needed {
+            let size = needed.max(2 * self.ids.len());
+            self.min_x.resize(size, 0.0);
+            self.min_y.resize(size, 0.0);
+            self.max_x.resize(size, 0.0);
+            self.max_y.resize(size, 0.0);
+            self.ids.resize(size, UnitId::new(0));
+        }
+    }
+
+    /// Writes empty boxes (which touch nothing) in the `LANES - 1` entries past `len`, so
+    /// that every batch of the pair test starting below `len` is whole: no scalar tail.
+    fn pad(&mut self) {
+        self.reserve_lanes();
+        for i in self.len..self.len + LANES - 1 {
+            self.set(i, &Aabb::EMPTY, UnitId::new(0));
+        }
     }
 
     #[inline]
-    fn push(&mut self, aabb: &Aabb, id: UnitId) {
-        self.min_x.push(aabb.min_x);
-        self.min_y.push(aabb.min_y);
-        self.max_x.push(aabb.max_x);
-        self.max_y.push(aabb.max_y);
-        self.ids.push(id);
+    fn set(&mut self, i: usize, aabb: &Aabb, id: UnitId) {
+        self.min_x[i] = aabb.min_x;
+        self.min_y[i] = aabb.min_y;
+        self.max_x[i] = aabb.max_x;
+        self.max_y[i] = aabb.max_y;
+        self.ids[i] = id;
+    }
+
+    /// Appends the box when `keep`: it is written either way and only counted when kept,
+    /// so that a filter the branch predictor cannot guess costs no mispredicted branch.
+    #[inline]
+    fn push_if(&mut self, aabb: &Aabb, id: UnitId, keep: bool) {
+        self.reserve_lanes();
+        self.set(self.len, aabb, id);
+        self.len += usize::from(keep);
     }
 
     #[inline]
@@ -59,41 +91,40 @@ impl Neighbourhood {
         Aabb::new(self.min_x[i], self.min_y[i], self.max_x[i], self.max_y[i])
     }
 
-    /// Calls `visit` with the id of every box from position `from` on that touches `a`
-    /// (closed boxes, as [`Aabb::intersects`]).
+    /// Calls `visit` with the id of every box at positions `from..len` that touches `a`
+    /// (closed boxes, as [`Aabb::intersects`]); the boxes must be [padded](Self::pad).
     #[inline]
     fn each_touching(&self, a: &Aabb, from: usize, mut visit: impl FnMut(UnitId)) {
-        let n = self.len();
         let mut start = from;
-        while start + LANES <= n {
+        while start < self.len {
             let end = start + LANES;
             let (x0, y0) = (&self.min_x[start..end], &self.min_y[start..end]);
             let (x1, y1) = (&self.max_x[start..end], &self.max_y[start..end]);
-            // One byte per lane, 0 or 1, from non-short-circuit `&`: no branch per box, so
-            // the compiler compares the eight boxes in vector registers; the bytes read as
-            // one word say at once whether any touched.
-            let mut hit = [0u8; LANES];
+            // One bit per lane from non-short-circuit `&`: no branch per box, so the
+            // compiler compares the eight boxes in vector registers and gathers the lanes'
+            // results into one mask, which says at once whether any touched.
+            let mut hits = 0u32;
             for lane in 0..LANES {
-                hit[lane] = u8::from(
-                    (x0[lane] <= a.max_x)
-                        & (a.min_x <= x1[lane])
-                        & (y0[lane] <= a.max_y)
-                        & (a.min_y <= y1[lane]),
-                );
+                let hit = (x0[lane] <= a.max_x)
+                    & (a.min_x <= x1[lane])
+                    & (y0[lane] <= a.max_y)
+                    & (a.min_y <= y1[lane]);
+                hits |= u32::from(hit) << lane;
             }
-            let mut hits = u64::from_le_bytes(hit);
             while hits != 0 {
-                visit(self.ids[start + hits.trailing_zeros() as usize / 8]);
+                visit(self.ids[start + hits.trailing_zeros() as usize]);
                 hits &= hits - 1;
             }
             start = end;
         }
-        for i in start..n {
-            if self.aabb(i).intersects(a) {
-                visit(self.ids[i]);
-            }
-        }
     }
+}
+
+/// [`Aabb::intersects`] without short circuits: one answer from four comparisons and no
+/// branch, for filters whose outcome is a coin toss.
+#[inline]
+fn touches(a: &Aabb, b: &Aabb) -> bool {
+    (a.min_x <= b.max_x) & (b.min_x <= a.max_x) & (a.min_y <= b.max_y) & (b.min_y <= a.max_y)
 }
 
 impl<L: Layout> UnitIndex<L> {
@@ -135,8 +166,9 @@ impl<L: Layout> UnitIndex<L> {
             // A neighbour's unit that misses the union of this cell's boxes misses each of
             // them: most of a neighbour cell's units, which lie away from the shared border.
             self.layout.candidates(&region, cell + 1, |other| {
-                self.gather(other, &mut near, |b| b.intersects(&region));
+                self.gather(other, &mut near, |b| touches(b, &region));
             });
+            near.pad();
             for i in 0..own {
                 let (a, id) = (near.aabb(i), near.ids[i]);
                 near.each_touching(&a, i + 1, |other| visit(id, other));
@@ -151,9 +183,7 @@ impl<L: Layout> UnitIndex<L> {
         let mut slot = self.heads[cell as usize];
         while slot != NIL {
             let unit = &slots[slot as usize];
-            if keep(&unit.aabb) {
-                near.push(&unit.aabb, unit.id);
-            }
+            near.push_if(&unit.aabb, unit.id, keep(&unit.aabb));
             slot = unit.next;
         }
     }

@@ -142,6 +142,44 @@ fn budgeted_refreshes_do_one_bounded_unit_past_the_budget() {
     }
 }
 
+/// Issue 26: a map built with nothing for landmarks to guide (here one free cell, no
+/// gates) gets its table after edits; that build ran whole inside one budgeted call (the
+/// work of every column at once). Now it comes in counted slices like any column, and the
+/// paths are exact (by the oracle) once it is done.
+#[test]
+fn landmarks_built_after_edits_come_in_bounded_units() {
+    let costs = extreme();
+    let config = Config::exact();
+    let (w, h) = (160, 160);
+    let painted = painted(w, h);
+    let mut map = HpaMap::with_costs(
+        Grid::from_fn(w, h, |x, y| (x, y) == (0, 0)),
+        costs.clone(),
+        config,
+    )
+    .unwrap();
+    assert_eq!(map.landmark_count(), 0, "nothing to guide yet");
+    // Free the painted map's open cells, a band at a time, terrain and all.
+    for y in (0..h).step_by(16) {
+        for x in 0..w {
+            for y in y..(y + 16).min(h) {
+                let c = Cell::new(x, y);
+                if painted.is_free(c) && !map.grid().is_free(c) {
+                    map.set_terrain(Rect::new(x, y, x, y), painted.terrain(c))
+                        .unwrap();
+                }
+            }
+        }
+    }
+    assert!(map.needs_refresh());
+    let calls = refresh_in_units(&mut map, unit_bound(&config), |_, _| {});
+    assert!(map.landmark_count() > 0, "the refresh built the landmarks");
+    // 8 columns over some 20,000 cells cannot be a few units of 1,088.
+    assert!(calls > 100, "{calls} calls: the table was not sliced");
+    map.check_consistency().unwrap();
+    assert_exact(&map, &costs);
+}
+
 /// Edits between the slices: blocking ones leave the search under way valid, freeing ones
 /// restart it; either way the finished columns are Lipschitz and the paths exact.
 #[test]

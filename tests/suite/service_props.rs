@@ -100,6 +100,18 @@ fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
                 (goal_distance - closest).abs() < 1e-9,
                 "partial path ends {goal_distance} from the goal, {closest} is reachable"
             );
+            // Ties by path length: no reachable position as close to the goal is nearer
+            // the start.
+            let nearest_tied = open
+                .free_cells()
+                .filter(|&c| at(c).is_some() && (octile_to(goal, c) - closest).abs() < 1e-9)
+                .filter_map(at)
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                (path.length - nearest_tied).abs() < 1e-6,
+                "partial path {} long, a tied position is {nearest_tied} away",
+                path.length
+            );
         }
         Outcome::Failed(_) => panic!("an open start with closest-position option failed"),
         _ => panic!("unknown outcome"),
@@ -137,6 +149,53 @@ fn goal_positions(goal: Goal, size: u32, w: u32, h: u32) -> Rect {
         ),
         _ => unreachable!(),
     }
+}
+
+/// Per ticket: outcomes seen, repairs expected, cancelled, released.
+#[derive(Default, Debug)]
+struct Ledger {
+    progress: usize,
+    outcomes: usize,
+    repairs: usize,
+    cancelled: bool,
+    gone: bool,
+    options: RequestOptions,
+    class: Option<ClassId>,
+}
+
+/// Books `events` in the ledger: one event per path per batch, none for a released
+/// ticket, a repair expected for each when asked for; an invalidated path is pending again
+/// (repair) or held invalidated.
+fn check_events(
+    service: &PathService,
+    ledger: &mut HashMap<Ticket, Ledger>,
+    events: Vec<PathEvent>,
+) -> Result<(), TestCaseError> {
+    let mut seen = HashMap::new();
+    for event in events {
+        let (ticket, invalidated) = match event {
+            PathEvent::Invalidated { ticket, .. } => (ticket, true),
+            PathEvent::Replanning { ticket } => (ticket, false),
+            _ => unreachable!(),
+        };
+        *seen.entry(ticket).or_insert(0) += 1;
+        let l = ledger.get_mut(&ticket).unwrap();
+        prop_assert!(!l.gone, "event for a released ticket");
+        if l.options.repair {
+            l.repairs += 1;
+            if invalidated {
+                prop_assert!(matches!(service.poll(ticket), Ok(Status::Pending)));
+            }
+        } else {
+            prop_assert!(invalidated, "a re-plan that was not asked for");
+            prop_assert!(matches!(service.poll(ticket), Ok(Status::Invalidated)));
+        }
+    }
+    prop_assert!(
+        seen.values().all(|&n| n == 1),
+        "one event per path per edit"
+    );
+    Ok(())
 }
 
 proptest! {
@@ -182,8 +241,9 @@ proptest! {
         }
     }
 
-    /// Answers from a shared flow field and from identical requests equal the unshared
-    /// answers (one search per request), in length.
+    /// Answers from a shared flow field, from a small group's shared goal side (a bounded
+    /// backward search) and from identical requests equal the unshared answers (one
+    /// search per request), in length.
     #[test]
     fn shared_answers_equal_unshared(seed in any::<u64>()) {
         let (w, h) = (24, 18);
@@ -194,8 +254,11 @@ proptest! {
             .map(|_| Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32))
             .collect();
         starts.push(starts[0]); // an identical request
-        let run = |threshold: usize| {
-            let config = ServiceConfig::default().with_lanes(2).with_flow_threshold(threshold);
+        let run = |threshold: usize, small_groups: bool| {
+            let config = ServiceConfig::default()
+                .with_lanes(2)
+                .with_flow_threshold(threshold)
+                .with_share_small_groups(small_groups);
             let mut service = PathService::with_config(&world, config);
             for (i, &s) in starts.iter().enumerate() {
                 service.request(&world, classes[0], UnitId::new(i as u32), s, goal, RequestOptions::default()).unwrap();
@@ -207,12 +270,14 @@ proptest! {
             out.sort_by_key(|(t, _)| *t);
             (out, service.stats().shared)
         };
-        let (shared, shared_count) = run(2);
-        let (alone, alone_count) = run(1000);
-        prop_assert_eq!(shared_count, starts.len() as u64, "one field answers all");
+        let (field, field_count) = run(2, false);
+        let (goal_side, goal_side_count) = run(1000, true);
+        let (alone, alone_count) = run(1000, false);
+        prop_assert_eq!(field_count, starts.len() as u64, "one field answers all");
+        prop_assert_eq!(goal_side_count, starts.len() as u64, "one bounded search answers all");
         let repeated = starts.iter().filter(|s| starts.iter().filter(|t| t == s).count() > 1).count();
         prop_assert_eq!(alone_count, repeated as u64, "only identical requests share");
-        for ((ta, a), (tb, b)) in shared.iter().zip(&alone) {
+        for ((ta, a), (tb, b)) in field.iter().chain(&goal_side).zip(alone.iter().chain(&alone)) {
             prop_assert_eq!(ta, tb);
             let len = |o: &Outcome| o.path().map(|p| p.length);
             match (len(a), len(b)) {
@@ -233,9 +298,6 @@ proptest! {
         let config = ServiceConfig::default().with_lanes(2).with_flow_threshold(3);
         let mut service = PathService::with_config(&world, config);
         let mut rng = Rng(seed ^ 0x51);
-        // Per ticket: outcomes seen, repairs expected, cancelled, released.
-        #[derive(Default, Debug)]
-        struct Ledger { progress: usize, outcomes: usize, repairs: usize, cancelled: bool, gone: bool, options: RequestOptions, class: Option<ClassId> }
         let mut ledger: HashMap<Ticket, Ledger> = HashMap::new();
         let mut buildings: Vec<Rect> = Vec::new();
         for op in 0..ops {
@@ -275,24 +337,8 @@ proptest! {
                         world.set_blocked(r, false).unwrap()
                     };
                     service.notify_edit(&world, &report);
-                    let mut seen = HashMap::new();
                     let events: Vec<PathEvent> = service.drain_events().collect();
-                    for event in events {
-                        let ticket = match event {
-                            PathEvent::Invalidated { ticket, .. } | PathEvent::Replanning { ticket } => ticket,
-                            _ => unreachable!(),
-                        };
-                        *seen.entry(ticket).or_insert(0) += 1;
-                        let l = ledger.get_mut(&ticket).unwrap();
-                        prop_assert!(!l.gone, "event for a released ticket");
-                        if l.options.repair {
-                            l.repairs += 1;
-                            prop_assert!(matches!(service.poll(ticket), Ok(Status::Pending)));
-                        } else {
-                            prop_assert!(matches!(service.poll(ticket), Ok(Status::Invalidated)));
-                        }
-                    }
-                    prop_assert!(seen.values().all(|&n| n == 1), "one event per path per edit");
+                    check_events(&service, &mut ledger, events)?;
                 }
                 6 => {
                     // A unit moves along its path.
@@ -317,6 +363,9 @@ proptest! {
                 }
                 _ => {
                     service.tick(&world, Budget::Expansions(1 + rng.below(300) as usize)).unwrap();
+                    // Re-plans after freed ground are announced by the tick that queues them.
+                    let events: Vec<PathEvent> = service.drain_events().collect();
+                    check_events(&service, &mut ledger, events)?;
                     for (t, outcome) in service.drain_finished() {
                         let l = ledger.get_mut(&t).unwrap();
                         prop_assert!(!l.gone, "an outcome for a cancelled ticket");
@@ -342,6 +391,8 @@ proptest! {
         let mut guard = 0;
         while service.pending() > 0 {
             service.tick(&world, Budget::Expansions(400)).unwrap();
+            let events: Vec<PathEvent> = service.drain_events().collect();
+            check_events(&service, &mut ledger, events)?;
             guard += 1;
             prop_assert!(guard < 10_000);
         }

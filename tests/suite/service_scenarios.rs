@@ -6,7 +6,7 @@
 use crate::common::{assert_valid, distances};
 use quadpath::service::{
     Budget, Goal, Outcome, PathEvent, PathService, RequestOptions, ServiceConfig, ServiceError,
-    Status, WhenUnreachable,
+    Status, Ticket, WhenUnreachable,
 };
 use quadpath::units::UnitId;
 use quadpath::{Cell, ClassId, Grid, Mode, Movement, Rect, World};
@@ -22,6 +22,31 @@ fn two_rooms() -> (World, ClassId, ClassId) {
         .add_class(Movement::default().with_size(3).unwrap(), Mode::Exact)
         .unwrap();
     (world, infantry, tank)
+}
+
+/// Asks `service` for a path for unit `unit` of `class` with the default options.
+fn order(
+    service: &mut PathService,
+    world: &World,
+    who: (ClassId, u32),
+    start: Cell,
+    goal: impl Into<Goal>,
+) -> Ticket {
+    order_with(service, world, who, start, goal, RequestOptions::default())
+}
+
+/// [`order`] with `options`.
+fn order_with(
+    service: &mut PathService,
+    world: &World,
+    (class, unit): (ClassId, u32),
+    start: Cell,
+    goal: impl Into<Goal>,
+    options: RequestOptions,
+) -> Ticket {
+    service
+        .request(world, class, UnitId::new(unit), start, goal, options)
+        .unwrap()
 }
 
 fn finish(service: &mut PathService, world: &World) {
@@ -162,26 +187,15 @@ fn unreachable_goals_fail_or_give_the_closest_position() {
     let mut service = PathService::new(&world);
     // The 3-wide tank cannot pass the 2-cell gap.
     let goal = Cell::new(25, 5);
-    let closest = service
-        .request(
-            &world,
-            tank,
-            UnitId::new(0),
-            Cell::new(2, 2),
-            goal,
-            RequestOptions::default(),
-        )
-        .unwrap();
-    let fail = service
-        .request(
-            &world,
-            tank,
-            UnitId::new(1),
-            Cell::new(2, 2),
-            goal,
-            RequestOptions::default().when_unreachable(WhenUnreachable::Fail),
-        )
-        .unwrap();
+    let closest = order(&mut service, &world, (tank, 0), Cell::new(2, 2), goal);
+    let fail = order_with(
+        &mut service,
+        &world,
+        (tank, 1),
+        Cell::new(2, 2),
+        goal,
+        RequestOptions::default().when_unreachable(WhenUnreachable::Fail),
+    );
     finish(&mut service, &world);
     assert!(matches!(service.outcome(fail), Some(Outcome::Failed(_))));
     let Some(Outcome::Partial {
@@ -197,6 +211,42 @@ fn unreachable_goals_fail_or_give_the_closest_position() {
     assert!(!service
         .reachable(&world, tank, Cell::new(2, 2), goal)
         .unwrap());
+}
+
+#[test]
+fn a_small_group_to_a_closed_goal_gets_the_closest_positions() {
+    let (world, infantry, _) = two_rooms();
+    let mut service = PathService::new(&world);
+    let wall = Cell::new(15, 5);
+    let starts = [Cell::new(2, 5), Cell::new(3, 9), Cell::new(27, 4)];
+    let tickets: Vec<_> = (0..3)
+        .map(|i| {
+            order(
+                &mut service,
+                &world,
+                (infantry, i),
+                starts[i as usize],
+                wall,
+            )
+        })
+        .collect();
+    finish(&mut service, &world);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    for (t, start) in tickets.into_iter().zip(starts) {
+        let Some(Outcome::Partial {
+            path,
+            goal_distance,
+        }) = service.outcome(t)
+        else {
+            panic!("{:?}", service.outcome(t));
+        };
+        // Next to the wall cell, on the start's side: (14, 5) or (16, 5).
+        assert_eq!(*goal_distance, 1.0);
+        let end = *path.cells.last().unwrap();
+        assert_eq!(end, Cell::new(if start.x < 15 { 14 } else { 16 }, 5));
+        let optimum = distances(&open, start)[(end.y * open.width() + end.x) as usize].unwrap();
+        assert!((path.length - optimum).abs() < 1e-6);
+    }
 }
 
 #[test]
@@ -232,16 +282,13 @@ fn waypoints_are_in_sight_and_walkable() {
     let (world, infantry, tank) = two_rooms();
     let mut service = PathService::new(&world);
     for (i, class) in [infantry, tank].into_iter().enumerate() {
-        let t = service
-            .request(
-                &world,
-                class,
-                UnitId::new(i as u32),
-                Cell::new(1, 1),
-                Cell::new(26, 2),
-                RequestOptions::default(),
-            )
-            .unwrap();
+        let t = order(
+            &mut service,
+            &world,
+            (class, i as u32),
+            Cell::new(1, 1),
+            Cell::new(26, 2),
+        );
         finish(&mut service, &world);
         let path = service.outcome(t).unwrap().path().unwrap().clone();
         let open = world.movement(class).unwrap().open_grid(world.grid());
@@ -289,26 +336,21 @@ fn waypoints_are_in_sight_and_walkable() {
 fn invalidated_paths_are_repaired_from_the_reported_position() {
     let (mut world, infantry, _) = two_rooms();
     let mut service = PathService::new(&world);
-    let keep = service
-        .request(
-            &world,
-            infantry,
-            UnitId::new(0),
-            Cell::new(2, 2),
-            Cell::new(27, 2),
-            RequestOptions::default(),
-        )
-        .unwrap();
-    let drop = service
-        .request(
-            &world,
-            infantry,
-            UnitId::new(1),
-            Cell::new(2, 3),
-            Cell::new(27, 3),
-            RequestOptions::default().repair(false),
-        )
-        .unwrap();
+    let keep = order(
+        &mut service,
+        &world,
+        (infantry, 0),
+        Cell::new(2, 2),
+        Cell::new(27, 2),
+    );
+    let drop = order_with(
+        &mut service,
+        &world,
+        (infantry, 1),
+        Cell::new(2, 3),
+        Cell::new(27, 3),
+        RequestOptions::default().repair(false),
+    );
     finish(&mut service, &world);
     service.drain_finished().count();
     let path = service.outcome(keep).unwrap().path().unwrap().clone();
@@ -349,31 +391,25 @@ fn freed_ground_replans_paths_that_could_shorten() {
     let mut service = PathService::new(&world);
     let (a, b) = (Cell::new(5, 2), Cell::new(25, 2));
     // A path far from the wall's top, and one that cannot improve (in the west room).
-    let t = service
-        .request(
-            &world,
-            infantry,
-            UnitId::new(0),
-            a,
-            b,
-            RequestOptions::default(),
-        )
-        .unwrap();
-    let near = service
-        .request(
-            &world,
-            infantry,
-            UnitId::new(1),
-            Cell::new(1, 22),
-            Cell::new(3, 22),
-            RequestOptions::default(),
-        )
-        .unwrap();
+    let t = order(&mut service, &world, (infantry, 0), a, b);
+    let near = order(
+        &mut service,
+        &world,
+        (infantry, 1),
+        Cell::new(1, 22),
+        Cell::new(3, 22),
+    );
     finish(&mut service, &world);
     service.drain_finished().count();
     // Open the wall at the top.
     let report = world.set_terrain(Rect::new(15, 0, 15, 3), b'.').unwrap();
     service.notify_edit(&world, &report);
+    assert_eq!(
+        service.drain_events().count(),
+        0,
+        "re-plans wait for idle lanes"
+    );
+    service.tick(&world, Budget::Expansions(64)).unwrap();
     let events: Vec<_> = service.drain_events().collect();
     assert_eq!(events, vec![PathEvent::Replanning { ticket: t }]);
     finish(&mut service, &world);
@@ -387,25 +423,53 @@ fn freed_ground_replans_paths_that_could_shorten() {
 }
 
 #[test]
-fn a_group_of_200_is_answered_from_shared_work() {
+fn fast_layers_are_replanned_after_freed_ground() {
+    let mut world = World::new(Grid::from_fn(30, 24, |x, y| {
+        x != 15 || (20..=21).contains(&y)
+    }));
+    let scout = world.add_class(Movement::default(), Mode::Fast).unwrap();
+    let mut service = PathService::new(&world);
+    let (a, b) = (Cell::new(5, 2), Cell::new(25, 2));
+    let t = order(&mut service, &world, (scout, 0), a, b);
+    finish(&mut service, &world);
+    let old = service.drain_finished().next().unwrap().1;
+    let old = old.path().unwrap().length;
+    let report = world.set_terrain(Rect::new(15, 0, 15, 3), b'.').unwrap();
+    service.notify_edit(&world, &report);
+    service.tick(&world, Budget::Expansions(64)).unwrap();
+    let events: Vec<_> = service.drain_events().collect();
+    assert_eq!(events, vec![PathEvent::Replanning { ticket: t }]);
+    finish(&mut service, &world);
+    let fresh: Vec<_> = service.drain_finished().collect();
+    assert_eq!(fresh.len(), 1);
+    let path = fresh[0].1.path().unwrap();
+    let open = world.movement(scout).unwrap().open_grid(world.grid());
+    assert_valid(&open, a, b, path);
+    let optimum = distances(&open, a)[(b.y * open.width() + b.x) as usize].unwrap();
+    assert!(
+        path.length < old && path.length < optimum * 1.5,
+        "re-planned {} (was {old}, optimum {optimum})",
+        path.length
+    );
+}
+
+/// A 64² map split by a wall at x = 32 with gaps at rows 10 and 50, an exact class, and a
+/// 3×3 rally area beyond the wall.
+fn wall_with_two_gaps() -> (World, ClassId, Rect) {
     let grid = Grid::from_fn(64, 64, |x, y| !(x == 32 && y != 10 && y != 50));
     let mut world = World::new(grid);
     let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    (world, infantry, Rect::new(58, 30, 60, 32))
+}
+
+#[test]
+fn a_group_of_200_is_answered_from_shared_work() {
+    let (world, infantry, goal) = wall_with_two_gaps();
     let mut service = PathService::new(&world);
-    let goal = Rect::new(58, 30, 60, 32);
     let tickets: Vec<_> = (0..200u32)
         .map(|i| {
             let start = Cell::new(i % 20, 10 + i / 20 * 4);
-            service
-                .request(
-                    &world,
-                    infantry,
-                    UnitId::new(i),
-                    start,
-                    goal,
-                    RequestOptions::default(),
-                )
-                .unwrap()
+            order(&mut service, &world, (infantry, i), start, goal)
         })
         .collect();
     finish(&mut service, &world);
@@ -413,16 +477,7 @@ fn a_group_of_200_is_answered_from_shared_work() {
     assert!(service.stats().shared >= 180, "{:?}", service.stats());
     assert_eq!(service.stats().flow_fields, 1);
     // A few units asking again in the next frame reuse the kept field.
-    let again = service
-        .request(
-            &world,
-            infantry,
-            UnitId::new(500),
-            Cell::new(0, 0),
-            goal,
-            RequestOptions::default(),
-        )
-        .unwrap();
+    let again = order(&mut service, &world, (infantry, 500), Cell::new(0, 0), goal);
     service.tick(&world, Budget::Expansions(1000)).unwrap();
     assert!(matches!(service.outcome(again), Some(Outcome::Full(_))));
     assert_eq!(service.stats().flow_fields, 1);
@@ -431,4 +486,35 @@ fn a_group_of_200_is_answered_from_shared_work() {
     }
     service.release(again).unwrap();
     assert_eq!(service.live_tickets(), 0);
+}
+
+#[test]
+fn next_frame_requests_join_the_field_under_way() {
+    let (world, infantry, goal) = wall_with_two_gaps();
+    let mut service = PathService::new(&world);
+    let start = |i: u32| Cell::new(i % 20, 2 + i / 20 * 6);
+    let mut tickets: Vec<_> = (0..10)
+        .map(|i| order(&mut service, &world, (infantry, i), start(i), goal))
+        .collect();
+    // A few units of work: the field's build is far from done after this tick.
+    service.tick(&world, Budget::Expansions(8)).unwrap();
+    assert_eq!(service.drain_finished().count(), 0);
+    tickets.extend((10..20).map(|i| order(&mut service, &world, (infantry, i), start(i), goal)));
+    finish(&mut service, &world);
+    assert_eq!(service.stats().flow_fields, 1, "{:?}", service.stats());
+    assert_eq!(service.drain_finished().count(), 20);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    for (i, t) in tickets.into_iter().enumerate() {
+        let path = service.outcome(t).unwrap().path().unwrap();
+        let from = distances(&open, start(i as u32));
+        let optimum = goal
+            .cells()
+            .filter_map(|c| from[(c.y * open.width() + c.x) as usize])
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (path.length - optimum).abs() < 1e-6,
+            "{i}: {} vs {optimum}",
+            path.length
+        );
+    }
 }

@@ -57,6 +57,9 @@ enum Op {
     Move(usize, Aabb),
     /// Moves by a small step, mostly staying in the same cell.
     Nudge(usize, f32, f32),
+    /// Moves every unit at once (`update_all`): each by its own step, from this seed, up to
+    /// this far; a unit whose step would leave the world keeps its box.
+    MoveAll(u64, f32),
     Cleanup,
 }
 
@@ -67,6 +70,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::Remove),
         3 => (any::<usize>(), unit_box()).prop_map(|(i, b)| Op::Move(i, b)),
         4 => (any::<usize>(), -2.0f32..2.0, -2.0f32..2.0).prop_map(|(i, dx, dy)| Op::Nudge(i, dx, dy)),
+        1 => (any::<u64>(), prop::sample::select(vec![0.5f32, 4.0, 60.0])).prop_map(|(seed, reach)| Op::MoveAll(seed, reach)),
         1 => Just(Op::Cleanup),
     ]
 }
@@ -207,6 +211,27 @@ fn check_queries<L: Layout>(
     Ok(())
 }
 
+/// Where `Op::MoveAll(seed, reach)` takes the unit `id` at `b`: a step of up to `reach` on
+/// each axis, picked by hashing the seed and the id (so it does not depend on the order in
+/// which the index visits its units), or `b` itself when the step would leave the world.
+fn moved_by_seed(seed: u64, reach: f32, id: UnitId, b: &Aabb) -> Aabb {
+    let mut h = seed ^ (id.index() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = || {
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^= h >> 29;
+        ((h >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 2.0 * reach
+    };
+    let (dx, dy) = (next(), next());
+    let moved = Aabb::new(b.min_x + dx, b.min_y + dy, b.max_x + dx, b.max_y + dy);
+    let inside = moved.min_x >= 0.0 && moved.min_y >= 0.0 && moved.max_x <= W && moved.max_y <= H;
+    if inside {
+        moved
+    } else {
+        *b
+    }
+}
+
 /// Applies `ops` to the index and the model alike, checking every answer at the end and
 /// midway; then cleanup and a bulk rebuild must answer the same.
 fn run<L: Layout + Clone>(layout: L, ops: &[Op], queries: &[Query]) -> Result<(), TestCaseError> {
@@ -260,6 +285,20 @@ fn run<L: Layout + Clone>(layout: L, ops: &[Op], queries: &[Query]) -> Result<()
                     }
                 }
             }
+            Op::MoveAll(seed, reach) => {
+                let mut visited = Vec::new();
+                index
+                    .update_all(|id, b| {
+                        visited.push(id);
+                        moved_by_seed(*seed, *reach, id, b)
+                    })
+                    .unwrap();
+                visited.sort();
+                prop_assert_eq!(visited, model.keys().copied().collect::<Vec<_>>());
+                for (id, b) in model.iter_mut() {
+                    *b = moved_by_seed(*seed, *reach, *id, b);
+                }
+            }
             Op::Cleanup => index.cleanup(),
         }
         if step == ops.len() / 2 {
@@ -283,6 +322,14 @@ fn run<L: Layout + Clone>(layout: L, ops: &[Op], queries: &[Query]) -> Result<()
         let moved = Aabb::new(b.min_x * 0.5, b.min_y * 0.5, b.max_x * 0.5, b.max_y * 0.5);
         rebuilt.update(*id, moved).unwrap();
         model.insert(*id, moved);
+    }
+    check_queries(&rebuilt, &model, queries)?;
+    // And so does `update_all`: everything moved back at once.
+    rebuilt
+        .update_all(|_, b| Aabb::new(b.min_x * 2.0, b.min_y * 2.0, b.max_x * 2.0, b.max_y * 2.0))
+        .unwrap();
+    for b in model.values_mut() {
+        *b = Aabb::new(b.min_x * 2.0, b.min_y * 2.0, b.max_x * 2.0, b.max_y * 2.0);
     }
     check_queries(&rebuilt, &model, queries)?;
     Ok(())
@@ -309,12 +356,14 @@ proptest! {
         which in which(),
         boxes in prop::collection::vec(unit_box(), 200..600),
         moves in prop::collection::vec((any::<usize>(), -3.0f32..3.0, -3.0f32..3.0), 0..600),
+        sweeps in prop::collection::vec(any::<u64>(), 0..4),
         queries in prop::collection::vec(query(), 1..10),
     ) {
         let ops: Vec<Op> = boxes
             .into_iter()
             .map(Op::Insert)
             .chain(moves.into_iter().map(|(i, dx, dy)| Op::Nudge(i, dx, dy)))
+            .chain(sweeps.into_iter().map(|seed| Op::MoveAll(seed, 3.0)))
             .collect();
         match which {
             Which::Tree(finest) => run(LooseQuadtree::new(W, H).with_finest_cell(finest), &ops, &queries)?,
@@ -349,6 +398,60 @@ fn handed_out_ids_fill_gaps_and_come_back() {
         }
     }
     assert_eq!(index.memory_bytes(), before);
+}
+
+/// `update_all` given a bad box stops there: the units visited before it have moved, the
+/// rest have not, and the index answers as brute force over what it now holds.
+fn update_all_stops_at_a_bad_box<L: Layout>(layout: L) {
+    let mut index = UnitIndex::new(layout).unwrap();
+    let mut model = Model::new();
+    for i in 0..300u32 {
+        let (x, y) = ((i * 37 % 190) as f32, (i * 53 % 140) as f32);
+        let b = Aabb::new(x, y, x + 1.0 + (i % 7) as f32, y + 1.0 + (i % 5) as f32);
+        model.insert(index.insert(b).unwrap(), b);
+    }
+    let shift = |b: &Aabb| Aabb::new(b.min_x * 0.5, b.min_y * 0.5, b.max_x * 0.5, b.max_y * 0.5);
+    let bad_id = UnitId::new(150);
+    let outside = Aabb::new(W - 1.0, 0.0, W + 1.0, 1.0);
+    let mut order = Vec::new();
+    let result = index.update_all(|id, b| {
+        order.push(id);
+        if id == bad_id {
+            outside
+        } else {
+            shift(b)
+        }
+    });
+    assert_eq!(
+        result,
+        Err(UnitError::OutsideWorld {
+            aabb: outside,
+            width: W,
+            height: H
+        })
+    );
+    let bad_at = order.iter().position(|&id| id == bad_id).unwrap();
+    for &id in &order[..bad_at] {
+        let moved = shift(&model[&id]);
+        model.insert(id, moved);
+    }
+    let queries: Vec<Query> = (0..20)
+        .map(|i| {
+            Query::Box(Aabb::new(
+                i as f32 * 9.0,
+                i as f32 * 6.0,
+                i as f32 * 9.0 + 30.0,
+                i as f32 * 6.0 + 25.0,
+            ))
+        })
+        .collect();
+    check_queries(&index, &model, &queries).unwrap();
+}
+
+#[test]
+fn update_all_stops_at_a_bad_box_on_both_layouts() {
+    update_all_stops_at_a_bad_box(LooseQuadtree::new(W, H).with_finest_cell(4.0));
+    update_all_stops_at_a_bad_box(LooseGrid::new(W, H).with_cell(4.0));
 }
 
 fn check_errors<L: Layout>(layout: L) {

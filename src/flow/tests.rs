@@ -1,0 +1,134 @@
+//! Sliced and bounded builds against an independent Dijkstra over the grid's legal steps.
+
+use super::FlowGoal;
+use crate::geom::{Cell, Direction, Rect};
+use crate::grid::movement::octile;
+use crate::grid::Grid;
+use crate::hpa::{HpaMap, Mode};
+use proptest::prelude::*;
+use std::collections::BinaryHeap;
+
+/// Every cell's distance to the free cells of `goal` (unit costs), by a plain Dijkstra.
+fn oracle(grid: &Grid, goal: Rect) -> Vec<Option<f64>> {
+    let w = grid.width();
+    let mut dist: Vec<Option<f64>> = vec![None; (w * grid.height()) as usize];
+    // Keys negated and scaled for a max-heap of integers.
+    let mut heap = BinaryHeap::new();
+    for c in goal.cells().filter(|&c| grid.is_free(c)) {
+        heap.push((0i64, c.x, c.y));
+    }
+    while let Some((key, x, y)) = heap.pop() {
+        let c = Cell::new(x, y);
+        let i = (y * w + x) as usize;
+        if dist[i].is_some() {
+            continue;
+        }
+        let d = -key as f64 / 1e9;
+        dist[i] = Some(d);
+        for dir in Direction::ALL {
+            if grid.can_step(c, dir) {
+                let n = c.step(dir).expect("a legal step stays on the map");
+                if dist[(n.y * w + n.x) as usize].is_none() {
+                    let nd = d + octile(c, n);
+                    heap.push((-(nd * 1e9).round() as i64, n.x, n.y));
+                }
+            }
+        }
+    }
+    dist
+}
+
+/// A `w × h` map with rocks and a wall with one gap, from `seed`.
+fn grid(seed: u64, w: u32, h: u32) -> Grid {
+    let mut rng = seed | 1;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut grid = Grid::new_free(w, h);
+    for _ in 0..(w * h / 5) {
+        let c = Cell::new((next() % w as u64) as u32, (next() % h as u64) as u32);
+        grid.set_blocked(c, true);
+    }
+    let gap = (next() % h as u64) as u32;
+    for y in (0..h).filter(|&y| y != gap) {
+        grid.set_blocked(Cell::new(w / 2, y), true);
+    }
+    grid
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A build paused every `slice` nodes gives the distances of Dijkstra everywhere; a
+    /// bounded one gives them on every position it covers and along every walk from a
+    /// target, and its walks are optimal routes.
+    #[test]
+    fn sliced_and_bounded_builds_match_dijkstra(
+        seed in any::<u64>(),
+        fast in any::<bool>(),
+        slice in 1usize..40,
+        targets in proptest::collection::vec((0u32..28, 0u32..20), 1..5),
+    ) {
+        let (w, h) = (28, 20);
+        let g = grid(seed, w, h);
+        let mode = if fast { Mode::Fast } else { Mode::Exact };
+        let map = HpaMap::new(g.clone(), mode).unwrap();
+        let goal_cell = Cell::new((seed % w as u64) as u32, (seed / 7 % h as u64) as u32);
+        let goal = Rect::new(goal_cell.x, goal_cell.y, (goal_cell.x + 1).min(w - 1), goal_cell.y);
+        let truth = oracle(&g, goal);
+        let Ok(mut whole) = map.start_flow_field(FlowGoal::Area(goal)) else {
+            prop_assert!(goal.cells().all(|c| !g.is_free(c)), "an open goal refused");
+            return Ok(());
+        };
+        let mut bounded = map.start_flow_field(FlowGoal::Area(goal)).unwrap();
+        let targets: Vec<Cell> = targets.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
+        for &t in &targets {
+            let reaches = g.is_free(t) && truth[(t.y * w + t.x) as usize].is_some();
+            if reaches {
+                bounded.target(&map, t);
+            }
+        }
+        for build in [&mut whole, &mut bounded] {
+            while !build.is_finished() {
+                prop_assert!(build.step(&map, slice) <= slice);
+            }
+        }
+        let (whole, bounded) = (whole.finish(&map), bounded.finish(&map));
+        for c in g.free_cells() {
+            let want = truth[(c.y * w + c.x) as usize];
+            let got = whole.distance(&map, c).unwrap();
+            prop_assert!(whole.covers(&map, c));
+            match (got, want) {
+                (Some(a), Some(b)) => prop_assert!((a - b).abs() < 1e-6, "{c}: {a} vs {b}"),
+                (a, b) => prop_assert_eq!(a, b, "{}", c),
+            }
+            if bounded.covers(&map, c) {
+                if let (Some(a), Some(b)) = (bounded.distance(&map, c).unwrap(), want) {
+                    prop_assert!((a - b).abs() < 1e-6, "bounded, {c}: {a} vs {b}");
+                }
+            }
+        }
+        for &t in &targets {
+            let Some(d) = truth.get((t.y * w + t.x) as usize).copied().flatten() else {
+                continue;
+            };
+            if !g.is_free(t) {
+                continue;
+            }
+            prop_assert!(bounded.covers(&map, t), "target {t} not covered");
+            let mut cells = vec![t];
+            while !bounded.walk(&map, &mut cells, slice).0 {}
+            let end = *cells.last().unwrap();
+            prop_assert!(goal.contains(end), "the walk from {t} ends at {end}");
+            let length: f64 = cells.windows(2).map(|s| octile(s[0], s[1])).sum();
+            prop_assert!((length - d).abs() < 1e-6, "walk from {t}: {length}, optimum {d}");
+            for s in cells.windows(2) {
+                let dir = Direction::between(s[0], s[1]);
+                prop_assert!(dir.is_some_and(|dir| g.can_step(s[0], dir)), "{} -> {}", s[0], s[1]);
+            }
+        }
+    }
+}
