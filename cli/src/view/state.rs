@@ -134,15 +134,17 @@ impl State {
     }
 
     /// Switches to another movement class: both layers are built afresh for `movement`
-    /// on the map as it stands (edits and laid patches included). The undo history and the
-    /// flow field are dropped; an open scenario stays open, and units are spawned again
-    /// (as many, from the same seed) for the new class.
+    /// on the map as it stands (edits and laid patches included). The undo history stays
+    /// (its records are cells and terrain codes of the map, which every class shares); the
+    /// flow field is dropped; an open scenario stays open, and units are spawned again (as
+    /// many, from the same seed) for the new class.
     ///
     /// # Errors
     /// As [`State::new`]; the current class then stays.
     pub fn switch_class(&mut self, movement: Movement) -> Result<(), String> {
         let mut next = State::new(self.world.grid().clone(), movement, self.max_memory)?;
         next.scenario = self.scenario.take();
+        next.undo = std::mem::take(&mut self.undo);
         next.revision = self.revision + 1;
         let army = self.army.as_ref().map(|a| (a.index.len(), a.seed));
         *self = next;
@@ -522,6 +524,23 @@ mod tests {
             .unwrap();
         state.paint(Rect::new(6, 1, 6, 1), Paint::Building).unwrap();
         assert_ne!(state.terrain_bytes(), before);
+        assert!(state.undo() && state.undo() && !state.undo());
+        assert_eq!(state.terrain_bytes(), before);
+    }
+
+    #[test]
+    fn strokes_painted_before_a_class_switch_can_be_undone_after_it() {
+        let grid = Grid::from_fn(9, 6, |_, _| true);
+        let mut state = State::new(grid, Movement::default(), 1 << 30).unwrap();
+        let before = state.terrain_bytes();
+        state.paint(Rect::new(3, 1, 4, 4), Paint::Building).unwrap();
+        state
+            .paint(Rect::new(0, 0, 1, 1), Paint::Terrain(WALL))
+            .unwrap();
+        state
+            .switch_class(Movement::default().with_size(2).unwrap())
+            .unwrap();
+        assert_eq!(state.undo_depth(), 2);
         assert!(state.undo() && state.undo() && !state.undo());
         assert_eq!(state.terrain_bytes(), before);
     }
