@@ -129,6 +129,14 @@ impl Preds {
             Preds::Wide(t) => t.capacity() * 4,
         }
     }
+
+    /// Of [`Preds::memory_bytes`], the spare capacity past the entries.
+    fn slack_bytes(&self) -> usize {
+        match self {
+            Preds::Narrow(t) => (t.capacity() - t.len()) * 2,
+            Preds::Wide(t) => (t.capacity() - t.len()) * 4,
+        }
+    }
 }
 
 /// One entrance's predecessor tree in a cluster's [`Preds`], by local gate index.
@@ -388,16 +396,33 @@ impl Clusters {
                     + 4 * c.reach.capacity()
             })
             .sum();
-        let job = self.job.as_ref().map_or(0, |j| {
-            8 * j.built.dist.capacity() + 4 * j.built.reach.capacity() + j.built.pred.memory_bytes()
-        });
-        tables + job + self.side_table_bytes()
+        tables + self.job_bytes() + self.side_table_bytes()
     }
 
-    /// Of [`Clusters::memory_bytes`], what edits have left behind: vacant cluster slots
-    /// and spare capacity.
+    /// Of [`Clusters::memory_bytes`], what edits have left behind: vacant cluster slots,
+    /// the live clusters' lists and route tables past their length, the stale queue's
+    /// spare room, and a route recompute under way (its new tables, beside the old).
     pub fn slack_bytes(&self) -> usize {
+        let spare = |c: &Cluster| {
+            4 * (c.leaves.capacity() - c.leaves.len() + c.gates.capacity() - c.gates.len()
+                + c.entrances.capacity()
+                - c.entrances.len()
+                + c.reach.capacity()
+                - c.reach.len())
+                + 8 * (c.dist.capacity() - c.dist.len())
+                + c.pred.slack_bytes()
+        };
         self.items.slack_bytes()
+            + self.live().map(spare).sum::<usize>()
+            + 4 * (self.queue.capacity() - self.queue.len())
+            + self.job_bytes()
+    }
+
+    /// Heap bytes of the route tables a recompute under way is filling.
+    fn job_bytes(&self) -> usize {
+        self.job.as_ref().map_or(0, |j| {
+            8 * j.built.dist.capacity() + 4 * j.built.reach.capacity() + j.built.pred.memory_bytes()
+        })
     }
 
     /// Heap bytes of the slots, the key map and the per-leaf and per-gate side tables.
