@@ -132,7 +132,7 @@ fn main() {
             let map = HpaMap::new(grid.clone(), config).unwrap();
             (map, t.elapsed())
         };
-        let (subgoals, subgoals_build) = build(Config::exact().with_subgoals(true));
+        let (subgoals, subgoals_build) = build(Config::exact());
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
             let mut subgoals = subgoals;
@@ -143,7 +143,7 @@ fn main() {
             );
             continue;
         }
-        let (gates, gates_build) = build(Config::exact());
+        let (gates, gates_build) = build(Config::exact().with_subgoals(false));
         if let Some(rounds) = args.edits {
             let (mut gates, mut subgoals) = (gates, subgoals);
             println!(

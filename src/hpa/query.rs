@@ -395,6 +395,7 @@ impl HpaMap {
         search.stage = Stage::Fresh;
         if self.subgoals.is_some() {
             // The subgoal search's corner points are its answer: no window, no smoothing.
+            self.count_search_work(ctx);
             return RouteProgress::Done(
                 found
                     .map(Route::Waypoints)
@@ -606,6 +607,16 @@ impl HpaMap {
         self.bound_fallbacks.load(Ordering::Relaxed)
     }
 
+    /// Adds the finished search's expansions to the work that pays for tightening loose
+    /// landmark columns (see `HpaMap::tightening_pays`): both the gate search and the
+    /// subgoal search are guided by them.
+    fn count_search_work(&self, ctx: &SearchContext) {
+        if self.landmarks.has_loose() {
+            self.search_work
+                .fetch_add(ctx.last_expansions() as u64, Ordering::Relaxed);
+        }
+    }
+
     /// The route from a gate search's waypoints, smoothed when the mode smooths.
     fn finish_search(
         &self,
@@ -614,10 +625,7 @@ impl HpaMap {
         found: Option<Vec<Cell>>,
         window: Option<Vec<Cell>>,
     ) -> Result<Route, QueryError> {
-        if self.landmarks.has_loose() {
-            self.search_work
-                .fetch_add(ctx.last_expansions() as u64, Ordering::Relaxed);
-        }
+        self.count_search_work(ctx);
         let mut waypoints = found.ok_or(QueryError::Unreachable { start, goal })?;
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);

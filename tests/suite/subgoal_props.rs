@@ -17,7 +17,7 @@ use quadpath::{
 };
 
 fn config() -> Config {
-    Config::exact().with_subgoals(true)
+    Config::exact()
 }
 
 /// A random grid: sides 1..=`max_side`, obstacle density 0–60 %, obstacles as single

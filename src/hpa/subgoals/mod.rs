@@ -400,7 +400,8 @@ pub(super) fn is_subgoal_cell(grid: &Grid, s: Cell) -> bool {
 impl super::HpaMap {
     /// Keeps the subgoal graph up to date after the cells of `raised` and `lowered` were
     /// blocked, freed or recosted: updated locally while the map keeps one terrain cost,
-    /// dropped when it gains a second, built when it comes back to one.
+    /// dropped when it gains a second, built when it comes back to one (or, on a map built
+    /// without a blocked cell, when it first has one).
     pub(super) fn update_subgoals(&mut self, raised: &[Cell], lowered: &[Cell]) {
         if !self.wants_subgoals() {
             self.subgoals = None;
