@@ -475,6 +475,7 @@ impl HpaMap {
             + self.components.slack_bytes(self.graph.leaf_count())
             + self.tree.slack_bytes()
             + self.clusters.as_ref().map_or(0, |c| c.slack_bytes())
+            + self.subgoals.as_ref().map_or(0, |s| s.slack_bytes())
     }
 
     /// How long each step of the build that made this map took ([`HpaMap::new`], or the

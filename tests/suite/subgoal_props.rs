@@ -220,22 +220,22 @@ fn shipped_maps_are_optimal() {
 }
 
 /// Runs `start → goal` in slices of `slice` units on `ctx`; checks that no slice counts
-/// more than `slice + 1` units of work, and returns the answer with the number of slices.
+/// more than `slice` units of work (a slice may overrun by one unit at most, and the
+/// subgoal search's units are single scans and expansions, so it never needs to), and
+/// returns the answer.
 fn sliced(
     map: &HpaMap,
     ctx: &mut SearchContext,
     (start, goal): (Cell, Cell),
     slice: usize,
-) -> Result<(Result<Path, QueryError>, usize), TestCaseError> {
+) -> Result<Result<Path, QueryError>, TestCaseError> {
     let mut search = PathSearch::new(start, goal);
-    let mut slices = 0;
     loop {
-        slices += 1;
         let before = search.expansions();
         let progress = map.resume_path_search(ctx, &mut search, slice);
         let spent = search.expansions() - before;
         prop_assert!(
-            spent <= slice + 1,
+            spent <= slice,
             "{} -> {}: a slice of {} counted {} units",
             start,
             goal,
@@ -244,7 +244,7 @@ fn sliced(
         );
         if let SearchProgress::Done(answer) = progress {
             prop_assert_eq!(search.restarts(), 0);
-            return Ok((answer, slices));
+            return Ok(answer);
         }
     }
 }
@@ -253,8 +253,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]
 
     /// The subgoal search run in slices of 1..=12 units (scans and expansions) gives the
-    /// unsliced search's answer and Dijkstra's length, and no slice overruns its budget
-    /// by more than one unit.
+    /// unsliced search's answer and Dijkstra's length, and no slice overruns its budget.
     #[test]
     fn sliced_subgoal_searches_match(
         grid in grid_strategy(40),
@@ -266,12 +265,10 @@ proptest! {
         prop_assume!(!free.is_empty());
         let mut rng = Rng(seed | 1);
         let mut ctx = SearchContext::new();
-        let mut paused = 0;
         for _ in 0..20 {
             let start = free[rng.below(free.len() as u64) as usize];
             let goal = free[rng.below(free.len() as u64) as usize];
-            let (answer, slices) = sliced(&map, &mut ctx, (start, goal), slice)?;
-            paused += slices - 1;
+            let answer = sliced(&map, &mut ctx, (start, goal), slice)?;
             let whole = map.find_path(start, goal);
             prop_assert_eq!(&answer, &whole, "{} -> {} in slices of {}", start, goal, slice);
             let want = distances(map.grid(), start)[(goal.y * map.grid().width() + goal.x) as usize];
@@ -280,10 +277,6 @@ proptest! {
                 (Err(QueryError::Unreachable { .. }), None) => {}
                 (got, want) => prop_assert!(false, "{:?}, Dijkstra {:?}", got, want),
             }
-        }
-        // Slices of one unit pause every search that is not answered by its first scan.
-        if slice == 1 && map.subgoal_count() > 8 {
-            prop_assert!(paused > 0, "no search was ever paused");
         }
     }
 }
