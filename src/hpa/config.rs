@@ -113,9 +113,9 @@ pub struct Config {
     ///
     /// On in the exact preset ([`Config::exact`], [`Mode::Exact`]): its queries are
     /// 10–15× faster than the gate search's on StarCraft and DAO maps (the `subgoals`
-    /// bench). Its edits cost more: one cell 40–200 µs and a 4×4 building 100–300 µs on a
-    /// 1024² map (the gate graph's own share about 15–40 and 55–80 µs of that; see the
-    /// design notes). Turn it off (`with_subgoals(false)`) for a map that is edited far
+    /// bench). Its edits cost more: one cell 44–234 µs and a 4×4 building 102–322 µs on
+    /// the 1024² StarCraft and DAO maps measured, against 16–45 and 55–92 µs for a map
+    /// without it (see the design notes). Turn it off (`with_subgoals(false)`) for a map that is edited far
     /// more often than it is searched. A map with terrain costs ignores it and searches
     /// its banded gate graph.
     pub subgoals: bool,
