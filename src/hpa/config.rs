@@ -112,12 +112,13 @@ pub struct Config {
     /// sliced like the gate search's ([`HpaMap::resume_path_search`](super::HpaMap::resume_path_search)).
     ///
     /// On in the exact preset ([`Config::exact`], [`Mode::Exact`]): its queries are
-    /// 10–15× faster than the gate search's on StarCraft and DAO maps (the `subgoals`
-    /// bench). Its edits cost more: one cell 44–234 µs and a 4×4 building 102–322 µs on
-    /// the 1024² StarCraft and DAO maps measured, against 16–45 and 55–92 µs for a map
-    /// without it (see the design notes). Turn it off (`with_subgoals(false)`) for a map that is edited far
-    /// more often than it is searched. A map with terrain costs ignores it and searches
-    /// its banded gate graph.
+    /// 4–7× faster than the gate search's to every cell and 9–15× to corner points on
+    /// StarCraft and DAO maps (the `subgoals` and `peers` benches). Its edits cost more:
+    /// one cell 44–234 µs and a 4×4 building 102–322 µs on the 1024² StarCraft and DAO
+    /// maps measured, against 16–45 and 55–92 µs for a map without it (see the design
+    /// notes). Turn it off (`with_subgoals(false)`) for a map that is edited far more
+    /// often than it is searched. A map with terrain costs ignores it and searches its
+    /// banded gate graph.
     pub subgoals: bool,
     /// The worst a path may cost over the optimum on a map of several terrain costs, in
     /// percent (`Some(5)`: at most 1.05 × the cheapest path), or `None` for no bound.
