@@ -5,6 +5,7 @@
 //! removed). Every subgoal path is checked against the scenario's optimal length.
 //!
 //! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]`
+//! (`--edits R`: only the edit times, each kind repeated R times over.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -35,6 +36,9 @@ struct Args {
     /// Only the subgoal engine's corner queries, this many rounds, nothing else timed: a
     /// loop for a profiler (`perf record`).
     profile: Option<usize>,
+    /// Only the edit times, gate graph against subgoal graph, edits of each kind repeated
+    /// this many times over (a loop for a profiler too).
+    edits: Option<usize>,
 }
 
 fn args() -> Args {
@@ -43,6 +47,7 @@ fn args() -> Args {
         queries: 300,
         rounds: 3,
         profile: None,
+        edits: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -58,6 +63,7 @@ fn args() -> Args {
             "--queries" => a.queries = it.next().and_then(|v| v.parse().ok()).expect("--queries N"),
             "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
+            "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
             _ => {} // cargo bench's own flags
         }
     }
@@ -126,7 +132,7 @@ fn main() {
             let map = HpaMap::new(grid.clone(), config).unwrap();
             (map, t.elapsed())
         };
-        let (subgoals, subgoals_build) = build(Config::exact().with_subgoals(true));
+        let (subgoals, subgoals_build) = build(Config::exact());
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
             let mut subgoals = subgoals;
@@ -137,7 +143,18 @@ fn main() {
             );
             continue;
         }
-        let (gates, gates_build) = build(Config::exact());
+        let (gates, gates_build) = build(Config::exact().with_subgoals(false));
+        if let Some(rounds) = args.edits {
+            let (mut gates, mut subgoals) = (gates, subgoals);
+            println!(
+                "| {name} edits only | 1 cell gate / subgoal µs {:.1} / {:.1} | 4×4 {:.1} / {:.1} |",
+                micros(edit_times(&mut gates, 1, 200 * rounds)),
+                micros(edit_times(&mut subgoals, 1, 200 * rounds)),
+                micros(edit_times(&mut gates, 4, 100 * rounds)),
+                micros(edit_times(&mut subgoals, 4, 100 * rounds)),
+            );
+            continue;
+        }
         let mut ctx = SearchContext::new();
         let mut best = [Duration::MAX; 3];
         let mut expansions = 0;

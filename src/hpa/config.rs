@@ -108,11 +108,17 @@ pub struct Config {
     /// Subgoals are the free cells at convex obstacle corners; edges join those that reach
     /// each other along a straight-then-diagonal walk of octile length, so the graph is far
     /// sparser than the gate graph and paths stay optimal (see the crate's exactness notes
-    /// and `tests/suite/subgoal_props.rs`). Edits update it locally. Off by default: its
-    /// queries are 5–15× faster than the gate search's (the `peers` bench's `qp-exact-sg` rows),
-    /// but an edit costs it several hundred µs on a 512² or 1024² StarCraft map against
-    /// about 50 µs for the gate graph alone. A map with terrain costs ignores it and
-    /// searches its gate graph.
+    /// and `tests/suite/subgoal_props.rs`). Edits update it locally, and its searches are
+    /// sliced like the gate search's ([`HpaMap::resume_path_search`](super::HpaMap::resume_path_search)).
+    ///
+    /// On in the exact preset ([`Config::exact`], [`Mode::Exact`]): its queries are
+    /// 4–7× faster than the gate search's to every cell and 9–15× to corner points on
+    /// StarCraft and DAO maps (the `subgoals` and `peers` benches). Its edits cost more:
+    /// one cell 44–234 µs and a 4×4 building 102–322 µs on the 1024² StarCraft and DAO
+    /// maps measured, against 16–45 and 55–92 µs for a map without it (see the design
+    /// notes). Turn it off (`with_subgoals(false)`) for a map that is edited far more
+    /// often than it is searched. A map with terrain costs ignores it and searches its
+    /// banded gate graph.
     pub subgoals: bool,
     /// The worst a path may cost over the optimum on a map of several terrain costs, in
     /// percent (`Some(25)`: at most 1.25 × the cheapest path), or `None` for no bound.
@@ -168,7 +174,8 @@ impl Config {
     /// The largest [`Config::local_radius`]: its window then has 129² cells.
     pub const MAX_LOCAL_RADIUS: u32 = 64;
 
-    /// Optimal paths: every crossing is a gate, no smoothing needed, and 8 landmarks.
+    /// Optimal paths: every crossing is a gate, no smoothing needed, 8 landmarks, and the
+    /// subgoal graph on maps of one terrain cost (see [`Config::subgoals`]).
     pub fn exact() -> Self {
         Config {
             gates: GatePolicy::All,
@@ -178,7 +185,7 @@ impl Config {
             landmarks: 8,
             local_radius: 0,
             max_memory: None,
-            subgoals: false,
+            subgoals: true,
             max_excess_percent: None,
             compact_above_percent: Some(100),
         }
@@ -251,8 +258,9 @@ impl Config {
     /// ```
     /// use quadpath::{Cell, Config, Grid, HpaMap};
     /// let grid = Grid::from_fn(32, 32, |x, y| x != 16 || y > 28);
-    /// let gates = HpaMap::new(grid.clone(), Config::exact())?;
-    /// let subgoals = HpaMap::new(grid, Config::exact().with_subgoals(true))?;
+    /// let gates = HpaMap::new(grid.clone(), Config::exact().with_subgoals(false))?;
+    /// let subgoals = HpaMap::new(grid, Config::exact())?;
+    /// assert!(subgoals.subgoal_count() > 0 && gates.subgoal_count() == 0);
     /// let (a, b) = (Cell::new(0, 0), Cell::new(31, 0));
     /// // Around the wall through the gap at the bottom, just as long either way.
     /// let length = subgoals.find_path(a, b)?.length;

@@ -302,8 +302,11 @@ impl HpaMap {
             map.landmarks = Landmarks::build(&map.grid, &map.costs, k);
         }
         profile.landmarks = lap();
-        map.subgoals = map
-            .wants_subgoals()
+        // A map without a blocked cell has no subgoal, and its searches need none (every
+        // goal lies in the start's cone): it gets its graph, and the stop bits' three bits
+        // per cell, at its first edit that keeps a blocked cell (`update_subgoals`).
+        let cells = map.grid.width() as u64 * map.grid.height() as u64;
+        map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
             .then(|| Box::new(SubgoalGraph::build(&map.grid)));
         profile.subgoals = lap();
         *map.build_profile = profile;
@@ -472,6 +475,7 @@ impl HpaMap {
             + self.components.slack_bytes(self.graph.leaf_count())
             + self.tree.slack_bytes()
             + self.clusters.as_ref().map_or(0, |c| c.slack_bytes())
+            + self.subgoals.as_ref().map_or(0, |s| s.slack_bytes())
     }
 
     /// How long each step of the build that made this map took ([`HpaMap::new`], or the

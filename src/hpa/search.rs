@@ -125,6 +125,24 @@ impl Stop {
     };
 }
 
+/// What [`SearchContext::open_subgoals`] came to.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SubgoalOpened {
+    /// The goal lies in the start's cone: the corner points of the scan's walk to it.
+    Direct(Vec<Cell>),
+    /// The search is open; the goal's scan and the expansions follow.
+    Open(OpenSearch),
+}
+
+/// The octile distance in cost units on a map of one terrain cost, as the subgoal search
+/// and its bound count it.
+fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
+    let per_unit = costs
+        .uniform()
+        .expect("subgoal graphs serve maps of one cost");
+    move |a, b| octile(a, b) * per_unit
+}
+
 /// The two ends of a query and the free leaves they lie in.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ends {
@@ -628,41 +646,40 @@ impl SearchContext {
 }
 
 impl SearchContext {
-    /// A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
-    /// `hpa::subgoals`). Returns the corner points of a shortest path, consecutive ones on
-    /// one straight or diagonal run, or `None` when there is none.
+    /// Opens the A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
+    /// `hpa::subgoals`): the suspendable search's first unit of work, its start's cone
+    /// scan. A goal inside the start's cone is reached by the scan's walk, which is
+    /// optimal: the answer is then its corner points ([`SubgoalOpened::Direct`]).
+    /// Otherwise the search is open at the subgoals the scan reached, and
+    /// [`SearchContext::mark_subgoal_goal`] (the goal's cone scan, the second unit) and
+    /// then [`SearchContext::step_subgoals`] carry it on.
     ///
-    /// The start's cone scan runs first: a goal inside it is reached by the scan's walk,
-    /// which is optimal, and the search ends there. Otherwise the goal's scan marks the
-    /// subgoals that reach it, and A\* runs over dense per-ID tables stamped with the query
-    /// number, guided by the gate search's bound (the octile distance raised by the
-    /// landmarks' differential bounds, both consistent, so nodes close for good). Without
-    /// the landmarks it expands about three times as many subgoals and takes 1.5–3× as
-    /// long (measured on brc202d, w_woundedcoast and Aftershock).
-    pub(crate) fn search_subgoals(
+    /// A\* runs over dense per-ID tables stamped with the query number, guided by the
+    /// gate search's bound (the octile distance raised by the landmarks' differential
+    /// bounds, both consistent, so nodes close for good). Without the landmarks it expands
+    /// about three times as many subgoals and takes 1.5–3× as long (measured on brc202d,
+    /// w_woundedcoast and Aftershock).
+    pub(crate) fn open_subgoals(
         &mut self,
         maps: (&SubgoalGraph, &Grid),
         ends: (Cell, Cell),
         landmarks: &Landmarks,
         costs: &CostBands,
-    ) -> Option<Vec<Cell>> {
-        with_recorder!(self.search_subgoals_as(maps, ends, landmarks, costs))
+    ) -> SubgoalOpened {
+        with_recorder!(self.open_subgoals_as(maps, ends, landmarks, costs))
     }
 
-    /// [`SearchContext::search_subgoals`] with recorder `R`.
-    fn search_subgoals_as<R: Recorder>(
+    /// [`SearchContext::open_subgoals`] with recorder `R`.
+    fn open_subgoals_as<R: Recorder>(
         &mut self,
         (graph, grid): (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
         landmarks: &Landmarks,
         costs: &CostBands,
-    ) -> Option<Vec<Cell>> {
+    ) -> SubgoalOpened {
         // Costs: lengths times the map's one cost, as the bound counts them.
         let bound = Bound::new(goal, landmarks, costs);
-        let per_unit = costs
-            .uniform()
-            .expect("subgoal graphs serve maps of one cost");
-        let octile = |a: Cell, b: Cell| octile(a, b) * per_unit;
+        let octile = subgoal_octile(costs);
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
@@ -692,8 +709,29 @@ impl SearchContext {
             self.relax::<R>(t, d, s, || 0.0);
             let _ = self.pop();
             self.expand::<R>(t, d, s);
-            return Some(vec![start, bend(start, goal), goal]);
+            return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
         }
+        for &(d, id) in &ties {
+            self.relax::<R>(id, d, s, || bound.to_goal(graph.cell(id)));
+        }
+        self.start_ties = ties;
+        SubgoalOpened::Open(OpenSearch {
+            start: s,
+            goal: t,
+            query: self.query,
+        })
+    }
+
+    /// The subgoal search's second unit of work: the goal's cone scan marks the subgoals
+    /// that reach the goal directly, with their distance to it. The context must
+    /// [hold](SearchContext::holds) the search `open`.
+    pub(crate) fn mark_subgoal_goal(
+        &mut self,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        goal: Cell,
+        costs: &CostBands,
+    ) {
+        let octile = subgoal_octile(costs);
         let stamp = self.query;
         let marks = &mut self.goal_marks;
         let mut mark = |id: u32| marks[id as usize] = (stamp, octile(graph.cell(id), goal));
@@ -705,13 +743,52 @@ impl SearchContext {
                 mark(graph.id_of(c).expect("a scan reports subgoals"));
             }
         });
-        for &(d, id) in &ties {
-            self.relax::<R>(id, d, s, || bound.to_goal(graph.cell(id)));
-        }
-        self.start_ties = ties;
-        while let Some((n, g, p)) = self.pop() {
+    }
+
+    /// Expands up to `max_expansions` more subgoals of the search `open`, opened by
+    /// [`SearchContext::open_subgoals`] and marked by [`SearchContext::mark_subgoal_goal`]
+    /// on the unchanged graph, in the same order as one unlimited call, so that a search
+    /// run in slices finds exactly what it finds in one go. Returns the corner points of a
+    /// shortest path, consecutive ones on one straight or diagonal run.
+    pub(crate) fn step_subgoals(
+        &mut self,
+        graph: &SubgoalGraph,
+        (start, goal): (Cell, Cell),
+        open: OpenSearch,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        max_expansions: usize,
+    ) -> Stepped {
+        with_recorder!(self.step_subgoals_as(
+            graph,
+            (start, goal),
+            open,
+            (landmarks, costs),
+            max_expansions
+        ))
+    }
+
+    /// [`SearchContext::step_subgoals`] with recorder `R`.
+    fn step_subgoals_as<R: Recorder>(
+        &mut self,
+        graph: &SubgoalGraph,
+        (start, goal): (Cell, Cell),
+        open: OpenSearch,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        max_expansions: usize,
+    ) -> Stepped {
+        debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
+        let bound = Bound::new(goal, landmarks, costs);
+        let octile = subgoal_octile(costs);
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
+        let stop = self.expanded.saturating_add(max_expansions);
+        while self.expanded < stop {
+            let Some((n, g, p)) = self.pop() else {
+                return Stepped::Exhausted;
+            };
             if n == t {
-                return Some(self.unwind_subgoals(graph, start, goal, s, t));
+                return Stepped::Found(self.unwind_subgoals(graph, start, goal, s, t), g);
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
@@ -724,7 +801,7 @@ impl SearchContext {
                 self.relax::<R>(v, g + octile(here, c), n, || bound.to_goal(c));
             }
         }
-        None
+        Stepped::Paused
     }
 
     /// The corner points of the subgoal route that reached `t`: each hop is the cone

@@ -194,6 +194,23 @@ impl SubgoalGraph {
             + lists
     }
 
+    /// Heap bytes no live subgoal uses: the lists' spare capacity, the vacant IDs' slots
+    /// and the ID map's empty buckets (what edits leave behind; see
+    /// [`MemoryBreakdown::waste`](super::MemoryBreakdown::waste)).
+    pub fn slack_bytes(&self) -> usize {
+        let lists: usize = self
+            .found
+            .iter()
+            .chain(&self.adjacent)
+            .map(|l| (l.capacity() - l.len()) * 4)
+            .sum();
+        let per_slot = 8 + 2 * std::mem::size_of::<Vec<u32>>();
+        lists
+            + self.vacant.len() * per_slot
+            + (self.ids.capacity() - self.ids.len()) * 9
+            + (self.cells.capacity() - self.cells.len()) * 8
+    }
+
     /// Brings the graph up to date with `grid`, in which the cells of `changed` were
     /// blocked or freed (see the module docs).
     pub fn update(&mut self, grid: &Grid, changed: &[Cell]) {
@@ -400,7 +417,8 @@ pub(super) fn is_subgoal_cell(grid: &Grid, s: Cell) -> bool {
 impl super::HpaMap {
     /// Keeps the subgoal graph up to date after the cells of `raised` and `lowered` were
     /// blocked, freed or recosted: updated locally while the map keeps one terrain cost,
-    /// dropped when it gains a second, built when it comes back to one.
+    /// dropped when it gains a second, built when it comes back to one (or, on a map built
+    /// without a blocked cell, when it first has one).
     pub(super) fn update_subgoals(&mut self, raised: &[Cell], lowered: &[Cell]) {
         if !self.wants_subgoals() {
             self.subgoals = None;
@@ -416,10 +434,14 @@ impl super::HpaMap {
     }
 
     /// The subgoal graph as sorted subgoal cells and edges (see
-    /// [`Config::subgoals`](super::Config::subgoals)), or `None` when the map keeps none:
-    /// a test hook, to compare an edited map with a fresh build.
+    /// [`Config::subgoals`](super::Config::subgoals)), or `None` when the map keeps none
+    /// (empty when it wants one but has no blocked cell to build it for yet): a test hook,
+    /// to compare an edited map with a fresh build.
     #[cfg(any(test, feature = "testing"))]
     pub fn subgoal_snapshot(&self) -> Option<SubgoalSnapshot> {
-        self.subgoals.as_ref().map(|s| s.snapshot())
+        match &self.subgoals {
+            Some(graph) => Some(graph.snapshot()),
+            None => self.wants_subgoals().then(SubgoalSnapshot::default),
+        }
     }
 }
