@@ -7,7 +7,7 @@ use super::types::{Budget, Outcome, TickReport, WhenUnreachable};
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
 use crate::geom::{Cell, Rect};
-use crate::hpa::SearchContext;
+use crate::hpa::{SearchContext, SubgoalField};
 use crate::world::{ClassId, World};
 use hashbrown::HashMap;
 use std::collections::VecDeque;
@@ -34,6 +34,10 @@ struct LaneRun {
     allowance: Option<Allowance>,
     /// Flow fields of jobs finished in this tick, kept for the next.
     fields: Vec<(GroupKey, FlowField)>,
+    /// Subgoal fields of jobs finished in this tick, kept for the next.
+    subgoal_fields: Vec<(GroupKey, SubgoalField)>,
+    /// Subgoal fields started.
+    subgoal_fields_started: u64,
 }
 
 impl Lane {
@@ -44,11 +48,15 @@ impl Lane {
                 break;
             }
             job.run(world, &mut self.ctx, &mut allowance, &mut run.answers);
+            run.subgoal_fields_started += std::mem::take(&mut job.subgoal_fields_started);
             if job.is_done() {
                 let job = self.queue.pop_front().expect("the front job");
                 let key = job.key();
                 if let Some(field) = job.field {
                     run.fields.push((key, field));
+                }
+                if let Some(field) = job.subgoals {
+                    run.subgoal_fields.push((key, field));
                 }
             }
         }
@@ -63,6 +71,7 @@ pub(super) struct Recent {
     /// Cell-goal answers by (group, start), with the layer revision they were true on.
     pub answers: HashMap<(GroupKey, Cell), (Outcome, u64)>,
     pub fields: HashMap<GroupKey, FlowField>,
+    pub subgoal_fields: HashMap<GroupKey, SubgoalField>,
 }
 
 impl PathService {
@@ -117,9 +126,13 @@ impl PathService {
         for run in runs {
             let allowance = run.allowance.expect("every lane reports its allowance");
             report.work += allowance.work;
+            self.stats.subgoal_fields += run.subgoal_fields_started;
             report.largest_step = report.largest_step.max(allowance.largest_step);
             for (key, field) in run.fields {
                 self.recent.fields.insert(key, field);
+            }
+            for (key, field) in run.subgoal_fields {
+                self.recent.subgoal_fields.insert(key, field);
             }
             for answer in run.answers {
                 self.deliver(world, answer, &mut report);
@@ -184,14 +197,21 @@ impl PathService {
                 .remove(&key)
                 .filter(|f| layer.is_some_and(|l| f.is_current(l)));
             let single_cell = key.1.x1 == key.1.x2 && key.1.y1 == key.1.y2;
-            let whole_group = field.is_some() || starts.len() >= self.config.flow_threshold;
+            let subgoals = self
+                .recent
+                .subgoal_fields
+                .remove(&key)
+                .filter(|f| layer.is_some_and(|l| f.is_current(l)));
+            let kept = field.is_some() || subgoals.is_some();
+            let whole_group = kept || starts.len() >= self.config.flow_threshold;
             let small_group = starts.len() >= 2 && self.config.share_small_groups;
             if whole_group || small_group || !single_cell {
                 let mut job = Job::new(self.next_job, key, starts, true);
                 job.bounded = !whole_group;
-                job.field_reused = field.is_some();
+                job.field_reused = kept;
                 job.field = field;
-                self.stats.flow_fields += u64::from(job.field.is_none());
+                job.subgoals = subgoals;
+                self.stats.flow_fields += u64::from(!kept);
                 self.enqueue(job);
             } else {
                 for start in starts {

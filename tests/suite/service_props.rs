@@ -49,7 +49,7 @@ fn octile_to(r: Rect, c: Cell) -> f64 {
 
 /// Checks one outcome of a request from `start` to the positions `goal` against Dijkstra
 /// and brute force on the class's open grid as it stands now.
-fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
+pub(crate) fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
     if !open.is_free(start) {
         assert!(
             matches!(outcome, Outcome::Failed(_)),
@@ -119,7 +119,7 @@ fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
 }
 
 /// A random goal: a cell, a small area, or a unit.
-fn random_goal(rng: &mut Rng, w: u32, h: u32) -> Goal {
+pub(crate) fn random_goal(rng: &mut Rng, w: u32, h: u32) -> Goal {
     let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
     match rng.below(3) {
         0 => Goal::Cell(c),
@@ -137,7 +137,7 @@ fn random_goal(rng: &mut Rng, w: u32, h: u32) -> Goal {
 }
 
 /// The positions a goal stands for, by the documented rule (independent of the service).
-fn goal_positions(goal: Goal, size: u32, w: u32, h: u32) -> Rect {
+pub(crate) fn goal_positions(goal: Goal, size: u32, w: u32, h: u32) -> Rect {
     match goal {
         Goal::Cell(c) => Rect::new(c.x, c.y, c.x, c.y),
         Goal::Area(r) => r,
