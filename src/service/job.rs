@@ -125,6 +125,10 @@ impl Job {
         starts: Vec<(Cell, Vec<Ticket>)>,
         flow: bool,
     ) -> Self {
+        let mut starts = starts;
+        if flow {
+            by_distance(&mut starts, goal);
+        }
         Job {
             number,
             class,
@@ -164,6 +168,13 @@ impl Job {
         } else {
             1
         }
+    }
+
+    /// Adds starts of a later tick to the job, ordered with those not begun yet.
+    pub(super) fn add_starts(&mut self, starts: Vec<(Cell, Vec<Ticket>)>) {
+        self.starts.extend(starts);
+        let begun = (self.next + 1).min(self.starts.len());
+        by_distance(&mut self.starts[begun..], self.goal);
     }
 
     /// Whether every start is answered (or cancelled away).
@@ -480,6 +491,21 @@ impl Job {
             self.field = Some(build.finish(map));
         }
     }
+}
+
+/// Orders `starts` by their octile distance to `goal`, nearest first (then by cell): a
+/// search over the subgoals from the goal answers them in about that order, so the near
+/// ones are delivered as soon as it reaches them.
+fn by_distance(starts: &mut [(Cell, Vec<Ticket>)], goal: Rect) {
+    let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
+    starts.sort_by_cached_key(|(c, _)| {
+        let (dx, dy) = (gap(c.x, goal.x1, goal.x2), gap(c.y, goal.y1, goal.y2));
+        // Octile distance times 1,000, in integers: 1,000 · max + 414 · min.
+        (
+            1000 * u64::from(dx.max(dy)) + 414 * u64::from(dx.min(dy)),
+            *c,
+        )
+    });
 }
 
 /// Whether some open position of `goal` is reachable from `start` (component labels).

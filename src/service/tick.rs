@@ -246,7 +246,7 @@ impl PathService {
                 }
             }
         }
-        job.starts.extend(starts);
+        job.add_starts(starts);
         None
     }
 

@@ -34,8 +34,9 @@
 //!   gives `D(g1) ≤` the rest of the path, and the member's minimum is at most the optimum.
 //!
 //! # When a member is answered
-//! Subgoals are settled in order of `D`, so an unsettled subgoal has `D(s) ≥ r`, the
-//! smallest key still queued (the *radius*). A member is answered once its best so far,
+//! Subgoals are settled in order of `D` (to within the one-unit buckets of the queue, see
+//! [`Buckets`]), so an unsettled subgoal has `D(s) ≥ r`, the floor of the lowest bucket
+//! still holding one (the *radius*). A member is answered once its best so far,
 //! `b`, cannot be beaten: every tie `s` it has is settled or has `h(start, s) + r ≥ b`.
 //! The search therefore grows only to the radius the members need, and goes on from there
 //! when a later member needs more (members may join while it runs).
@@ -51,8 +52,6 @@ use crate::grid::Grid;
 use crate::hpa::path::{line_is_clear, refine};
 use crate::hpa::search::bend;
 use crate::hpa::HpaMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// No parent yet.
 const NO_PARENT: u32 = u32::MAX;
@@ -97,8 +96,8 @@ pub(crate) struct SubgoalField {
     /// The next subgoal toward the goal by ID, or `capacity + k` for seed `k`.
     parent: Vec<u32>,
     settled: Vec<bool>,
-    /// Queued subgoals by `D` (bits of a non-negative `f64` sort as the number), then ID.
-    open: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Queued subgoals by `D`.
+    open: Buckets,
     members: Vec<Member>,
 }
 
@@ -122,7 +121,7 @@ impl HpaMap {
             dist: vec![f64::INFINITY; n],
             parent: vec![NO_PARENT; n],
             settled: vec![false; n],
-            open: BinaryHeap::new(),
+            open: Buckets::default(),
             members: Vec::new(),
         })
     }
@@ -193,13 +192,13 @@ impl SubgoalField {
             work += SCAN_UNITS;
         }
         while work < max {
-            let Some(Reverse((key, id))) = self.open.pop() else {
+            let Some(id) = self.open.pop() else {
                 break;
             };
-            let d = f64::from_bits(key);
-            if self.settled[id as usize] || d > self.dist[id as usize] {
+            if self.settled[id as usize] {
                 continue; // an entry superseded by a cheaper one
             }
+            let d = self.dist[id as usize];
             self.settled[id as usize] = true;
             work += 1;
             let here = graph.cell(id);
@@ -239,7 +238,7 @@ impl SubgoalField {
         if !self.settled[i] && d < self.dist[i] {
             self.dist[i] = d;
             self.parent[i] = parent;
-            self.open.push(Reverse((d.to_bits(), id)));
+            self.open.push(d, id);
         }
     }
 
@@ -248,9 +247,7 @@ impl SubgoalField {
         if self.seeded < self.seeds.len() {
             return 0.0;
         }
-        self.open
-            .peek()
-            .map_or(f64::INFINITY, |Reverse((key, _))| f64::from_bits(*key))
+        self.open.floor()
     }
 
     /// The best answer of member `m` so far and its length.
@@ -328,13 +325,64 @@ impl SubgoalField {
         self.dist.capacity() * 8
             + self.parent.capacity() * 4
             + self.settled.capacity()
-            + self.open.capacity() * 12
+            + self.open.memory_bytes()
             + self.seeds.capacity() * 8
             + self
                 .members
                 .iter()
                 .map(|m| std::mem::size_of::<Member>() + m.ties.capacity() * 16)
                 .sum::<usize>()
+    }
+}
+
+/// Subgoals queued by their distance `D`, in buckets one unit wide: a bucket queue, where
+/// a binary heap took a third of the search's time.
+///
+/// Every edge is at least 1 long (two distinct cells), so while the lowest non-empty
+/// bucket `[b, b + 1)` is being emptied no subgoal in it can still get shorter (a shorter
+/// way would come from a subgoal at `D ≥ b` plus an edge `≥ 1`): each one popped from it
+/// is final, whatever the order within the bucket. A subgoal queued again at a shorter
+/// `D` leaves a stale entry behind, skipped once the subgoal is settled.
+#[derive(Clone, Debug, Default)]
+struct Buckets {
+    lists: Vec<Vec<u32>>,
+    /// No bucket below this one holds an entry.
+    low: usize,
+}
+
+impl Buckets {
+    fn push(&mut self, d: f64, id: u32) {
+        let b = d as usize;
+        debug_assert!(b >= self.low, "a subgoal queued below the radius");
+        if b >= self.lists.len() {
+            self.lists.resize_with(b + 1, Vec::new);
+        }
+        self.lists[b].push(id);
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        while let Some(list) = self.lists.get_mut(self.low) {
+            if let Some(id) = list.pop() {
+                return Some(id);
+            }
+            self.low += 1;
+        }
+        None
+    }
+
+    /// A lower bound of every queued `D`: the lowest non-empty bucket's (infinite when
+    /// none is left).
+    fn floor(&self) -> f64 {
+        (self.low..self.lists.len())
+            .find(|&b| !self.lists[b].is_empty())
+            .map_or(f64::INFINITY, |b| b as f64)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.lists
+            .iter()
+            .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
+            .sum()
     }
 }
 
