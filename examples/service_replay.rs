@@ -109,6 +109,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         config = config.with_lanes(lanes);
     }
     let mut service = PathService::with_config(&world, config);
+    // `REPLAY_UNITS=n` gives every tick `Budget::Expansions(n)` instead of the time budget:
+    // the deterministic mode, whose figures other loads on the machine do not move.
+    let tick_budget = std::env::var("REPLAY_UNITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Budget::Time(budget), Budget::Expansions);
     let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
     let mut progress = vec![0usize; units];
     let mut asked_at: HashMap<Ticket, usize> = HashMap::new();
@@ -226,7 +232,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         service.drain_events().for_each(drop);
         let tick_start = Instant::now();
         let tick_cpu = thread_cpu_us();
-        let report = service.tick(&world, Budget::Time(budget))?;
+        let report = service.tick(&world, tick_budget)?;
         let tick_end = Instant::now();
         tick_cpu_us.push(thread_cpu_us() - tick_cpu);
         if std::env::var_os("REPLAY_SLOW").is_some()
@@ -295,7 +301,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|&&t| t <= budget.as_secs_f64() * 1e6 * 1.05)
         .count();
     let in3 = latency.iter().filter(|&&l| l <= 3).count();
-    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs (Budget::Time), {} orders, subgoal layers: {subgoals}", budget.as_micros(), group_sizes.len());
+    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs ({tick_budget:?}), {} orders, subgoal layers: {subgoals}", budget.as_micros(), group_sizes.len());
     println!("| figure | path service | one find_path per unit per order |");
     println!("|---|---:|---:|");
     println!("| main-thread time per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | {:.0} / {:.0} / {:.0} µs (frames with orders) |",

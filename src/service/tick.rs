@@ -102,12 +102,21 @@ impl PathService {
         };
         let mut report = TickReport::default();
         super::watch::take_replans(self);
-        // Under a time budget the intake may take up to a quarter of it.
-        let intake_until = match budget {
-            Budget::Time(d) => Some(now + d / 4),
-            _ => None,
+        // The intake may take up to a quarter of the budget: of the time, or of the units
+        // (one per request taken in, counted in the tick's work).
+        let (intake_until, intake_cap) = match budget {
+            Budget::Time(d) => (Some(now + d / 4), usize::MAX),
+            Budget::Expansions(n) => (None, (n / 4).max(1)),
         };
-        self.take_in(world, &mut report, intake_until);
+        let taken = self.take_in(world, &mut report, (intake_until, intake_cap));
+        let total = match budget {
+            Budget::Expansions(_) => {
+                report.work += taken;
+                report.largest_step = 1;
+                total - taken
+            }
+            Budget::Time(_) => total,
+        };
         let count = self.lanes.len();
         let allowances: Vec<Allowance> = (0..count)
             .map(|i| Allowance {
@@ -146,17 +155,25 @@ impl PathService {
     /// Groups the requests taken since the last tick into jobs, answering at once those an
     /// answer or field of the last tick serves.
     ///
-    /// Under a time budget the intake stops at `until` (looked at every
-    /// [`INTAKE_SLICE`] requests) and the rest waits for the next tick: a group cut in two
-    /// joins its job there (see [`PathService::join_queued`]).
-    fn take_in(&mut self, world: &World, report: &mut TickReport, until: Option<Instant>) {
+    /// The intake stops at `until` under a time budget (looked at every [`INTAKE_SLICE`]
+    /// requests), after `cap` requests under a budget of units, and the rest waits for
+    /// the next tick: a group cut in two joins its job there (see
+    /// [`PathService::join_queued`]). Returns the requests taken in.
+    fn take_in(
+        &mut self,
+        world: &World,
+        report: &mut TickReport,
+        (until, cap): (Option<Instant>, usize),
+    ) -> usize {
         let mut intake = std::mem::take(&mut self.intake).into_iter();
         let mut order: Vec<GroupKey> = Vec::new();
         let mut groups: HashMap<GroupKey, Vec<(Cell, Vec<super::Ticket>)>> = HashMap::new();
         let mut taken = 0usize;
         while let Some(Intake { ticket, key, start }) = intake.next() {
             taken += 1;
-            if taken % INTAKE_SLICE == 0 && until.is_some_and(|t| Instant::now() >= t) {
+            let late = taken % INTAKE_SLICE == 0 && until.is_some_and(|t| Instant::now() >= t);
+            if late || taken > cap {
+                taken -= 1;
                 self.intake.push(Intake { ticket, key, start });
                 self.intake.extend(intake);
                 break;
@@ -220,11 +237,13 @@ impl PathService {
                 }
             }
         }
+        taken
     }
 
-    /// Adds `starts` to a queued job building (or holding) a complete flow field to the same
-    /// goal, if there is one: requests of the next tick share the field under way. Returns
-    /// the starts when no such job waits.
+    /// Adds `starts` to a queued job building (or holding) a flow field to the same goal,
+    /// if there is one: requests of the next tick share the field under way (a bounded
+    /// field that does not cover a joining start is built again when its turn comes; a
+    /// subgoal field grows on). Returns the starts when no such job waits.
     fn join_queued(
         &mut self,
         key: GroupKey,
@@ -234,7 +253,7 @@ impl PathService {
             .lanes
             .iter_mut()
             .flat_map(|lane| lane.queue.iter_mut())
-            .find(|job| job.flow && !job.bounded && job.key() == key)
+            .find(|job| job.flow && job.key() == key)
         else {
             return Some(starts);
         };

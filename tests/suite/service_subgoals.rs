@@ -191,3 +191,54 @@ fn a_group_of_200_from_one_subgoal_field_on_den520d() {
     assert!((path.length - at(late).unwrap()).abs() < 1e-6);
     assert_eq!(service.stats().flow_fields, 1);
 }
+
+/// A burst of 600 requests in 3 groups under a budget of 40 units a tick: the intake takes
+/// at most a quarter of it per tick, so no tick does more than the budget plus one step;
+/// the groups cut by the intake join their jobs (one field each), and every answer is
+/// optimal.
+#[test]
+fn a_burst_is_taken_in_within_the_budget() {
+    let (world, [infantry, _]) = world(7, 40, 30);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    let free: Vec<Cell> = open.free_cells().collect();
+    let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
+    let mut rng = Rng(11);
+    let mut asked = HashMap::new();
+    for group in 0..3u32 {
+        let goal = free[rng.below(free.len() as u64) as usize];
+        for i in 0..200u32 {
+            let start = free[rng.below(free.len() as u64) as usize];
+            let unit = UnitId::new(group * 200 + i);
+            let t = service
+                .request(
+                    &world,
+                    infantry,
+                    unit,
+                    start,
+                    Goal::Cell(goal),
+                    RequestOptions::default(),
+                )
+                .unwrap();
+            asked.insert(t, (start, Rect::new(goal.x, goal.y, goal.x, goal.y)));
+        }
+    }
+    let mut ticks = 0;
+    let mut answered = 0;
+    while service.pending() > 0 {
+        let report = service.tick(&world, Budget::Expansions(40)).unwrap();
+        assert!(report.work <= 40 + report.largest_step, "{report:?}");
+        assert!(report.largest_step <= 40, "{report:?}");
+        for (t, outcome) in service.drain_finished() {
+            let (start, goal) = asked[&t];
+            check_outcome(&open, start, goal, &outcome);
+            answered += 1;
+        }
+        ticks += 1;
+        assert!(ticks < 100_000);
+    }
+    assert_eq!(answered, 600);
+    // The intake needed 60 ticks (10 requests each) and cut every group; still one field
+    // per group.
+    assert!(ticks >= 60);
+    assert_eq!(service.stats().flow_fields, 3, "{:?}", service.stats());
+}
