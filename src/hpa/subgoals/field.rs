@@ -231,11 +231,13 @@ impl SubgoalField {
         }
     }
 
-    /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has.
+    /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has. (A
+    /// settled subgoal never is: its `D` is at most the popped one's, and every edge is at
+    /// least 1 long.)
     #[inline]
     fn offer(&mut self, id: u32, d: f64, parent: u32) {
         let i = id as usize;
-        if !self.settled[i] && d < self.dist[i] {
+        if d < self.dist[i] {
             self.dist[i] = d;
             self.parent[i] = parent;
             self.open.push(d, id);
