@@ -16,12 +16,7 @@ use std::collections::HashMap;
 /// A world of `w × h` with rocks and walls from `seed`, and an exact class of size 1 and
 /// one of size 2.
 fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
-    let mut rng = Rng(seed);
-    let mut grid = Grid::new_free(w, h);
-    for _ in 0..(w * h / 6) {
-        let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
-        grid.set_blocked(c, true);
-    }
+    let (mut grid, _) = rocks(seed, w, h, 6);
     // A wall with one gap, so that some goals are walled off for the larger class.
     let x = w / 2;
     for y in 0..h {
@@ -35,6 +30,18 @@ fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
         .add_class(Movement::default().with_size(2).unwrap(), Mode::Exact)
         .unwrap();
     (world, [a, b])
+}
+
+/// A `w × h` grid with one rock per `per` cells at places drawn from `seed`, and the
+/// generator to draw more from.
+pub(crate) fn rocks(seed: u64, w: u32, h: u32, per: u32) -> (Grid, Rng) {
+    let mut rng = Rng(seed);
+    let mut grid = Grid::new_free(w, h);
+    for _ in 0..(w * h / per) {
+        let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
+        grid.set_blocked(c, true);
+    }
+    (grid, rng)
 }
 
 fn open_grid(world: &World, class: ClassId) -> Grid {

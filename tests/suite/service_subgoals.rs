@@ -4,11 +4,11 @@
 //! delivered, with the search sliced by budgets of every size and edits between ticks.
 
 use crate::common::{distances, Rng};
-use crate::service_props::{check_outcome, goal_positions, random_goal};
+use crate::service_props::{check_outcome, goal_positions, random_goal, rocks};
 use proptest::prelude::*;
 use quadpath::service::{Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig};
 use quadpath::units::UnitId;
-use quadpath::{io, Cell, ClassId, Config, Grid, Movement, Rect, World};
+use quadpath::{io, Cell, ClassId, Config, Movement, Rect, World};
 use std::collections::HashMap;
 
 /// Exact layers that keep a subgoal graph, whatever the default.
@@ -19,12 +19,7 @@ fn with_subgoals() -> Config {
 /// A `w × h` world of rocks and a few walls from `seed`, with classes of size 1 and 2 on
 /// subgoal layers.
 fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
-    let mut rng = Rng(seed);
-    let mut grid = Grid::new_free(w, h);
-    for _ in 0..(w * h / 8) {
-        let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
-        grid.set_blocked(c, true);
-    }
+    let (mut grid, mut rng) = rocks(seed, w, h, 8);
     for _ in 0..3 {
         let (x, y) = (rng.below(w as u64) as u32, rng.below(h as u64) as u32);
         let long = 3 + rng.below(12) as u32;
