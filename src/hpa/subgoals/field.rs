@@ -41,7 +41,7 @@
 //! The search therefore grows only to the radius the members need, and goes on from there
 //! when a later member needs more (members may join while it runs).
 //!
-//! The property test `subgoal_fields_match_dijkstra` (tests/suite/service_props.rs)
+//! The property test `subgoal_fields_match_dijkstra` (tests/suite/service_subgoals.rs)
 //! compares every member's length with a Dijkstra on the grid, on random maps, after
 //! random edits, with the search cut into slices of every size.
 
