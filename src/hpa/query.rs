@@ -363,7 +363,7 @@ impl HpaMap {
         let found = match stepped {
             Stepped::Paused => return RouteProgress::Paused,
             Stepped::Found(waypoints, _) => Some(waypoints),
-            Stepped::Exhausted => None,
+            Stepped::Exhausted | Stepped::Certified => None,
         };
         search.stage = Stage::Fresh;
         let window = search.window.take();
@@ -452,15 +452,18 @@ impl HpaMap {
         Opened::Answered(route, work + checked)
     }
 
-    /// Keeps [`Config::max_excess_percent`](super::Config::max_excess_percent): a route
-    /// dearer than the bound's factor times an admissible lower bound of the optimum is
-    /// replaced by the exact gate search's (the map keeps every crossing as a gate when
-    /// it has a bound and several costs). Returns the route and the expansions the check
-    /// took.
+    /// Keeps [`Config::max_excess_percent`](super::Config::max_excess_percent): the fast
+    /// route, of cost `C`, is returned once it is *certified*, that is once the optimum is
+    /// known to be at least `C / factor`; otherwise the exact gate search's route is (the
+    /// map keeps every crossing as a gate when it has a bound and several costs). Returns
+    /// the route and the expansions the check took.
     ///
-    /// Why the answer then costs at most the factor times the optimum: either it passed
-    /// the check, `C ≤ factor × L ≤ factor × OPT` (`L` never exceeds the optimum), or it
-    /// is the exact search's path, smoothed only where the straight line costs no more.
+    /// The certificate comes cheap when an admissible lower bound `L` of the optimum (the
+    /// octile distance times the cheapest cost, or the landmark bound) already reaches
+    /// `C / factor`. Otherwise the exact gate search runs until the lowest `f` on its open
+    /// list reaches `C / factor` (which certifies `C`, see [`SearchContext::certify`]) or
+    /// it reaches the goal (and its route is optimal). Either way the answer costs at most
+    /// the factor times the optimum.
     fn hold_to_bound(
         &self,
         ctx: &mut SearchContext,
@@ -477,20 +480,25 @@ impl HpaMap {
             return (route, 0);
         };
         let quick = self.cell_path(ctx, found);
-        if quick.cost <= factor * self.lower_bound(ends.start, ends.goal) {
+        let limit = quick.cost / factor;
+        if limit <= self.lower_bound(ends.start, ends.goal) {
             return (Ok(Route::Cells(quick.cells)), 0);
         }
-        self.bound_fallbacks.fetch_add(1, Ordering::Relaxed);
-        let exact = ctx.search(&self.graph, ends, &self.landmarks, &self.costs);
+        let checked = ctx.certify(&self.graph, ends, (&self.landmarks, &self.costs), limit);
         let work = ctx.last_expansions();
-        let Some((mut waypoints, _)) = exact else {
-            debug_assert!(
-                false,
-                "the exact search missed {} -> {}",
-                ends.start, ends.goal
-            );
-            return (Ok(Route::Cells(quick.cells)), work);
+        let mut waypoints = match checked {
+            Stepped::Certified => return (Ok(Route::Cells(quick.cells)), work),
+            Stepped::Found(waypoints, _) => waypoints,
+            Stepped::Exhausted | Stepped::Paused => {
+                debug_assert!(
+                    false,
+                    "the exact search missed {} -> {}",
+                    ends.start, ends.goal
+                );
+                return (Ok(Route::Cells(quick.cells)), work);
+            }
         };
+        self.bound_fallbacks.fetch_add(1, Ordering::Relaxed);
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
         }
@@ -515,9 +523,10 @@ impl HpaMap {
         octile.max(self.landmarks.bound(&row, start))
     }
 
-    /// How many fast answers were replaced by the exact search to keep
-    /// [`Config::max_excess_percent`](super::Config::max_excess_percent) since the map was
-    /// built: what the bound costs, as a count.
+    /// How many fast answers the certificate of
+    /// [`Config::max_excess_percent`](super::Config::max_excess_percent) could not pass
+    /// since the map was built: its exact gate search ran to the goal, and the cheaper of
+    /// its route and the fast one was returned. What the bound costs, as a count.
     ///
     /// ```
     /// use quadpath::{Cell, Grid, HpaMap, Mode};

@@ -103,6 +103,26 @@ pub(crate) enum Stepped {
     Exhausted,
     /// The slice's expansions are spent; the search may go on.
     Paused,
+    /// A certifying search ([`SearchContext::certify`]) proved that no route costs less
+    /// than its limit, and stopped.
+    Certified,
+}
+
+/// When a gate search stops short of the goal.
+#[derive(Clone, Copy, Debug)]
+struct Stop {
+    /// Expansions after which it pauses.
+    max_expansions: usize,
+    /// The lowest open `f` at which it stops, certified (see [`SearchContext::certify`]).
+    limit: f64,
+}
+
+impl Stop {
+    /// Runs to the goal.
+    const UNLIMITED: Stop = Stop {
+        max_expansions: usize::MAX,
+        limit: f64::INFINITY,
+    };
 }
 
 /// The two ends of a query and the free leaves they lie in.
@@ -417,11 +437,50 @@ impl SearchContext {
         costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
         let open = self.open_search_as::<R>(graph, ends, landmarks, costs);
-        match self.step_search_as::<R>(graph, ends, open, (landmarks, costs), usize::MAX) {
+        let unlimited = Stop::UNLIMITED;
+        match self.step_search_as::<R>(graph, ends, open, (landmarks, costs), unlimited) {
             Stepped::Found(waypoints, cost) => Some((waypoints, cost)),
             Stepped::Exhausted => None,
-            Stepped::Paused => unreachable!("an unlimited search never pauses"),
+            Stepped::Paused | Stepped::Certified => {
+                unreachable!("an unlimited search never pauses")
+            }
         }
+    }
+
+    /// The gate search of [`SearchContext::search`], stopped as soon as the lowest `f` on
+    /// its open list reaches `limit`: then every route costs at least `limit`
+    /// ([`Stepped::Certified`]). Otherwise it runs to the end and returns the cheapest
+    /// route ([`Stepped::Found`]) or [`Stepped::Exhausted`].
+    ///
+    /// Why the stop is sound: the bound is consistent (the octile distance times the
+    /// cheapest cost, raised by the landmarks' differential bounds), so the `f` of the
+    /// nodes A\* expands never decreases, and while the goal is unreached some node of a
+    /// cheapest route is open with `f` at most that route's cost. A node expanded at
+    /// `f ≥ limit` is therefore the lowest open `f`, and the optimum is at least `limit`.
+    pub(crate) fn certify(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        limit: f64,
+    ) -> Stepped {
+        with_recorder!(self.certify_as(graph, ends, (landmarks, costs), limit))
+    }
+
+    /// [`SearchContext::certify`] with recorder `R`.
+    fn certify_as<R: Recorder>(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        limit: f64,
+    ) -> Stepped {
+        let open = self.open_search_as::<R>(graph, ends, landmarks, costs);
+        let stop = Stop {
+            limit,
+            ..Stop::UNLIMITED
+        };
+        self.step_search_as::<R>(graph, ends, open, (landmarks, costs), stop)
     }
 
     /// Opens the gate search of [`SearchContext::search`] without expanding anything: the
@@ -473,7 +532,16 @@ impl SearchContext {
         bounds: (&Landmarks, &CostBands),
         max_expansions: usize,
     ) -> Stepped {
-        with_recorder!(self.step_search_as(graph, ends, open, bounds, max_expansions))
+        with_recorder!(self.step_search_as(
+            graph,
+            ends,
+            open,
+            bounds,
+            Stop {
+                max_expansions,
+                ..Stop::UNLIMITED
+            }
+        ))
     }
 
     /// [`SearchContext::step_search`] with recorder `R`.
@@ -483,7 +551,10 @@ impl SearchContext {
         ends: Ends,
         open: OpenSearch,
         (landmarks, costs): (&Landmarks, &CostBands),
-        max_expansions: usize,
+        Stop {
+            max_expansions,
+            limit,
+        }: Stop,
     ) -> Stepped {
         debug_assert!(
             self.holds(open),
@@ -511,6 +582,16 @@ impl SearchContext {
             };
             if n == t {
                 return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
+            }
+            if limit < f64::INFINITY {
+                let here = if n == s {
+                    start
+                } else {
+                    graph.gate(gate(n)).cell
+                };
+                if g + bound.to_goal(here) >= limit {
+                    return Stepped::Certified;
+                }
             }
             self.expand::<R>(n, g, p);
             if n == s {
