@@ -58,4 +58,5 @@ pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};
 pub use query::{PathSearch, SearchProgress};
 pub use search::SearchContext;
+pub(crate) use subgoals::SubgoalField;
 pub use trace::{SearchTrace, TraceEvent, TraceKind};

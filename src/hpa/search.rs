@@ -284,7 +284,7 @@ macro_rules! with_recorder {
 /// Where the cone scan's walk from `a` to `b` bends: after its `min(|dx|, |dy|)` diagonal
 /// steps, before its straight ones.
 #[inline]
-fn bend(a: Cell, b: Cell) -> Cell {
+pub(super) fn bend(a: Cell, b: Cell) -> Cell {
     let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
     let k = dx.abs().min(dy.abs());
     Cell::new(

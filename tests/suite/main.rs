@@ -29,6 +29,7 @@ mod refresh_budget;
 mod search_trace;
 mod service_props;
 mod service_scenarios;
+mod service_subgoals;
 mod subgoal_props;
 mod units_props;
 

@@ -54,12 +54,14 @@
 //! query inside one free leaf (an obstacle-free rectangle) as a straight line, before this
 //! graph is searched.
 
+mod field;
 mod lines;
 mod scan;
 
 use super::map::morton;
 use crate::geom::Cell;
 use crate::grid::Grid;
+pub(crate) use field::SubgoalField;
 use hashbrown::HashMap;
 use lines::StopLines;
 pub(crate) use scan::Reached;
