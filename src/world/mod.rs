@@ -189,7 +189,14 @@ impl World {
         // A class with terrain costs weighs each position by the dearest terrain under it,
         // which its layer grid carries as the position's terrain code.
         let built = if movement.has_unit_costs() {
-            let open = Grid::from_fn(width, height, |x, y| field.get(Cell::new(x, y)) >= size);
+            // Closed positions are obstructed ground, as the layer's edits leave them
+            // (`HpaMap::flip_cells`), so that an edited layer's grid equals a fresh one's.
+            let mut open = Grid::new_free(width, height);
+            for cell in open.bounds().cells() {
+                if field.get(cell) < size {
+                    open.set_cell_blocked(cell, true);
+                }
+            }
             HpaMap::new(open, config)
         } else {
             let open = costs::layer_grid(&self.grid, field, &movement);
