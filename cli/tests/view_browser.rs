@@ -530,7 +530,7 @@ const MEASURE_FRAMES: &str = r#"(async () => {
 
 /// Measures frame times (not a timed assertion: the figures are printed; docs/viewer.md
 /// quotes them) on `QUADPATH_VIEW_MAP` if set (e.g. a 1024² StarCraft map from
-/// ../shared/maps/sc1, run with `--release --nocapture`), else the shipped 512² Aftershock.
+/// the benchmark corpus's `sc1` folder, run with `--release --nocapture`), else the shipped 512² Aftershock.
 #[test]
 #[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
 fn panning_and_zooming_frame_times() {
