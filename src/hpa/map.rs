@@ -295,7 +295,9 @@ impl HpaMap {
             map.clusters = Some(Box::new(clusters));
         }
         profile.clusters = lap();
-        if config.landmarks > 0 && landmarks_pay(&map) {
+        // A layer searched over its subgoal graph keeps its landmark distances at the
+        // subgoals only (see `hpa::landmarks_sparse`), not per cell.
+        if config.landmarks > 0 && landmarks_pay(&map) && !map.wants_subgoals() {
             let k = config.landmarks as usize;
             estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
             check(estimated)?;
@@ -306,6 +308,10 @@ impl HpaMap {
             .wants_subgoals()
             .then(|| Box::new(SubgoalGraph::build(&map.grid)));
         profile.subgoals = lap();
+        if let Some(graph) = &mut map.subgoals {
+            graph.build_landmarks(config.landmarks as usize);
+            profile.landmarks += lap();
+        }
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
         map.sizes.built_slack = map.slack_bytes();
@@ -458,7 +464,8 @@ impl HpaMap {
             gates: self.graph.gate_bytes(),
             components: self.components.memory_bytes(),
             clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
-            landmarks: self.landmarks.memory_bytes(),
+            landmarks: self.landmarks.memory_bytes()
+                + self.subgoals.as_ref().map_or(0, |s| s.landmark_bytes()),
             subgoals: self.subgoals.as_ref().map_or(0, |s| s.memory_bytes()),
             waste: self.slack_bytes().saturating_sub(self.sizes.built_slack),
         }
@@ -558,7 +565,10 @@ pub(super) fn landmarks_pay(map: &HpaMap) -> bool {
     use super::config::{LANDMARK_CELLS_PER_GATE, LANDMARK_OPEN_CELLS};
     let free = map.grid.free_count();
     let gates = map.graph.gate_count() as u64;
-    gates > 0 && (free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * gates)
+    // A subgoal layer keeps its landmarks at the subgoals (see `hpa::landmarks_sparse`).
+    map.subgoals.is_none()
+        && gates > 0
+        && (free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * gates)
 }
 
 /// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.

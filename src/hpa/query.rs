@@ -396,12 +396,7 @@ impl HpaMap {
         // corner points.
         if let Some(subgoals) = &self.subgoals {
             let route = ctx
-                .search_subgoals(
-                    (subgoals, &self.grid),
-                    (start, goal),
-                    &self.landmarks,
-                    &self.costs,
-                )
+                .search_subgoals((subgoals, &self.grid), (start, goal), &self.costs)
                 .map(Route::Waypoints)
                 .ok_or(QueryError::Unreachable { start, goal });
             return Opened::Answered(route, ctx.last_expansions().max(1));

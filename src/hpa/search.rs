@@ -13,7 +13,7 @@ use super::path;
 use super::subgoals::{Reached, SubgoalGraph};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
-use crate::grid::movement::{octile, step_cost};
+use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
 use crate::grid::Grid;
 use hashbrown::HashMap;
 
@@ -553,19 +553,17 @@ impl SearchContext {
     ///
     /// The start's cone scan runs first: a goal inside it is reached by the scan's walk,
     /// which is optimal, and the search ends there. Otherwise the goal's scan marks the
-    /// subgoals that reach it, and A\* runs over dense per-ID tables stamped with the query
-    /// number, guided by the gate search's bound (the octile distance raised by the
-    /// landmarks' differential bounds, both consistent, so nodes close for good). Without
-    /// the landmarks it expands about three times as many subgoals and takes 1.5–3× as
-    /// long (measured on brc202d, w_woundedcoast and Aftershock).
+    /// subgoals that reach it and gives the goal its landmark row (see
+    /// `hpa::landmarks_sparse`), and A\* runs over dense per-ID tables stamped with the
+    /// query number, guided by the octile distance raised by the landmarks' differential
+    /// bounds (both consistent, so nodes close for good).
     pub(crate) fn search_subgoals(
         &mut self,
         maps: (&SubgoalGraph, &Grid),
         ends: (Cell, Cell),
-        landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<Vec<Cell>> {
-        with_recorder!(self.search_subgoals_as(maps, ends, landmarks, costs))
+        with_recorder!(self.search_subgoals_as(maps, ends, costs))
     }
 
     /// [`SearchContext::search_subgoals`] with recorder `R`.
@@ -573,11 +571,9 @@ impl SearchContext {
         &mut self,
         (graph, grid): (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
-        landmarks: &Landmarks,
         costs: &CostBands,
     ) -> Option<Vec<Cell>> {
-        // Costs: lengths times the map's one cost, as the bound counts them.
-        let bound = Bound::new(goal, landmarks, costs);
+        // Costs: lengths times the map's one cost.
         let per_unit = costs
             .uniform()
             .expect("subgoal graphs serve maps of one cost");
@@ -589,7 +585,7 @@ impl SearchContext {
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
-        self.open_start::<R>(s, bound.to_goal(start));
+        self.open_start::<R>(s, octile(start, goal));
         let _ = self.pop();
         self.expand::<R>(s, 0.0, NO_PARENT);
         let mut ties = std::mem::take(&mut self.start_ties);
@@ -614,18 +610,37 @@ impl SearchContext {
             return Some(vec![start, bend(start, goal), goal]);
         }
         let stamp = self.query;
-        let marks = &mut self.goal_marks;
-        let mut mark = |id: u32| marks[id as usize] = (stamp, octile(graph.cell(id), goal));
-        if let Some(id) = graph.id_of(goal) {
-            mark(id);
+        let mut reached = std::mem::take(&mut self.goal_ties);
+        reached.clear();
+        let own = graph.id_of(goal);
+        if let Some(id) = own {
+            reached.push((0.0, id));
         }
         graph.reach(grid, goal, None, |r| {
             if let Reached::Subgoal(c) = r {
-                mark(graph.id_of(c).expect("a scan reports subgoals"));
+                let id = graph.id_of(c).expect("a scan reports subgoals");
+                reached.push((octile(c, goal), id));
             }
         });
+        for &(d, id) in &reached {
+            self.goal_marks[id as usize] = (stamp, d);
+        }
+        let landmarks = graph.landmarks();
+        let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
+        self.goal_ties = reached;
+        // Lattice units (1/29 of a cell, see `hpa::landmarks_sparse`) to costs.
+        let per_lattice = per_unit / LATTICE_STRAIGHT as f64;
+        let with_landmarks = landmarks.count() > 0;
+        let bound = |id: u32, c: Cell| {
+            let o = octile(c, goal);
+            if with_landmarks {
+                o.max(landmarks.gap(&row, id) as f64 * per_lattice)
+            } else {
+                o
+            }
+        };
         for &(d, id) in &ties {
-            self.relax::<R>(id, d, s, || bound.to_goal(graph.cell(id)));
+            self.relax::<R>(id, d, s, || bound(id, graph.cell(id)));
         }
         self.start_ties = ties;
         while let Some((n, g, p)) = self.pop() {
@@ -640,7 +655,7 @@ impl SearchContext {
             }
             for &v in graph.neighbours(n) {
                 let c = graph.cell(v);
-                self.relax::<R>(v, g + octile(here, c), n, || bound.to_goal(c));
+                self.relax::<R>(v, g + octile(here, c), n, || bound(v, c));
             }
         }
         None

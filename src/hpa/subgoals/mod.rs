@@ -57,6 +57,7 @@
 mod lines;
 mod scan;
 
+use super::landmarks_sparse::SubgoalLandmarks;
 use super::map::morton;
 use crate::geom::Cell;
 use crate::grid::Grid;
@@ -92,6 +93,12 @@ pub(crate) struct SubgoalGraph {
     found: Vec<Vec<u32>>,
     /// The edges: `b ∈ adjacent[a]` when either scan reached the other.
     adjacent: Vec<Vec<u32>>,
+    /// Landmark distances at the subgoals, for the search's bound.
+    landmarks: SubgoalLandmarks,
+    /// IDs given to new subgoals since the landmarks were last repaired.
+    added: Vec<u32>,
+    /// Edges added since the landmarks were last repaired.
+    linked: Vec<(u32, u32)>,
 }
 
 impl SubgoalGraph {
@@ -125,7 +132,32 @@ impl SubgoalGraph {
         for id in 0..graph.cells.len() as u32 {
             graph.rescan(grid, id, Parts::ALL);
         }
+        graph.added = Vec::new();
+        graph.linked = Vec::new();
         graph
+    }
+
+    /// Places `k` landmarks on the subgoals and computes their distances (see
+    /// `hpa::landmarks_sparse`); 0 drops them.
+    pub fn build_landmarks(&mut self, k: usize) {
+        self.landmarks = SubgoalLandmarks::build(self, k);
+    }
+
+    /// The landmark distances at the subgoals.
+    #[inline]
+    pub fn landmarks(&self) -> &SubgoalLandmarks {
+        &self.landmarks
+    }
+
+    /// Whether ID `id` holds a subgoal (rather than being vacant).
+    #[inline]
+    pub fn is_live(&self, id: u32) -> bool {
+        self.cells[id as usize] != VACANT
+    }
+
+    /// Heap bytes held by the landmark distances (counted apart from the graph's).
+    pub fn landmark_bytes(&self) -> usize {
+        self.landmarks.memory_bytes()
     }
 
     /// Number of ID slots (live or vacant): search tables are indexed by ID.
@@ -187,6 +219,7 @@ impl SubgoalGraph {
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum();
         self.lines.memory_bytes()
+            + (self.added.capacity() + self.linked.capacity() * 2) * 4
             + self.marks.capacity() * 8
             + self.ids.capacity() * 9
             + self.cells.capacity() * 8
@@ -259,6 +292,11 @@ impl SubgoalGraph {
         }
         // Freed only now, so that no ID changed meaning while the scans above ran.
         self.vacant.extend(removed);
+        let mut landmarks = std::mem::take(&mut self.landmarks);
+        landmarks.repair(self, &self.added, &self.linked);
+        self.landmarks = landmarks;
+        self.added.clear();
+        self.linked.clear();
     }
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
@@ -295,6 +333,7 @@ impl SubgoalGraph {
             if before.binary_search(&v).is_err() && !self.adjacent[id as usize].contains(&v) {
                 self.adjacent[id as usize].push(v);
                 self.adjacent[v as usize].push(id);
+                self.linked.push((id, v));
             }
         }
         self.found[id as usize] = now;
@@ -322,6 +361,7 @@ impl SubgoalGraph {
         };
         self.ids.insert(self.index(c), id);
         self.set_mark(c, true, false);
+        self.added.push(id);
         id
     }
 
@@ -411,7 +451,13 @@ impl super::HpaMap {
                 let changed: Vec<Cell> = raised.iter().chain(lowered).copied().collect();
                 graph.update(&self.grid, &changed);
             }
-            None => self.subgoals = Some(Box::new(SubgoalGraph::build(&self.grid))),
+            None => {
+                let mut graph = SubgoalGraph::build(&self.grid);
+                graph.build_landmarks(self.config.landmarks as usize);
+                self.subgoals = Some(Box::new(graph));
+                // The per-cell table served the gate search while the map had two costs.
+                self.landmarks = super::landmarks::Landmarks::default();
+            }
         }
     }
 
