@@ -4,7 +4,8 @@
 //! the time of edits on each map (one cell blocked and freed, a 4×4 building placed and
 //! removed). Every subgoal path is checked against the scenario's optimal length.
 //!
-//! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]`
+//! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]
+//! [--profile N [--no-edits]]`
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -35,6 +36,8 @@ struct Args {
     /// Only the subgoal engine's corner queries, this many rounds, nothing else timed: a
     /// loop for a profiler (`perf record`).
     profile: Option<usize>,
+    /// With `--profile`: leave out the edit timings, so that the profile is the queries'.
+    no_edits: bool,
 }
 
 fn args() -> Args {
@@ -43,6 +46,7 @@ fn args() -> Args {
         queries: 300,
         rounds: 3,
         profile: None,
+        no_edits: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -58,6 +62,7 @@ fn args() -> Args {
             "--queries" => a.queries = it.next().and_then(|v| v.parse().ok()).expect("--queries N"),
             "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
+            "--no-edits" => a.no_edits = true,
             _ => {} // cargo bench's own flags
         }
     }
@@ -129,6 +134,9 @@ fn main() {
         let (subgoals, subgoals_build) = build(Config::exact().with_subgoals(true));
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
+            if args.no_edits {
+                continue;
+            }
             let mut subgoals = subgoals;
             eprintln!(
                 "subgoal edits: 1 cell {:.1} µs, 4×4 {:.1} µs",
