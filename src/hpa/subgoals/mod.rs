@@ -11,9 +11,11 @@
 //! (`scan.rs`) reaches: a diagonal walk, then straight runs, through free cells that are
 //! not subgoals, each run no longer than the previous one along the same axis. A query
 //! scans from its start and its goal in the same way and runs A\* with the octile
-//! heuristic over the subgoals. Each edge is the walk of the scan that found it, so the
-//! route's corner points are the waypoints and the bend of each walk (no cell is
-//! written out unless the caller asks for every cell).
+//! heuristic, raised by landmark distances kept at the subgoals
+//! (`hpa::landmarks_sparse`, repaired after each update), over the subgoals. Each edge is
+//! the walk of the scan that found it, so the route's corner points are the waypoints
+//! and the bend of each walk (no cell is written out unless the caller asks for every
+//! cell).
 //!
 //! # Why it is exact
 //! *Every route it finds is a real path of its length*: an edge's walk (diagonal steps
