@@ -311,6 +311,8 @@ impl HpaMap {
         if let Some(graph) = &mut map.subgoals {
             graph.build_landmarks(config.landmarks as usize);
             profile.landmarks += lap();
+            graph.build_levels();
+            profile.subgoals += lap();
         }
         *map.build_profile = profile;
         map.estimated_bytes = estimated;

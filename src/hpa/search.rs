@@ -10,7 +10,7 @@ use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use super::path;
-use super::subgoals::{Reached, SubgoalGraph};
+use super::subgoals::{Levels, Reached, SubgoalGraph, DIRECT};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
@@ -51,9 +51,11 @@ pub struct SearchContext {
     /// The short-move search's states, one per cell of the window around its start (see
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
-    /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
-    /// with its distance to the goal (see [`SearchContext::search_subgoals`]).
-    goal_marks: Vec<(u32, f64)>,
+    /// Per subgoal: stamped with the query number when the goal's cone scan reached it
+    /// (or a local subgoal it reached, see `hpa::subgoals::levels`), with its distance to
+    /// the goal and that local ([`DIRECT`] when none; see
+    /// [`SearchContext::search_subgoals`]).
+    goal_marks: Vec<(u32, f64, u32)>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
     /// The last query's events, when tracing is on (see `hpa::trace`).
@@ -332,7 +334,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
-            self.goal_marks.fill((0, 0.0));
+            self.goal_marks.fill((0, 0.0, DIRECT));
             self.query = 1;
         }
         self.open.clear();
@@ -581,7 +583,7 @@ impl SearchContext {
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
-            self.goal_marks.resize(n, (0, 0.0));
+            self.goal_marks.resize(n, (0, 0.0, DIRECT));
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
@@ -622,8 +624,24 @@ impl SearchContext {
                 reached.push((octile(c, goal), id));
             }
         });
+        let levels = graph.levels();
+        let marks = &mut self.goal_marks;
+        let mut mark = |id: u32, d: f64, via: u32| {
+            let m = &mut marks[id as usize];
+            if m.0 != stamp || d < m.1 {
+                *m = (stamp, d, via);
+            }
+        };
         for &(d, id) in &reached {
-            self.goal_marks[id as usize] = (stamp, d);
+            mark(id, d, DIRECT);
+            // The search does not enter a local from the globals: its globals are marked
+            // with the way through it.
+            if levels.is_some_and(|l| l.is_local(id)) {
+                let c = graph.cell(id);
+                for &v in graph.neighbours(id) {
+                    mark(v, d + octile(graph.cell(v), c), id);
+                }
+            }
         }
         let landmarks = graph.landmarks();
         let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
@@ -649,13 +667,26 @@ impl SearchContext {
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
-            let (marked, to_goal) = self.goal_marks[n as usize];
+            let (marked, to_goal, _) = self.goal_marks[n as usize];
             if marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
-            for &v in graph.neighbours(n) {
-                let c = graph.cell(v);
-                self.relax::<R>(v, g + octile(here, c), n, || bound(v, c));
+            match levels {
+                // A global: the global level's edges. (A local, entered from the start,
+                // has only edges to globals.)
+                Some(l) if !l.is_local(n) => {
+                    for &arc in l.arcs(n) {
+                        let c = graph.cell(arc.to);
+                        let w = Levels::weight(graph, here, arc) * per_unit;
+                        self.relax::<R>(arc.to, g + w, n, || bound(arc.to, c));
+                    }
+                }
+                _ => {
+                    for &v in graph.neighbours(n) {
+                        let c = graph.cell(v);
+                        self.relax::<R>(v, g + octile(here, c), n, || bound(v, c));
+                    }
+                }
             }
         }
         None
@@ -663,7 +694,8 @@ impl SearchContext {
 
     /// The corner points of the subgoal route that reached `t`: each hop is the cone
     /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
-    /// it, so its bend is written out between the two waypoints.
+    /// it, so its bend is written out between the two waypoints. Shortcuts of the global
+    /// level are unpacked into their two subgoal-graph hops.
     fn unwind_subgoals(
         &self,
         graph: &SubgoalGraph,
@@ -672,34 +704,42 @@ impl SearchContext {
         s: u32,
         t: u32,
     ) -> Vec<Cell> {
-        let mut out = vec![goal];
-        // The hop into the goal was found by the goal's scan, unless it came straight
-        // from the start (handled by the caller).
+        let levels = graph.levels();
+        // Subgoal IDs from the goal back to the start.
+        let mut ids = Vec::new();
         let mut v = self.nodes[t as usize].parent;
-        let mut later = goal;
-        let mut later_scanned = true; // the goal's scan found the hop into it
+        let through = self.goal_marks[v as usize].2;
+        if through != DIRECT {
+            ids.push(through);
+        }
         while v != s {
-            let here = graph.cell(v);
-            out.push(if later_scanned {
-                bend(later, here)
-            } else {
-                bend(here, later)
-            });
-            out.push(here);
+            ids.push(v);
             let parent = self.nodes[v as usize].parent;
-            // The hop from the parent into `v` was found by the parent's scan, or else by
-            // `v`'s. The start's scan found every hop out of the start.
-            later_scanned = parent != s && !graph.reached(parent, v);
-            later = here;
+            if parent != s {
+                if let Some(via) = levels.map(|l| l.via(parent, v)).filter(|&m| m != DIRECT) {
+                    ids.push(via);
+                }
+            }
             v = parent;
         }
-        out.push(if later_scanned {
-            bend(later, start)
-        } else {
-            bend(start, later)
-        });
-        out.push(start);
-        out.reverse();
+        ids.reverse();
+        let mut out = vec![start];
+        let mut before = start;
+        for (i, &id) in ids.iter().enumerate() {
+            let here = graph.cell(id);
+            // The start's scan found the first hop; otherwise the hop's walk is that of
+            // whichever end's scan found the other.
+            out.push(if i == 0 || graph.reached(ids[i - 1], id) {
+                bend(before, here)
+            } else {
+                bend(here, before)
+            });
+            out.push(here);
+            before = here;
+        }
+        // The goal's scan found the last hop.
+        out.push(bend(goal, before));
+        out.push(goal);
         out.dedup();
         out
     }

@@ -56,6 +56,7 @@
 //! query inside one free leaf (an obstacle-free rectangle) as a straight line, before this
 //! graph is searched.
 
+mod levels;
 mod lines;
 mod scan;
 
@@ -64,6 +65,7 @@ use super::map::morton;
 use crate::geom::Cell;
 use crate::grid::Grid;
 use hashbrown::HashMap;
+pub(crate) use levels::{Levels, DIRECT};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
@@ -101,6 +103,8 @@ pub(crate) struct SubgoalGraph {
     added: Vec<u32>,
     /// Edges added since the landmarks were last repaired.
     linked: Vec<(u32, u32)>,
+    /// The two levels (see `levels.rs`), until an edit drops them.
+    levels: Option<Box<Levels>>,
 }
 
 impl SubgoalGraph {
@@ -146,6 +150,17 @@ impl SubgoalGraph {
     /// (Aftershock 4 %, w_woundedcoast even).
     pub fn build_landmarks(&mut self, k: usize) {
         self.landmarks = SubgoalLandmarks::build(self, 2 * k);
+    }
+
+    /// Splits the subgoals into two levels (see `levels.rs`), for the search.
+    pub fn build_levels(&mut self) {
+        self.levels = Some(Box::new(Levels::build(self)));
+    }
+
+    /// The two levels, unless an edit has dropped them since they were built.
+    #[inline]
+    pub fn levels(&self) -> Option<&Levels> {
+        self.levels.as_deref()
     }
 
     /// The landmark distances at the subgoals.
@@ -226,6 +241,7 @@ impl SubgoalGraph {
             .sum();
         self.lines.memory_bytes()
             + (self.added.capacity() + self.linked.capacity() * 2) * 4
+            + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
             + self.marks.capacity() * 8
             + self.ids.capacity() * 9
             + self.cells.capacity() * 8
@@ -303,6 +319,8 @@ impl SubgoalGraph {
         self.landmarks = landmarks;
         self.added.clear();
         self.linked.clear();
+        // A witness of a local may have lost an edge (see `levels.rs`).
+        self.levels = None;
     }
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
@@ -460,6 +478,7 @@ impl super::HpaMap {
             None => {
                 let mut graph = SubgoalGraph::build(&self.grid);
                 graph.build_landmarks(self.config.landmarks as usize);
+                graph.build_levels();
                 self.subgoals = Some(Box::new(graph));
                 // The per-cell table served the gate search while the map had two costs.
                 self.landmarks = super::landmarks::Landmarks::default();
