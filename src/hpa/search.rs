@@ -10,12 +10,14 @@ use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
 use super::open::OpenList;
 use super::path;
-use super::subgoals::{Levels, Reached, SubgoalGraph, DIRECT};
+use super::subgoals::{Reached, SubgoalGraph, DIRECT};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
 use crate::grid::Grid;
 use hashbrown::HashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.
@@ -51,11 +53,13 @@ pub struct SearchContext {
     /// The short-move search's states, one per cell of the window around its start (see
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
-    /// Per subgoal: stamped with the query number when the goal's cone scan reached it
-    /// (or a local subgoal it reached, see `hpa::subgoals::levels`), with its distance to
-    /// the goal and that local ([`DIRECT`] when none; see
-    /// [`SearchContext::search_subgoals`]).
+    /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
+    /// or the upward search from the subgoals it reached did (see
+    /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
+    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::search_subgoals`]).
     goal_marks: Vec<(u32, f64, u32)>,
+    /// The open list of that upward search: distances (as bits, all non-negative) and IDs.
+    upward: BinaryHeap<Reverse<(u64, u32)>>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
     /// The last query's events, when tracing is on (see `hpa::trace`).
@@ -626,20 +630,37 @@ impl SearchContext {
         });
         let levels = graph.levels();
         let marks = &mut self.goal_marks;
-        let mut mark = |id: u32, d: f64, via: u32| {
+        let upward = &mut self.upward;
+        upward.clear();
+        let mut mark = |id: u32, d: f64, next: u32| {
             let m = &mut marks[id as usize];
             if m.0 != stamp || d < m.1 {
-                *m = (stamp, d, via);
+                *m = (stamp, d, next);
+                true
+            } else {
+                false
             }
         };
         for &(d, id) in &reached {
-            mark(id, d, DIRECT);
-            // The search does not enter a local from the globals: its globals are marked
-            // with the way through it.
-            if levels.is_some_and(|l| l.is_local(id)) {
-                let c = graph.cell(id);
-                for &v in graph.neighbours(id) {
-                    mark(v, d + octile(graph.cell(v), c), id);
+            if mark(id, d, DIRECT) {
+                upward.push(Reverse((d.to_bits(), id)));
+            }
+        }
+        // With levels, the goal is reached from above only: an upward search from the
+        // locals its scan reached marks the subgoals above them with the way down.
+        if let Some(l) = levels {
+            while let Some(Reverse((bits, id))) = upward.pop() {
+                let d = f64::from_bits(bits);
+                if d > self.goal_marks[id as usize].1 || !l.is_local(id) {
+                    continue;
+                }
+                for arc in l.arcs(id) {
+                    let dv = d + arc.weight * per_unit;
+                    let m = &mut self.goal_marks[arc.to as usize];
+                    if m.0 != stamp || dv < m.1 {
+                        *m = (stamp, dv, id);
+                        upward.push(Reverse((dv.to_bits(), arc.to)));
+                    }
                 }
             }
         }
@@ -672,16 +693,15 @@ impl SearchContext {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
             match levels {
-                // A global: the global level's edges. (A local, entered from the start,
-                // has only edges to globals.)
-                Some(l) if !l.is_local(n) => {
-                    for &arc in l.arcs(n) {
+                // A local's upward edges, a global's edges to globals.
+                Some(l) => {
+                    for arc in l.arcs(n) {
                         let c = graph.cell(arc.to);
-                        let w = Levels::weight(graph, here, arc) * per_unit;
+                        let w = arc.weight * per_unit;
                         self.relax::<R>(arc.to, g + w, n, || bound(arc.to, c));
                     }
                 }
-                _ => {
+                None => {
                     for &v in graph.neighbours(n) {
                         let c = graph.cell(v);
                         self.relax::<R>(v, g + octile(here, c), n, || bound(v, c));
@@ -705,24 +725,32 @@ impl SearchContext {
         t: u32,
     ) -> Vec<Cell> {
         let levels = graph.levels();
-        // Subgoal IDs from the goal back to the start.
-        let mut ids = Vec::new();
-        let mut v = self.nodes[t as usize].parent;
-        let through = self.goal_marks[v as usize].2;
-        if through != DIRECT {
-            ids.push(through);
+        // Subgoal IDs from the start to the one that met the goal's marks, then on down
+        // the marks' way to the goal; the edges of the levels unpacked.
+        let met = self.nodes[t as usize].parent;
+        let mut back = vec![met];
+        let mut v = met;
+        while self.nodes[v as usize].parent != s {
+            v = self.nodes[v as usize].parent;
+            back.push(v);
         }
-        while v != s {
-            ids.push(v);
-            let parent = self.nodes[v as usize].parent;
-            if parent != s {
-                if let Some(via) = levels.map(|l| l.via(parent, v)).filter(|&m| m != DIRECT) {
-                    ids.push(via);
-                }
+        back.reverse();
+        let mut down = met;
+        loop {
+            let next = self.goal_marks[down as usize].2;
+            if next == DIRECT {
+                break;
             }
-            v = parent;
+            back.push(next);
+            down = next;
         }
-        ids.reverse();
+        let mut ids = vec![back[0]];
+        for pair in back.windows(2) {
+            match levels {
+                Some(l) => l.unpack(pair[0], pair[1], &mut ids),
+                None => ids.push(pair[1]),
+            }
+        }
         let mut out = vec![start];
         let mut before = start;
         for (i, &id) in ids.iter().enumerate() {

@@ -1,118 +1,127 @@
-//! The two-level subgoal graph: a sparser level of *global* subgoals that the search
-//! crosses, with the *local* ones entered only from the start or towards the goal (after
-//! Uras and Koenig's two-level subgoal graphs, built here as one round of contraction).
+//! Levels of the subgoal graph: most subgoals are *contracted* (made local), in order,
+//! each replaced by shortcuts between its neighbours where no other path is as short; the
+//! rest, the *globals*, keep the graph the search crosses. The search enters locals only
+//! upwards, from the start and (backwards) from the goal (after Uras and Koenig's
+//! two-level and N-level subgoal graphs, built here as contraction in a single pass).
 //!
 //! # The structure
-//! Subgoals are visited by growing degree. A subgoal `v` becomes local when none of its
-//! neighbours in the subgoal graph is local already, and when for every pair `a, b` of its
-//! current neighbours either a *witness* joins them without `v` in the graph left so far (a
-//! direct edge or a path of two edges, no longer than `w(a, v) + w(v, b)`), or one of at
-//! most [`MAX_SHORTCUTS`] *shortcuts* `a — b` of that weight, remembering `v` as its middle,
-//! is added. Then `v` leaves the graph of the globals. Because no two locals are
-//! neighbours, a local's edges are exactly its subgoal-graph edges, all to globals, and a
-//! shortcut's two halves are subgoal-graph edges (its middle's).
+//! Subgoals are visited by growing degree. Subgoal `v` is contracted when for every pair
+//! `a, b` of its current neighbours (the subgoals not contracted yet joined to it) either a
+//! *witness* joins them without `v` (a direct edge or a path of two edges in the graph left
+//! so far, no longer than `w(a, v) + w(v, b)`), or one of at most [`MAX_SHORTCUTS`]
+//! *shortcuts* `a — b` of that weight, remembering `v` as its middle, is added, and when
+//! its level (one more than the highest level of the contracted subgoals it was joined
+//! to) stays at most [`MAX_LEVEL`]. A contracted subgoal keeps its edges of that moment
+//! as its *upward* edges: all to subgoals contracted later, or globals.
 //!
 //! # Why it is exact
-//! Removing `v` keeps every distance between the nodes left: a shortest path through `v`
-//! enters and leaves it by two neighbours `a, b`, and the witness or the shortcut is as
-//! short. By induction, the globals with their edges and shortcuts keep every distance
-//! between globals. A query's shortest route over the subgoal graph, `s, g₁, …, g_k, t`
-//! with direct-h-reachable hops, has locals only where both path neighbours are globals
-//! (or the ends): between two globals, the part through a local is replaced by a path of
-//! the globals as short. So a route as short exists whose locals are at most `g₁`, tied to
-//! the start by its scan, and `g_k`, tied to the goal: the search enters a local only as a
-//! start tie (and leaves it by its own edges, all to globals), and a global next to a local
-//! the goal's scan reached is marked with the way through it. Landmark bounds stay
-//! admissible and consistent: a shortcut weighs its two halves, at least the lattice
-//! distance between its ends. `tests/suite/subgoal_props.rs` checks paths against Dijkstra
-//! with the two levels on, and fails when shortcuts are left out.
+//! Contracting `v` keeps every distance between the subgoals left: a shortest path
+//! through `v` enters and leaves it by two neighbours `a, b`, and the witness or the
+//! shortcut is as short. So (as in contraction hierarchies) between any two subgoals there
+//! is a shortest path that climbs from the first over upward edges, crosses globals over
+//! their edges, and descends over upward edges taken backwards: take a shortest path and
+//! replace, again and again, its first-contracted inner subgoal by that subgoal's witness
+//! or shortcut; every step removes an inner subgoal contracted before all the others,
+//! until none lies below both its path neighbours. A query's shortest route over the
+//! subgoal graph, `s, g₁, …, g_k, t`, ties `g₁` to the start and `g_k` to the goal, so the
+//! search from the start ties over upward and global edges meets the marks that a small
+//! search from the goal ties over upward edges leaves (see `search_subgoals`). Landmark
+//! bounds stay admissible and consistent: a shortcut weighs the path it stands for, at
+//! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
+//! against Dijkstra with the levels on, and fails when shortcuts are left out.
 //!
 //! # Edits
-//! An edit drops the two levels (the search goes on over the whole subgoal graph, exact as
-//! before): a witness of a removed local may have lost an edge. A rebuild of the map, or
-//! of its subgoal graph, brings them back.
+//! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
+//! before): a witness may have lost an edge. A rebuild of the map brings them back.
 
 use super::SubgoalGraph;
-use crate::geom::Cell;
 use crate::grid::movement::octile;
 
-/// Shortcuts one local may cost: more would trade few expansions for many edges.
-const MAX_SHORTCUTS: usize = 2;
+/// Shortcuts one contraction may add: more would trade few expansions for many edges.
+/// Measured with [`MAX_LEVEL`] (subgoals bench, shared machine): 2–8 with levels 3–6 give
+/// the same times within noise; 32 with 12 and 100 with 30 contract 64–76 % of the
+/// subgoals but the upward edges double and queries slow down 10–50 %.
+const MAX_SHORTCUTS: usize = 4;
+/// The highest level a contracted subgoal may have: it bounds the upward searches.
+const MAX_LEVEL: u8 = 6;
 /// The middle of an edge that is no shortcut.
 pub(crate) const DIRECT: u32 = u32::MAX;
 /// What two path lengths may differ by and still count as equal: distinct octile sums
 /// on maps below 2^16 cells a side differ by far more.
 const TIE: f64 = 1e-7;
 
-/// An edge of the global level: its far end and, for a shortcut, its middle subgoal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An edge of the levels: its far end, its weight in cells and, for a shortcut, its
+/// middle subgoal.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Arc {
     pub to: u32,
     pub via: u32,
+    pub weight: f64,
 }
 
-/// The two levels of a subgoal graph (see the module docs).
+/// The levels of a subgoal graph (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Levels {
-    /// One bit per subgoal ID: whether it is local.
+    /// One bit per subgoal ID: whether it is contracted (local).
     local: Vec<u64>,
-    /// `arcs[offsets[id]..offsets[id + 1]]`: the global level's edges of global `id`.
+    /// `arcs[offsets[id]..offsets[id + 1]]`: the upward edges of local `id`, the edges of
+    /// global `id` to other globals.
     offsets: Vec<u32>,
     arcs: Vec<Arc>,
 }
 
 impl Levels {
-    /// Splits `graph`'s subgoals into locals and globals and builds the global level.
+    /// Contracts `graph`'s subgoals (see the module docs).
     pub fn build(graph: &SubgoalGraph) -> Self {
         let n = graph.capacity();
-        let weight = |a: u32, b: u32| octile(graph.cell(a), graph.cell(b));
-        // The graph left so far: (neighbour, middle) per subgoal.
+        // The graph left so far.
         let mut adj: Vec<Vec<Arc>> = (0..n as u32)
             .map(|id| {
                 if !graph.is_live(id) {
                     return Vec::new();
                 }
+                let here = graph.cell(id);
                 graph
                     .neighbours(id)
                     .iter()
-                    .map(|&to| Arc { to, via: DIRECT })
+                    .map(|&to| Arc {
+                        to,
+                        via: DIRECT,
+                        weight: octile(here, graph.cell(to)),
+                    })
                     .collect()
             })
             .collect();
-        let arc_weight = |a: u32, arc: &Arc| match arc.via {
-            DIRECT => weight(a, arc.to),
-            v => weight(a, v) + weight(v, arc.to),
-        };
+        let mut up: Vec<Vec<Arc>> = vec![Vec::new(); n];
         let mut local = vec![false; n];
-        let mut beside_local = vec![false; n];
+        let mut level = vec![0u8; n];
         let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
         order.sort_by_key(|&id| graph.neighbours(id).len());
         let mut reach = vec![f64::INFINITY; n];
-        let mut shortcuts: Vec<(u32, u32, u32)> = Vec::new();
+        let mut shortcuts: Vec<(u32, u32, f64)> = Vec::new();
         for v in order {
-            if beside_local[v as usize] {
+            if level[v as usize] >= MAX_LEVEL {
                 continue;
             }
             shortcuts.clear();
             let around = &adj[v as usize];
-            'pairs: for (i, x) in around.iter().enumerate() {
+            for (i, x) in around.iter().enumerate() {
                 let a = x.to;
-                let wa = weight(a, v);
                 for arc in &adj[a as usize] {
                     if arc.to != v {
                         let r = &mut reach[arc.to as usize];
-                        *r = r.min(arc_weight(a, arc));
+                        *r = r.min(arc.weight);
                     }
                 }
                 for y in &around[i + 1..] {
                     let b = y.to;
-                    let need = wa + weight(v, b) + TIE;
-                    let witnessed = reach[b as usize] <= need
+                    let need = x.weight + y.weight;
+                    let witnessed = reach[b as usize] <= need + TIE
                         || adj[b as usize].iter().any(|arc| {
-                            arc.to != v && reach[arc.to as usize] + arc_weight(b, arc) <= need
+                            arc.to != v && reach[arc.to as usize] + arc.weight <= need + TIE
                         });
                     if !witnessed {
-                        shortcuts.push((a, b, v));
+                        shortcuts.push((a, b, need));
                         if shortcuts.len() > MAX_SHORTCUTS {
                             break;
                         }
@@ -122,26 +131,32 @@ impl Levels {
                     reach[arc.to as usize] = f64::INFINITY;
                 }
                 if shortcuts.len() > MAX_SHORTCUTS {
-                    break 'pairs;
+                    break;
                 }
             }
             if shortcuts.len() > MAX_SHORTCUTS {
                 continue;
             }
             local[v as usize] = true;
-            for x in std::mem::take(&mut adj[v as usize]) {
-                beside_local[x.to as usize] = true;
+            let edges = std::mem::take(&mut adj[v as usize]);
+            let above = level[v as usize] + 1;
+            for x in &edges {
+                let l = &mut level[x.to as usize];
+                *l = (*l).max(above);
                 adj[x.to as usize].retain(|arc| arc.to != v);
             }
-            for &(a, b, via) in &shortcuts {
-                let w = weight(a, via) + weight(via, b);
+            up[v as usize] = edges;
+            for &(a, b, weight) in &shortcuts {
                 for (p, q) in [(a, b), (b, a)] {
-                    match adj[p as usize].iter().position(|arc| arc.to == q) {
-                        Some(k) if arc_weight(p, &adj[p as usize][k]) > w => {
-                            adj[p as usize][k].via = via;
-                        }
+                    let arc = Arc {
+                        to: q,
+                        via: v,
+                        weight,
+                    };
+                    match adj[p as usize].iter_mut().find(|arc| arc.to == q) {
+                        Some(old) if old.weight > weight => *old = arc,
                         Some(_) => {}
-                        None => adj[p as usize].push(Arc { to: q, via }),
+                        None => adj[p as usize].push(arc),
                     }
                 }
             }
@@ -152,57 +167,49 @@ impl Levels {
             arcs: Vec::new(),
         };
         levels.offsets.push(0);
-        if std::env::var("QP_LEVELS_DEBUG").is_ok() {
-            let locals = local.iter().filter(|&&l| l).count();
-            let arcs: usize = adj.iter().map(Vec::len).sum();
-            let short: usize = adj.iter().flatten().filter(|a| a.via != DIRECT).count();
-            eprintln!("levels: {} subgoals, {locals} local, {} global edges ({} shortcuts), {} subgoal edges", graph.len(), arcs / 2, short / 2, graph.edge_count());
-        }
-        for (id, list) in adj.iter().enumerate() {
+        for id in 0..n {
             if local[id] {
                 levels.local[id / 64] |= 1 << (id % 64);
+                levels.arcs.extend_from_slice(&up[id]);
+            } else {
+                levels.arcs.extend_from_slice(&adj[id]);
             }
-            levels.arcs.extend_from_slice(list);
             levels.offsets.push(levels.arcs.len() as u32);
         }
         levels
     }
 
-    /// Whether subgoal `id` is local.
+    /// Whether subgoal `id` is local (contracted).
     #[inline]
     pub fn is_local(&self, id: u32) -> bool {
         self.local[id as usize / 64] >> (id % 64) & 1 == 1
     }
 
-    /// The global level's edges of global `id` (none for a local).
+    /// The upward edges of local `id`, or the edges of global `id` to other globals.
     #[inline]
     pub fn arcs(&self, id: u32) -> &[Arc] {
         &self.arcs[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
     }
 
-    /// The middle of the global level's edge from `a` to `b` ([`DIRECT`] for a subgoal
-    /// graph edge, or when `a` is local).
-    pub fn via(&self, a: u32, b: u32) -> u32 {
-        self.arcs(a)
+    /// The subgoal-graph hops that the edge of the levels between `a` and `b` stands for,
+    /// appended to `out` after `a`: the inner subgoals, then `b`.
+    pub fn unpack(&self, a: u32, b: u32, out: &mut Vec<u32>) {
+        let via = self
+            .arcs(a)
             .iter()
             .find(|arc| arc.to == b)
-            .map_or(DIRECT, |arc| arc.via)
+            .or_else(|| self.arcs(b).iter().find(|arc| arc.to == a))
+            .map_or(DIRECT, |arc| arc.via);
+        if via == DIRECT {
+            out.push(b);
+        } else {
+            self.unpack(a, via, out);
+            self.unpack(via, b, out);
+        }
     }
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.local.capacity() * 8 + self.offsets.capacity() * 4 + self.arcs.capacity() * 8
-    }
-
-    /// The weight of `arc` from `a` over `graph`'s cells.
-    #[inline]
-    pub fn weight(graph: &SubgoalGraph, here: Cell, arc: Arc) -> f64 {
-        match arc.via {
-            DIRECT => octile(here, graph.cell(arc.to)),
-            v => {
-                let mid = graph.cell(v);
-                octile(here, mid) + octile(mid, graph.cell(arc.to))
-            }
-        }
+        self.local.capacity() * 8 + self.offsets.capacity() * 4 + self.arcs.capacity() * 16
     }
 }
