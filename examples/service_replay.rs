@@ -16,7 +16,7 @@ use quadpath::service::{
     Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
 };
 use quadpath::units::UnitId;
-use quadpath::{io, Cell, Mode, Movement, Rect, World};
+use quadpath::{io, Cell, Config, Movement, Rect, World};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -83,7 +83,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let compare = args.get(5).map_or(true, |s| s != "0");
 
     let mut world = World::new(io::read_map(&file)?);
-    let infantry = world.add_class(Movement::default(), Mode::Exact)?;
+    // Exact layers with a subgoal graph, whatever the default: groups are answered from one
+    // backward search over the subgoals. `REPLAY_SUBGOALS=0` keeps the gate fields instead.
+    let subgoals = std::env::var("REPLAY_SUBGOALS").map_or(true, |v| v != "0");
+    let infantry = world.add_class(Movement::default(), Config::exact().with_subgoals(subgoals))?;
     let (w, h) = (world.grid().width(), world.grid().height());
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let open: Vec<Cell> = world.layer(infantry).unwrap().grid().free_cells().collect();
@@ -106,6 +109,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         config = config.with_lanes(lanes);
     }
     let mut service = PathService::with_config(&world, config);
+    // `REPLAY_UNITS=n` gives every tick `Budget::Expansions(n)` instead of the time budget:
+    // the deterministic mode, whose figures other loads on the machine do not move.
+    let tick_budget = std::env::var("REPLAY_UNITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Budget::Time(budget), Budget::Expansions);
     let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
     let mut progress = vec![0usize; units];
     let mut asked_at: HashMap<Ticket, usize> = HashMap::new();
@@ -223,7 +232,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         service.drain_events().for_each(drop);
         let tick_start = Instant::now();
         let tick_cpu = thread_cpu_us();
-        let report = service.tick(&world, Budget::Time(budget))?;
+        let report = service.tick(&world, tick_budget)?;
         let tick_end = Instant::now();
         tick_cpu_us.push(thread_cpu_us() - tick_cpu);
         if std::env::var_os("REPLAY_SLOW").is_some()
@@ -292,7 +301,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|&&t| t <= budget.as_secs_f64() * 1e6 * 1.05)
         .count();
     let in3 = latency.iter().filter(|&&l| l <= 3).count();
-    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs (Budget::Time), {} orders", budget.as_micros(), group_sizes.len());
+    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs ({tick_budget:?}), {} orders, subgoal layers: {subgoals}", budget.as_micros(), group_sizes.len());
     println!("| figure | path service | one find_path per unit per order |");
     println!("|---|---:|---:|");
     println!("| main-thread time per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | {:.0} / {:.0} / {:.0} µs (frames with orders) |",
@@ -344,7 +353,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         in3 as f64 * 100.0 / latency.len().max(1) as f64
     );
     println!("| requests / outcomes / from shared work | {requests} / {} / {} ({:.1} %) | {requests} / {requests} / 0 |", stats.delivered, stats.shared, stats.shared as f64 * 100.0 / stats.delivered.max(1) as f64);
-    println!("| flow fields built | {} | 0 |", stats.flow_fields);
+    println!(
+        "| flow fields built (over the subgoals) | {} ({}) | 0 |",
+        stats.flow_fields, stats.subgoal_fields
+    );
     println!(
         "| invalidations / repairs and re-plans | {} / {} | |",
         stats.invalidated, stats.repairs

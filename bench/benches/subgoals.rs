@@ -5,7 +5,8 @@
 //! removed). Every subgoal path is checked against the scenario's optimal length.
 //!
 //! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]
-//! [--profile N [--no-edits]]`
+//! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
+//! times over; `--no-edits` leaves them out of a `--profile` loop.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -38,6 +39,9 @@ struct Args {
     profile: Option<usize>,
     /// With `--profile`: leave out the edit timings, so that the profile is the queries'.
     no_edits: bool,
+    /// Only the edit times, gate graph against subgoal graph, edits of each kind repeated
+    /// this many times over (a loop for a profiler too).
+    edits: Option<usize>,
 }
 
 fn args() -> Args {
@@ -47,6 +51,7 @@ fn args() -> Args {
         rounds: 3,
         profile: None,
         no_edits: false,
+        edits: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -63,6 +68,7 @@ fn args() -> Args {
             "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
             "--no-edits" => a.no_edits = true,
+            "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
             _ => {} // cargo bench's own flags
         }
     }
@@ -131,7 +137,7 @@ fn main() {
             let map = HpaMap::new(grid.clone(), config).unwrap();
             (map, t.elapsed())
         };
-        let (subgoals, subgoals_build) = build(Config::exact().with_subgoals(true));
+        let (subgoals, subgoals_build) = build(Config::exact());
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
             if args.no_edits {
@@ -145,7 +151,18 @@ fn main() {
             );
             continue;
         }
-        let (gates, gates_build) = build(Config::exact());
+        let (gates, gates_build) = build(Config::exact().with_subgoals(false));
+        if let Some(rounds) = args.edits {
+            let (mut gates, mut subgoals) = (gates, subgoals);
+            println!(
+                "| {name} edits only | 1 cell gate / subgoal µs {:.1} / {:.1} | 4×4 {:.1} / {:.1} |",
+                micros(edit_times(&mut gates, 1, 200 * rounds)),
+                micros(edit_times(&mut subgoals, 1, 200 * rounds)),
+                micros(edit_times(&mut gates, 4, 100 * rounds)),
+                micros(edit_times(&mut subgoals, 4, 100 * rounds)),
+            );
+            continue;
+        }
         let mut ctx = SearchContext::new();
         let mut best = [Duration::MAX; 3];
         let mut expansions = 0;

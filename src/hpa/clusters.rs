@@ -129,6 +129,14 @@ impl Preds {
             Preds::Wide(t) => t.capacity() * 4,
         }
     }
+
+    /// Of [`Preds::memory_bytes`], the spare capacity past the entries.
+    fn slack_bytes(&self) -> usize {
+        match self {
+            Preds::Narrow(t) => (t.capacity() - t.len()) * 2,
+            Preds::Wide(t) => (t.capacity() - t.len()) * 4,
+        }
+    }
 }
 
 /// One entrance's predecessor tree in a cluster's [`Preds`], by local gate index.
@@ -178,6 +186,20 @@ pub(crate) struct Clusters {
     /// as it crosses a stale one.
     plain: Vec<bool>,
     scratch: LocalSearch,
+    /// The stale cluster whose routes [`Clusters::refresh_step`] is computing, one
+    /// entrance's search at a time, in `scratch`. Its slot stays stale (and out of `queue`)
+    /// until the last row is in; any edit of the clusters puts it back in the queue.
+    job: Option<RouteJob>,
+}
+
+/// A cluster's routes under way: the new cluster (gates, entrances, tables filled up to
+/// `entrance`), and whether `scratch` is searching from that entrance.
+#[derive(Clone, Debug)]
+struct RouteJob {
+    id: ClusterId,
+    built: Cluster,
+    entrance: usize,
+    running: bool,
 }
 
 /// The most entries (entrances × gates) a cluster keeps route tables for: 768 KiB at 6
@@ -213,6 +235,7 @@ impl Clusters {
             queue: Vec::new(),
             plain: Vec::new(),
             scratch: LocalSearch::default(),
+            job: None,
         })
     }
 
@@ -249,6 +272,7 @@ impl Clusters {
 
     /// Records that a cluster's routes must be recomputed.
     pub fn mark_stale(&mut self, id: ClusterId) {
+        self.cancel_job();
         if !std::mem::replace(&mut self.stale[id.index()], true) {
             self.queue.push(id);
         }
@@ -256,26 +280,90 @@ impl Clusters {
 
     /// Whether any cluster awaits recomputation.
     pub fn is_stale(&self) -> bool {
-        !self.queue.is_empty()
+        !self.queue.is_empty() || self.job.is_some()
     }
 
-    /// Recomputes one stale cluster; returns its cells (the work done), or `None` when none
-    /// was left.
-    pub fn refresh_one(&mut self, g: &GateGraph, shape: &Shape, cells: Cells<'_>) -> Option<usize> {
-        while let Some(id) = self.queue.pop() {
-            self.stale[id.index()] = false;
-            if self.items.is_live(id) {
-                self.recompute(g, shape, cells, id);
-                let area = self
-                    .get(id)
-                    .leaves
-                    .iter()
-                    .map(|&l| g.leaf(l).rect.area())
-                    .sum::<u64>();
-                return Some(area as usize);
+    /// Puts the cluster whose routes were under way back in the queue: an edit may have
+    /// changed its gates or the crossings the search has read.
+    fn cancel_job(&mut self) {
+        if let Some(job) = self.job.take() {
+            self.queue.push(job.id);
+        }
+    }
+
+    /// Does one bounded unit of the stale clusters' recomputation: chooses the gates and
+    /// entrances of the next stale cluster (counted as its cells), or runs the search from
+    /// one of its entrances for about `max_work` more units (a settled gate and each edge
+    /// it relaxes count one; see `LocalSearch::advance`). Returns the work done and
+    /// whether a cluster was finished (its new routes in place), or `None` when none was
+    /// stale. With `max_work` at `usize::MAX` each entrance's search is one unit.
+    pub fn refresh_step(
+        &mut self,
+        g: &GateGraph,
+        shape: &Shape,
+        cells: Cells<'_>,
+        max_work: usize,
+    ) -> Option<(usize, bool)> {
+        if let Some(mut job) = self.job.take() {
+            if !job.running {
+                let source = self.local_of(job.built.entrances[job.entrance]);
+                self.scratch.start(source);
+                job.running = true;
             }
+            let (work, done) = self.scratch.advance(max_work);
+            let work = work.max(1);
+            if done {
+                self.store_row(&mut job.built, job.entrance);
+                job.entrance += 1;
+                job.running = false;
+                if job.entrance == job.built.entrances.len() {
+                    self.install(job.id, job.built);
+                    return Some((work, true));
+                }
+            }
+            self.job = Some(job);
+            return Some((work, false));
+        }
+        while let Some(id) = self.queue.pop() {
+            if !self.items.is_live(id) {
+                self.stale[id.index()] = false;
+                continue;
+            }
+            let old = self.get(id);
+            let mut built = Cluster {
+                key: old.key,
+                leaves: old.leaves.clone(),
+                ..Cluster::default()
+            };
+            self.select(g, shape, cells, &mut built);
+            let rows = self.begin_routes(g, id, &mut built);
+            // The unit's work, counted as the cluster's cells: it scans the border for
+            // entrances and copies the gates and their crossings (a few per border cell of
+            // each leaf), a few cheap steps per cell, where a route search relaxes edges.
+            let area = built
+                .leaves
+                .iter()
+                .map(|&l| g.leaf(l).rect.area())
+                .sum::<u64>() as usize;
+            if rows {
+                self.job = Some(RouteJob {
+                    id,
+                    built,
+                    entrance: 0,
+                    running: false,
+                });
+                return Some((area, false));
+            }
+            self.install(id, built);
+            return Some((area, true));
         }
         None
+    }
+
+    /// Puts a recomputed cluster in its slot, fresh.
+    fn install(&mut self, id: ClusterId, built: Cluster) {
+        *self.items.get_mut(id) = built;
+        self.stale[id.index()] = false;
     }
 
     /// The live clusters.
@@ -308,13 +396,33 @@ impl Clusters {
                     + 4 * c.reach.capacity()
             })
             .sum();
-        tables + self.side_table_bytes()
+        tables + self.job_bytes() + self.side_table_bytes()
     }
 
-    /// Of [`Clusters::memory_bytes`], what edits have left behind: vacant cluster slots
-    /// and spare capacity.
+    /// Of [`Clusters::memory_bytes`], what edits have left behind: vacant cluster slots,
+    /// the live clusters' lists and route tables past their length, the stale queue's
+    /// spare room, and a route recompute under way (its new tables, beside the old).
     pub fn slack_bytes(&self) -> usize {
+        let spare = |c: &Cluster| {
+            4 * (c.leaves.capacity() - c.leaves.len() + c.gates.capacity() - c.gates.len()
+                + c.entrances.capacity()
+                - c.entrances.len()
+                + c.reach.capacity()
+                - c.reach.len())
+                + 8 * (c.dist.capacity() - c.dist.len())
+                + c.pred.slack_bytes()
+        };
         self.items.slack_bytes()
+            + self.live().map(spare).sum::<usize>()
+            + 4 * (self.queue.capacity() - self.queue.len())
+            + self.job_bytes()
+    }
+
+    /// Heap bytes of the route tables a recompute under way is filling.
+    fn job_bytes(&self) -> usize {
+        self.job.as_ref().map_or(0, |j| {
+            8 * j.built.dist.capacity() + 4 * j.built.reach.capacity() + j.built.pred.memory_bytes()
+        })
     }
 
     /// Heap bytes of the slots, the key map and the per-leaf and per-gate side tables.
@@ -331,6 +439,7 @@ impl Clusters {
 
     /// Puts a new free leaf into its cluster, which becomes stale, and returns it.
     pub fn attach(&mut self, g: &GateGraph, shape: &Shape, leaf: LeafId) -> ClusterId {
+        self.cancel_job();
         let (id, rect) = (g.leaf(leaf).id, g.leaf(leaf).rect);
         let key = shape.cell_id(id.depth().min(self.depth), Cell::new(rect.x1, rect.y1));
         let cluster = *self.by_key.entry(key.raw()).or_insert_with(|| {
@@ -355,6 +464,7 @@ impl Clusters {
     /// Takes a leaf that is about to be removed out of its cluster. Returns the cluster,
     /// now stale, while it still has leaves.
     pub fn detach(&mut self, leaf: LeafId) -> Option<ClusterId> {
+        self.cancel_job();
         let id = self.of_leaf(leaf);
         let c = self.items.get_mut(id);
         let pos = c
@@ -373,17 +483,23 @@ impl Clusters {
         None
     }
 
-    /// Recomputes a cluster's gate list, entrances, and entrance-to-entrance routes.
-    fn recompute(&mut self, g: &GateGraph, shape: &Shape, cells: Cells<'_>, id: ClusterId) {
-        let mut c = std::mem::take(self.items.get_mut(id));
-        self.select(g, shape, cells, &mut c);
-        self.compute_routes(g, id, &mut c);
-        *self.items.get_mut(id) = c;
-    }
-
     /// Fills the route tables of cluster `c` (slot `id`), whose gates and entrances
     /// [`Clusters::select`] has chosen.
     fn compute_routes(&mut self, g: &GateGraph, id: ClusterId, c: &mut Cluster) {
+        if !self.begin_routes(g, id, c) {
+            return;
+        }
+        for i in 0..c.entrances.len() {
+            self.scratch.run(self.local_of(c.entrances[i]));
+            self.store_row(c, i);
+        }
+    }
+
+    /// Sizes the route tables of cluster `c` (slot `id`), whose gates and entrances
+    /// [`Clusters::select`] has chosen, and prepares the search over it. Returns whether
+    /// there are rows to fill, one search per entrance: none for a plain cluster (see
+    /// [`MAX_TABLE_ENTRIES`]) or one without entrances.
+    fn begin_routes(&mut self, g: &GateGraph, id: ClusterId, c: &mut Cluster) -> bool {
         let (n_e, n_g) = (c.entrances.len(), c.gates.len());
         let plain = n_e * n_g > MAX_TABLE_ENTRIES;
         self.plain[id.index()] = plain;
@@ -391,7 +507,7 @@ impl Clusters {
             c.dist = Vec::new();
             c.pred = Preds::Narrow(Vec::new());
             c.reach = Vec::new();
-            return;
+            return false;
         }
         c.dist.clear();
         c.dist.resize(n_e * n_e, f64::INFINITY);
@@ -399,19 +515,21 @@ impl Clusters {
         c.reach.clear();
         c.reach.resize(n_e * n_g, f32::INFINITY);
         self.scratch.prepare(g, c, id, &self.of_leaf, &self.local);
-        for i in 0..n_e {
-            let source = self.local_of(c.entrances[i]);
-            self.scratch.run(source);
-            for j in 0..n_e {
-                c.dist[i * n_e + j] = self.scratch.dist[self.local_of(c.entrances[j]) as usize];
-            }
-            c.pred.store(i * n_g, &self.scratch.pred[..n_g]);
-            for (r, &d) in c.reach[i * n_g..(i + 1) * n_g]
-                .iter_mut()
-                .zip(&self.scratch.dist)
-            {
-                *r = d as f32;
-            }
+        n_e > 0
+    }
+
+    /// Copies the finished search from entrance `i` of `c` into its route tables.
+    fn store_row(&self, c: &mut Cluster, i: usize) {
+        let (n_e, n_g) = (c.entrances.len(), c.gates.len());
+        for j in 0..n_e {
+            c.dist[i * n_e + j] = self.scratch.dist[self.local_of(c.entrances[j]) as usize];
+        }
+        c.pred.store(i * n_g, &self.scratch.pred[..n_g]);
+        for (r, &d) in c.reach[i * n_g..(i + 1) * n_g]
+            .iter_mut()
+            .zip(&self.scratch.dist)
+        {
+            *r = d as f32;
         }
     }
 
@@ -705,6 +823,13 @@ impl LocalSearch {
 
     /// Runs from local gate `source` over the cluster last [`prepare`](Self::prepare)d.
     fn run(&mut self, source: u32) {
+        self.start(source);
+        self.advance(usize::MAX);
+    }
+
+    /// Opens a search from local gate `source` over the cluster last
+    /// [`prepare`](Self::prepare)d; [`advance`](Self::advance) runs it.
+    fn start(&mut self, source: u32) {
         let n = self.cells.len();
         self.dist.clear();
         self.dist.resize(n, f64::INFINITY);
@@ -716,17 +841,30 @@ impl LocalSearch {
         self.dist[source as usize] = 0.0;
         self.pred[source as usize] = FROM_ORIGIN;
         self.open.push(0.0, source);
-        while let Some(u) = self.open.pop() {
+    }
+
+    /// Runs the open search until it has done at least `max_work` units (a settled gate
+    /// and each edge it relaxes count one each) or is done. Returns the work done and
+    /// whether the search is done; it stops between settled gates, so it overruns
+    /// `max_work` by at most one gate's edges (its leaf's gates and its crossings).
+    fn advance(&mut self, max_work: usize) -> (usize, bool) {
+        let mut work = 0usize;
+        while work < max_work {
+            let Some(u) = self.open.pop() else {
+                return (work, true);
+            };
             let ui = u as usize;
             if self.closed[ui] {
                 continue;
             }
             self.closed[ui] = true;
+            work += 1;
             let (d, here, span, p) = (self.dist[ui], self.cells[ui], self.mates[ui], self.pred[ui]);
             let cost = self.costs[ui];
             // Leaf-mates are offered only from gates entered by a crossing (or the source):
             // see the flat search for why that loses nothing.
             if p == FROM_ORIGIN || !(span.0..span.1).contains(&p) {
+                work += (span.1 - span.0) as usize;
                 for v in span.0..span.1 {
                     self.relax(v, d + octile(here, self.cells[v as usize]) * cost, u);
                 }
@@ -735,6 +873,7 @@ impl LocalSearch {
                 self.link_start[ui] as usize,
                 self.link_start[ui + 1] as usize,
             );
+            work += b - a;
             for k in a..b {
                 let v = self.links[k];
                 let vi = v as usize;
@@ -742,6 +881,7 @@ impl LocalSearch {
                 self.relax(v, d + step, u);
             }
         }
+        (work, self.open.is_empty())
     }
 
     #[inline]

@@ -108,31 +108,37 @@ pub struct Config {
     /// Subgoals are the free cells at convex obstacle corners; edges join those that reach
     /// each other along a straight-then-diagonal walk of octile length, so the graph is far
     /// sparser than the gate graph and paths stay optimal (see the crate's exactness notes
-    /// and `tests/suite/subgoal_props.rs`). Edits update it locally. Off by default: its
-    /// queries are 5–15× faster than the gate search's (the `peers` bench's `qp-exact-sg` rows),
-    /// but an edit costs it several hundred µs on a 512² or 1024² StarCraft map against
-    /// about 50 µs for the gate graph alone. A map with terrain costs ignores it and
-    /// searches its gate graph.
+    /// and `tests/suite/subgoal_props.rs`). Edits update it locally, and its searches are
+    /// sliced like the gate search's ([`HpaMap::resume_path_search`](super::HpaMap::resume_path_search)).
+    ///
+    /// On in the exact preset ([`Config::exact`], [`Mode::Exact`]): its queries are
+    /// 4–7× faster than the gate search's to every cell and 9–15× to corner points on
+    /// StarCraft and DAO maps (the `subgoals` and `peers` benches). Its edits cost more:
+    /// one cell 44–234 µs and a 4×4 building 102–322 µs on the 1024² StarCraft and DAO
+    /// maps measured, against 16–45 and 55–92 µs for a map without it (see the design
+    /// notes). Turn it off (`with_subgoals(false)`) for a map that is edited far more
+    /// often than it is searched. A map with terrain costs ignores it and searches its
+    /// banded gate graph.
     pub subgoals: bool,
     /// The worst a path may cost over the optimum on a map of several terrain costs, in
-    /// percent (`Some(5)`: at most 1.05 × the cheapest path), or `None` for no bound.
+    /// percent (`Some(25)`: at most 1.25 × the cheapest path), or `None` for no bound.
     ///
     /// With a bound, a map whose passable codes do not all cost the same keeps every
     /// crossing between leaves as a gate ([`GatePolicy::All`], whatever
-    /// [`Config::gates`] says), so that its gate graph is exact; a fast answer is then
-    /// checked against an admissible lower bound `L` of the optimum (the octile distance
-    /// times the cheapest cost, or the landmark bound where the map keeps landmarks), and
-    /// when it costs more than `(1 + p/100) × L` the query answers with the exact gate
-    /// search instead. So no answer costs more than `(1 + p/100) ×` the optimum, whatever
-    /// the costs (see the guide, *Fast mode's bound under terrain costs*).
-    /// [`HpaMap::bound_fallbacks`](super::HpaMap::bound_fallbacks) counts the exact
-    /// searches it took. Maps of one cost are not affected.
+    /// [`Config::gates`] says), so that its gate graph is exact, and at least
+    /// [`BOUND_LANDMARKS`](Config::BOUND_LANDMARKS) landmarks. A fast answer of cost `C`
+    /// is then *certified*: the exact gate search runs until the lowest `f` on its open
+    /// list reaches `C / (1 + p/100)`, which proves the optimum at least that (the
+    /// landmark bound is consistent); should it reach the goal first, its optimal path is
+    /// the answer. So no answer costs more than `(1 + p/100) ×` the optimum, whatever the
+    /// costs (see the guide, *Fast mode's bound under terrain costs*).
+    /// [`HpaMap::bound_fallbacks`](super::HpaMap::bound_fallbacks) counts the searches that
+    /// ran to the goal. Maps of one cost are not affected.
     ///
-    /// Both presets leave it off (`None`): the lower bound at hand is weak under costs
-    /// (the cheapest terrain times the octile distance is half the optimum on ground at 1
-    /// with roads at 0.5), so the check fails on most long moves and a bounded fast map
-    /// answers at about exact mode's speed or slower (measured in the guide). Turn it on
-    /// where a guaranteed worst case matters more than speed.
+    /// The fast preset keeps 25 %: on mild costs (roads at 0.5, rough ground at 3) a
+    /// certified fast map answers as fast as an unbounded one, and at extreme ratios (1/64
+    /// to 10⁶) at about exact mode's speed (measured in the guide); the mean excess stays
+    /// the fast search's (about 1 %). The exact preset needs none.
     pub max_excess_percent: Option<u32>,
     /// Compact the map on [`HpaMap::refresh`](super::HpaMap::refresh) when the bytes
     /// edits have left behind ([`MemoryBreakdown::waste`](super::MemoryBreakdown::waste))
@@ -159,10 +165,17 @@ pub(crate) const LANDMARK_OPEN_CELLS: u64 = 1 << 20;
 pub(crate) const LANDMARK_CELLS_PER_GATE: u64 = 64;
 
 impl Config {
+    /// The landmarks a map of several costs keeps at least under a
+    /// [`Config::max_excess_percent`] bound: their bound is what certifies fast answers
+    /// quickly (without them the certifying search is several times slower than exact
+    /// mode's).
+    pub const BOUND_LANDMARKS: u8 = 8;
+
     /// The largest [`Config::local_radius`]: its window then has 129² cells.
     pub const MAX_LOCAL_RADIUS: u32 = 64;
 
-    /// Optimal paths: every crossing is a gate, no smoothing needed, and 8 landmarks.
+    /// Optimal paths: every crossing is a gate, no smoothing needed, 8 landmarks, and the
+    /// subgoal graph on maps of one terrain cost (see [`Config::subgoals`]).
     pub fn exact() -> Self {
         Config {
             gates: GatePolicy::All,
@@ -172,7 +185,7 @@ impl Config {
             landmarks: 8,
             local_radius: 0,
             max_memory: None,
-            subgoals: false,
+            subgoals: true,
             max_excess_percent: None,
             compact_above_percent: Some(100),
         }
@@ -191,7 +204,7 @@ impl Config {
             local_radius: 16,
             max_memory: None,
             subgoals: false,
-            max_excess_percent: None,
+            max_excess_percent: Some(25),
             compact_above_percent: Some(100),
         }
     }
@@ -245,8 +258,9 @@ impl Config {
     /// ```
     /// use quadpath::{Cell, Config, Grid, HpaMap};
     /// let grid = Grid::from_fn(32, 32, |x, y| x != 16 || y > 28);
-    /// let gates = HpaMap::new(grid.clone(), Config::exact())?;
-    /// let subgoals = HpaMap::new(grid, Config::exact().with_subgoals(true))?;
+    /// let gates = HpaMap::new(grid.clone(), Config::exact().with_subgoals(false))?;
+    /// let subgoals = HpaMap::new(grid, Config::exact())?;
+    /// assert!(subgoals.subgoal_count() > 0 && gates.subgoal_count() == 0);
     /// let (a, b) = (Cell::new(0, 0), Cell::new(31, 0));
     /// // Around the wall through the gap at the bottom, just as long either way.
     /// let length = subgoals.find_path(a, b)?.length;
@@ -289,11 +303,13 @@ impl Config {
         self
     }
 
-    /// The configuration a map of these costs is built with: every crossing a gate when a
-    /// bound is kept on a map of several costs (see [`Config::max_excess_percent`]).
+    /// The configuration a map of these costs is built with: every crossing a gate and at
+    /// least [`Config::BOUND_LANDMARKS`] landmarks when a bound is kept on a map of several
+    /// costs (see [`Config::max_excess_percent`]).
     pub(crate) fn for_costs(mut self, several_costs: bool) -> Self {
         if several_costs && self.max_excess_percent.is_some() {
             self.gates = GatePolicy::All;
+            self.landmarks = self.landmarks.max(Self::BOUND_LANDMARKS);
         }
         self
     }

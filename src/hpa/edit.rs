@@ -35,11 +35,14 @@ pub struct RefreshReport {
     pub landmarks: usize,
     /// Whether the map is now fully up to date.
     pub complete: bool,
-    /// Work done, in cells: cells a landmark column search settled, scanned or wrote
-    /// into the table, and the cells of each cluster whose routes were recomputed. A
-    /// refresh with a time budget stops at the first unit boundary past its deadline, and
-    /// one unit is at most [`HpaMap::REFRESH_UNIT_CELLS`] cells of landmark work, or one
-    /// cluster (at most [`Clustering::side`](crate::Clustering::side)² cells).
+    /// Work done, in cells and gates: cells a landmark column search settled, scanned or
+    /// wrote into the table; for a cluster whose routes are recomputed, its cells when its
+    /// entrances are chosen (a few cheap steps per cell), then the gates its searches (one
+    /// per entrance) settle and the edges they relax. A refresh with a time
+    /// budget stops at the first unit boundary past its deadline, and one unit is at most
+    /// [`HpaMap::REFRESH_UNIT_CELLS`] of landmark or route-search work (plus one gate's
+    /// edges), or one cluster's choice of entrances (at most
+    /// [`Clustering::side`](crate::Clustering::side)² cells, or a larger free leaf's).
     pub work: usize,
     /// Heap bytes given back by compacting the map after the refresh (see
     /// [`Config::compact_above_percent`](crate::Config::compact_above_percent)); 0 when it
@@ -549,9 +552,9 @@ impl HpaMap {
 
     /// [`HpaMap::refresh`], stopping once `budget` has run out: call it once a frame with
     /// the time the frame can spare, until it reports `complete`. It always does at least
-    /// one unit of work (one cluster or one landmark) when any is left, so that repeated
-    /// calls finish even with a zero budget; a unit takes from microseconds (a cluster) to
-    /// tens of milliseconds (a landmark on a 1024² map).
+    /// one unit of work (see [`RefreshReport::work`]) when any is left, so that repeated
+    /// calls finish even with a zero budget: a slice of a landmark column or of a cluster's
+    /// route search, or a cluster's choice of entrances, each tens of microseconds.
     ///
     /// ```
     /// use quadpath::{Grid, HpaMap, Mode, Rect};
@@ -563,7 +566,7 @@ impl HpaMap {
     /// let mut frames = 0;
     /// while map.needs_refresh() {
     ///     let report = map.refresh_within(Duration::from_micros(200));
-    ///     assert!(report.clusters + report.landmarks > 0);
+    ///     assert!(report.work > 0);
     ///     frames += 1;
     /// }
     /// assert!(frames >= 1);
@@ -574,10 +577,12 @@ impl HpaMap {
         self.refresh_until(Instant::now().checked_add(budget))
     }
 
-    /// The most landmark work, in cells, one unit of [`HpaMap::refresh_within`] does (see
-    /// [`RefreshReport::work`]): a slice of a column search (1024 settled cells, an empty
-    /// bucket of its queue counting 1/64) or of the table's scan or write, plus one 8×8
-    /// block. A column over a whole 1024² map takes some thousands of units.
+    /// The most landmark or cluster-route work one unit of [`HpaMap::refresh_within`]
+    /// does (see [`RefreshReport::work`]): a slice of a column search (1024 settled cells,
+    /// an empty bucket of its queue counting 1/64) or of the table's scan or write, plus
+    /// one 8×8 block; or a slice of a cluster's search from one entrance (1024 settled
+    /// gates and relaxed edges, plus the edges of the gate it stopped at). A column over a
+    /// whole 1024² map takes some thousands of units.
     pub const REFRESH_UNIT_CELLS: usize = super::landmarks::COLUMN_SLICE + 64;
 
     fn refresh_until(&mut self, deadline: Option<Instant>) -> RefreshReport {
@@ -590,13 +595,12 @@ impl HpaMap {
             usize::MAX
         };
         loop {
-            let cluster = self
-                .clusters
-                .as_mut()
-                .and_then(|c| c.refresh_one(&self.graph, &shape, (&self.grid, &self.costs)));
-            if let Some(cells) = cluster {
-                report.clusters += 1;
-                report.work += cells;
+            let cluster = self.clusters.as_mut().and_then(|c| {
+                c.refresh_step(&self.graph, &shape, (&self.grid, &self.costs), slice)
+            });
+            if let Some((work, finished)) = cluster {
+                report.clusters += usize::from(finished);
+                report.work += work;
             } else if self.landmarks_pending {
                 // Counting the free cells is a popcount per 64 cells, far cheaper than
                 // settling one cell; the rest allocates zeroed tables.

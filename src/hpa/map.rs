@@ -295,17 +295,21 @@ impl HpaMap {
             map.clusters = Some(Box::new(clusters));
         }
         profile.clusters = lap();
-        // A layer searched over its subgoal graph keeps its landmark distances at the
-        // subgoals only (see `hpa::landmarks_sparse`), not per cell.
-        if config.landmarks > 0 && landmarks_pay(&map) && !map.wants_subgoals() {
+        // A layer searched over its subgoal graph reads its landmark distances at the
+        // subgoals (see `hpa::landmarks_sparse`); the per-cell table is still built for
+        // the gate search (dropping it fails tests that count on it: a later session).
+        if config.landmarks > 0 && landmarks_pay(&map) {
             let k = config.landmarks as usize;
             estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
             check(estimated)?;
             map.landmarks = Landmarks::build(&map.grid, &map.costs, k);
         }
         profile.landmarks = lap();
-        map.subgoals = map
-            .wants_subgoals()
+        // A map without a blocked cell has no subgoal, and its searches need none (every
+        // goal lies in the start's cone): it gets its graph, and the stop bits' three bits
+        // per cell, at its first edit that keeps a blocked cell (`update_subgoals`).
+        let cells = map.grid.width() as u64 * map.grid.height() as u64;
+        map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
             .then(|| Box::new(SubgoalGraph::build(&map.grid)));
         profile.subgoals = lap();
         if let Some(graph) = &mut map.subgoals {
@@ -313,6 +317,11 @@ impl HpaMap {
             profile.landmarks += lap();
             graph.build_levels();
             profile.subgoals += lap();
+            // Counted as built: both are small next to the gate layer's estimate.
+            estimated = estimated
+                .saturating_add(graph.landmark_bytes())
+                .saturating_add(graph.level_bytes());
+            check(estimated)?;
         }
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
@@ -481,6 +490,7 @@ impl HpaMap {
             + self.components.slack_bytes(self.graph.leaf_count())
             + self.tree.slack_bytes()
             + self.clusters.as_ref().map_or(0, |c| c.slack_bytes())
+            + self.subgoals.as_ref().map_or(0, |s| s.slack_bytes())
     }
 
     /// How long each step of the build that made this map took ([`HpaMap::new`], or the
@@ -567,10 +577,7 @@ pub(super) fn landmarks_pay(map: &HpaMap) -> bool {
     use super::config::{LANDMARK_CELLS_PER_GATE, LANDMARK_OPEN_CELLS};
     let free = map.grid.free_count();
     let gates = map.graph.gate_count() as u64;
-    // A subgoal layer keeps its landmarks at the subgoals (see `hpa::landmarks_sparse`).
-    map.subgoals.is_none()
-        && gates > 0
-        && (free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * gates)
+    gates > 0 && (free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * gates)
 }
 
 /// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.

@@ -10,8 +10,8 @@
 //!   valid through edits;
 //! - `search` ([`SearchContext`]): A\* over gates (or entrances) with reusable buffers and
 //!   a radix-heap open list (`open`);
-//! - `subgoals`: exact mode's sparse abstract level on maps of one terrain cost (behind
-//!   [`Config::subgoals`]): subgoals at convex obstacle corners and the edges between
+//! - `subgoals`: exact mode's sparse abstract level on maps of one terrain cost (on by
+//!   default, see [`Config::subgoals`]): subgoals at convex obstacle corners and the edges between
 //!   those that reach each other directly, kept up to date through edits;
 //! - `path`: refinement into cells, smoothing, and an independent validator;
 //! - `trace`: search traces recorded on request ([`HpaMap::find_path_traced`]).
@@ -59,4 +59,5 @@ pub use policy::GatePolicy;
 pub use profile::{BuildProfile, MemoryBreakdown};
 pub use query::{PathSearch, SearchProgress};
 pub use search::SearchContext;
+pub(crate) use subgoals::SubgoalField;
 pub use trace::{SearchTrace, TraceEvent, TraceKind};

@@ -7,7 +7,7 @@ use super::graph::{GateGraph, LeafId};
 use super::map::HpaMap;
 use super::path::{self, Corners, Path};
 use super::policy::GatePolicy;
-use super::search::{Ends, OpenSearch, SearchContext, Stepped};
+use super::search::{Ends, OpenSearch, SearchContext, Stepped, SubgoalOpened};
 use crate::geom::{Cell, Rect};
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -19,8 +19,8 @@ thread_local! {
 }
 
 /// A path query run in slices by [`HpaMap::resume_path_search`]: its two ends, where it
-/// stands, and the work it has done. Holds no buffers: a paused gate search keeps its
-/// state in the [`SearchContext`] it ran on.
+/// stands, and the work it has done. Holds no buffers: a paused gate or subgoal search
+/// keeps its state in the [`SearchContext`] it ran on.
 ///
 /// ```
 /// use quadpath::{Cell, Grid, HpaMap, Mode, PathSearch, SearchContext, SearchProgress};
@@ -53,6 +53,8 @@ enum Stage {
     Fresh,
     /// The gate search is open in a context.
     Gates { ends: Ends, open: OpenSearch },
+    /// The subgoal search is open in a context, its goal's cone scan run or not yet.
+    Subgoals { open: OpenSearch, goal_marked: bool },
 }
 
 /// What a search found, before it is written out as a [`Path`] or [`Corners`].
@@ -76,6 +78,8 @@ enum Opened {
     /// The gate search opened, with the short-move window's path when it was not proved
     /// optimal (the cheaper of the two is the answer).
     Gates(Ends, OpenSearch, Option<Vec<Cell>>),
+    /// The subgoal search opened: its start's cone scan run, one unit of work.
+    Subgoals(OpenSearch),
 }
 
 /// Where [`HpaMap::resume_path_search`] stopped.
@@ -225,12 +229,16 @@ impl HpaMap {
     /// whether it has finished: the same query as [`HpaMap::find_path_with`], with the same
     /// answer, cut into slices that a game can spread over frames.
     ///
-    /// The work of a slice is counted in gate expansions. The gate search of an exact map
+    /// The work of a slice is counted in expansions. The gate search of an exact map
     /// (no clusters) stops after exactly `max_expansions` of them and resumes where it
-    /// stopped, its state kept in `ctx`; the other steps run whole and count their own
-    /// expansions: a short move's grid search (at most `(2r + 1)²` cells for the map's
+    /// stopped, its state kept in `ctx`. The subgoal search (exact mode on a map of one
+    /// terrain cost, see [`Config::subgoals`](crate::Config::subgoals)) counts its start's
+    /// cone scan as one unit, its goal's cone scan as one, and each subgoal it expands as
+    /// one, and pauses between any two of them. The other steps run whole and count their
+    /// own expansions: a short move's grid search (at most `(2r + 1)²` cells for the map's
     /// [`local_radius`](crate::Config::local_radius) `r`) and the clustered search of a
-    /// fast map. So a slice overruns `max_expansions` by at most one such step.
+    /// fast map. So a slice overruns `max_expansions` by at most one such step (and a
+    /// subgoal search's slice never overruns a budget of at least 1).
     ///
     /// A paused search resumes only on the context it paused on, with no other search run
     /// on that context in between, and on an unedited map; otherwise it starts again from
@@ -330,44 +338,112 @@ impl HpaMap {
         max_expansions: usize,
     ) -> RouteProgress {
         let (start, goal) = (search.start, search.goal);
-        if let Stage::Gates { open, .. } = search.stage {
+        if let Stage::Gates { open, .. } | Stage::Subgoals { open, .. } = search.stage {
             if search.revision != self.revision || !ctx.holds(open) {
                 search.stage = Stage::Fresh;
                 search.restarts += 1;
             }
         }
-        let (ends, open) = match search.stage {
-            Stage::Gates { ends, open } => (ends, open),
-            Stage::Fresh => match self.open_gate_search(ctx, start, goal) {
+        let mut budget = max_expansions;
+        if let Stage::Fresh = search.stage {
+            match self.open_gate_search(ctx, start, goal) {
                 Opened::Answered(answer, work) => {
                     search.expansions += work;
                     return RouteProgress::Done(answer);
                 }
                 Opened::Gates(ends, open, window) => {
                     search.window = window;
-                    search.revision = self.revision;
                     search.stage = Stage::Gates { ends, open };
-                    (ends, open)
                 }
-            },
+                Opened::Subgoals(open) => {
+                    search.expansions += 1;
+                    budget = budget.saturating_sub(1);
+                    search.stage = Stage::Subgoals {
+                        open,
+                        goal_marked: false,
+                    };
+                }
+            }
+            search.revision = self.revision;
+        }
+        let stepped = match search.stage {
+            Stage::Fresh => unreachable!("opened above"),
+            Stage::Gates { ends, open } => {
+                let before = ctx.last_expansions();
+                let stepped = ctx.step_search(
+                    &self.graph,
+                    ends,
+                    open,
+                    (&self.landmarks, &self.costs),
+                    budget,
+                );
+                search.expansions += ctx.last_expansions() - before;
+                stepped
+            }
+            Stage::Subgoals { open, goal_marked } => {
+                match self.step_subgoal_search(ctx, search, open, goal_marked, budget) {
+                    Some(stepped) => stepped,
+                    None => return RouteProgress::Paused,
+                }
+            }
         };
-        let before = ctx.last_expansions();
-        let stepped = ctx.step_search(
-            &self.graph,
-            ends,
-            open,
-            (&self.landmarks, &self.costs),
-            max_expansions,
-        );
-        search.expansions += ctx.last_expansions() - before;
         let found = match stepped {
             Stepped::Paused => return RouteProgress::Paused,
             Stepped::Found(waypoints, _) => Some(waypoints),
-            Stepped::Exhausted => None,
+            Stepped::Exhausted | Stepped::Certified => None,
         };
         search.stage = Stage::Fresh;
+        if self.subgoals.is_some() {
+            // The subgoal search's corner points are its answer: no window, no smoothing.
+            self.count_search_work(ctx);
+            return RouteProgress::Done(
+                found
+                    .map(Route::Waypoints)
+                    .ok_or(QueryError::Unreachable { start, goal }),
+            );
+        }
         let window = search.window.take();
         RouteProgress::Done(self.finish_search(ctx, (start, goal), found, window))
+    }
+
+    /// Runs the open subgoal search `open` for `budget` more units of work: the goal's
+    /// cone scan (one unit) unless `goal_marked`, then one unit per subgoal expanded.
+    /// `None` when the budget ran out before the expansions could begin.
+    fn step_subgoal_search(
+        &self,
+        ctx: &mut SearchContext,
+        search: &mut PathSearch,
+        open: OpenSearch,
+        goal_marked: bool,
+        mut budget: usize,
+    ) -> Option<Stepped> {
+        let subgoals = self
+            .subgoals
+            .as_deref()
+            .expect("a subgoal search runs on a map with subgoals");
+        let maps = (subgoals, &self.grid);
+        if !goal_marked {
+            if budget == 0 {
+                return None;
+            }
+            ctx.mark_subgoal_goal(maps, search.goal, &self.costs);
+            search.expansions += 1;
+            budget -= 1;
+            search.stage = Stage::Subgoals {
+                open,
+                goal_marked: true,
+            };
+        }
+        let before = ctx.last_expansions();
+        let stepped = ctx.step_subgoals(
+            subgoals,
+            (search.start, search.goal),
+            open,
+            &self.costs,
+            budget,
+        );
+        search.expansions += ctx.last_expansions() - before;
+        Some(stepped)
     }
 
     /// The first steps of a query, up to the gate search: the ends checked, the answers
@@ -391,15 +467,16 @@ impl HpaMap {
         if !self.components.same(start_leaf, goal_leaf) {
             return Opened::Answered(Err(QueryError::Unreachable { start, goal }), 1);
         }
-        // The subgoal graph, where the map has one, answers in one step (it is not sliced),
-        // short moves included: it is exact at any distance, and its route is already
-        // corner points.
+        // The subgoal graph, where the map has one, answers short moves too: it is exact
+        // at any distance, and its route is already corner points. Its start's cone scan
+        // is the first unit of work; the goal's scan and the expansions follow in
+        // `resume_route`, sliced.
         if let Some(subgoals) = &self.subgoals {
-            let route = ctx
-                .search_subgoals((subgoals, &self.grid), (start, goal), &self.costs)
-                .map(Route::Waypoints)
-                .ok_or(QueryError::Unreachable { start, goal });
-            return Opened::Answered(route, ctx.last_expansions().max(1));
+            let opened = ctx.open_subgoals((subgoals, &self.grid), (start, goal), &self.costs);
+            return match opened {
+                SubgoalOpened::Direct(points) => Opened::Answered(Ok(Route::Waypoints(points)), 1),
+                SubgoalOpened::Open(open) => Opened::Subgoals(open),
+            };
         }
         // A short move is settled on the grid itself, optimally (see
         // `Config::local_radius`): sparse gates and cluster entrances near a border would
@@ -447,15 +524,18 @@ impl HpaMap {
         Opened::Answered(route, work + checked)
     }
 
-    /// Keeps [`Config::max_excess_percent`](super::Config::max_excess_percent): a route
-    /// dearer than the bound's factor times an admissible lower bound of the optimum is
-    /// replaced by the exact gate search's (the map keeps every crossing as a gate when
-    /// it has a bound and several costs). Returns the route and the expansions the check
-    /// took.
+    /// Keeps [`Config::max_excess_percent`](super::Config::max_excess_percent): the fast
+    /// route, of cost `C`, is returned once it is *certified*, that is once the optimum is
+    /// known to be at least `C / factor`; otherwise the exact gate search's route is (the
+    /// map keeps every crossing as a gate when it has a bound and several costs). Returns
+    /// the route and the expansions the check took.
     ///
-    /// Why the answer then costs at most the factor times the optimum: either it passed
-    /// the check, `C ≤ factor × L ≤ factor × OPT` (`L` never exceeds the optimum), or it
-    /// is the exact search's path, smoothed only where the straight line costs no more.
+    /// The certificate comes cheap when an admissible lower bound `L` of the optimum (the
+    /// octile distance times the cheapest cost, or the landmark bound) already reaches
+    /// `C / factor`. Otherwise the exact gate search runs until the lowest `f` on its open
+    /// list reaches `C / factor` (which certifies `C`, see [`SearchContext::certify`]) or
+    /// it reaches the goal (and its route is optimal). Either way the answer costs at most
+    /// the factor times the optimum.
     fn hold_to_bound(
         &self,
         ctx: &mut SearchContext,
@@ -472,20 +552,25 @@ impl HpaMap {
             return (route, 0);
         };
         let quick = self.cell_path(ctx, found);
-        if quick.cost <= factor * self.lower_bound(ends.start, ends.goal) {
+        let limit = quick.cost / factor;
+        if limit <= self.lower_bound(ends.start, ends.goal) {
             return (Ok(Route::Cells(quick.cells)), 0);
         }
-        self.bound_fallbacks.fetch_add(1, Ordering::Relaxed);
-        let exact = ctx.search(&self.graph, ends, &self.landmarks, &self.costs);
+        let checked = ctx.certify(&self.graph, ends, (&self.landmarks, &self.costs), limit);
         let work = ctx.last_expansions();
-        let Some((mut waypoints, _)) = exact else {
-            debug_assert!(
-                false,
-                "the exact search missed {} -> {}",
-                ends.start, ends.goal
-            );
-            return (Ok(Route::Cells(quick.cells)), work);
+        let mut waypoints = match checked {
+            Stepped::Certified => return (Ok(Route::Cells(quick.cells)), work),
+            Stepped::Found(waypoints, _) => waypoints,
+            Stepped::Exhausted | Stepped::Paused => {
+                debug_assert!(
+                    false,
+                    "the exact search missed {} -> {}",
+                    ends.start, ends.goal
+                );
+                return (Ok(Route::Cells(quick.cells)), work);
+            }
         };
+        self.bound_fallbacks.fetch_add(1, Ordering::Relaxed);
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);
         }
@@ -510,9 +595,10 @@ impl HpaMap {
         octile.max(self.landmarks.bound(&row, start))
     }
 
-    /// How many fast answers were replaced by the exact search to keep
-    /// [`Config::max_excess_percent`](super::Config::max_excess_percent) since the map was
-    /// built: what the bound costs, as a count.
+    /// How many fast answers the certificate of
+    /// [`Config::max_excess_percent`](super::Config::max_excess_percent) could not pass
+    /// since the map was built: its exact gate search ran to the goal, and the cheaper of
+    /// its route and the fast one was returned. What the bound costs, as a count.
     ///
     /// ```
     /// use quadpath::{Cell, Grid, HpaMap, Mode};
@@ -525,6 +611,16 @@ impl HpaMap {
         self.bound_fallbacks.load(Ordering::Relaxed)
     }
 
+    /// Adds the finished search's expansions to the work that pays for tightening loose
+    /// landmark columns (see `HpaMap::tightening_pays`): both the gate search and the
+    /// subgoal search are guided by them.
+    fn count_search_work(&self, ctx: &SearchContext) {
+        if self.landmarks.has_loose() {
+            self.search_work
+                .fetch_add(ctx.last_expansions() as u64, Ordering::Relaxed);
+        }
+    }
+
     /// The route from a gate search's waypoints, smoothed when the mode smooths.
     fn finish_search(
         &self,
@@ -533,10 +629,7 @@ impl HpaMap {
         found: Option<Vec<Cell>>,
         window: Option<Vec<Cell>>,
     ) -> Result<Route, QueryError> {
-        if self.landmarks.has_loose() {
-            self.search_work
-                .fetch_add(ctx.last_expansions() as u64, Ordering::Relaxed);
-        }
+        self.count_search_work(ctx);
         let mut waypoints = found.ok_or(QueryError::Unreachable { start, goal })?;
         if self.config.smooth {
             waypoints = path::smooth(&self.grid, self.costs(), &waypoints);

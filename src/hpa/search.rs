@@ -8,6 +8,7 @@ use super::clusters::{Cluster, ClusterId, Clusters, Routes, FROM_ORIGIN, NO_PRED
 use super::costs::CostBands;
 use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
+use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{Reached, SubgoalGraph, DIRECT};
@@ -56,10 +57,13 @@ pub struct SearchContext {
     /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
     /// or the upward search from the subgoals it reached did (see
     /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
-    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::search_subgoals`]).
+    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`]).
     goal_marks: Vec<(u32, f64, u32)>,
     /// The open list of that upward search: distances (as bits, all non-negative) and IDs.
     upward: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The goal's landmark row of the subgoal search under way (see
+    /// `hpa::landmarks_sparse`).
+    subgoal_row: Option<SparseGoalRow>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
     /// The last query's events, when tracing is on (see `hpa::trace`).
@@ -109,6 +113,65 @@ pub(crate) enum Stepped {
     Exhausted,
     /// The slice's expansions are spent; the search may go on.
     Paused,
+    /// A certifying search ([`SearchContext::certify`]) proved that no route costs less
+    /// than its limit, and stopped.
+    Certified,
+}
+
+/// When a gate search stops short of the goal.
+#[derive(Clone, Copy, Debug)]
+struct Stop {
+    /// Expansions after which it pauses.
+    max_expansions: usize,
+    /// The lowest open `f` at which it stops, certified (see [`SearchContext::certify`]).
+    limit: f64,
+}
+
+impl Stop {
+    /// Runs to the goal.
+    const UNLIMITED: Stop = Stop {
+        max_expansions: usize::MAX,
+        limit: f64::INFINITY,
+    };
+}
+
+/// What [`SearchContext::open_subgoals`] came to.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SubgoalOpened {
+    /// The goal lies in the start's cone: the corner points of the scan's walk to it.
+    Direct(Vec<Cell>),
+    /// The search is open; the goal's scan and the expansions follow.
+    Open(OpenSearch),
+}
+
+/// The octile distance in cost units on a map of one terrain cost, as the subgoal search
+/// and its bound count it.
+fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
+    let per_unit = costs
+        .uniform()
+        .expect("subgoal graphs serve maps of one cost");
+    move |a, b| octile(a, b) * per_unit
+}
+
+/// The subgoal search's bound on the cost from subgoal `id` to `goal`: the octile distance
+/// raised by the landmarks at the subgoals (`row` is the goal's), both consistent.
+#[inline]
+fn subgoal_bound(
+    graph: &SubgoalGraph,
+    row: &SparseGoalRow,
+    goal: Cell,
+    costs: &CostBands,
+    id: u32,
+) -> f64 {
+    let per_unit = costs.floor();
+    let o = octile(graph.cell(id), goal) * per_unit;
+    let landmarks = graph.landmarks();
+    if landmarks.count() == 0 {
+        return o;
+    }
+    // Lattice units (1/29 of a cell, see `hpa::landmarks_sparse`) to costs.
+    let gap = landmarks.gap(row, id) as f64 * per_unit / LATTICE_STRAIGHT as f64;
+    o.max(gap)
 }
 
 /// The two ends of a query and the free leaves they lie in.
@@ -252,7 +315,7 @@ macro_rules! with_recorder {
 /// Where the cone scan's walk from `a` to `b` bends: after its `min(|dx|, |dy|)` diagonal
 /// steps, before its straight ones.
 #[inline]
-fn bend(a: Cell, b: Cell) -> Cell {
+pub(super) fn bend(a: Cell, b: Cell) -> Cell {
     let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
     let k = dx.abs().min(dy.abs());
     Cell::new(
@@ -423,11 +486,50 @@ impl SearchContext {
         costs: &CostBands,
     ) -> Option<(Vec<Cell>, f64)> {
         let open = self.open_search_as::<R>(graph, ends, landmarks, costs);
-        match self.step_search_as::<R>(graph, ends, open, (landmarks, costs), usize::MAX) {
+        let unlimited = Stop::UNLIMITED;
+        match self.step_search_as::<R>(graph, ends, open, (landmarks, costs), unlimited) {
             Stepped::Found(waypoints, cost) => Some((waypoints, cost)),
             Stepped::Exhausted => None,
-            Stepped::Paused => unreachable!("an unlimited search never pauses"),
+            Stepped::Paused | Stepped::Certified => {
+                unreachable!("an unlimited search never pauses")
+            }
         }
+    }
+
+    /// The gate search of [`SearchContext::search`], stopped as soon as the lowest `f` on
+    /// its open list reaches `limit`: then every route costs at least `limit`
+    /// ([`Stepped::Certified`]). Otherwise it runs to the end and returns the cheapest
+    /// route ([`Stepped::Found`]) or [`Stepped::Exhausted`].
+    ///
+    /// Why the stop is sound: the bound is consistent (the octile distance times the
+    /// cheapest cost, raised by the landmarks' differential bounds), so the `f` of the
+    /// nodes A\* expands never decreases, and while the goal is unreached some node of a
+    /// cheapest route is open with `f` at most that route's cost. A node expanded at
+    /// `f ≥ limit` is therefore the lowest open `f`, and the optimum is at least `limit`.
+    pub(crate) fn certify(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        limit: f64,
+    ) -> Stepped {
+        with_recorder!(self.certify_as(graph, ends, (landmarks, costs), limit))
+    }
+
+    /// [`SearchContext::certify`] with recorder `R`.
+    fn certify_as<R: Recorder>(
+        &mut self,
+        graph: &GateGraph,
+        ends: Ends,
+        (landmarks, costs): (&Landmarks, &CostBands),
+        limit: f64,
+    ) -> Stepped {
+        let open = self.open_search_as::<R>(graph, ends, landmarks, costs);
+        let stop = Stop {
+            limit,
+            ..Stop::UNLIMITED
+        };
+        self.step_search_as::<R>(graph, ends, open, (landmarks, costs), stop)
     }
 
     /// Opens the gate search of [`SearchContext::search`] without expanding anything: the
@@ -479,7 +581,16 @@ impl SearchContext {
         bounds: (&Landmarks, &CostBands),
         max_expansions: usize,
     ) -> Stepped {
-        with_recorder!(self.step_search_as(graph, ends, open, bounds, max_expansions))
+        with_recorder!(self.step_search_as(
+            graph,
+            ends,
+            open,
+            bounds,
+            Stop {
+                max_expansions,
+                ..Stop::UNLIMITED
+            }
+        ))
     }
 
     /// [`SearchContext::step_search`] with recorder `R`.
@@ -489,7 +600,10 @@ impl SearchContext {
         ends: Ends,
         open: OpenSearch,
         (landmarks, costs): (&Landmarks, &CostBands),
-        max_expansions: usize,
+        Stop {
+            max_expansions,
+            limit,
+        }: Stop,
     ) -> Stepped {
         debug_assert!(
             self.holds(open),
@@ -517,6 +631,16 @@ impl SearchContext {
             };
             if n == t {
                 return Stepped::Found(self.unwind(graph, start, goal, s, t), g);
+            }
+            if limit < f64::INFINITY {
+                let here = if n == s {
+                    start
+                } else {
+                    graph.gate(gate(n)).cell
+                };
+                if g + bound.to_goal(here) >= limit {
+                    return Stepped::Certified;
+                }
             }
             self.expand::<R>(n, g, p);
             if n == s {
@@ -553,37 +677,39 @@ impl SearchContext {
 }
 
 impl SearchContext {
-    /// A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
-    /// `hpa::subgoals`). Returns the corner points of a shortest path, consecutive ones on
-    /// one straight or diagonal run, or `None` when there is none.
+    /// Opens the A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
+    /// `hpa::subgoals`): the suspendable search's first unit of work, its start's cone
+    /// scan. A goal inside the start's cone is reached by the scan's walk, which is
+    /// optimal: the answer is then its corner points ([`SubgoalOpened::Direct`]).
+    /// Otherwise the search is open at the subgoals the scan reached, and
+    /// [`SearchContext::mark_subgoal_goal`] (the goal's cone scan, the second unit) and
+    /// then [`SearchContext::step_subgoals`] carry it on.
     ///
-    /// The start's cone scan runs first: a goal inside it is reached by the scan's walk,
-    /// which is optimal, and the search ends there. Otherwise the goal's scan marks the
-    /// subgoals that reach it and gives the goal its landmark row (see
-    /// `hpa::landmarks_sparse`), and A\* runs over dense per-ID tables stamped with the
-    /// query number, guided by the octile distance raised by the landmarks' differential
-    /// bounds (both consistent, so nodes close for good).
-    pub(crate) fn search_subgoals(
+    /// A\* runs over dense per-ID tables stamped with the query number, guided by the
+    /// octile distance raised by the differential bounds of the landmarks kept at the
+    /// subgoals (see `hpa::landmarks_sparse`; both consistent, so nodes close for good),
+    /// over the levels of the subgoals while the graph has them (see
+    /// `hpa::subgoals::levels`). Without the landmarks it expands about three times as
+    /// many subgoals and takes 1.5–3× as long (measured on brc202d, w_woundedcoast and
+    /// Aftershock).
+    pub(crate) fn open_subgoals(
         &mut self,
         maps: (&SubgoalGraph, &Grid),
         ends: (Cell, Cell),
         costs: &CostBands,
-    ) -> Option<Vec<Cell>> {
-        with_recorder!(self.search_subgoals_as(maps, ends, costs))
+    ) -> SubgoalOpened {
+        with_recorder!(self.open_subgoals_as(maps, ends, costs))
     }
 
-    /// [`SearchContext::search_subgoals`] with recorder `R`.
-    fn search_subgoals_as<R: Recorder>(
+    /// [`SearchContext::open_subgoals`] with recorder `R`.
+    fn open_subgoals_as<R: Recorder>(
         &mut self,
         (graph, grid): (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
         costs: &CostBands,
-    ) -> Option<Vec<Cell>> {
+    ) -> SubgoalOpened {
         // Costs: lengths times the map's one cost.
-        let per_unit = costs
-            .uniform()
-            .expect("subgoal graphs serve maps of one cost");
-        let octile = |a: Cell, b: Cell| octile(a, b) * per_unit;
+        let octile = subgoal_octile(costs);
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
@@ -591,6 +717,7 @@ impl SearchContext {
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
+        self.subgoal_row = None;
         self.open_start::<R>(s, octile(start, goal));
         let _ = self.pop();
         self.expand::<R>(s, 0.0, NO_PARENT);
@@ -613,8 +740,40 @@ impl SearchContext {
             self.relax::<R>(t, d, s, || 0.0);
             let _ = self.pop();
             self.expand::<R>(t, d, s);
-            return Some(vec![start, bend(start, goal), goal]);
+            return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
         }
+        // The ties are offered once the goal's scan has given their bounds.
+        self.start_ties = ties;
+        SubgoalOpened::Open(OpenSearch {
+            start: s,
+            goal: t,
+            query: self.query,
+        })
+    }
+
+    /// The subgoal search's second unit of work: the goal's cone scan marks the subgoals
+    /// that reach the goal directly, with their distance to it (and, over the levels, an
+    /// upward search from them marks the subgoals above with the way down); the goal's
+    /// landmark row is derived from them, and the start's ties are offered. The context
+    /// must [hold](SearchContext::holds) the search `open`.
+    pub(crate) fn mark_subgoal_goal(
+        &mut self,
+        maps: (&SubgoalGraph, &Grid),
+        goal: Cell,
+        costs: &CostBands,
+    ) {
+        with_recorder!(self.mark_subgoal_goal_as(maps, goal, costs))
+    }
+
+    /// [`SearchContext::mark_subgoal_goal`] with recorder `R`.
+    fn mark_subgoal_goal_as<R: Recorder>(
+        &mut self,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        goal: Cell,
+        costs: &CostBands,
+    ) {
+        let octile = subgoal_octile(costs);
+        let per_unit = costs.floor();
         let stamp = self.query;
         let mut reached = std::mem::take(&mut self.goal_ties);
         reached.clear();
@@ -667,24 +826,59 @@ impl SearchContext {
         let landmarks = graph.landmarks();
         let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
         self.goal_ties = reached;
-        // Lattice units (1/29 of a cell, see `hpa::landmarks_sparse`) to costs.
-        let per_lattice = per_unit / LATTICE_STRAIGHT as f64;
-        let with_landmarks = landmarks.count() > 0;
-        let bound = |id: u32, c: Cell| {
-            let o = octile(c, goal);
-            if with_landmarks {
-                o.max(landmarks.gap(&row, id) as f64 * per_lattice)
-            } else {
-                o
-            }
-        };
+        self.subgoal_row = Some(row);
+        let s = graph.capacity() as u32;
+        let ties = std::mem::take(&mut self.start_ties);
         for &(d, id) in &ties {
-            self.relax::<R>(id, d, s, || bound(id, graph.cell(id)));
+            let h = subgoal_bound(graph, &row, goal, costs, id);
+            self.relax::<R>(id, d, s, || h);
         }
         self.start_ties = ties;
-        while let Some((n, g, p)) = self.pop() {
+    }
+
+    /// Expands up to `max_expansions` more subgoals of the search `open`, opened by
+    /// [`SearchContext::open_subgoals`] and marked by [`SearchContext::mark_subgoal_goal`]
+    /// on the unchanged graph, in the same order as one unlimited call, so that a search
+    /// run in slices finds exactly what it finds in one go. Returns the corner points of a
+    /// shortest path, consecutive ones on one straight or diagonal run.
+    pub(crate) fn step_subgoals(
+        &mut self,
+        graph: &SubgoalGraph,
+        (start, goal): (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        with_recorder!(self.step_subgoals_as(graph, (start, goal), open, costs, max_expansions))
+    }
+
+    /// [`SearchContext::step_subgoals`] with recorder `R`.
+    fn step_subgoals_as<R: Recorder>(
+        &mut self,
+        graph: &SubgoalGraph,
+        (start, goal): (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
+        let row = self
+            .subgoal_row
+            .expect("the goal is marked before the expansions");
+        let bound = |id: u32| subgoal_bound(graph, &row, goal, costs, id);
+        let octile = subgoal_octile(costs);
+        let per_unit = costs.floor();
+        let levels = graph.levels();
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
+        let stop = self.expanded.saturating_add(max_expansions);
+        while self.expanded < stop {
+            let Some((n, g, p)) = self.pop() else {
+                return Stepped::Exhausted;
+            };
             if n == t {
-                return Some(self.unwind_subgoals(graph, start, goal, s, t));
+                return Stepped::Found(self.unwind_subgoals(graph, start, goal, s, t), g);
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
@@ -696,20 +890,19 @@ impl SearchContext {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
                     for arc in l.arcs(n) {
-                        let c = graph.cell(arc.to);
                         let w = arc.weight * per_unit;
-                        self.relax::<R>(arc.to, g + w, n, || bound(arc.to, c));
+                        self.relax::<R>(arc.to, g + w, n, || bound(arc.to));
                     }
                 }
                 None => {
                     for &v in graph.neighbours(n) {
                         let c = graph.cell(v);
-                        self.relax::<R>(v, g + octile(here, c), n, || bound(v, c));
+                        self.relax::<R>(v, g + octile(here, c), n, || bound(v));
                     }
                 }
             }
         }
-        None
+        Stepped::Paused
     }
 
     /// The corner points of the subgoal route that reached `t`: each hop is the cone

@@ -5,7 +5,9 @@ use super::closest::{ClosestRoute, ClosestScan};
 use super::types::{Failure, Outcome, Ticket, WhenUnreachable};
 use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
-use crate::hpa::{HpaMap, Path, PathSearch, QueryError, SearchContext, SearchProgress};
+use crate::hpa::{
+    HpaMap, Path, PathSearch, QueryError, SearchContext, SearchProgress, SubgoalField,
+};
 use crate::world::{ClassId, World};
 use std::time::Instant;
 
@@ -76,6 +78,8 @@ enum Attempt {
     Field,
     /// Walking down the field, a slice at a time: the cells so far.
     Walk(Vec<Cell>),
+    /// A member of the job's subgoal field, waiting for the field to answer it.
+    Member(usize),
     /// Looking for the closest reachable position.
     Scan(ClosestScan),
     /// Searches to the closest reachable positions found, one tied candidate at a time.
@@ -99,6 +103,11 @@ pub(super) struct Job {
     build: Option<FieldBuild>,
     /// The field, once built (or handed over from the tick before).
     pub field: Option<FlowField>,
+    /// On a layer with a subgoal graph: the shared backward search over its subgoals,
+    /// grown as far as the members need (see `hpa::subgoals::field`), instead of `field`.
+    pub subgoals: Option<SubgoalField>,
+    /// Subgoal fields started since the lane last looked (for the service's statistics).
+    pub subgoal_fields_started: u64,
     /// Whether the goal holds no open position (found when building the field).
     goal_closed: bool,
     /// The field came from an earlier job: every answer is shared.
@@ -116,6 +125,10 @@ impl Job {
         starts: Vec<(Cell, Vec<Ticket>)>,
         flow: bool,
     ) -> Self {
+        let mut starts = starts;
+        if flow {
+            by_distance(&mut starts, goal);
+        }
         Job {
             number,
             class,
@@ -126,6 +139,8 @@ impl Job {
             bounded: false,
             build: None,
             field: None,
+            subgoals: None,
+            subgoal_fields_started: 0,
             goal_closed: false,
             field_reused: false,
             next: 0,
@@ -153,6 +168,13 @@ impl Job {
         } else {
             1
         }
+    }
+
+    /// Adds starts of a later tick to the job, ordered with those not begun yet.
+    pub(super) fn add_starts(&mut self, starts: Vec<(Cell, Vec<Ticket>)>) {
+        self.starts.extend(starts);
+        let begun = (self.next + 1).min(self.starts.len());
+        by_distance(&mut self.starts[begun..], self.goal);
     }
 
     /// Whether every start is answered (or cancelled away).
@@ -200,6 +222,10 @@ impl Job {
             self.revision = map.revision();
             if self.field.as_ref().is_some_and(|f| !f.is_current(map)) {
                 self.field = None;
+                self.field_reused = false;
+            }
+            if self.subgoals.as_ref().is_some_and(|f| !f.is_current(map)) {
+                self.subgoals = None;
                 self.field_reused = false;
             }
             self.build = None;
@@ -251,6 +277,7 @@ impl Job {
                 None
             }
             Attempt::Field => self.read_field(map, start, allowance),
+            Attempt::Member(m) => self.answer_member(map, m, allowance),
             Attempt::Walk(mut cells) => {
                 let field = self.field.as_ref().expect("a walk has its field");
                 let slice = allowance.slice().max(1);
@@ -344,6 +371,11 @@ impl Job {
         start: Cell,
         allowance: &mut Allowance,
     ) -> Option<Outcome> {
+        if self.field.is_none() {
+            if let Some(outcome) = self.join_subgoal_field(map, start, allowance) {
+                return outcome;
+            }
+        }
         if self.field.is_none() && !self.goal_closed {
             self.build_field(map, allowance);
             self.attempt = Attempt::Field;
@@ -368,6 +400,61 @@ impl Job {
         } else {
             self.unreachable(start)
         }
+    }
+
+    /// On a layer with a subgoal graph: makes `start` a member of the job's subgoal field
+    /// (started first if need be). `None` when the layer or the goal does not suit one
+    /// (the job builds a gate field then); else the step's outcome.
+    fn join_subgoal_field(
+        &mut self,
+        map: &HpaMap,
+        start: Cell,
+        allowance: &mut Allowance,
+    ) -> Option<Option<Outcome>> {
+        if self.subgoals.is_none() {
+            self.subgoals = Some(map.start_subgoal_field(self.goal)?);
+            self.subgoal_fields_started += 1;
+            allowance.book(1, 1);
+        }
+        if !reaches(map, start, self.goal) {
+            return Some(self.unreachable(start));
+        }
+        let field = self.subgoals.as_mut().expect("started above");
+        let (member, work) = field.join(map, start);
+        allowance.book(work, work);
+        self.attempt = Attempt::Member(member);
+        Some(None)
+    }
+
+    /// The answer of member `m` of the job's subgoal field, once the field has grown far
+    /// enough (a slice of its search at a time).
+    fn answer_member(
+        &mut self,
+        map: &HpaMap,
+        m: usize,
+        allowance: &mut Allowance,
+    ) -> Option<Outcome> {
+        let field = self.subgoals.as_mut().expect("a member has its field");
+        if !field.is_answered(m) {
+            let slice = allowance.slice().max(1);
+            let work = field.step(map, slice).max(1);
+            // The search stops at its slice, or a seed's scan past it.
+            allowance.book(work, work.saturating_sub(slice).max(1));
+            self.attempt = Attempt::Member(m);
+            return None;
+        }
+        let Some(cells) = field.path(map, m) else {
+            // The components said the goal is reachable on this very map.
+            debug_assert!(false, "a subgoal field missed a reachable goal");
+            return Some(Outcome::Failed(Failure::Unreachable {
+                start: self.starts[self.next].0,
+            }));
+        };
+        // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
+        let work = 1 + cells.len() / SWEEP_CELLS;
+        allowance.book(work, work);
+        let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
+        Some(Outcome::Full(path))
     }
 
     /// One slice of the field's build (started first if need be; bounded by the starts
@@ -404,6 +491,21 @@ impl Job {
             self.field = Some(build.finish(map));
         }
     }
+}
+
+/// Orders `starts` by their octile distance to `goal`, nearest first (then by cell): a
+/// search over the subgoals from the goal answers them in about that order, so the near
+/// ones are delivered as soon as it reaches them.
+fn by_distance(starts: &mut [(Cell, Vec<Ticket>)], goal: Rect) {
+    let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
+    starts.sort_by_cached_key(|(c, _)| {
+        let (dx, dy) = (gap(c.x, goal.x1, goal.x2), gap(c.y, goal.y1, goal.y2));
+        // Octile distance times 1,000, in integers: 1,000 · max + 414 · min.
+        (
+            1000 * u64::from(dx.max(dy)) + 414 * u64::from(dx.min(dy)),
+            *c,
+        )
+    });
 }
 
 /// Whether some open position of `goal` is reachable from `start` (component labels).

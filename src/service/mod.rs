@@ -540,7 +540,15 @@ impl PathService {
                 _ => 0,
             })
             .sum();
-        let fields: usize = self.recent.fields.values().map(|f| f.memory_bytes()).sum();
+        let fields: usize = self
+            .recent
+            .fields
+            .values()
+            .map(|f| f.memory_bytes())
+            .sum::<usize>()
+            + (self.recent.subgoal_fields.values())
+                .map(|f| f.memory_bytes())
+                .sum::<usize>();
         paths
             + fields
             + self.tickets.len() * std::mem::size_of::<(Ticket, TicketState)>()

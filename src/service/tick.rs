@@ -7,7 +7,7 @@ use super::types::{Budget, Outcome, TickReport, WhenUnreachable};
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
 use crate::geom::{Cell, Rect};
-use crate::hpa::SearchContext;
+use crate::hpa::{SearchContext, SubgoalField};
 use crate::world::{ClassId, World};
 use hashbrown::HashMap;
 use std::collections::VecDeque;
@@ -34,6 +34,10 @@ struct LaneRun {
     allowance: Option<Allowance>,
     /// Flow fields of jobs finished in this tick, kept for the next.
     fields: Vec<(GroupKey, FlowField)>,
+    /// Subgoal fields of jobs finished in this tick, kept for the next.
+    subgoal_fields: Vec<(GroupKey, SubgoalField)>,
+    /// Subgoal fields started.
+    subgoal_fields_started: u64,
 }
 
 impl Lane {
@@ -44,11 +48,15 @@ impl Lane {
                 break;
             }
             job.run(world, &mut self.ctx, &mut allowance, &mut run.answers);
+            run.subgoal_fields_started += std::mem::take(&mut job.subgoal_fields_started);
             if job.is_done() {
                 let job = self.queue.pop_front().expect("the front job");
                 let key = job.key();
                 if let Some(field) = job.field {
                     run.fields.push((key, field));
+                }
+                if let Some(field) = job.subgoals {
+                    run.subgoal_fields.push((key, field));
                 }
             }
         }
@@ -63,6 +71,7 @@ pub(super) struct Recent {
     /// Cell-goal answers by (group, start), with the layer revision they were true on.
     pub answers: HashMap<(GroupKey, Cell), (Outcome, u64)>,
     pub fields: HashMap<GroupKey, FlowField>,
+    pub subgoal_fields: HashMap<GroupKey, SubgoalField>,
 }
 
 impl PathService {
@@ -93,12 +102,21 @@ impl PathService {
         };
         let mut report = TickReport::default();
         super::watch::take_replans(self);
-        // Under a time budget the intake may take up to a quarter of it.
-        let intake_until = match budget {
-            Budget::Time(d) => Some(now + d / 4),
-            _ => None,
+        // The intake may take up to a quarter of the budget: of the time, or of the units
+        // (one per request taken in, counted in the tick's work).
+        let (intake_until, intake_cap) = match budget {
+            Budget::Time(d) => (Some(now + d / 4), usize::MAX),
+            Budget::Expansions(n) => (None, (n / 4).max(1)),
         };
-        self.take_in(world, &mut report, intake_until);
+        let taken = self.take_in(world, &mut report, (intake_until, intake_cap));
+        let total = match budget {
+            Budget::Expansions(_) => {
+                report.work += taken;
+                report.largest_step = 1;
+                total - taken
+            }
+            Budget::Time(_) => total,
+        };
         let count = self.lanes.len();
         let allowances: Vec<Allowance> = (0..count)
             .map(|i| Allowance {
@@ -117,9 +135,13 @@ impl PathService {
         for run in runs {
             let allowance = run.allowance.expect("every lane reports its allowance");
             report.work += allowance.work;
+            self.stats.subgoal_fields += run.subgoal_fields_started;
             report.largest_step = report.largest_step.max(allowance.largest_step);
             for (key, field) in run.fields {
                 self.recent.fields.insert(key, field);
+            }
+            for (key, field) in run.subgoal_fields {
+                self.recent.subgoal_fields.insert(key, field);
             }
             for answer in run.answers {
                 self.deliver(world, answer, &mut report);
@@ -133,17 +155,25 @@ impl PathService {
     /// Groups the requests taken since the last tick into jobs, answering at once those an
     /// answer or field of the last tick serves.
     ///
-    /// Under a time budget the intake stops at `until` (looked at every
-    /// [`INTAKE_SLICE`] requests) and the rest waits for the next tick: a group cut in two
-    /// joins its job there (see [`PathService::join_queued`]).
-    fn take_in(&mut self, world: &World, report: &mut TickReport, until: Option<Instant>) {
+    /// The intake stops at `until` under a time budget (looked at every [`INTAKE_SLICE`]
+    /// requests), after `cap` requests under a budget of units, and the rest waits for
+    /// the next tick: a group cut in two joins its job there (see
+    /// [`PathService::join_queued`]). Returns the requests taken in.
+    fn take_in(
+        &mut self,
+        world: &World,
+        report: &mut TickReport,
+        (until, cap): (Option<Instant>, usize),
+    ) -> usize {
         let mut intake = std::mem::take(&mut self.intake).into_iter();
         let mut order: Vec<GroupKey> = Vec::new();
         let mut groups: HashMap<GroupKey, Vec<(Cell, Vec<super::Ticket>)>> = HashMap::new();
         let mut taken = 0usize;
         while let Some(Intake { ticket, key, start }) = intake.next() {
             taken += 1;
-            if taken % INTAKE_SLICE == 0 && until.is_some_and(|t| Instant::now() >= t) {
+            let late = taken % INTAKE_SLICE == 0 && until.is_some_and(|t| Instant::now() >= t);
+            if late || taken > cap {
+                taken -= 1;
                 self.intake.push(Intake { ticket, key, start });
                 self.intake.extend(intake);
                 break;
@@ -184,14 +214,21 @@ impl PathService {
                 .remove(&key)
                 .filter(|f| layer.is_some_and(|l| f.is_current(l)));
             let single_cell = key.1.x1 == key.1.x2 && key.1.y1 == key.1.y2;
-            let whole_group = field.is_some() || starts.len() >= self.config.flow_threshold;
+            let subgoals = self
+                .recent
+                .subgoal_fields
+                .remove(&key)
+                .filter(|f| layer.is_some_and(|l| f.is_current(l)));
+            let kept = field.is_some() || subgoals.is_some();
+            let whole_group = kept || starts.len() >= self.config.flow_threshold;
             let small_group = starts.len() >= 2 && self.config.share_small_groups;
             if whole_group || small_group || !single_cell {
                 let mut job = Job::new(self.next_job, key, starts, true);
                 job.bounded = !whole_group;
-                job.field_reused = field.is_some();
+                job.field_reused = kept;
                 job.field = field;
-                self.stats.flow_fields += u64::from(job.field.is_none());
+                job.subgoals = subgoals;
+                self.stats.flow_fields += u64::from(!kept);
                 self.enqueue(job);
             } else {
                 for start in starts {
@@ -200,11 +237,13 @@ impl PathService {
                 }
             }
         }
+        taken
     }
 
-    /// Adds `starts` to a queued job building (or holding) a complete flow field to the same
-    /// goal, if there is one: requests of the next tick share the field under way. Returns
-    /// the starts when no such job waits.
+    /// Adds `starts` to a queued job building (or holding) a flow field to the same goal,
+    /// if there is one: requests of the next tick share the field under way (a bounded
+    /// field that does not cover a joining start is built again when its turn comes; a
+    /// subgoal field grows on). Returns the starts when no such job waits.
     fn join_queued(
         &mut self,
         key: GroupKey,
@@ -214,7 +253,7 @@ impl PathService {
             .lanes
             .iter_mut()
             .flat_map(|lane| lane.queue.iter_mut())
-            .find(|job| job.flow && !job.bounded && job.key() == key)
+            .find(|job| job.flow && job.key() == key)
         else {
             return Some(starts);
         };
@@ -226,7 +265,7 @@ impl PathService {
                 }
             }
         }
-        job.starts.extend(starts);
+        job.add_starts(starts);
         None
     }
 

@@ -497,6 +497,9 @@ pub struct ServiceStats {
     pub shared: u64,
     /// Flow fields built.
     pub flow_fields: u64,
+    /// Of the flow fields, those searched over a layer's subgoal graph (see
+    /// [`Config::subgoals`](crate::Config::subgoals)) rather than over its gates.
+    pub subgoal_fields: u64,
     /// Paths invalidated by edits.
     pub invalidated: u64,
     /// Repairs and re-plans queued.

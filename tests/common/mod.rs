@@ -2,33 +2,16 @@
 //! code they check: a plain Dijkstra over the grid and a step-by-step path checker.
 #![allow(dead_code)]
 
+pub mod class_check;
 pub mod footprint;
+pub mod map_text;
+pub mod scen_check;
 
 use quadpath::{Cell, Grid, Path};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::PathBuf;
 
 pub const SQRT2: f64 = std::f64::consts::SQRT_2;
-
-/// One folder (`classic`, `mapf`, `rabin`, `sc1`, `dynamic`) of the benchmark corpus: the
-/// Moving AI maps in `$QUADPATH_MAPS`, or in `../shared/maps` beside the workspace as in CI.
-/// Only the `#[ignore]`d `benchmark_maps_*` tests call it, and it panics when the folder is
-/// missing, so that a corpus run without its data fails loudly instead of passing unchecked.
-pub fn benchmark_maps(sub: &str) -> PathBuf {
-    let root = std::env::var_os("QUADPATH_MAPS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/maps"),
-        PathBuf::from,
-    );
-    let dir = root.join(sub);
-    assert!(
-        dir.is_dir(),
-        "{} does not exist: the benchmark_maps tests need the Moving AI corpus \
-         (set QUADPATH_MAPS, or check it out in ../shared/maps beside the workspace)",
-        dir.display()
-    );
-    dir
-}
 
 /// Whether moving from (x,y) by (dx,dy) is legal: target free and, for diagonals, both
 /// side cells free.

@@ -217,10 +217,11 @@ fn compact_gives_back_what_edits_left() {
 }
 
 /// Issue 26, §3: `refresh` compacts by itself once the waste passes the configured share
-/// (25 % here; the presets use 100 %), so through rounds of random edits an edited map stays within
-/// about 1.25× the bytes of a fresh build of its grid (the oracle; exact mode only, see
-/// below), a fresh build reports no waste, and a compacted map answers exactly as the
-/// fresh build does.
+/// (25 % here; the presets use 100 %), so through 1,800 random edits an edited map stays
+/// within about 1.25× the bytes of a fresh build of its grid (the oracle), in both modes,
+/// a fresh build reports no waste, and a compacted map answers exactly as the fresh build
+/// does. Fast mode drifted to 1.78× while a recompute kept each cluster's largest tables
+/// and lists ever grown, which the waste did not count.
 #[test]
 fn refresh_compacts_edited_maps_past_the_threshold() {
     for mode in [Mode::Exact, Mode::Fast] {
@@ -236,15 +237,11 @@ fn refresh_compacts_edited_maps_past_the_threshold() {
             let ratio = map.memory_bytes() as f64 / fresh.memory_bytes() as f64;
             worst = worst.max(ratio);
             // 25 %, and 5 % for what the waste does not count: leaves an edited tree keeps
-            // apart where a fresh build makes fewer. Not met in fast mode, so not asserted
-            // there: while this map loses free cells its fast layer keeps its gates and
-            // cluster tables, uncounted as waste, and drifts past 1.7x (issue 26 follow-up).
-            if mode == Mode::Exact {
-                assert!(
-                    ratio <= 1.25 * 1.05,
-                    "round {round}: {ratio:.3}x a fresh build"
-                );
-            }
+            // apart where a fresh build makes fewer.
+            assert!(
+                ratio <= 1.25 * 1.05,
+                "{mode:?}, round {round}: {ratio:.3}x a fresh build"
+            );
             if report.compacted > 0 {
                 compactions += 1;
                 assert_eq!(map.memory_breakdown().waste, 0);

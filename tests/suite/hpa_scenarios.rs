@@ -9,9 +9,8 @@
 //!   test, `fast_mode_max_suboptimality`).
 //! - The shipped StarCraft sample (`maps/Aftershock-sample.map.scen`, every twelfth line of
 //!   the 512×512 map's file), the same way.
-//! - Benchmark corpus (`#[ignore]`d, run by CI with `--ignored`): every `.map` of
-//!   `../shared/maps` (or `QUADPATH_MAPS`) with a sample of the lines of
-//!   each of its scenario files, exact → optimal + valid, fast → valid and ≥ optimal − the
+//! - The benchmark corpus, in the `corpus` test target (`tests/corpus/scenarios.rs`): every
+//!   `.map` with a sample of the lines of each of its scenario files, exact → optimal + valid, fast → valid and ≥ optimal − the
 //!   tolerance (the `sc1` StarCraft files print 6 significant digits, so theirs is up to
 //!   0.005). A missing folder, a map without a scenario file or a scenario without its map fails the
 //!   test: nothing is skipped.
@@ -23,102 +22,10 @@
 //! Run with `--nocapture` to see the suboptimality report.
 
 use crate::common;
+use common::scen_check::*;
 use common::*;
-use quadpath::{Cell, Config, Grid, HpaMap, Mode};
-use std::path::{Path, PathBuf};
-
-/// What one file's queries gave in fast mode.
-#[derive(Default)]
-struct Subopt {
-    n: usize,
-    sum: f64,
-    max: f64,
-    all: Vec<f64>,
-    worst: Option<(Cell, Cell, f64, f64)>,
-}
-
-impl Subopt {
-    fn add(&mut self, s: Cell, g: Cell, got: f64, opt: f64) {
-        if opt <= 0.0 {
-            return;
-        }
-        let r = got / opt - 1.0;
-        self.n += 1;
-        self.sum += r;
-        self.all.push(r);
-        if r > self.max || self.worst.is_none() {
-            self.max = self.max.max(r);
-            self.worst = Some((s, g, got, opt));
-        }
-    }
-
-    /// The 99th percentile (nearest rank).
-    fn p99(&self) -> f64 {
-        let mut v = self.all.clone();
-        v.sort_by(f64::total_cmp);
-        v.get((v.len() * 99).div_ceil(100).saturating_sub(1))
-            .copied()
-            .unwrap_or(0.0)
-    }
-
-    fn mean(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum / self.n as f64
-        }
-    }
-}
-
-/// Runs `queries` in both modes on `grid`; panics on any wrong exact length, invalid path or
-/// fast path below optimal. Returns the fast-mode suboptimality.
-fn run(name: &str, grid: &Grid, queries: &[ScenLine]) -> Subopt {
-    let exact = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
-    let fast = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
-    exact.check_consistency().unwrap();
-    fast.check_consistency().unwrap();
-    let mut sub = Subopt::default();
-    for (i, line) in queries.iter().enumerate() {
-        let (s, g, opt, tol) = (line.start, line.goal, line.optimal, line.tol);
-        let ctx = format!("{name} query {i}: {s} -> {g} (optimal {opt} ± {tol})");
-        let p = exact
-            .find_path(s, g)
-            .unwrap_or_else(|e| panic!("{ctx}: exact: {e}"));
-        assert_valid(grid, s, g, &p);
-        assert!(
-            (p.length - opt).abs() <= tol,
-            "{ctx}: exact length {}",
-            p.length
-        );
-        let q = fast
-            .find_path(s, g)
-            .unwrap_or_else(|e| panic!("{ctx}: fast: {e}"));
-        assert_valid(grid, s, g, &q);
-        assert!(
-            q.length >= opt - tol,
-            "{ctx}: fast length {} below optimal",
-            q.length
-        );
-        sub.add(s, g, q.length, opt);
-    }
-    sub
-}
-
-fn report(name: &str, n: usize, sub: &Subopt) {
-    let worst = sub.worst.map_or(String::new(), |(s, g, got, opt)| {
-        format!(" (worst {s} -> {g}: {got:.3} vs {opt:.3})")
-    });
-    println!(
-        "{name}: {n} queries, fast subopt mean {:.3}% max {:.3}%{worst}",
-        100.0 * sub.mean(),
-        100.0 * sub.max
-    );
-}
-
-fn map_for(scen: &Path) -> PathBuf {
-    quadpath::io::resolve_map_path(scen)
-        .unwrap_or_else(|| panic!("no map found for {}", scen.display()))
-}
+use quadpath::{Config, HpaMap};
+use std::path::Path;
 
 const LOCAL: [&str; 5] = [
     "arena.map.scen",
@@ -209,123 +116,6 @@ fn fast_mode_p99_suboptimality() {
         "fast mode p99 suboptimality above 8%:\n  {}",
         over.join("\n  ")
     );
-}
-
-/// `k` evenly spaced items of `v` (all of them when there are fewer).
-fn sample<T: Copy>(v: &[T], k: usize) -> Vec<T> {
-    if v.len() <= k {
-        return v.to_vec();
-    }
-    (0..k).map(|i| v[i * v.len() / k]).collect()
-}
-
-/// The files of `dir` with extension `ext`, sorted.
-fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == ext))
-        .collect();
-    files.sort();
-    files
-}
-
-/// A sample of every scenario file of every map in one folder of the benchmark corpus.
-fn corpus_sample(sub: &str) {
-    let dir = benchmark_maps(sub);
-    let scens = files_with(&dir, "scen");
-    let maps = files_with(&dir, "map");
-    assert!(!maps.is_empty(), "{}: no .map file", dir.display());
-    for s in &scens {
-        let map = quadpath::io::resolve_map_path(s);
-        assert!(
-            map.as_ref().is_some_and(|m| maps.contains(m)),
-            "{}: its map is not in {} (found {map:?})",
-            s.display(),
-            dir.display()
-        );
-    }
-    for map in maps {
-        let grid = read_movingai(&map);
-        let name = map.file_name().unwrap().to_string_lossy().into_owned();
-        let mine: Vec<&PathBuf> = scens
-            .iter()
-            .filter(|s| quadpath::io::resolve_map_path(s).as_deref() == Some(&map))
-            .collect();
-        assert!(!mine.is_empty(), "{sub}/{name}: no scenario file");
-        // Small maps are cheap: take more lines there.
-        let cells = grid.width() as u64 * grid.height() as u64;
-        let k = if cells <= 128 * 128 {
-            80
-        } else if cells <= 300 * 300 {
-            40
-        } else {
-            25
-        };
-        let mut queries = Vec::new();
-        for s in &mine {
-            queries.extend(sample(&read_scen(s), k));
-        }
-        let t = std::time::Instant::now();
-        let sub_ = run(&format!("{sub}/{name}"), &grid, &queries);
-        report(
-            &format!(
-                "{sub}/{name} ({}x{}, {:.2}s)",
-                grid.width(),
-                grid.height(),
-                t.elapsed().as_secs_f64()
-            ),
-            queries.len(),
-            &sub_,
-        );
-    }
-}
-
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_classic_sample() {
-    corpus_sample("classic");
-}
-
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_mapf_sample() {
-    corpus_sample("mapf");
-}
-
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_rabin_sample() {
-    corpus_sample("rabin");
-}
-
-/// The Moving AI StarCraft maps (512² to 1024²), whose files print lengths to 6 significant
-/// digits: a correct path may be up to 0.005 off the printed optimum.
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_sc1_sample() {
-    corpus_sample("sc1");
-}
-
-/// Every line of every StarCraft scenario file (15,700 queries on 512² to 1024² maps), both
-/// modes: exact optimal within the printed precision, fast valid and never shorter. About
-/// a minute; the standard RTS benchmark is worth it.
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_sc1_whole_files() {
-    let dir = benchmark_maps("sc1");
-    let scens = files_with(&dir, "scen");
-    assert_eq!(scens.len(), 5, "{scens:?}");
-    let mut total = 0;
-    for scen in &scens {
-        let grid = read_movingai(&map_for(scen));
-        let queries = read_scen(scen);
-        let name = scen.file_name().unwrap().to_string_lossy().into_owned();
-        let sub = run(&format!("sc1/{name}"), &grid, &queries);
-        report(&format!("sc1/{name} (whole)"), queries.len(), &sub);
-        total += queries.len();
-    }
-    assert!(total > 15_000, "{total} queries");
 }
 
 /// The exact mode finds the optimum without the clusters of the fast mode, whatever leaf size

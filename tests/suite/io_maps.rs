@@ -1,6 +1,7 @@
 //! Reading real Moving AI data, round trips of `.map` and bitmaps, and the shipped maps.
 
 use crate::common;
+use common::map_text::{check_map_against_text, files_under};
 use quadpath::io;
 #[cfg(feature = "image")]
 use quadpath::io::{BitmapOptions, ColorLegend};
@@ -11,172 +12,6 @@ use std::path::{Path, PathBuf};
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn files_with(dir: &Path, suffix: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().ends_with(suffix) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Header and rows read without the library, to check it against.
-fn naive_map(text: &str) -> (u32, u32, Vec<Vec<u8>>) {
-    let mut lines = text.lines();
-    let (mut w, mut h) = (0, 0);
-    for l in lines.by_ref() {
-        let f: Vec<&str> = l.split_whitespace().collect();
-        match f.as_slice() {
-            ["height", v] => h = v.parse().unwrap(),
-            ["width", v] => w = v.parse().unwrap(),
-            ["map"] => break,
-            _ => {}
-        }
-    }
-    let rows: Vec<Vec<u8>> = lines
-        .filter(|l| !l.is_empty())
-        .map(|l| l.as_bytes().to_vec())
-        .collect();
-    (w, h, rows)
-}
-
-fn check_map_against_text(path: &Path) -> Grid {
-    let g = io::read_map(path).unwrap_or_else(|e| panic!("{e}"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let (w, h, rows) = naive_map(&text);
-    assert_eq!((g.width(), g.height()), (w, h), "{}", path.display());
-    assert_eq!(rows.len(), h as usize, "{}", path.display());
-    for (y, row) in rows.iter().enumerate() {
-        assert_eq!(row.len(), w as usize);
-        for (x, &ch) in row.iter().enumerate() {
-            let (x, y) = (x as u32, y as u32);
-            assert_eq!(g.terrain(Cell::new(x, y)), ch);
-            assert_eq!(
-                g.is_free(Cell::new(x, y)),
-                b".GS".contains(&ch),
-                "{} ({x},{y}) {}",
-                path.display(),
-                ch as char
-            );
-        }
-    }
-    g
-}
-
-/// The whole benchmark corpus (`../shared/maps` or `QUADPATH_MAPS`).
-fn shared_maps() -> PathBuf {
-    common::benchmark_maps("")
-}
-
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_read_like_their_text() {
-    let dir = shared_maps();
-    let maps = files_with(&dir, ".map");
-    assert!(
-        maps.len() >= 10,
-        "expected the benchmark maps in {}",
-        dir.display()
-    );
-    for p in maps {
-        let g = check_map_against_text(&p);
-        // Writing gives back the file byte for byte, up to the final newline (some files lack
-        // it): every shared file is LF with the header in the canonical order.
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert_eq!(
-            g.to_map_string(),
-            format!("{}\n", text.trim_end_matches('\n')),
-            "{}",
-            p.display()
-        );
-    }
-}
-
-#[test]
-#[ignore = "reads the benchmark corpus: cargo test --test suite benchmark_maps -- --ignored"]
-fn benchmark_maps_scenarios_fit_their_maps() {
-    let dir = shared_maps();
-    // `dynamic/` holds GPPC version 2 scenarios, a different format with its own reader.
-    let scens: Vec<PathBuf> = files_with(&dir, ".scen")
-        .into_iter()
-        .filter(|p| !p.parent().is_some_and(|d| d.ends_with("dynamic")))
-        .collect();
-    assert!(scens.len() >= 10);
-    let mut mapf_without_rule = Vec::new();
-    for p in &scens {
-        let s = io::read_scen(p).unwrap_or_else(|e| panic!("{e}"));
-        assert!(!s.entries.is_empty(), "{}", p.display());
-        let text = std::fs::read_to_string(p).unwrap();
-        // Each line's optimal length as printed: every line is parsed, and the bucket messages
-        // quote it. How far it may be from the true length is `Scenario::tolerance`.
-        let printed: Vec<&str> = text
-            .lines()
-            .skip(1)
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| l.split_whitespace().last().unwrap())
-            .collect();
-        assert_eq!(s.entries.len(), printed.len(), "{}", p.display());
-
-        let map_path =
-            io::resolve_map_path(p).unwrap_or_else(|| panic!("no map for {}", p.display()));
-        let map_name = map_path.file_name().unwrap().to_str().unwrap();
-        let g = io::read_map(&map_path).unwrap();
-        for e in &s.entries {
-            assert_eq!(e.map_basename(), map_name, "{}:{}", p.display(), e.line);
-            assert_eq!(
-                (e.width, e.height),
-                (g.width(), g.height()),
-                "{}:{}",
-                p.display(),
-                e.line
-            );
-            for c in [e.start, e.goal] {
-                assert!(g.is_free(c), "{}:{}: {c} is not free", p.display(), e.line);
-            }
-            assert!(
-                e.optimal >= quadpath::octile(e.start, e.goal) - e.tolerance(),
-                "{}:{}",
-                p.display(),
-                e.line
-            );
-        }
-        s.validate_against(&g).unwrap();
-
-        let follows = s
-            .entries
-            .iter()
-            .all(|e| e.bucket == (e.optimal / 4.0).floor() as u32);
-        if p.to_string_lossy().ends_with(".map.scen") {
-            // The classic convention: buckets of width 4 by optimal length. Older files
-            // print lengths to 6 significant digits (1059.998 as `1060`), so the bucket may
-            // follow the true length on the other side of a multiple of 4.
-            for (e, field) in s.entries.iter().zip(&printed) {
-                let tol = e.tolerance();
-                let lo = ((e.optimal - tol) / 4.0).floor() as u32;
-                let hi = ((e.optimal + tol) / 4.0).floor() as u32;
-                assert!(
-                    (lo..=hi).contains(&e.bucket),
-                    "{}:{}: bucket {} for length {field}",
-                    p.display(),
-                    e.line,
-                    e.bucket
-                );
-            }
-        } else if !follows {
-            mapf_without_rule.push(p.display().to_string());
-        }
-    }
-    println!("MAPF scenario files whose bucket is not floor(optimal/4): {mapf_without_rule:?}");
 }
 
 #[test]
@@ -398,12 +233,12 @@ fn luminance_rule_and_transparency() {
 #[test]
 fn shipped_maps_and_scenarios_agree() {
     let dir = crate_dir().join("maps");
-    let maps = files_with(&dir, ".map");
+    let maps = files_under(&dir, ".map");
     assert_eq!(maps.len(), 9, "{maps:?}");
     for p in &maps {
         check_map_against_text(p);
     }
-    let scens = files_with(&dir, ".scen");
+    let scens = files_under(&dir, ".scen");
     assert_eq!(scens.len(), 7, "{scens:?}");
     let mut dynamic = 0;
     for p in &scens {

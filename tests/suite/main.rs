@@ -3,9 +3,8 @@
 //! (Dijkstra, a footprint A*, a path checker) are in `tests/common`, written independently of
 //! the library.
 //!
-//! Tests that read the full benchmark corpus (`../shared/maps`, or `QUADPATH_MAPS`) are
-//! `#[ignore]`d and named `benchmark_maps_*`; run them with
-//! `cargo test --test suite benchmark_maps -- --ignored` (see `docs/testing.md`).
+//! The tests that read the full Moving AI benchmark corpus are a test target of their own,
+//! `tests/corpus` (feature `corpus`, folder `QUADPATH_CORPUS`; see `docs/testing.md`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -30,6 +29,7 @@ mod refresh_budget;
 mod search_trace;
 mod service_props;
 mod service_scenarios;
+mod service_subgoals;
 mod subgoal_props;
 mod units_props;
 

@@ -215,3 +215,70 @@ fn a_budget_past_instant_is_no_limit() {
     let report = world.refresh_within(Duration::MAX);
     assert!(report.complete && !world.needs_refresh());
 }
+
+/// Issue 26: a cluster's routes were recomputed in one unit counted as its cells, though it
+/// is one search of the cluster per entrance (calls of 5–8.6 ms at a 1 ms budget). Now a
+/// zero-budget refresh takes one unit per entrance search at least: a map with every
+/// cluster stale needs a call for each cluster's choice of entrances and one for each of
+/// its entrances (the old count did a whole cluster per call and fails here).
+#[test]
+fn each_entrance_search_is_a_unit_of_its_own() {
+    let config = Config::fast();
+    let mut map = HpaMap::new(painted(192, 192), config).unwrap();
+    assert!(map.cluster_count() > 4);
+    // A rock in every cluster of side 64 or less: every cluster goes stale.
+    for y in (8..192).step_by(16) {
+        for x in (8..192).step_by(16) {
+            map.set_blocked(Rect::new(x, y, x, y), true).unwrap();
+        }
+    }
+    let (mut calls, mut finished) = (0, 0);
+    while map.needs_refresh() {
+        let report = map.refresh_within(Duration::ZERO);
+        assert!(report.clusters <= 1, "{report:?}");
+        assert!(report.work <= unit_bound(&config), "{report:?}");
+        finished += report.clusters;
+        calls += 1;
+    }
+    assert_eq!(finished, map.cluster_count(), "every cluster was stale");
+    assert!(
+        calls >= finished + map.entrance_count(),
+        "{calls} calls for {finished} clusters and {} entrances",
+        map.entrance_count()
+    );
+}
+
+/// The worst case the issue constructed, scaled down: extreme costs, edits of 40×40 cells,
+/// a fast map. Every zero-budget call does one bounded unit, edits between the calls put
+/// the cluster under way back in the queue, and the refreshed map is the one a fresh build
+/// of its grid makes (the structure's snapshot: leaves, gates, crossings, components and
+/// every cluster's entrance routes).
+#[test]
+fn sliced_cluster_routes_under_extreme_costs_match_a_fresh_build() {
+    let costs = extreme();
+    let config = Config::fast();
+    let mut map = HpaMap::with_costs(painted(192, 192), costs.clone(), config).unwrap();
+    for (i, &(x, y)) in [(10, 10), (70, 90), (130, 20), (100, 140)]
+        .iter()
+        .enumerate()
+    {
+        let code = [b'S', b'G', b'@', b'.'][i];
+        let block = Rect::new(x, y, x + 39, y + 39);
+        if code == b'@' {
+            map.set_blocked(block, true).unwrap();
+        } else {
+            map.set_terrain(block, code).unwrap();
+        }
+    }
+    let calls = refresh_in_units(&mut map, unit_bound(&config), |map, call| {
+        if call % 7 == 0 && call < 70 {
+            let x = 5 + (call as u32 * 13) % 180;
+            map.set_blocked(Rect::new(x, 100, x + 2, 102), call % 14 == 0)
+                .unwrap();
+        }
+    });
+    assert!(calls > 20, "{calls} calls");
+    map.check_consistency().unwrap();
+    let fresh = HpaMap::with_costs(map.grid().clone(), costs, config).unwrap();
+    assert_same_structure(&map.snapshot(), &fresh.snapshot(), "sliced refresh");
+}

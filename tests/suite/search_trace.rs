@@ -19,9 +19,9 @@ use std::collections::HashSet;
 
 fn configs() -> [(&'static str, Config); 3] {
     [
-        ("exact", Config::exact()),
+        ("gates", Config::exact().with_subgoals(false)),
         ("fast", Config::fast()),
-        ("subgoals", Config::exact().with_subgoals(true)),
+        ("subgoals", Config::exact()),
     ]
 }
 

@@ -16,12 +16,7 @@ use std::collections::HashMap;
 /// A world of `w × h` with rocks and walls from `seed`, and an exact class of size 1 and
 /// one of size 2.
 fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
-    let mut rng = Rng(seed);
-    let mut grid = Grid::new_free(w, h);
-    for _ in 0..(w * h / 6) {
-        let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
-        grid.set_blocked(c, true);
-    }
+    let (mut grid, _) = rocks(seed, w, h, 6);
     // A wall with one gap, so that some goals are walled off for the larger class.
     let x = w / 2;
     for y in 0..h {
@@ -37,6 +32,18 @@ fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
     (world, [a, b])
 }
 
+/// A `w × h` grid with one rock per `per` cells at places drawn from `seed`, and the
+/// generator to draw more from.
+pub(crate) fn rocks(seed: u64, w: u32, h: u32, per: u32) -> (Grid, Rng) {
+    let mut rng = Rng(seed);
+    let mut grid = Grid::new_free(w, h);
+    for _ in 0..(w * h / per) {
+        let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
+        grid.set_blocked(c, true);
+    }
+    (grid, rng)
+}
+
 fn open_grid(world: &World, class: ClassId) -> Grid {
     world.movement(class).unwrap().open_grid(world.grid())
 }
@@ -49,7 +56,7 @@ fn octile_to(r: Rect, c: Cell) -> f64 {
 
 /// Checks one outcome of a request from `start` to the positions `goal` against Dijkstra
 /// and brute force on the class's open grid as it stands now.
-fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
+pub(crate) fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
     if !open.is_free(start) {
         assert!(
             matches!(outcome, Outcome::Failed(_)),
@@ -119,7 +126,7 @@ fn check_outcome(open: &Grid, start: Cell, goal: Rect, outcome: &Outcome) {
 }
 
 /// A random goal: a cell, a small area, or a unit.
-fn random_goal(rng: &mut Rng, w: u32, h: u32) -> Goal {
+pub(crate) fn random_goal(rng: &mut Rng, w: u32, h: u32) -> Goal {
     let c = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
     match rng.below(3) {
         0 => Goal::Cell(c),
@@ -137,7 +144,7 @@ fn random_goal(rng: &mut Rng, w: u32, h: u32) -> Goal {
 }
 
 /// The positions a goal stands for, by the documented rule (independent of the service).
-fn goal_positions(goal: Goal, size: u32, w: u32, h: u32) -> Rect {
+pub(crate) fn goal_positions(goal: Goal, size: u32, w: u32, h: u32) -> Rect {
     match goal {
         Goal::Cell(c) => Rect::new(c.x, c.y, c.x, c.y),
         Goal::Area(r) => r,

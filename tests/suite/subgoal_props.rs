@@ -13,10 +13,12 @@
 
 use crate::common::*;
 use proptest::prelude::*;
-use quadpath::{Cell, Config, Grid, HpaMap, QueryError, Rect};
+use quadpath::{
+    Cell, Config, Grid, HpaMap, Path, PathSearch, QueryError, Rect, SearchContext, SearchProgress,
+};
 
 fn config() -> Config {
-    Config::exact().with_subgoals(true)
+    Config::exact()
 }
 
 /// A random grid: sides 1..=`max_side`, obstacle density 0–60 %, obstacles as single
@@ -221,4 +223,95 @@ fn shipped_maps_are_optimal() {
         assert!(map.subgoal_count() > 0, "{name} has corners");
         check_queries(&map, name.len() as u64, name);
     }
+}
+
+/// Runs `start → goal` in slices of `slice` units on `ctx`; checks that no slice counts
+/// more than `slice` units of work (a slice may overrun by one unit at most, and the
+/// subgoal search's units are single scans and expansions, so it never needs to), and
+/// returns the answer.
+fn sliced(
+    map: &HpaMap,
+    ctx: &mut SearchContext,
+    (start, goal): (Cell, Cell),
+    slice: usize,
+) -> Result<Result<Path, QueryError>, TestCaseError> {
+    let mut search = PathSearch::new(start, goal);
+    loop {
+        let before = search.expansions();
+        let progress = map.resume_path_search(ctx, &mut search, slice);
+        let spent = search.expansions() - before;
+        prop_assert!(
+            spent <= slice,
+            "{} -> {}: a slice of {} counted {} units",
+            start,
+            goal,
+            slice,
+            spent
+        );
+        if let SearchProgress::Done(answer) = progress {
+            prop_assert_eq!(search.restarts(), 0);
+            return Ok(answer);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// The subgoal search run in slices of 1..=12 units (scans and expansions) gives the
+    /// unsliced search's answer and Dijkstra's length, and no slice overruns its budget.
+    #[test]
+    fn sliced_subgoal_searches_match(
+        grid in grid_strategy(40),
+        slice in 1usize..=12,
+        seed in any::<u64>(),
+    ) {
+        let map = HpaMap::new(grid, config()).unwrap();
+        let free: Vec<Cell> = map.grid().free_cells().collect();
+        prop_assume!(!free.is_empty());
+        let mut rng = Rng(seed | 1);
+        let mut ctx = SearchContext::new();
+        for _ in 0..20 {
+            let start = free[rng.below(free.len() as u64) as usize];
+            let goal = free[rng.below(free.len() as u64) as usize];
+            let answer = sliced(&map, &mut ctx, (start, goal), slice)?;
+            let whole = map.find_path(start, goal);
+            prop_assert_eq!(&answer, &whole, "{} -> {} in slices of {}", start, goal, slice);
+            let want = distances(map.grid(), start)[(goal.y * map.grid().width() + goal.x) as usize];
+            match (answer, want) {
+                (Ok(path), Some(d)) => prop_assert!((path.length - d).abs() < 1e-6),
+                (Err(QueryError::Unreachable { .. }), None) => {}
+                (got, want) => prop_assert!(false, "{:?}, Dijkstra {:?}", got, want),
+            }
+        }
+    }
+}
+
+/// A sliced subgoal search interrupted by an edit starts over on the edited map and
+/// returns its optimal path (Dijkstra on the edited grid).
+#[test]
+fn sliced_subgoal_search_restarts_after_an_edit() {
+    let grid = Grid::from_fn(48, 48, |x, y| !(x % 12 == 6 && y % 16 != 8));
+    let mut map = HpaMap::new(grid, config()).unwrap();
+    let (start, goal) = (Cell::new(0, 0), Cell::new(47, 47));
+    let mut ctx = SearchContext::new();
+    let mut search = PathSearch::new(start, goal);
+    assert_eq!(
+        map.resume_path_search(&mut ctx, &mut search, 3),
+        SearchProgress::Paused
+    );
+    map.set_blocked(Rect::new(20, 0, 20, 40), true).unwrap();
+    let path = loop {
+        if let SearchProgress::Done(answer) = map.resume_path_search(&mut ctx, &mut search, 3) {
+            break answer.unwrap();
+        }
+    };
+    assert_eq!(search.restarts(), 1);
+    let d = distances(map.grid(), start)[(goal.y * 48 + goal.x) as usize].unwrap();
+    assert_valid(map.grid(), start, goal, &path);
+    assert!(
+        (path.length - d).abs() < 1e-6,
+        "{} but Dijkstra {d}",
+        path.length
+    );
 }

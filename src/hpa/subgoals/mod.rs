@@ -56,6 +56,7 @@
 //! query inside one free leaf (an obstacle-free rectangle) as a straight line, before this
 //! graph is searched.
 
+mod field;
 mod levels;
 mod lines;
 mod scan;
@@ -64,6 +65,7 @@ use super::landmarks_sparse::SubgoalLandmarks;
 use super::map::morton;
 use crate::geom::Cell;
 use crate::grid::Grid;
+pub(crate) use field::SubgoalField;
 use hashbrown::HashMap;
 pub(crate) use levels::{Levels, DIRECT};
 use lines::StopLines;
@@ -175,6 +177,11 @@ impl SubgoalGraph {
         self.cells[id as usize] != VACANT
     }
 
+    /// Heap bytes held by the levels (counted in [`SubgoalGraph::memory_bytes`]).
+    pub fn level_bytes(&self) -> usize {
+        self.levels.as_ref().map_or(0, |l| l.memory_bytes())
+    }
+
     /// Heap bytes held by the landmark distances (counted apart from the graph's).
     pub fn landmark_bytes(&self) -> usize {
         self.landmarks.memory_bytes()
@@ -247,6 +254,23 @@ impl SubgoalGraph {
             + self.cells.capacity() * 8
             + self.vacant.capacity() * 4
             + lists
+    }
+
+    /// Heap bytes no live subgoal uses: the lists' spare capacity, the vacant IDs' slots
+    /// and the ID map's empty buckets (what edits leave behind; see
+    /// [`MemoryBreakdown::waste`](super::MemoryBreakdown::waste)).
+    pub fn slack_bytes(&self) -> usize {
+        let lists: usize = self
+            .found
+            .iter()
+            .chain(&self.adjacent)
+            .map(|l| (l.capacity() - l.len()) * 4)
+            .sum();
+        let per_slot = 8 + 2 * std::mem::size_of::<Vec<u32>>();
+        lists
+            + self.vacant.len() * per_slot
+            + (self.ids.capacity() - self.ids.len()) * 9
+            + (self.cells.capacity() - self.cells.len()) * 8
     }
 
     /// Brings the graph up to date with `grid`, in which the cells of `changed` were
@@ -464,7 +488,8 @@ pub(super) fn is_subgoal_cell(grid: &Grid, s: Cell) -> bool {
 impl super::HpaMap {
     /// Keeps the subgoal graph up to date after the cells of `raised` and `lowered` were
     /// blocked, freed or recosted: updated locally while the map keeps one terrain cost,
-    /// dropped when it gains a second, built when it comes back to one.
+    /// dropped when it gains a second, built when it comes back to one (or, on a map built
+    /// without a blocked cell, when it first has one).
     pub(super) fn update_subgoals(&mut self, raised: &[Cell], lowered: &[Cell]) {
         if !self.wants_subgoals() {
             self.subgoals = None;
@@ -480,17 +505,19 @@ impl super::HpaMap {
                 graph.build_landmarks(self.config.landmarks as usize);
                 graph.build_levels();
                 self.subgoals = Some(Box::new(graph));
-                // The per-cell table served the gate search while the map had two costs.
-                self.landmarks = super::landmarks::Landmarks::default();
             }
         }
     }
 
     /// The subgoal graph as sorted subgoal cells and edges (see
-    /// [`Config::subgoals`](super::Config::subgoals)), or `None` when the map keeps none:
-    /// a test hook, to compare an edited map with a fresh build.
+    /// [`Config::subgoals`](super::Config::subgoals)), or `None` when the map keeps none
+    /// (empty when it wants one but has no blocked cell to build it for yet): a test hook,
+    /// to compare an edited map with a fresh build.
     #[cfg(any(test, feature = "testing"))]
     pub fn subgoal_snapshot(&self) -> Option<SubgoalSnapshot> {
-        self.subgoals.as_ref().map(|s| s.snapshot())
+        match &self.subgoals {
+            Some(graph) => Some(graph.snapshot()),
+            None => self.wants_subgoals().then(SubgoalSnapshot::default),
+        }
     }
 }

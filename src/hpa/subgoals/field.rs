@@ -1,0 +1,395 @@
+//! A shared backward search over the subgoal graph: the distance from many subgoals to one
+//! goal (a cell or a rectangle), grown only as far as the starts that ask need, a slice
+//! at a time. The path service answers a group of requests to one goal from it.
+//!
+//! # The search
+//! The goal side: every free cell of the goal rectangle's outline is a *seed* (a shortest
+//! path from outside the rectangle enters it through its outline). Each seed's cone scan
+//! (`scan.rs`) ties it to the subgoals it reaches directly, at their octile distance; a
+//! seed that is itself a subgoal starts at 0. From there a Dijkstra runs backward over
+//! the subgoal graph's edges (each weighs the octile distance of its ends), settling
+//! subgoals in order of `D(s)`, the length of their shortest route to the goal through the
+//! graph.
+//!
+//! A start (a *member*) is tied to the subgoals its own cone scan reaches directly (and to
+//! itself if it is a subgoal). Its answer is the smaller of
+//! - `h(start, s) + D(s)` over those subgoals `s` (`h` the octile distance), then `s`'s
+//!   parents to the goal; and
+//! - the *direct line*: the nearest outline cell (by `h`) whose two-piece walk from the
+//!   start (diagonal steps, then straight ones) is clear, at length `h`.
+//!
+//! # Why it is exact
+//! Every answer is a real path of its length: each hop is the walk of a cone scan (whose
+//! length is the octile distance of its ends), or the checked direct walk.
+//!
+//! It is a shortest one. Take a shortest path from the start to the goal, ending at the
+//! outline cell `g` where it first enters the rectangle. By the subgoal graph's argument
+//! (`subgoals/mod.rs`, "Why it is exact") there is a shortest path `start, g1, …, gk, g`
+//! whose inner cells are subgoals and whose consecutive cells are direct-h-reachable.
+//! - `k = 0`: `start` and `g` are direct-h-reachable, so the cells of all their
+//!   octile-length paths are free, the two-piece walk included: the direct line finds an
+//!   outline cell at `h ≤ h(start, g)`, the optimum, with a real path, so at the optimum.
+//! - `k ≥ 1`: `g1` is in the start's cone (its scan finds every direct-h-reachable
+//!   subgoal), `gk` in `g`'s cone (a seed), and each `g_i g_(i+1)` is an edge: Dijkstra
+//!   gives `D(g1) ≤` the rest of the path, and the member's minimum is at most the optimum.
+//!
+//! # When a member is answered
+//! Subgoals are settled in order of `D` (to within the one-unit buckets of the queue, see
+//! [`Buckets`]), so an unsettled subgoal has `D(s) ≥ r`, the floor of the lowest bucket
+//! still holding one (the *radius*). A member is answered once its best so far,
+//! `b`, cannot be beaten: every tie `s` it has is settled or has `h(start, s) + r ≥ b`.
+//! The search therefore grows only to the radius the members need, and goes on from there
+//! when a later member needs more (members may join while it runs).
+//!
+//! The property test `subgoal_fields_match_dijkstra` (tests/suite/service_subgoals.rs)
+//! compares every member's length with a Dijkstra on the grid, on random maps, after
+//! random edits, with the search cut into slices of every size.
+
+use super::{Reached, SubgoalGraph};
+use crate::geom::{Cell, Rect};
+use crate::grid::movement::octile;
+use crate::grid::Grid;
+use crate::hpa::path::{line_is_clear, refine};
+use crate::hpa::search::bend;
+use crate::hpa::HpaMap;
+
+/// No parent yet.
+const NO_PARENT: u32 = u32::MAX;
+
+/// Work units a cone scan counts for (a scan reads a few hundred cells, word by word: about
+/// as long as settling a few subgoals).
+pub(crate) const SCAN_UNITS: usize = 4;
+
+/// Outline cells a goal may have for a subgoal field: a larger goal is answered by a gate
+/// field (its seeds and the members' direct lines would cost more than they save).
+pub(crate) const MAX_OUTLINE: usize = 64;
+
+/// A start asking the field, with its ties.
+#[derive(Clone, Debug)]
+struct Member {
+    start: Cell,
+    /// The subgoals its cone scan reaches directly, with their octile distance.
+    ties: Vec<(u32, f64)>,
+    /// The nearest outline cell its two-piece walk reaches, with its distance.
+    direct: Option<(Cell, f64)>,
+}
+
+/// The best answer of a member so far.
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    Direct(Cell),
+    Subgoal(u32),
+}
+
+/// A backward search over the subgoal graph from a goal rectangle (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct SubgoalField {
+    /// The layer revision it was started on: it answers on that map only.
+    revision: u64,
+    goal: Rect,
+    /// Free outline cells of the goal.
+    seeds: Vec<Cell>,
+    /// Seeds whose scans have run.
+    seeded: usize,
+    /// `D` by subgoal ID (infinite when not reached yet).
+    dist: Vec<f64>,
+    /// The next subgoal toward the goal by ID, or `capacity + k` for seed `k`.
+    parent: Vec<u32>,
+    settled: Vec<bool>,
+    /// Queued subgoals by `D`.
+    open: Buckets,
+    members: Vec<Member>,
+}
+
+impl HpaMap {
+    /// A subgoal field to `goal` on this map, or `None` when the map keeps no subgoal
+    /// graph or the goal's outline is too long for one (see [`MAX_OUTLINE`]). Nothing is
+    /// searched yet: [`SubgoalField::step`] does the work.
+    pub(crate) fn start_subgoal_field(&self, goal: Rect) -> Option<SubgoalField> {
+        let graph = self.subgoals.as_ref()?;
+        let (w, h) = (goal.width() as usize, goal.height() as usize);
+        if 2 * (w + h) > MAX_OUTLINE + 4 {
+            return None;
+        }
+        let seeds: Vec<Cell> = outline(goal).filter(|&c| self.grid.is_free(c)).collect();
+        let n = graph.capacity();
+        Some(SubgoalField {
+            revision: self.revision(),
+            goal,
+            seeds,
+            seeded: 0,
+            dist: vec![f64::INFINITY; n],
+            parent: vec![NO_PARENT; n],
+            settled: vec![false; n],
+            open: Buckets::default(),
+            members: Vec::new(),
+        })
+    }
+}
+
+impl SubgoalField {
+    /// Whether the field answers on `map` as it is now (no edit since it was started).
+    pub fn is_current(&self, map: &HpaMap) -> bool {
+        self.revision == map.revision() && map.subgoals.is_some()
+    }
+
+    /// Adds `start` (a free cell of `map`) as a member: its cone scan and its direct line.
+    /// Returns the member's number and the work units spent.
+    pub fn join(&mut self, map: &HpaMap, start: Cell) -> (usize, usize) {
+        let graph = map
+            .subgoals
+            .as_ref()
+            .expect("a field's map keeps its subgoals");
+        let grid = &map.grid;
+        let mut ties = Vec::new();
+        if let Some(id) = graph.id_of(start) {
+            ties.push((id, 0.0));
+        }
+        graph.reach(grid, start, None, |r| {
+            if let Reached::Subgoal(c) = r {
+                let id = graph.id_of(c).expect("a scan reports subgoals");
+                ties.push((id, octile(start, c)));
+            }
+        });
+        let (direct, walked) = self.direct_line(grid, start);
+        self.members.push(Member {
+            start,
+            ties,
+            direct,
+        });
+        (self.members.len() - 1, SCAN_UNITS + walked)
+    }
+
+    /// The nearest outline cell that `start`'s two-piece walk reaches, if any (the start
+    /// itself when it stands in the goal), and the walks tried.
+    fn direct_line(&self, grid: &Grid, start: Cell) -> (Option<(Cell, f64)>, usize) {
+        if self.goal.contains(start) {
+            return (Some((start, 0.0)), 0);
+        }
+        let mut order: Vec<(f64, Cell)> =
+            self.seeds.iter().map(|&g| (octile(start, g), g)).collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (tried, &(h, g)) in order.iter().enumerate() {
+            let corner = bend(start, g);
+            if line_is_clear(grid, start, corner) && line_is_clear(grid, corner, g) {
+                return (Some((g, h)), tried + 1);
+            }
+        }
+        (None, order.len())
+    }
+
+    /// Runs the search for at most `max` units of work (a seed's scan, or one settled
+    /// subgoal each); returns the work done (0 once nothing is left to search).
+    pub fn step(&mut self, map: &HpaMap, max: usize) -> usize {
+        let graph = map
+            .subgoals
+            .as_ref()
+            .expect("a field's map keeps its subgoals");
+        let mut work = 0;
+        while work < max && self.seeded < self.seeds.len() {
+            self.seed(graph, &map.grid, self.seeded);
+            self.seeded += 1;
+            work += SCAN_UNITS;
+        }
+        while work < max {
+            let Some(id) = self.open.pop() else {
+                break;
+            };
+            if self.settled[id as usize] {
+                continue; // an entry superseded by a cheaper one
+            }
+            let d = self.dist[id as usize];
+            self.settled[id as usize] = true;
+            work += 1;
+            let here = graph.cell(id);
+            for &v in graph.neighbours(id) {
+                let reached = d + octile(here, graph.cell(v));
+                self.offer(v, reached, id);
+            }
+        }
+        work
+    }
+
+    /// Ties seed `k` to itself (if a subgoal) and to the subgoals of its cone scan.
+    fn seed(&mut self, graph: &SubgoalGraph, grid: &Grid, k: usize) {
+        let g = self.seeds[k];
+        let root = graph.capacity() as u32 + k as u32;
+        if let Some(id) = graph.id_of(g) {
+            self.offer(id, 0.0, root);
+        }
+        let mut found = Vec::new();
+        graph.reach(grid, g, None, |r| {
+            if let Reached::Subgoal(c) = r {
+                found.push((
+                    graph.id_of(c).expect("a scan reports subgoals"),
+                    octile(g, c),
+                ));
+            }
+        });
+        for (id, d) in found {
+            self.offer(id, d, root);
+        }
+    }
+
+    /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has. (A
+    /// settled subgoal never is: its `D` is at most the popped one's, and every edge is at
+    /// least 1 long.)
+    #[inline]
+    fn offer(&mut self, id: u32, d: f64, parent: u32) {
+        let i = id as usize;
+        if d < self.dist[i] {
+            self.dist[i] = d;
+            self.parent[i] = parent;
+            self.open.push(d, id);
+        }
+    }
+
+    /// The smallest `D` still queued: every unsettled subgoal is at least this far.
+    fn radius(&self) -> f64 {
+        if self.seeded < self.seeds.len() {
+            return 0.0;
+        }
+        self.open.floor()
+    }
+
+    /// The best answer of member `m` so far and its length.
+    fn best(&self, m: usize) -> Option<(f64, Via)> {
+        let member = &self.members[m];
+        let mut best = member.direct.map(|(g, h)| (h, Via::Direct(g)));
+        for &(s, h) in &member.ties {
+            let i = s as usize;
+            if self.settled[i] && best.map_or(true, |(b, _)| h + self.dist[i] < b) {
+                best = Some((h + self.dist[i], Via::Subgoal(s)));
+            }
+        }
+        best
+    }
+
+    /// Whether member `m`'s answer is final (see the module docs): then
+    /// [`SubgoalField::path`] gives it.
+    pub fn is_answered(&self, m: usize) -> bool {
+        let r = self.radius();
+        let best = self.best(m).map_or(f64::INFINITY, |(b, _)| b);
+        if best == 0.0 {
+            return true;
+        }
+        if r == f64::INFINITY {
+            return true;
+        }
+        self.members[m]
+            .ties
+            .iter()
+            .all(|&(s, h)| self.settled[s as usize] || h + r >= best)
+    }
+
+    /// The cells of member `m`'s shortest path to the goal, once it is answered; `None`
+    /// when the search found no way (the goal is out of its reach).
+    pub fn path(&self, map: &HpaMap, m: usize) -> Option<Vec<Cell>> {
+        let graph = map
+            .subgoals
+            .as_ref()
+            .expect("a field's map keeps its subgoals");
+        let start = self.members[m].start;
+        let mut points = vec![start];
+        match self.best(m)?.1 {
+            Via::Direct(g) => points.extend([bend(start, g), g]),
+            Via::Subgoal(s) => {
+                let first = graph.cell(s);
+                points.extend([bend(start, first), first]);
+                let mut v = s;
+                loop {
+                    let here = graph.cell(v);
+                    let p = self.parent[v as usize];
+                    if p as usize >= graph.capacity() {
+                        // The seed's scan found `v`: its walk starts at the seed.
+                        let g = self.seeds[p as usize - graph.capacity()];
+                        points.extend([bend(g, here), g]);
+                        break;
+                    }
+                    let next = graph.cell(p);
+                    // The hop's walk starts at whichever end's scan found it.
+                    let corner = if graph.reached(v, p) {
+                        bend(here, next)
+                    } else {
+                        bend(next, here)
+                    };
+                    points.extend([corner, next]);
+                    v = p;
+                }
+            }
+        }
+        points.dedup();
+        Some(refine(&points))
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.dist.capacity() * 8
+            + self.parent.capacity() * 4
+            + self.settled.capacity()
+            + self.open.memory_bytes()
+            + self.seeds.capacity() * 8
+            + self
+                .members
+                .iter()
+                .map(|m| std::mem::size_of::<Member>() + m.ties.capacity() * 16)
+                .sum::<usize>()
+    }
+}
+
+/// Subgoals queued by their distance `D`, in buckets one unit wide: a bucket queue, where
+/// a binary heap took a third of the search's time.
+///
+/// Every edge is at least 1 long (two distinct cells), so while the lowest non-empty
+/// bucket `[b, b + 1)` is being emptied no subgoal in it can still get shorter (a shorter
+/// way would come from a subgoal at `D ≥ b` plus an edge `≥ 1`): each one popped from it
+/// is final, whatever the order within the bucket. A subgoal queued again at a shorter
+/// `D` leaves a stale entry behind, skipped once the subgoal is settled.
+#[derive(Clone, Debug, Default)]
+struct Buckets {
+    lists: Vec<Vec<u32>>,
+    /// No bucket below this one holds an entry.
+    low: usize,
+}
+
+impl Buckets {
+    fn push(&mut self, d: f64, id: u32) {
+        let b = d as usize;
+        debug_assert!(b >= self.low, "a subgoal queued below the radius");
+        if b >= self.lists.len() {
+            self.lists.resize_with(b + 1, Vec::new);
+        }
+        self.lists[b].push(id);
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        while let Some(list) = self.lists.get_mut(self.low) {
+            if let Some(id) = list.pop() {
+                return Some(id);
+            }
+            self.low += 1;
+        }
+        None
+    }
+
+    /// A lower bound of every queued `D`: the lowest non-empty bucket's (infinite when
+    /// none is left).
+    fn floor(&self) -> f64 {
+        (self.low..self.lists.len())
+            .find(|&b| !self.lists[b].is_empty())
+            .map_or(f64::INFINITY, |b| b as f64)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.lists
+            .iter()
+            .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
+            .sum()
+    }
+}
+
+/// The cells of `r`'s outline (every cell of `r` beside a cell outside it), row by row.
+fn outline(r: Rect) -> impl Iterator<Item = Cell> {
+    r.cells()
+        .filter(move |c| c.x == r.x1 || c.x == r.x2 || c.y == r.y1 || c.y == r.y2)
+}

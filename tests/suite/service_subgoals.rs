@@ -1,0 +1,239 @@
+//! The path service on layers with a subgoal graph: groups answered from one backward
+//! search over the subgoals (`hpa::subgoals::field`), checked against Dijkstra on the
+//! class's open grid (built from the terrain, not the layers) at the moment each answer is
+//! delivered, with the search sliced by budgets of every size and edits between ticks.
+
+use crate::common::{distances, Rng};
+use crate::service_props::{check_outcome, goal_positions, random_goal, rocks};
+use proptest::prelude::*;
+use quadpath::service::{Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig};
+use quadpath::units::UnitId;
+use quadpath::{io, Cell, ClassId, Config, Movement, Rect, World};
+use std::collections::HashMap;
+
+/// Exact layers that keep a subgoal graph, whatever the default.
+fn with_subgoals() -> Config {
+    Config::exact().with_subgoals(true)
+}
+
+/// A `w × h` world of rocks and a few walls from `seed`, with classes of size 1 and 2 on
+/// subgoal layers.
+fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
+    let (mut grid, mut rng) = rocks(seed, w, h, 8);
+    for _ in 0..3 {
+        let (x, y) = (rng.below(w as u64) as u32, rng.below(h as u64) as u32);
+        let long = 3 + rng.below(12) as u32;
+        for k in 0..long {
+            let c = if rng.below(2) == 0 {
+                Cell::new((x + k).min(w - 1), y)
+            } else {
+                Cell::new(x, (y + k).min(h - 1))
+            };
+            grid.set_blocked(c, true);
+        }
+    }
+    let mut world = World::new(grid);
+    let a = world
+        .add_class(Movement::default(), with_subgoals())
+        .unwrap();
+    let b = world
+        .add_class(Movement::default().with_size(2).unwrap(), with_subgoals())
+        .unwrap();
+    (world, [a, b])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Groups of 2 to 14 starts to one goal, on both classes, in three waves with a
+    /// building put up or taken down between ticks: every outcome, delivered after any
+    /// tick, is valid and of Dijkstra's length on the map as it stands then (full paths),
+    /// or ends at the closest reachable position (partial ones); no tick does more than its
+    /// budget plus its largest step; and the groups were answered from subgoal fields.
+    #[test]
+    fn subgoal_fields_match_dijkstra(seed in any::<u64>(), budget in 1usize..300) {
+        let (w, h) = (40, 30);
+        let (mut world, classes) = world(seed, w, h);
+        let config = ServiceConfig::default().with_lanes(1);
+        let mut service = PathService::with_config(&world, config);
+        let mut rng = Rng(seed ^ 0x5eed);
+        let mut asked = HashMap::new();
+        let mut unit = 0;
+        let mut delivered = 0;
+        for wave in 0..3 {
+            for _ in 0..3 {
+                let class = classes[rng.below(2) as usize];
+                let goal = random_goal(&mut rng, w, h);
+                let size = world.movement(class).unwrap().size();
+                for _ in 0..2 + rng.below(13) {
+                    let start = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
+                    let t = service
+                        .request(&world, class, UnitId::new(unit), start, goal, RequestOptions::default())
+                        .unwrap();
+                    unit += 1;
+                    asked.insert(t, (class, start, goal_positions(goal, size, w, h)));
+                }
+            }
+            let mut ticks = 0;
+            while service.pending() > 0 {
+                let report = service.tick(&world, Budget::Expansions(budget)).unwrap();
+                prop_assert!(report.work <= budget + report.largest_step,
+                    "{} units in a tick of {budget}", report.work);
+                for (t, outcome) in service.drain_finished().collect::<Vec<_>>() {
+                    let (class, start, goal) = asked[&t];
+                    let open = world.movement(class).unwrap().open_grid(world.grid());
+                    check_outcome(&open, start, goal, &outcome);
+                    delivered += 1;
+                }
+                ticks += 1;
+                prop_assert!(ticks < 20_000, "the service never finishes");
+                // A building goes up or comes down while the searches are under way.
+                if ticks == 2 + wave {
+                    let (x, y) = (rng.below(w as u64 - 3) as u32, rng.below(h as u64 - 3) as u32);
+                    let area = Rect::new(x, y, x + 1 + rng.below(2) as u32, y + 1);
+                    let report = world.set_blocked(area, rng.below(3) != 0).unwrap();
+                    service.notify_edit(&world, &report);
+                }
+            }
+        }
+        prop_assert!(delivered >= asked.len());
+        prop_assert!(service.stats().subgoal_fields > 0, "{:?}", service.stats());
+    }
+}
+
+/// A 200-unit group on a shipped map answered from one subgoal field: every member's path
+/// valid and as long as Dijkstra's from the goal (one Dijkstra gives every member's
+/// optimum), and a unit asking in the next frame answered from the kept field.
+#[test]
+fn a_group_of_200_from_one_subgoal_field_on_den520d() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/den520d.map");
+    let mut world = World::new(io::read_map(path).unwrap());
+    let infantry = world
+        .add_class(Movement::default(), with_subgoals())
+        .unwrap();
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    let free: Vec<Cell> = open.free_cells().collect();
+    let mut rng = Rng(520);
+    let goal = free[rng.below(free.len() as u64) as usize];
+    let from_goal = distances(&open, goal);
+    let at = |c: Cell| from_goal[(c.y * open.width() + c.x) as usize];
+    let starts: Vec<Cell> = std::iter::repeat_with(|| free[rng.below(free.len() as u64) as usize])
+        .filter(|&c| at(c).is_some())
+        .take(200)
+        .collect();
+    let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
+    let order = |service: &mut PathService, world: &World, unit: u32, start: Cell| {
+        service
+            .request(
+                world,
+                infantry,
+                UnitId::new(unit),
+                start,
+                Goal::Cell(goal),
+                RequestOptions::default(),
+            )
+            .unwrap()
+    };
+    let tickets: HashMap<_, _> = (0..200u32)
+        .map(|i| {
+            (
+                order(&mut service, &world, i, starts[i as usize]),
+                starts[i as usize],
+            )
+        })
+        .collect();
+    let mut ticks = 0;
+    while service.pending() > 0 {
+        service.tick(&world, Budget::Expansions(500)).unwrap();
+        ticks += 1;
+        assert!(ticks < 10_000);
+    }
+    let mut answered = 0;
+    for (t, outcome) in service.drain_finished() {
+        let Outcome::Full(path) = outcome else {
+            panic!("{outcome:?}");
+        };
+        let start = tickets[&t];
+        crate::common::assert_valid(&open, start, goal, &path);
+        let optimum = at(start).unwrap();
+        assert!(
+            (path.length - optimum).abs() < 1e-6,
+            "{} against {optimum}",
+            path.length
+        );
+        answered += 1;
+    }
+    assert_eq!(answered, 200);
+    let stats = service.stats();
+    assert_eq!(
+        (stats.flow_fields, stats.subgoal_fields),
+        (1, 1),
+        "{stats:?}"
+    );
+    assert!(stats.shared >= 180, "{stats:?}");
+    // The next frame: one more unit to the same goal, from elsewhere, joins the kept
+    // field.
+    let late = free
+        .iter()
+        .copied()
+        .find(|&c| at(c).is_some() && !starts.contains(&c))
+        .unwrap();
+    let again = order(&mut service, &world, 900, late);
+    service.tick(&world, Budget::Expansions(500)).unwrap();
+    let Some(Outcome::Full(path)) = service.outcome(again) else {
+        panic!("no answer from the kept field");
+    };
+    assert!((path.length - at(late).unwrap()).abs() < 1e-6);
+    assert_eq!(service.stats().flow_fields, 1);
+}
+
+/// A burst of 600 requests in 3 groups under a budget of 40 units a tick: the intake takes
+/// at most a quarter of it per tick, so no tick does more than the budget plus one step;
+/// the groups cut by the intake join their jobs (one field each), and every answer is
+/// optimal.
+#[test]
+fn a_burst_is_taken_in_within_the_budget() {
+    let (world, [infantry, _]) = world(7, 40, 30);
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    let free: Vec<Cell> = open.free_cells().collect();
+    let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
+    let mut rng = Rng(11);
+    let mut asked = HashMap::new();
+    for group in 0..3u32 {
+        let goal = free[rng.below(free.len() as u64) as usize];
+        for i in 0..200u32 {
+            let start = free[rng.below(free.len() as u64) as usize];
+            let unit = UnitId::new(group * 200 + i);
+            let t = service
+                .request(
+                    &world,
+                    infantry,
+                    unit,
+                    start,
+                    Goal::Cell(goal),
+                    RequestOptions::default(),
+                )
+                .unwrap();
+            asked.insert(t, (start, Rect::new(goal.x, goal.y, goal.x, goal.y)));
+        }
+    }
+    let mut ticks = 0;
+    let mut answered = 0;
+    while service.pending() > 0 {
+        let report = service.tick(&world, Budget::Expansions(40)).unwrap();
+        assert!(report.work <= 40 + report.largest_step, "{report:?}");
+        assert!(report.largest_step <= 40, "{report:?}");
+        for (t, outcome) in service.drain_finished() {
+            let (start, goal) = asked[&t];
+            check_outcome(&open, start, goal, &outcome);
+            answered += 1;
+        }
+        ticks += 1;
+        assert!(ticks < 100_000);
+    }
+    assert_eq!(answered, 600);
+    // The intake needed 60 ticks (10 requests each) and cut every group; still one field
+    // per group.
+    assert!(ticks >= 60);
+    assert_eq!(service.stats().flow_fields, 3, "{:?}", service.stats());
+}
