@@ -4,8 +4,9 @@
 //! the time of edits on each map (one cell blocked and freed, a 4×4 building placed and
 //! removed). Every subgoal path is checked against the scenario's optimal length.
 //!
-//! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]`
-//! (`--edits R`: only the edit times, each kind repeated R times over.)
+//! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]
+//! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
+//! times over; `--no-edits` leaves them out of a `--profile` loop.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -36,6 +37,8 @@ struct Args {
     /// Only the subgoal engine's corner queries, this many rounds, nothing else timed: a
     /// loop for a profiler (`perf record`).
     profile: Option<usize>,
+    /// With `--profile`: leave out the edit timings, so that the profile is the queries'.
+    no_edits: bool,
     /// Only the edit times, gate graph against subgoal graph, edits of each kind repeated
     /// this many times over (a loop for a profiler too).
     edits: Option<usize>,
@@ -47,6 +50,7 @@ fn args() -> Args {
         queries: 300,
         rounds: 3,
         profile: None,
+        no_edits: false,
         edits: None,
     };
     let mut it = std::env::args().skip(1);
@@ -63,6 +67,7 @@ fn args() -> Args {
             "--queries" => a.queries = it.next().and_then(|v| v.parse().ok()).expect("--queries N"),
             "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
+            "--no-edits" => a.no_edits = true,
             "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
             _ => {} // cargo bench's own flags
         }
@@ -135,6 +140,9 @@ fn main() {
         let (subgoals, subgoals_build) = build(Config::exact());
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
+            if args.no_edits {
+                continue;
+            }
             let mut subgoals = subgoals;
             eprintln!(
                 "subgoal edits: 1 cell {:.1} µs, 4×4 {:.1} µs",

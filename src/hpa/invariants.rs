@@ -104,7 +104,7 @@ impl HpaMap {
     /// Checks the internal bookkeeping: every leaf of the tree uniform in openness and cost,
     /// every free leaf of the tree in the graph at its cost, gates filed in their leaves,
     /// symmetric crossings that are legal steps, component labels and sizes, and the
-    /// landmark table's Lipschitz property.
+    /// landmark tables' Lipschitz property (per cell, or at the subgoals).
     ///
     /// # Errors
     /// A description of the first inconsistency found.
@@ -112,6 +112,9 @@ impl HpaMap {
         let g = &self.graph;
         self.components.check(g)?;
         self.landmarks.check(&self.grid)?;
+        if let Some(subgoals) = &self.subgoals {
+            subgoals.landmarks().check(subgoals)?;
+        }
         for l in self.tree.leaves() {
             let band = self.costs.leaf_band(&l);
             if let Some(c) = l

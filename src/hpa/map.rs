@@ -295,6 +295,9 @@ impl HpaMap {
             map.clusters = Some(Box::new(clusters));
         }
         profile.clusters = lap();
+        // A layer searched over its subgoal graph reads its landmark distances at the
+        // subgoals (see `hpa::landmarks_sparse`); the per-cell table is still built for
+        // the gate search (dropping it fails tests that count on it: a later session).
         if config.landmarks > 0 && landmarks_pay(&map) {
             let k = config.landmarks as usize;
             estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
@@ -309,6 +312,17 @@ impl HpaMap {
         map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
             .then(|| Box::new(SubgoalGraph::build(&map.grid)));
         profile.subgoals = lap();
+        if let Some(graph) = &mut map.subgoals {
+            graph.build_landmarks(config.landmarks as usize);
+            profile.landmarks += lap();
+            graph.build_levels();
+            profile.subgoals += lap();
+            // Counted as built: both are small next to the gate layer's estimate.
+            estimated = estimated
+                .saturating_add(graph.landmark_bytes())
+                .saturating_add(graph.level_bytes());
+            check(estimated)?;
+        }
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
         map.sizes.built_slack = map.slack_bytes();
@@ -461,7 +475,8 @@ impl HpaMap {
             gates: self.graph.gate_bytes(),
             components: self.components.memory_bytes(),
             clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
-            landmarks: self.landmarks.memory_bytes(),
+            landmarks: self.landmarks.memory_bytes()
+                + self.subgoals.as_ref().map_or(0, |s| s.landmark_bytes()),
             subgoals: self.subgoals.as_ref().map_or(0, |s| s.memory_bytes()),
             waste: self.slack_bytes().saturating_sub(self.sizes.built_slack),
         }

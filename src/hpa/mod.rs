@@ -32,6 +32,7 @@ mod graph;
 mod invariants;
 mod landmark_table;
 mod landmarks;
+mod landmarks_sparse;
 mod map;
 mod open;
 mod path;

@@ -439,7 +439,7 @@ impl HpaMap {
             subgoals,
             (search.start, search.goal),
             open,
-            (&self.landmarks, &self.costs),
+            &self.costs,
             budget,
         );
         search.expansions += ctx.last_expansions() - before;
@@ -472,12 +472,7 @@ impl HpaMap {
         // is the first unit of work; the goal's scan and the expansions follow in
         // `resume_route`, sliced.
         if let Some(subgoals) = &self.subgoals {
-            let opened = ctx.open_subgoals(
-                (subgoals, &self.grid),
-                (start, goal),
-                &self.landmarks,
-                &self.costs,
-            );
+            let opened = ctx.open_subgoals((subgoals, &self.grid), (start, goal), &self.costs);
             return match opened {
                 SubgoalOpened::Direct(points) => Opened::Answered(Ok(Route::Waypoints(points)), 1),
                 SubgoalOpened::Open(open) => Opened::Subgoals(open),

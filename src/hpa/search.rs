@@ -8,14 +8,17 @@ use super::clusters::{Cluster, ClusterId, Clusters, Routes, FROM_ORIGIN, NO_PRED
 use super::costs::CostBands;
 use super::graph::{GateGraph, GateId, LeafId, SlotId};
 use super::landmarks::{GoalRow, Landmarks};
+use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
-use super::subgoals::{Reached, SubgoalGraph};
+use super::subgoals::{Reached, SubgoalGraph, DIRECT};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
-use crate::grid::movement::{octile, step_cost};
+use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
 use crate::grid::Grid;
 use hashbrown::HashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.
@@ -52,8 +55,15 @@ pub struct SearchContext {
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
     /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
-    /// with its distance to the goal (see [`SearchContext::search_subgoals`]).
-    goal_marks: Vec<(u32, f64)>,
+    /// or the upward search from the subgoals it reached did (see
+    /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
+    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`]).
+    goal_marks: Vec<(u32, f64, u32)>,
+    /// The open list of that upward search: distances (as bits, all non-negative) and IDs.
+    upward: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The goal's landmark row of the subgoal search under way (see
+    /// `hpa::landmarks_sparse`).
+    subgoal_row: Option<SparseGoalRow>,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
     /// The last query's events, when tracing is on (see `hpa::trace`).
@@ -141,6 +151,27 @@ fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
         .uniform()
         .expect("subgoal graphs serve maps of one cost");
     move |a, b| octile(a, b) * per_unit
+}
+
+/// The subgoal search's bound on the cost from subgoal `id` to `goal`: the octile distance
+/// raised by the landmarks at the subgoals (`row` is the goal's), both consistent.
+#[inline]
+fn subgoal_bound(
+    graph: &SubgoalGraph,
+    row: &SparseGoalRow,
+    goal: Cell,
+    costs: &CostBands,
+    id: u32,
+) -> f64 {
+    let per_unit = costs.floor();
+    let o = octile(graph.cell(id), goal) * per_unit;
+    let landmarks = graph.landmarks();
+    if landmarks.count() == 0 {
+        return o;
+    }
+    // Lattice units (1/29 of a cell, see `hpa::landmarks_sparse`) to costs.
+    let gap = landmarks.gap(row, id) as f64 * per_unit / LATTICE_STRAIGHT as f64;
+    o.max(gap)
 }
 
 /// The two ends of a query and the free leaves they lie in.
@@ -370,7 +401,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
-            self.goal_marks.fill((0, 0.0));
+            self.goal_marks.fill((0, 0.0, DIRECT));
             self.query = 1;
         }
         self.open.clear();
@@ -655,18 +686,19 @@ impl SearchContext {
     /// then [`SearchContext::step_subgoals`] carry it on.
     ///
     /// A\* runs over dense per-ID tables stamped with the query number, guided by the
-    /// gate search's bound (the octile distance raised by the landmarks' differential
-    /// bounds, both consistent, so nodes close for good). Without the landmarks it expands
-    /// about three times as many subgoals and takes 1.5–3× as long (measured on brc202d,
-    /// w_woundedcoast and Aftershock).
+    /// octile distance raised by the differential bounds of the landmarks kept at the
+    /// subgoals (see `hpa::landmarks_sparse`; both consistent, so nodes close for good),
+    /// over the levels of the subgoals while the graph has them (see
+    /// `hpa::subgoals::levels`). Without the landmarks it expands about three times as
+    /// many subgoals and takes 1.5–3× as long (measured on brc202d, w_woundedcoast and
+    /// Aftershock).
     pub(crate) fn open_subgoals(
         &mut self,
         maps: (&SubgoalGraph, &Grid),
         ends: (Cell, Cell),
-        landmarks: &Landmarks,
         costs: &CostBands,
     ) -> SubgoalOpened {
-        with_recorder!(self.open_subgoals_as(maps, ends, landmarks, costs))
+        with_recorder!(self.open_subgoals_as(maps, ends, costs))
     }
 
     /// [`SearchContext::open_subgoals`] with recorder `R`.
@@ -674,20 +706,19 @@ impl SearchContext {
         &mut self,
         (graph, grid): (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
-        landmarks: &Landmarks,
         costs: &CostBands,
     ) -> SubgoalOpened {
-        // Costs: lengths times the map's one cost, as the bound counts them.
-        let bound = Bound::new(goal, landmarks, costs);
+        // Costs: lengths times the map's one cost.
         let octile = subgoal_octile(costs);
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
-            self.goal_marks.resize(n, (0, 0.0));
+            self.goal_marks.resize(n, (0, 0.0, DIRECT));
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
-        self.open_start::<R>(s, bound.to_goal(start));
+        self.subgoal_row = None;
+        self.open_start::<R>(s, octile(start, goal));
         let _ = self.pop();
         self.expand::<R>(s, 0.0, NO_PARENT);
         let mut ties = std::mem::take(&mut self.start_ties);
@@ -711,9 +742,7 @@ impl SearchContext {
             self.expand::<R>(t, d, s);
             return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
         }
-        for &(d, id) in &ties {
-            self.relax::<R>(id, d, s, || bound.to_goal(graph.cell(id)));
-        }
+        // The ties are offered once the goal's scan has given their bounds.
         self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
             start: s,
@@ -723,26 +752,88 @@ impl SearchContext {
     }
 
     /// The subgoal search's second unit of work: the goal's cone scan marks the subgoals
-    /// that reach the goal directly, with their distance to it. The context must
-    /// [hold](SearchContext::holds) the search `open`.
+    /// that reach the goal directly, with their distance to it (and, over the levels, an
+    /// upward search from them marks the subgoals above with the way down); the goal's
+    /// landmark row is derived from them, and the start's ties are offered. The context
+    /// must [hold](SearchContext::holds) the search `open`.
     pub(crate) fn mark_subgoal_goal(
+        &mut self,
+        maps: (&SubgoalGraph, &Grid),
+        goal: Cell,
+        costs: &CostBands,
+    ) {
+        with_recorder!(self.mark_subgoal_goal_as(maps, goal, costs))
+    }
+
+    /// [`SearchContext::mark_subgoal_goal`] with recorder `R`.
+    fn mark_subgoal_goal_as<R: Recorder>(
         &mut self,
         (graph, grid): (&SubgoalGraph, &Grid),
         goal: Cell,
         costs: &CostBands,
     ) {
         let octile = subgoal_octile(costs);
+        let per_unit = costs.floor();
         let stamp = self.query;
-        let marks = &mut self.goal_marks;
-        let mut mark = |id: u32| marks[id as usize] = (stamp, octile(graph.cell(id), goal));
-        if let Some(id) = graph.id_of(goal) {
-            mark(id);
+        let mut reached = std::mem::take(&mut self.goal_ties);
+        reached.clear();
+        let own = graph.id_of(goal);
+        if let Some(id) = own {
+            reached.push((0.0, id));
         }
         graph.reach(grid, goal, None, |r| {
             if let Reached::Subgoal(c) = r {
-                mark(graph.id_of(c).expect("a scan reports subgoals"));
+                let id = graph.id_of(c).expect("a scan reports subgoals");
+                reached.push((octile(c, goal), id));
             }
         });
+        let levels = graph.levels();
+        let marks = &mut self.goal_marks;
+        let upward = &mut self.upward;
+        upward.clear();
+        let mut mark = |id: u32, d: f64, next: u32| {
+            let m = &mut marks[id as usize];
+            if m.0 != stamp || d < m.1 {
+                *m = (stamp, d, next);
+                true
+            } else {
+                false
+            }
+        };
+        for &(d, id) in &reached {
+            if mark(id, d, DIRECT) {
+                upward.push(Reverse((d.to_bits(), id)));
+            }
+        }
+        // With levels, the goal is reached from above only: an upward search from the
+        // locals its scan reached marks the subgoals above them with the way down.
+        if let Some(l) = levels {
+            while let Some(Reverse((bits, id))) = upward.pop() {
+                let d = f64::from_bits(bits);
+                if d > self.goal_marks[id as usize].1 || !l.is_local(id) {
+                    continue;
+                }
+                for arc in l.arcs(id) {
+                    let dv = d + arc.weight * per_unit;
+                    let m = &mut self.goal_marks[arc.to as usize];
+                    if m.0 != stamp || dv < m.1 {
+                        *m = (stamp, dv, id);
+                        upward.push(Reverse((dv.to_bits(), arc.to)));
+                    }
+                }
+            }
+        }
+        let landmarks = graph.landmarks();
+        let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
+        self.goal_ties = reached;
+        self.subgoal_row = Some(row);
+        let s = graph.capacity() as u32;
+        let ties = std::mem::take(&mut self.start_ties);
+        for &(d, id) in &ties {
+            let h = subgoal_bound(graph, &row, goal, costs, id);
+            self.relax::<R>(id, d, s, || h);
+        }
+        self.start_ties = ties;
     }
 
     /// Expands up to `max_expansions` more subgoals of the search `open`, opened by
@@ -755,16 +846,10 @@ impl SearchContext {
         graph: &SubgoalGraph,
         (start, goal): (Cell, Cell),
         open: OpenSearch,
-        (landmarks, costs): (&Landmarks, &CostBands),
+        costs: &CostBands,
         max_expansions: usize,
     ) -> Stepped {
-        with_recorder!(self.step_subgoals_as(
-            graph,
-            (start, goal),
-            open,
-            (landmarks, costs),
-            max_expansions
-        ))
+        with_recorder!(self.step_subgoals_as(graph, (start, goal), open, costs, max_expansions))
     }
 
     /// [`SearchContext::step_subgoals`] with recorder `R`.
@@ -773,12 +858,17 @@ impl SearchContext {
         graph: &SubgoalGraph,
         (start, goal): (Cell, Cell),
         open: OpenSearch,
-        (landmarks, costs): (&Landmarks, &CostBands),
+        costs: &CostBands,
         max_expansions: usize,
     ) -> Stepped {
         debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
-        let bound = Bound::new(goal, landmarks, costs);
+        let row = self
+            .subgoal_row
+            .expect("the goal is marked before the expansions");
+        let bound = |id: u32| subgoal_bound(graph, &row, goal, costs, id);
         let octile = subgoal_octile(costs);
+        let per_unit = costs.floor();
+        let levels = graph.levels();
         let OpenSearch {
             start: s, goal: t, ..
         } = open;
@@ -792,13 +882,24 @@ impl SearchContext {
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
-            let (marked, to_goal) = self.goal_marks[n as usize];
+            let (marked, to_goal, _) = self.goal_marks[n as usize];
             if marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
-            for &v in graph.neighbours(n) {
-                let c = graph.cell(v);
-                self.relax::<R>(v, g + octile(here, c), n, || bound.to_goal(c));
+            match levels {
+                // A local's upward edges, a global's edges to globals.
+                Some(l) => {
+                    for arc in l.arcs(n) {
+                        let w = arc.weight * per_unit;
+                        self.relax::<R>(arc.to, g + w, n, || bound(arc.to));
+                    }
+                }
+                None => {
+                    for &v in graph.neighbours(n) {
+                        let c = graph.cell(v);
+                        self.relax::<R>(v, g + octile(here, c), n, || bound(v));
+                    }
+                }
             }
         }
         Stepped::Paused
@@ -806,7 +907,8 @@ impl SearchContext {
 
     /// The corner points of the subgoal route that reached `t`: each hop is the cone
     /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
-    /// it, so its bend is written out between the two waypoints.
+    /// it, so its bend is written out between the two waypoints. Shortcuts of the global
+    /// level are unpacked into their two subgoal-graph hops.
     fn unwind_subgoals(
         &self,
         graph: &SubgoalGraph,
@@ -815,34 +917,50 @@ impl SearchContext {
         s: u32,
         t: u32,
     ) -> Vec<Cell> {
-        let mut out = vec![goal];
-        // The hop into the goal was found by the goal's scan, unless it came straight
-        // from the start (handled by the caller).
-        let mut v = self.nodes[t as usize].parent;
-        let mut later = goal;
-        let mut later_scanned = true; // the goal's scan found the hop into it
-        while v != s {
-            let here = graph.cell(v);
-            out.push(if later_scanned {
-                bend(later, here)
+        let levels = graph.levels();
+        // Subgoal IDs from the start to the one that met the goal's marks, then on down
+        // the marks' way to the goal; the edges of the levels unpacked.
+        let met = self.nodes[t as usize].parent;
+        let mut back = vec![met];
+        let mut v = met;
+        while self.nodes[v as usize].parent != s {
+            v = self.nodes[v as usize].parent;
+            back.push(v);
+        }
+        back.reverse();
+        let mut down = met;
+        loop {
+            let next = self.goal_marks[down as usize].2;
+            if next == DIRECT {
+                break;
+            }
+            back.push(next);
+            down = next;
+        }
+        let mut ids = vec![back[0]];
+        for pair in back.windows(2) {
+            match levels {
+                Some(l) => l.unpack(pair[0], pair[1], &mut ids),
+                None => ids.push(pair[1]),
+            }
+        }
+        let mut out = vec![start];
+        let mut before = start;
+        for (i, &id) in ids.iter().enumerate() {
+            let here = graph.cell(id);
+            // The start's scan found the first hop; otherwise the hop's walk is that of
+            // whichever end's scan found the other.
+            out.push(if i == 0 || graph.reached(ids[i - 1], id) {
+                bend(before, here)
             } else {
-                bend(here, later)
+                bend(here, before)
             });
             out.push(here);
-            let parent = self.nodes[v as usize].parent;
-            // The hop from the parent into `v` was found by the parent's scan, or else by
-            // `v`'s. The start's scan found every hop out of the start.
-            later_scanned = parent != s && !graph.reached(parent, v);
-            later = here;
-            v = parent;
+            before = here;
         }
-        out.push(if later_scanned {
-            bend(later, start)
-        } else {
-            bend(start, later)
-        });
-        out.push(start);
-        out.reverse();
+        // The goal's scan found the last hop.
+        out.push(bend(goal, before));
+        out.push(goal);
         out.dedup();
         out
     }

@@ -6,8 +6,9 @@
 //!   and `Unreachable` comes exactly when Dijkstra finds no path. A missing edge, a wrong
 //!   subgoal rule or a scan that stops too early makes some path longer or unreachable.
 //! - After random sequences of cell and building edits, the incrementally updated graph
-//!   equals a fresh build of the same grid (subgoals and edges), and queries are still
-//!   optimal.
+//!   equals a fresh build of the same grid (subgoals and edges), the landmark distances
+//!   at the subgoals are still Lipschitz on every edge (`HpaMap::check_consistency`), and
+//!   queries are still optimal.
 //! - On the maps shipped in `maps/`, sampled scenario queries are optimal (Dijkstra).
 
 use crate::common::*;
@@ -175,6 +176,11 @@ fn check_edits(grid: Grid, edits: &[Edit], seed: u64) -> Result<(), TestCaseErro
             fresh.subgoal_snapshot().unwrap(),
         );
         prop_assert_eq!(&got.0, &want.0, "subgoals after edit {} ({:?})", i, edit);
+        // The landmark distances at the subgoals stay Lipschitz on every edge, so the
+        // search's bound stays admissible and consistent.
+        if let Err(e) = map.check_consistency() {
+            prop_assert!(false, "after edit {} ({:?}): {}", i, edit, e);
+        }
         let extra: Vec<_> = got
             .1
             .iter()

@@ -1,0 +1,334 @@
+//! Landmark distances stored at subgoals only: the differential heuristic of the subgoal
+//! search, in a table of `k` values per subgoal instead of per cell.
+//!
+//! # The table
+//! For each of `k` landmarks (subgoals chosen farthest-point, see
+//! [`SubgoalLandmarks::build`]) and each subgoal `s`, `D(L, s)` is the distance from `L` to
+//! `s` over the subgoal graph with *lattice* weights: a straight step weighs 29 units and a
+//! diagonal one 41 ([`crate::grid::movement::LATTICE_DIAGONAL`]), so an edge `(a, b)`
+//! weighs `lat(a, b) = 29·(max − min) + 41·min` of its `|dx|, |dy|`. Since 41/29 is just below
+//! √2, `lat(a, b) ≤ 29·h(a, b)`, and integer units make every bound exact. The values of one
+//! subgoal are contiguous (ID-major), so a bound reads one cache line.
+//!
+//! # Why the bounds hold
+//! *Lipschitz is all that is needed.* If `|D(L, a) − D(L, b)| ≤ lat(a, b)` on every edge of
+//! the graph, summing along the shortest route between two subgoals (which the graph holds,
+//! see `hpa::subgoals`) gives `|D(L, u) − D(L, v)| ≤ 29·d(u, v)`. The search's bound
+//! `max_L |D(L, n) − D(L, g)| / 29` (raised to the octile distance) is then admissible and
+//! consistent: the difference of two nodes' bounds is at most the edge between them.
+//!
+//! *The goal's row.* The goal `g` is rarely a subgoal, so its values are derived from the
+//! subgoals its cone scan reaches directly (the same scan the search makes anyway):
+//! `D(L, g) = min_s D(L, s) + lat(s, g)` over those `s` (its own values when `g` is a
+//! subgoal). That is `g` joined to the graph as one more node with the edges the query
+//! uses. It is Lipschitz towards every subgoal `u`: a shortest route from `g` to `u` leaves
+//! `g` through a direct-h-reachable subgoal `s₁` (the subgoal theorem, which holds for the
+//! lattice weights as for the true ones: both make the octile-length paths between two
+//! cells the same set, those with `min(|dx|, |dy|)` diagonal steps), so
+//! `D(L, g) − D(L, u) ≤ lat(g, s₁) + D(L, s₁) − D(L, u) ≤ M(g, u)`, the lattice distance;
+//! and `D(L, u) − D(L, g) = D(L, u) − D(L, s*) − lat(s*, g) ≤ M(u, s*) − M(s*, g) ≤ M(u, g)`
+//! by the triangle inequality of the lattice metric `M` (with `M(s*, g) = lat(s*, g)` for a
+//! direct-h-reachable pair). And `M ≤ 29·d`. A landmark with no value at the goal (another
+//! component) is left out for the whole query, so the bound stays consistent.
+//!
+//! # Edits
+//! Blocking cells only lengthens distances: the old values stay Lipschitz for every edge
+//! that survives (an edge's weight is its octile length, which does not change). Edges
+//! appear where the scans found new subgoals or new direct pairs (freed cells, new
+//! corners), and new subgoals have no values. [`SubgoalLandmarks::repair`] gives every new
+//! subgoal no value (infinity), then, from the ends of every new edge, lowers values
+//! Dijkstra-style, `D(v) ← D(u) + lat(u, v)`, until no edge is violated: every lowered node
+//! relaxes all its edges, so on return `D(v) ≤ D(u) + lat(u, v)` holds on every edge in
+//! both directions, which is the Lipschitz property. The values are then at least 0 and
+//! at most the lattice distances (they are upper bounds at every step), so a landmark's
+//! column may grow loose over many edits but never wrong. The property test
+//! `tests/suite/subgoal_props.rs` checks the property after random edits and fails when
+//! the repair is skipped.
+
+use super::subgoals::SubgoalGraph;
+use crate::geom::Cell;
+use crate::grid::movement::{LATTICE_DIAGONAL, LATTICE_STRAIGHT};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A subgoal (or goal) no landmark distance has reached.
+const UNSET: u32 = u32::MAX;
+/// The most landmarks kept at subgoals.
+pub(crate) const MAX_SPARSE_LANDMARKS: usize = 16;
+
+/// The lattice length of the octile walk between `a` and `b`: never more than 29 times
+/// its true length.
+#[inline]
+pub(crate) fn lattice_octile(a: Cell, b: Cell) -> u32 {
+    let dx = a.x.abs_diff(b.x);
+    let dy = a.y.abs_diff(b.y);
+    let (lo, hi) = (dx.min(dy), dx.max(dy));
+    LATTICE_STRAIGHT * (hi - lo) + LATTICE_DIAGONAL * lo
+}
+
+/// Landmark distances at the subgoals of a [`SubgoalGraph`] (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SubgoalLandmarks {
+    k: usize,
+    /// `values[id · k + l]`: landmark `l`'s distance to subgoal `id` in lattice units, or
+    /// [`UNSET`].
+    values: Vec<u32>,
+    /// Scratch of the repairs.
+    heap: BinaryHeap<Reverse<(u32, u32)>>,
+}
+
+/// The goal's values, ready for the bounds of one query.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SparseGoalRow {
+    row: [u32; MAX_SPARSE_LANDMARKS],
+    /// All ones for landmarks with a value at the goal, zero for the others.
+    mask: [u32; MAX_SPARSE_LANDMARKS],
+}
+
+impl SubgoalLandmarks {
+    /// Places `k` landmarks (at most [`MAX_SPARSE_LANDMARKS`]) on the subgoals of `graph`
+    /// and fills in their columns. The first lies farthest from a subgoal of the largest
+    /// component; each next one at the subgoal farthest from those placed (its smallest
+    /// distance to them largest), all by Dijkstra over the graph.
+    pub fn build(graph: &SubgoalGraph, k: usize) -> Self {
+        let k = k.min(MAX_SPARSE_LANDMARKS);
+        let n = graph.capacity();
+        let mut lm = SubgoalLandmarks {
+            k,
+            values: vec![UNSET; n * k],
+            heap: BinaryHeap::new(),
+        };
+        if k == 0 || graph.len() == 0 {
+            lm.k = 0;
+            lm.values = Vec::new();
+            return lm;
+        }
+        let mut column = vec![UNSET; n];
+        let Some(seed) = largest_component_member(graph) else {
+            lm.k = 0;
+            lm.values = Vec::new();
+            return lm;
+        };
+        lm.fill(graph, seed, &mut column);
+        // Smallest distance to the landmarks placed so far, per subgoal.
+        let mut nearest = vec![UNSET; n];
+        for l in 0..k {
+            let here = farthest(&column, &nearest);
+            lm.fill(graph, here, &mut column);
+            for (id, &d) in column.iter().enumerate() {
+                lm.values[id * k + l] = d;
+                nearest[id] = nearest[id].min(d);
+            }
+        }
+        lm
+    }
+
+    /// Landmarks kept (0 when none).
+    pub fn count(&self) -> usize {
+        self.k
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.values.capacity() * 4 + self.heap.capacity() * 8
+    }
+
+    /// Dijkstra over `graph` from subgoal `from`, distances into `column`.
+    fn fill(&mut self, graph: &SubgoalGraph, from: u32, column: &mut [u32]) {
+        column.fill(UNSET);
+        column[from as usize] = 0;
+        self.heap.clear();
+        self.heap.push(Reverse((0, from)));
+        while let Some(Reverse((d, u))) = self.heap.pop() {
+            if d > column[u as usize] {
+                continue;
+            }
+            let here = graph.cell(u);
+            for &v in graph.neighbours(u) {
+                let dv = d + lattice_octile(here, graph.cell(v));
+                if dv < column[v as usize] {
+                    column[v as usize] = dv;
+                    self.heap.push(Reverse((dv, v)));
+                }
+            }
+        }
+    }
+
+    /// The goal's row: its own values when it is subgoal `own`, else the smallest
+    /// `D(L, s) + lat(s, goal)` over the subgoals `reached` directly by its scan.
+    pub fn goal_row(
+        &self,
+        graph: &SubgoalGraph,
+        goal: Cell,
+        own: Option<u32>,
+        reached: impl IntoIterator<Item = u32>,
+    ) -> SparseGoalRow {
+        let mut row = [UNSET; MAX_SPARSE_LANDMARKS];
+        let k = self.k;
+        let mut take = |id: u32, extra: u32| {
+            let vals = &self.values[id as usize * k..id as usize * k + k];
+            for (r, &v) in row.iter_mut().zip(vals) {
+                if v != UNSET {
+                    *r = (*r).min(v + extra);
+                }
+            }
+        };
+        match own {
+            Some(id) => take(id, 0),
+            None => {
+                for id in reached {
+                    take(id, lattice_octile(graph.cell(id), goal));
+                }
+            }
+        }
+        let mut mask = [0; MAX_SPARSE_LANDMARKS];
+        for (m, r) in mask.iter_mut().zip(&mut row) {
+            if *r == UNSET {
+                *r = 0;
+            } else {
+                *m = u32::MAX;
+            }
+        }
+        SparseGoalRow { row, mask }
+    }
+
+    /// A lower bound on the distance from subgoal `id` to the goal of `goal`, in lattice
+    /// units: the largest `|D(L, id) − D(L, goal)|` over the landmarks with values at both.
+    #[inline]
+    pub fn gap(&self, goal: &SparseGoalRow, id: u32) -> u32 {
+        let k = self.k;
+        let vals = &self.values[id as usize * k..id as usize * k + k];
+        let mut best = 0u32;
+        for ((&v, &g), &m) in vals.iter().zip(&goal.row[..k]).zip(&goal.mask[..k]) {
+            let m = m & ((v != UNSET) as u32).wrapping_neg();
+            best = best.max(v.abs_diff(g) & m);
+        }
+        best
+    }
+
+    /// Restores the Lipschitz property after an update of `graph` that gave the IDs of
+    /// `added` to new subgoals and joined the pairs of `linked` (see the module docs).
+    pub fn repair(&mut self, graph: &SubgoalGraph, added: &[u32], linked: &[(u32, u32)]) {
+        let k = self.k;
+        if k == 0 {
+            return;
+        }
+        let n = graph.capacity();
+        if self.values.len() < n * k {
+            self.values.resize(n * k, UNSET);
+        }
+        for &id in added {
+            self.values[id as usize * k..id as usize * k + k].fill(UNSET);
+        }
+        if linked.is_empty() {
+            return;
+        }
+        for l in 0..k {
+            self.heap.clear();
+            for &(a, b) in linked {
+                for (u, v) in [(a, b), (b, a)] {
+                    let du = self.values[u as usize * k + l];
+                    if du == UNSET {
+                        continue;
+                    }
+                    let dv = du + lattice_octile(graph.cell(u), graph.cell(v));
+                    if dv < self.values[v as usize * k + l] {
+                        self.values[v as usize * k + l] = dv;
+                        self.heap.push(Reverse((dv, v)));
+                    }
+                }
+            }
+            while let Some(Reverse((d, u))) = self.heap.pop() {
+                if d > self.values[u as usize * k + l] {
+                    continue;
+                }
+                let here = graph.cell(u);
+                for &v in graph.neighbours(u) {
+                    let dv = d + lattice_octile(here, graph.cell(v));
+                    if dv < self.values[v as usize * k + l] {
+                        self.values[v as usize * k + l] = dv;
+                        self.heap.push(Reverse((dv, v)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Checks the Lipschitz property on every edge of `graph`: a test hook.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn check(&self, graph: &SubgoalGraph) -> Result<(), String> {
+        let k = self.k;
+        for a in 0..graph.capacity() as u32 {
+            if !graph.is_live(a) {
+                continue;
+            }
+            for &b in graph.neighbours(a) {
+                let w = lattice_octile(graph.cell(a), graph.cell(b));
+                for l in 0..k {
+                    // A subgoal left without values reads as unset.
+                    let value = |id: u32| {
+                        self.values
+                            .get(id as usize * k + l)
+                            .copied()
+                            .unwrap_or(UNSET)
+                    };
+                    let (da, db) = (value(a), value(b));
+                    if (da == UNSET) != (db == UNSET) || (da != UNSET && da.abs_diff(db) > w) {
+                        return Err(format!(
+                            "landmark {l}: subgoals {:?} = {da} and {:?} = {db}, edge {w}",
+                            graph.cell(a),
+                            graph.cell(b)
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A subgoal of the graph's largest connected component, if there is any subgoal.
+fn largest_component_member(graph: &SubgoalGraph) -> Option<u32> {
+    let n = graph.capacity();
+    let mut seen = vec![false; n];
+    let mut best: Option<(usize, u32)> = None;
+    let mut stack = Vec::new();
+    for root in 0..n as u32 {
+        if seen[root as usize] || !graph.is_live(root) {
+            continue;
+        }
+        seen[root as usize] = true;
+        stack.push(root);
+        let mut size = 0;
+        while let Some(u) = stack.pop() {
+            size += 1;
+            for &v in graph.neighbours(u) {
+                if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        if best.map_or(true, |(s, _)| size > s) {
+            best = Some((size, root));
+        }
+    }
+    best.map(|(_, id)| id)
+}
+
+/// The subgoal reached in `column` whose smallest distance to the landmarks placed
+/// (`nearest`, [`UNSET`] before the first) is largest; the farthest one in `column` before
+/// the first landmark.
+fn farthest(column: &[u32], nearest: &[u32]) -> u32 {
+    let mut best = (0u32, 0u32);
+    for (id, (&d, &near)) in column.iter().zip(nearest).enumerate() {
+        if d == UNSET {
+            continue;
+        }
+        let score = if near == UNSET { d } else { near };
+        if score >= best.0 {
+            best = (score, id as u32);
+        }
+    }
+    best.1
+}
