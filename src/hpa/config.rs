@@ -41,7 +41,11 @@ pub enum Mode {
 /// ```
 /// use quadpath::{Config, Grid, HpaMap};
 ///
-/// let config = Config::exact().with_landmarks(4).with_max_leaf_side(Some(32));
+/// // Exact mode over the gate graph, with 4 landmarks and leaves no wider than 32.
+/// let config = Config::exact()
+///     .with_subgoals(false)
+///     .with_landmarks(4)
+///     .with_max_leaf_side(Some(32));
 /// let map = HpaMap::new(Grid::new_free(64, 64), config)?;
 /// assert_eq!(map.landmark_count(), 4);
 ///

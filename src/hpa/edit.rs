@@ -333,7 +333,8 @@ impl HpaMap {
             .on_freed(&self.grid, &self.costs, &edit.lowered);
         // A map built without landmarks (nothing free, or nothing for them to guide: open
         // ground) may need them now: the next refresh builds them if they pay.
-        if self.config.landmarks > 0 && self.landmarks.count() == 0 {
+        // (A layer searched over its subgoal graph keeps its landmarks at the subgoals.)
+        if self.config.landmarks > 0 && self.landmarks.count() == 0 && !self.wants_subgoals() {
             self.landmarks_pending = true;
         }
     }

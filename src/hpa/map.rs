@@ -296,9 +296,9 @@ impl HpaMap {
         }
         profile.clusters = lap();
         // A layer searched over its subgoal graph reads its landmark distances at the
-        // subgoals (see `hpa::landmarks_sparse`); the per-cell table is still built for
-        // the gate search (dropping it fails tests that count on it: a later session).
-        if config.landmarks > 0 && landmarks_pay(&map) {
+        // subgoals (see `hpa::landmarks_sparse`) and builds no per-cell table: every exact
+        // query of such a layer goes to the subgoal graph.
+        if config.landmarks > 0 && !map.wants_subgoals() && landmarks_pay(&map) {
             let k = config.landmarks as usize;
             estimated = estimated.saturating_add(Landmarks::estimate_bytes(&map.grid, k));
             check(estimated)?;
@@ -419,9 +419,14 @@ impl HpaMap {
         self.clusters.as_ref().map_or(0, |c| c.entrance_count())
     }
 
-    /// Number of landmarks the search's heuristic uses (see [`Config::landmarks`]).
+    /// Number of landmarks the search's heuristic uses (see [`Config::landmarks`]): those
+    /// kept at the subgoals on a layer searched over its subgoal graph, else those of the
+    /// per-cell table.
     pub fn landmark_count(&self) -> usize {
-        self.landmarks.count()
+        match &self.subgoals {
+            Some(graph) => graph.landmarks().count(),
+            None => self.landmarks.count(),
+        }
     }
 
     /// Number of subgoals of the subgoal graph (0 when the map keeps none; see

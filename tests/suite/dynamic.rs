@@ -614,7 +614,11 @@ fn loose_landmarks_are_tightened_once_queries_pay_for_it() {
     let (w, h) = (120u32, 80u32);
     // Compaction off: the walls grow the map past its threshold, and a compacted map is a
     // fresh build, whose columns are tight.
-    let config = quadpath::Config::exact().with_compact_above_percent(None);
+    // The gate engine's per-cell columns (a subgoal layer keeps its landmarks at the
+    // subgoals and repairs them as it is edited).
+    let config = quadpath::Config::exact()
+        .with_subgoals(false)
+        .with_compact_above_percent(None);
     let mut map = HpaMap::new(Grid::from_fn(w, h, |x, y| (x, y) != (60, 40)), config).unwrap();
     assert_eq!(map.landmark_count(), 8);
     // Long walls with gaps, a sixteenth of the map and more, laid as patches.

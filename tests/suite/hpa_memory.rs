@@ -159,7 +159,13 @@ fn an_open_map_pays_no_per_cell_landmarks_in_exact_mode() {
         }
     }
     let map = HpaMap::new(grid, Mode::Exact).unwrap();
-    assert_eq!(map.landmark_count(), 0);
+    // Exact mode searches its subgoal graph here and keeps its landmarks at the subgoals
+    // (a few dozen corners): no per-cell table, which would take 32 bytes per cell.
+    assert!(
+        map.memory_breakdown().landmarks < 64 << 10,
+        "{} bytes of landmarks",
+        map.memory_breakdown().landmarks
+    );
     assert!(
         map.memory_bytes() < 8 * cells,
         "{} bytes",
@@ -168,8 +174,24 @@ fn an_open_map_pays_no_per_cell_landmarks_in_exact_mode() {
     map.check_consistency().unwrap();
     // Small maps keep their landmarks, unless they are one open field with nothing to
     // guide around.
-    let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| x != 32 || y > 40), Mode::Exact).unwrap();
+    let walled = Grid::from_fn(64, 64, |x, y| x != 32 || y > 40);
+    let gates = Config::exact().with_subgoals(false);
+    let map = HpaMap::new(walled.clone(), gates).unwrap();
     assert_eq!(map.landmark_count(), 8);
+    // A per-cell table: at least a byte per landmark and free cell.
+    let per_cell = map.memory_breakdown().landmarks;
+    assert!(
+        per_cell >= 8 * walled.free_count() as usize,
+        "{per_cell} bytes"
+    );
+    // Over the subgoal graph they are kept at the subgoals only: the wall's end has two.
+    let map = HpaMap::new(walled, Mode::Exact).unwrap();
+    assert!(map.landmark_count() > 0);
+    let at_subgoals = map.memory_breakdown().landmarks;
+    assert!(
+        at_subgoals * 20 < per_cell,
+        "{at_subgoals} bytes: no per-cell table"
+    );
     let map = HpaMap::new(Grid::new_free(64, 64), Mode::Exact).unwrap();
     assert_eq!(map.landmark_count(), 0);
 }
