@@ -178,7 +178,7 @@ impl CostBands {
     /// base when it has none.
     #[inline]
     pub fn leaf_band(&self, leaf: &NodeRef<'_, u8>) -> u8 {
-        leaf.objects().first().map_or(self.base, |&(_, band)| band)
+        leaf.objects().first().map_or(self.base, |(_, &band)| band)
     }
 
     /// The tree objects of `grid`: one per cell outside the base band, kinded by its band.

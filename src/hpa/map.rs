@@ -205,21 +205,17 @@ impl HpaMap {
                 .saturating_add(blocked.saturating_mul(12)),
         )?;
         let mut objects = bands.objects(&grid);
-        let tree_bytes = QuadTree::estimate_bytes_with_kinds(
-            grid.width(),
-            grid.height(),
-            &stopper,
-            &mut objects,
-        )
-        .map_err(|e| match e {
-            QuadtreeError::BadSize { width, height } => too_large(width, height),
-            QuadtreeError::OutOfBounds { .. } => {
-                unreachable!("blocked cells lie on the grid")
-            }
-        })?;
+        let tree_bytes =
+            QuadTree::estimate_bytes_packed(grid.width(), grid.height(), &stopper, &mut objects)
+                .map_err(|e| match e {
+                    QuadtreeError::BadSize { width, height } => too_large(width, height),
+                    QuadtreeError::OutOfBounds { .. } => {
+                        unreachable!("blocked cells lie on the grid")
+                    }
+                })?;
         check(grid.memory_bytes().saturating_add(tree_bytes))?;
         let mut tree =
-            QuadTree::build_with_kinds(grid.width(), grid.height(), stopper, objects, |band| *band)
+            QuadTree::build_packed(grid.width(), grid.height(), stopper, objects, |band| *band)
                 .map_err(|e| match e {
                     QuadtreeError::BadSize { width, height } => too_large(width, height),
                     QuadtreeError::OutOfBounds { .. } => {

@@ -213,6 +213,51 @@ impl Shape {
     }
 }
 
+/// Groups `items` (lying in the node over `rect` whose children are `kids`) by child in
+/// place, in one counting pass plus swaps (a sort would cost a log factor at every level
+/// of a tree over millions of cells), and returns how many each child got, in `kids`'
+/// order. Children come row-major; the corrected midpoints are where the last child
+/// starts, and items at or past a midpoint go right or down.
+pub(crate) fn partition_quadrants<I>(
+    shape: &Shape,
+    rect: Rect,
+    kids: &ChildIds,
+    items: &mut [I],
+    cell: impl Fn(&I) -> Cell,
+) -> [usize; 4] {
+    let last = shape.rect(kids[kids.len() - 1]);
+    let split_x = (last.x1 > rect.x1).then_some(last.x1);
+    let split_y = (last.y1 > rect.y1).then_some(last.y1);
+    let columns = 1 + split_x.is_some() as usize;
+    let quadrant = |i: &I| {
+        let c = cell(i);
+        let col = split_x.is_some_and(|s| c.x >= s) as usize;
+        let row = split_y.is_some_and(|s| c.y >= s) as usize;
+        row * columns + col
+    };
+    let mut counts = [0usize; 4];
+    for i in items.iter() {
+        counts[quadrant(i)] += 1;
+    }
+    let mut next = [0usize; 4];
+    for k in 1..4 {
+        next[k] = next[k - 1] + counts[k - 1];
+    }
+    let ends: [usize; 4] = std::array::from_fn(|k| next[k] + counts[k]);
+    for k in 0..4 {
+        while next[k] < ends[k] {
+            let q = quadrant(&items[next[k]]);
+            if q == k {
+                next[k] += 1;
+            } else {
+                items.swap(next[k], next[q]);
+                next[q] += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// The up-to-four child IDs of a node, without allocating.
 ///
 /// ```

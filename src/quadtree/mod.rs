@@ -8,12 +8,15 @@
 //! - queries live on [`QuadTree`] too: [`QuadTree::find`], ranges, covering nodes and
 //!   [`QuadTree::neighbours`] in the 8 directions.
 
+mod estimate;
 mod id;
+mod node;
 mod query;
 mod stopper;
 mod tree;
 
 pub use id::{ChildIds, NodeId, Shape, MAX_SIDE};
+pub use node::Objects;
 pub use query::NodeRef;
 pub use stopper::SplitStopper;
 pub use tree::{LeafChange, QuadTree};

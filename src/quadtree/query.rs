@@ -1,7 +1,8 @@
 //! Read-only queries: point location, ranges, covering nodes, neighbours and iteration.
 
 use super::id::{NodeId, Shape};
-use super::tree::{Node, QuadTree};
+use super::node::{Content, Node, Objects};
+use super::tree::QuadTree;
 use super::QuadtreeError;
 use crate::geom::{Cell, Direction, Rect};
 use std::hash::BuildHasher;
@@ -18,6 +19,7 @@ use std::hash::BuildHasher;
 /// assert!(leaf.is_leaf());
 /// assert_eq!((leaf.depth(), leaf.rect()), (1, Rect::new(0, 0, 31, 31)));
 /// assert_eq!(leaf.objects(), &[(Cell::new(3, 4), "tower")]);
+/// assert_eq!(leaf.objects().first(), Some((Cell::new(3, 4), &"tower")));
 /// assert_eq!(tree.node(NodeId::ROOT).map(|root| root.object_count()), Some(2));
 /// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
 /// ```
@@ -57,7 +59,7 @@ impl<'a, T> NodeRef<'a, T> {
     /// Whether it is a leaf.
     #[inline]
     pub fn is_leaf(&self) -> bool {
-        self.node.objects.is_some()
+        self.node.content.is_leaf()
     }
 
     /// Number of objects in its subtree.
@@ -66,10 +68,14 @@ impl<'a, T> NodeRef<'a, T> {
         self.node.tally.count()
     }
 
-    /// The objects it holds with their cells; empty for internal nodes.
+    /// The objects it holds with their cells; none for internal nodes.
     #[inline]
-    pub fn objects(&self) -> &'a [(Cell, T)] {
-        self.node.objects.as_deref().unwrap_or(&[])
+    pub fn objects(&self) -> Objects<'a, T> {
+        match &self.node.content {
+            Content::Split | Content::Empty => Objects::Listed(&[]),
+            Content::Listed(list) => Objects::Listed(list),
+            Content::Filled(object) => Objects::Filled(self.rect, object),
+        }
     }
 }
 
@@ -110,7 +116,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             let mid = (lo + hi).div_ceil(2);
             let id = self.shape.cell_id(mid, c);
             match self.nodes.get(&id.0) {
-                Some(n) if n.objects.is_some() => return id,
+                Some(n) if n.content.is_leaf() => return id,
                 Some(_) => lo = mid + 1,
                 None => hi = mid - 1,
             }
@@ -200,12 +206,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let mut out = Vec::new();
         if let Some(r) = self.clip(r) {
             self.visit_leaves(self.covering_id(&r), &r, &mut |n| {
-                out.extend(
-                    n.objects()
-                        .iter()
-                        .filter(|(c, _)| r.contains(*c))
-                        .map(|(c, o)| (*c, o)),
-                );
+                out.extend(n.objects().iter().filter(|(c, _)| r.contains(*c)));
             });
         }
         out

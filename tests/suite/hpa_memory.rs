@@ -113,11 +113,10 @@ fn dense_pattern_is_refused_under_a_few_mebibytes() {
     // counted by `QuadTree::estimate_bytes`, the first check after the cell list (a few
     // MiB), so the process never holds the tree's hundreds of MiB.
     // The map's tree holds each blocked cell as an object of kind 0 (blocked), 12 bytes in
-    // the build's list.
+    // the build's list, packed in its leaf.
     let mut cells: Vec<(Cell, u8)> = dots.blocked_cells().map(|c| (c, 0)).collect();
     let tree =
-        QuadTree::estimate_bytes_with_kinds(1024, 1024, &SplitStopper::uniform(), &mut cells)
-            .unwrap();
+        QuadTree::estimate_bytes_packed(1024, 1024, &SplitStopper::uniform(), &mut cells).unwrap();
     assert!(tree > 32 << 20, "the tree alone would take {tree} bytes");
     let limit = dots.memory_bytes() + cells.len() * 12 + (1 << 20);
     let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();

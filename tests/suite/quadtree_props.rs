@@ -627,7 +627,10 @@ fn mix(seed: u64, x: u32, y: u32) -> u64 {
     z ^ (z >> 31)
 }
 
-fn run(kind: Kind, s: &Scenario) {
+/// Runs scenario `s` on a tree split by `kind`, listing its leaves' objects or, with
+/// `packed`, packing those of one equal object per cell (see `QuadTree::build_packed`):
+/// either way it must match the model after every step.
+fn run(kind: Kind, s: &Scenario, packed: bool) {
     let (w, h) = (s.w, s.h);
     let mut m = Model::new(w, h);
     if kind.blocked_mode() {
@@ -643,7 +646,13 @@ fn run(kind: Kind, s: &Scenario) {
             m.at_mut(a % w, b % h).push(v % 3);
         }
     }
-    let mut t: Tree = QuadTree::build(w, h, kind.stopper(), m.all()).unwrap();
+    let build = |m: &Model| -> Tree {
+        match packed {
+            true => QuadTree::build_packed(w, h, kind.stopper(), m.all(), |_| 0).unwrap(),
+            false => QuadTree::build(w, h, kind.stopper(), m.all()).unwrap(),
+        }
+    };
+    let mut t = build(&m);
     t.track_changes(true);
     let mut feed = Feed::start(&t);
     check_all(&mut t, &m, kind, &mut feed, &[]);
@@ -724,6 +733,14 @@ fn run(kind: Kind, s: &Scenario) {
             }
         }
     }
+    // The edited tree stores its nodes as a fresh build does: the same leaves listed, packed
+    // or empty, so the bytes in use (all but the slack) are the same.
+    let fresh = build(&m);
+    assert_eq!(
+        t.memory_bytes() - t.slack_bytes(),
+        fresh.memory_bytes() - fresh.slack_bytes(),
+        "{kind:?} packed {packed}: the edited tree holds its objects differently"
+    );
 }
 
 fn cases(n: u32) -> ProptestConfig {
@@ -738,23 +755,23 @@ proptest! {
     #![proptest_config(cases(96))]
 
     #[test]
-    fn max_objects_buckets(k in 1u64..=4, s in scenario(30)) {
-        run(Kind::MaxObjects(k), &s);
+    fn max_objects_buckets(k in 1u64..=4, s in scenario(30), packed in any::<bool>()) {
+        run(Kind::MaxObjects(k), &s, packed);
     }
 
     #[test]
-    fn uniform_blocked_cells(s in scenario(30)) {
-        run(Kind::Uniform, &s);
+    fn uniform_blocked_cells(s in scenario(30), packed in any::<bool>()) {
+        run(Kind::Uniform, &s, packed);
     }
 
     #[test]
-    fn max_leaf_side_combinations(uniform in any::<bool>(), k in 1u64..=4, side in 1u32..=9, s in scenario(30)) {
-        run(if uniform { Kind::UniformSide(side) } else { Kind::MaxObjectsSide(k, side) }, &s);
+    fn max_leaf_side_combinations(uniform in any::<bool>(), k in 1u64..=4, side in 1u32..=9, s in scenario(30), packed in any::<bool>()) {
+        run(if uniform { Kind::UniformSide(side) } else { Kind::MaxObjectsSide(k, side) }, &s, packed);
     }
 
     #[test]
-    fn invert_style_and_by_rect_stoppers(nearly_full in any::<bool>(), s in scenario(30)) {
-        run(if nearly_full { Kind::NearlyFull } else { Kind::ByRect }, &s);
+    fn invert_style_and_by_rect_stoppers(nearly_full in any::<bool>(), s in scenario(30), packed in any::<bool>()) {
+        run(if nearly_full { Kind::NearlyFull } else { Kind::ByRect }, &s, packed);
     }
 }
 
@@ -982,6 +999,21 @@ proptest! {
         prop_assert!(estimate >= actual, "{w}x{h}: estimate {estimate} < actual {actual}");
         prop_assert!(estimate <= 2 * actual + 1024, "{w}x{h}: estimate {estimate} vs actual {actual}");
         scratch.sort_unstable_by_key(|c| (c.y, c.x));
-        prop_assert_eq!(scratch, cells, "the cells are only reordered");
+        prop_assert_eq!(&scratch, &cells, "the cells are only reordered");
+        // The same for a packing tree of kinded objects (a path-finding map's: 0 blocked,
+        // 1 and 2 for two terrain bands), which lists no object of a uniform leaf.
+        let mut objects: Vec<(Cell, u8)> = cells.iter().map(|&c| (c, (c.x / 7 % 3) as u8)).collect();
+        let stopper = || match side {
+            Some(s) => SplitStopper::uniform().with_max_leaf_side(s),
+            None => SplitStopper::uniform(),
+        };
+        let estimate = QuadTree::estimate_bytes_packed(w, h, &stopper(), &mut objects).unwrap();
+        let tree = QuadTree::build_packed(w, h, stopper(), objects.iter().copied(), |k| *k).unwrap();
+        let actual = tree.memory_bytes();
+        prop_assert!(estimate >= actual, "{w}x{h} packed: estimate {estimate} < actual {actual}");
+        prop_assert!(estimate <= 2 * actual + 1024, "{w}x{h} packed: estimate {estimate} vs actual {actual}");
+        let listed = QuadTree::build_with_kinds(w, h, stopper(), objects, |k| *k).unwrap();
+        prop_assert_eq!(listed.leaf_count(), tree.leaf_count());
+        prop_assert!(actual <= listed.memory_bytes());
     }
 }

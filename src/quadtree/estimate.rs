@@ -1,0 +1,167 @@
+//! What a tree would weigh, counted before it is built.
+
+use super::id::{partition_quadrants, NodeId, Shape, MAX_SIDE};
+use super::node::covers_each_cell_once;
+use super::stopper::SplitStopper;
+use super::tree::slot_bytes;
+use super::{QuadTree, QuadtreeError};
+use crate::geom::Cell;
+
+impl QuadTree<()> {
+    /// An upper bound on the heap bytes of the tree [`QuadTree::build`] would make from
+    /// objects at `cells` (one per cell, no payload), found by walking the splits it would
+    /// make without storing a node: so that a caller with a memory budget can refuse a map
+    /// before its tree is built. `cells` is reordered in place; nothing else is allocated.
+    /// The table is counted at the capacity a map of that many nodes grows to.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub fn estimate_bytes(
+        width: u32,
+        height: u32,
+        stopper: &SplitStopper,
+        cells: &mut [Cell],
+    ) -> Result<usize, QuadtreeError> {
+        let walk = Walk {
+            stopper,
+            cell: |c: &Cell| *c,
+            kind: |_| 0,
+            packs: false,
+        };
+        walk.estimate::<()>(width, height, cells)
+    }
+}
+
+impl QuadTree<u8> {
+    /// [`QuadTree::estimate_bytes`] for the tree [`QuadTree::build_with_kinds`] would make
+    /// from `objects`, each object its own kind.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub fn estimate_bytes_with_kinds(
+        width: u32,
+        height: u32,
+        stopper: &SplitStopper,
+        objects: &mut [(Cell, u8)],
+    ) -> Result<usize, QuadtreeError> {
+        Walk::over_kinds(stopper, false).estimate::<u8>(width, height, objects)
+    }
+
+    /// [`QuadTree::estimate_bytes`] for the tree [`QuadTree::build_packed`] would make
+    /// from `objects`, each object its own kind: what a path-finding map's tree weighs.
+    ///
+    /// ```
+    /// use quadpath::quadtree::{QuadTree, SplitStopper};
+    /// use quadpath::Cell;
+    /// let mut walls: Vec<_> = (0..64).flat_map(|y| (0..32).map(move |x| (Cell::new(x, y), 0u8))).collect();
+    /// let stopper = SplitStopper::uniform();
+    /// let listed = QuadTree::estimate_bytes_with_kinds(64, 64, &stopper, &mut walls)?;
+    /// let packed = QuadTree::estimate_bytes_packed(64, 64, &stopper, &mut walls)?;
+    /// let tree = QuadTree::build_packed(64, 64, stopper, walls, |k| *k)?;
+    /// assert!(packed >= tree.memory_bytes() && packed + 2048 * 12 <= listed);
+    /// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub fn estimate_bytes_packed(
+        width: u32,
+        height: u32,
+        stopper: &SplitStopper,
+        objects: &mut [(Cell, u8)],
+    ) -> Result<usize, QuadtreeError> {
+        Walk::over_kinds(stopper, true).estimate::<u8>(width, height, objects)
+    }
+}
+
+/// What [`Walk::count_nodes`] needs to follow the build's splits over items of type `I`.
+struct Walk<'a, I> {
+    stopper: &'a SplitStopper,
+    cell: fn(&I) -> Cell,
+    kind: fn(&I) -> u8,
+    /// Whether the tree packs its leaves (see [`QuadTree::build_packed`]); items of one
+    /// kind are then taken to be equal objects.
+    packs: bool,
+}
+
+impl<'a> Walk<'a, (Cell, u8)> {
+    fn over_kinds(stopper: &'a SplitStopper, packs: bool) -> Self {
+        Walk {
+            stopper,
+            cell: |o| o.0,
+            kind: |o| o.1,
+            packs,
+        }
+    }
+}
+
+impl<I> Walk<'_, I> {
+    /// The estimate for a tree of `T` payloads over `items`.
+    fn estimate<T>(
+        &self,
+        width: u32,
+        height: u32,
+        items: &mut [I],
+    ) -> Result<usize, QuadtreeError> {
+        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(QuadtreeError::BadSize { width, height });
+        }
+        let shape = Shape::new(width, height);
+        for item in items.iter() {
+            shape.check((self.cell)(item))?;
+        }
+        let (nodes, object_slots, lists) = self.count_nodes(&shape, NodeId::ROOT, items);
+        // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
+        // from 8 buckets on (all but one below).
+        let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
+        let mut buckets = 4;
+        while usable(buckets) < nodes {
+            buckets *= 2;
+        }
+        let objects = object_slots * std::mem::size_of::<(Cell, T)>()
+            + lists * std::mem::size_of::<Vec<(Cell, T)>>();
+        Ok(std::mem::size_of::<QuadTree<T>>()
+            + buckets * slot_bytes::<T>()
+            + objects
+            + (shape.max_possible_depth() as usize + 1) * 8)
+    }
+
+    /// The nodes of the subtree [`QuadTree::build`] grows at `id` over `items` (which lie
+    /// in it), the object slots its listed leaves hold (a list has room for its objects
+    /// only; an edit that grows it reallocates, and is counted by the map as waste), and
+    /// the number of those lists; `items` is partitioned in place the way the build shares
+    /// objects out among children.
+    fn count_nodes(&self, shape: &Shape, id: NodeId, items: &mut [I]) -> (usize, usize, usize) {
+        let rect = shape.rect(id);
+        let one_kind = items.first().map_or(true, |first| {
+            items.iter().all(|i| (self.kind)(i) == (self.kind)(first))
+        });
+        if self
+            .stopper
+            .stops_with_kinds(rect, items.len() as u64, one_kind)
+        {
+            let packed = self.packs
+                && one_kind
+                && items.len() as u64 == rect.area()
+                && covers_each_cell_once(rect, items.iter().map(self.cell));
+            return match items.len() {
+                0 => (1, 0, 0),
+                _ if packed => (1, 0, 0),
+                n => (1, n, 1),
+            };
+        }
+        let kids = shape.children(id, rect);
+        let counts = partition_quadrants(shape, rect, &kids, items, self.cell);
+        let (mut nodes, mut slots, mut lists) = (1, 0, 0);
+        let mut rest = items;
+        for (&kid, &n) in kids.iter().zip(&counts) {
+            let (mine, others) = rest.split_at_mut(n);
+            let (a, b, c) = self.count_nodes(shape, kid, mine);
+            nodes += a;
+            slots += b;
+            lists += c;
+            rest = others;
+        }
+        (nodes, slots, lists)
+    }
+}
