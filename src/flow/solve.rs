@@ -147,7 +147,7 @@ impl GateDijkstra {
                 offer(v.index(), &|| octile(gate.cell, c) * l.cost, 0);
             }
         }
-        for &v in &gate.links {
+        for &v in graph.links_of(gate) {
             offer(
                 v.index(),
                 &|| graph.crossing_cost(gate, graph.gate(v)),

@@ -654,7 +654,7 @@ impl Clusters {
                 if (if vertical { cell.x } else { cell.y }) != edge {
                     continue;
                 }
-                for &o in &g.gate(gate).links {
+                for &o in g.links_of(g.gate(gate)) {
                     let oc = g.gate(o).cell;
                     if cell.step(dir) == Some(oc) {
                         crossings.push((along(cell), gate));
@@ -811,7 +811,7 @@ impl LocalSearch {
                 self.mates.push(span);
                 self.costs.push(l.cost);
                 self.link_start.push(self.links.len() as u32);
-                for &o in &g.gate(v).links {
+                for &o in g.links_of(g.gate(v)) {
                     if of_leaf[g.gate(o).leaf.index()] == id {
                         self.links.push(local[o.index()]);
                     }

@@ -154,12 +154,15 @@ impl HpaMap {
                 {
                     return Err(format!("gate {} misfiled in leaf {}", gt.cell, leaf.id));
                 }
-                if gt.links.is_empty() {
+                if g.links_of(gt).is_empty() {
                     return Err(format!("gate {} has no crossing", gt.cell));
                 }
-                for &o in &gt.links {
+                for &o in g.links_of(gt) {
                     let other = g.gate(o);
-                    if !g.is_live_gate(o) || other.leaf == leaf_id || !other.links.contains(&gate) {
+                    if !g.is_live_gate(o)
+                        || other.leaf == leaf_id
+                        || !g.links_of(other).contains(&gate)
+                    {
                         return Err(format!(
                             "crossing {} -> {} is one-sided",
                             gt.cell, other.cell

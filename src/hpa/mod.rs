@@ -40,6 +40,7 @@ mod policy;
 mod profile;
 mod query;
 mod search;
+mod spans;
 mod subgoals;
 mod trace;
 

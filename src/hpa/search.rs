@@ -654,7 +654,7 @@ impl SearchContext {
             if p & CROSSED != 0 {
                 self.relax_leaf::<R>(graph, (gt.leaf, gt.cell, g, n), &target, &bound);
             }
-            for &v in &gt.links {
+            for &v in graph.links_of(gt) {
                 let other = graph.gate(v);
                 let step = bound.crossing(graph, gt, other);
                 self.relax::<R>(node(v), g + step, n | CROSSED, || bound.to_goal(other.cell));
@@ -1081,7 +1081,7 @@ impl SearchContext {
             } else if entered {
                 self.relax_leaf::<R>(graph, (here.leaf, here.cell, g, n), &target, &bound);
             }
-            for &v in &here.links {
+            for &v in graph.links_of(here) {
                 let other = graph.gate(v);
                 let kv = clusters.of_leaf(other.leaf);
                 let usable = if clusters.is_fresh(kv) {

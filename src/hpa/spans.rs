@@ -1,0 +1,186 @@
+//! Many small growable lists in one flat arena: each list is a [`Span`] of 12 bytes, not
+//! a vector of 24 (or a small vector of 24 that spills to the heap past a few items).
+//!
+//! A list that outgrows its room moves to the end of the arena and leaves a hole; the owner
+//! of the spans compacts the arena when holes weigh more than the lists
+//! ([`SpanArena::wants_compaction`], [`SpanArena::compact`]).
+
+/// Where one list lives in a [`SpanArena`]: `len` items from `start`, room for `cap`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: u32,
+    len: u32,
+    cap: u32,
+}
+
+impl Span {
+    /// Number of items.
+    #[inline]
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the list is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The arena: every list's items, and the holes moved lists left.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SpanArena<T> {
+    items: Vec<T>,
+    /// Slots no span covers any more.
+    holes: usize,
+}
+
+/// Room a list gets when it first grows: most gates have at most 4 crossings.
+const FIRST_ROOM: u32 = 4;
+
+impl<T: Copy + Default> SpanArena<T> {
+    /// The items of `span`.
+    #[inline]
+    pub fn get(&self, span: Span) -> &[T] {
+        &self.items[span.start as usize..][..span.len as usize]
+    }
+
+    /// The items of `span`, to change in place.
+    #[inline]
+    pub fn get_mut(&mut self, span: Span) -> &mut [T] {
+        &mut self.items[span.start as usize..][..span.len as usize]
+    }
+
+    /// Appends `item` to the list at `span`, moving it to the end of the arena with twice
+    /// the room when it is full (in place when it is the last list already).
+    pub fn push(&mut self, span: &mut Span, item: T) {
+        if span.len == span.cap {
+            let cap = (span.cap * 2).max(FIRST_ROOM);
+            let end = span.start as usize + span.cap as usize;
+            if end == self.items.len() && span.cap > 0 {
+                self.items
+                    .resize(span.start as usize + cap as usize, T::default());
+            } else {
+                let start = self.items.len();
+                debug_assert!(start + cap as usize <= u32::MAX as usize);
+                self.items
+                    .extend_from_within(span.start as usize..span.start as usize + span.len());
+                self.items.resize(start + cap as usize, T::default());
+                self.holes += span.cap as usize;
+                span.start = start as u32;
+            }
+            span.cap = cap;
+        }
+        self.items[(span.start + span.len) as usize] = item;
+        span.len += 1;
+    }
+
+    /// Removes the item at `i` of the list at `span`, moving its last item there.
+    pub fn swap_remove(&mut self, span: &mut Span, i: usize) -> T {
+        let list = self.get_mut(*span);
+        let gone = list[i];
+        list[i] = list[list.len() - 1];
+        span.len -= 1;
+        gone
+    }
+
+    /// Keeps the items of `span` for which `keep` holds, in their order.
+    pub fn retain(&mut self, span: &mut Span, mut keep: impl FnMut(T) -> bool) {
+        let list = self.get_mut(*span);
+        let mut kept = 0;
+        for i in 0..list.len() {
+            if keep(list[i]) {
+                list[kept] = list[i];
+                kept += 1;
+            }
+        }
+        span.len = kept as u32;
+    }
+
+    /// Gives the room of `span` back (as a hole) and empties it.
+    pub fn free(&mut self, span: &mut Span) {
+        self.holes += span.cap as usize;
+        *span = Span::default();
+    }
+
+    /// Whether the holes weigh more than the lists: then [`SpanArena::compact`] pays.
+    pub fn wants_compaction(&self) -> bool {
+        self.holes > 4096 && 2 * self.holes > self.items.len()
+    }
+
+    /// Packs the lists of `spans`, which must be every span into this arena, one after
+    /// another with no room to spare and no hole, in the order given.
+    pub fn compact<'a>(&mut self, spans: impl Iterator<Item = &'a mut Span>) {
+        let total = self.items.len() - self.holes;
+        let mut items = Vec::with_capacity(total);
+        for span in spans {
+            let start = items.len() as u32;
+            items.extend_from_slice(self.get(*span));
+            *span = Span {
+                start,
+                len: span.len,
+                cap: span.len,
+            };
+        }
+        self.items = items;
+        self.items.shrink_to_fit();
+        self.holes = 0;
+    }
+
+    /// Heap bytes of the arena.
+    pub fn memory_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<T>()
+    }
+
+    /// Of [`SpanArena::memory_bytes`], what no item uses: holes, room past the lists'
+    /// items (`used` is the number of items in all lists), spare capacity.
+    pub fn slack_bytes(&self, used: usize) -> usize {
+        (self.items.capacity() - used) * std::mem::size_of::<T>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lists grown, shrunk, freed and compacted in random order hold what plain vectors
+    /// given the same operations hold.
+    #[test]
+    fn lists_match_vectors_through_moves_and_compaction() {
+        let mut arena = SpanArena::<u32>::default();
+        let mut spans = vec![Span::default(); 40];
+        let mut model: Vec<Vec<u32>> = vec![Vec::new(); 40];
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for step in 0..20_000u32 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let k = (s % 40) as usize;
+            match (s >> 8) % 7 {
+                0..=3 => {
+                    arena.push(&mut spans[k], step);
+                    model[k].push(step);
+                }
+                4 if !model[k].is_empty() => {
+                    let i = (s >> 16) as usize % model[k].len();
+                    assert_eq!(arena.swap_remove(&mut spans[k], i), model[k].swap_remove(i));
+                }
+                5 => {
+                    arena.retain(&mut spans[k], |v| v % 3 != 0);
+                    model[k].retain(|v| v % 3 != 0);
+                }
+                _ => {
+                    arena.free(&mut spans[k]);
+                    model[k].clear();
+                }
+            }
+            if step % 5000 == 4999 || arena.wants_compaction() {
+                arena.compact(spans.iter_mut());
+                assert_eq!(arena.slack_bytes(model.iter().map(Vec::len).sum()), 0);
+            }
+            for (span, list) in spans.iter().zip(&model) {
+                assert_eq!(arena.get(*span), &list[..]);
+            }
+        }
+    }
+}
