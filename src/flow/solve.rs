@@ -70,7 +70,7 @@ impl GateDijkstra {
                 .rect
                 .intersection(&goal)
                 .expect("the leaf overlaps the goal");
-            for (&g, &c) in l.gates.iter().zip(&l.cells) {
+            for (&g, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
                 let d = octile_to_rect(c, part) * l.cost;
                 if d < search.dist[g.index()] {
                     search.dist[g.index()] = d;
@@ -85,7 +85,7 @@ impl GateDijkstra {
     /// so marked). Must be called before the first step.
     pub(super) fn target(&mut self, graph: &GateGraph, leaf: LeafId) {
         self.bounded = true;
-        for &g in &graph.leaf(leaf).gates {
+        for &g in graph.gates_of(graph.leaf(leaf)) {
             let s = &mut self.state[g.index()];
             if *s & TARGET == 0 {
                 *s |= TARGET;
@@ -143,7 +143,7 @@ impl GateDijkstra {
         };
         if relax_leaf {
             let l = graph.leaf(gate.leaf);
-            for (&v, &c) in l.gates.iter().zip(&l.cells) {
+            for (&v, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
                 offer(v.index(), &|| octile(gate.cell, c) * l.cost, 0);
             }
         }
@@ -166,8 +166,7 @@ impl GateDijkstra {
 /// distances of the leaf's positions are then exact.
 pub(super) fn gates_settled(graph: &GateGraph, leaf: LeafId, state: &[u8]) -> bool {
     graph
-        .leaf(leaf)
-        .gates
+        .gates_of(graph.leaf(leaf))
         .iter()
         .all(|g| settled(state, g.index()))
 }
@@ -210,7 +209,7 @@ pub(super) fn leaf_distances(
     let w = r.width() as usize;
     let at = |c: Cell| (c.y - r.y1) as usize * w + (c.x - r.x1) as usize;
     let mut table = vec![UNREACHED; r.area() as usize];
-    for (&g, &c) in l.gates.iter().zip(&l.cells) {
+    for (&g, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
         let v = &mut table[at(c)];
         *v = v.min(gate_dist[g.index()]);
     }

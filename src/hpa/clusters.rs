@@ -586,7 +586,7 @@ impl Clusters {
         }
         c.gates.clear();
         for &leaf in &c.leaves {
-            c.gates.extend_from_slice(&g.leaf(leaf).gates);
+            c.gates.extend_from_slice(g.gates_of(g.leaf(leaf)));
         }
         for (i, &gate) in c.gates.iter().enumerate() {
             self.local[gate.index()] = i as u32;
@@ -650,7 +650,7 @@ impl Clusters {
         let mut crossings: Vec<(u32, GateId)> = Vec::new();
         for &leaf in &c.leaves {
             let l = g.leaf(leaf);
-            for (&gate, &cell) in l.gates.iter().zip(&l.cells) {
+            for (&gate, &cell) in g.gates_of(l).iter().zip(g.cells_of(l)) {
                 if (if vertical { cell.x } else { cell.y }) != edge {
                     continue;
                 }
@@ -804,9 +804,9 @@ impl LocalSearch {
         let mut at = 0u32;
         for &leaf in &c.leaves {
             let l = g.leaf(leaf);
-            let span = (at, at + l.gates.len() as u32);
+            let span = (at, at + g.gates_of(l).len() as u32);
             at = span.1;
-            for (&v, &cell) in l.gates.iter().zip(&l.cells) {
+            for (&v, &cell) in g.gates_of(l).iter().zip(g.cells_of(l)) {
                 self.cells.push(cell);
                 self.mates.push(span);
                 self.costs.push(l.cost);

@@ -144,7 +144,7 @@ impl HpaMap {
             if g.leaf_of(leaf.id) != Some(leaf_id) {
                 return Err(format!("leaf {} is not indexed by its node", leaf.id));
             }
-            for (pos, (&gate, &cell)) in leaf.gates.iter().zip(&leaf.cells).enumerate() {
+            for (pos, (&gate, &cell)) in g.gates_of(leaf).iter().zip(g.cells_of(leaf)).enumerate() {
                 let gt = g.gate(gate);
                 if !g.is_live_gate(gate)
                     || gt.leaf != leaf_id

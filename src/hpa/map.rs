@@ -50,7 +50,8 @@ pub struct HpaMap {
     /// Boxed, so that the map stays a small handle.
     pub(super) costs: Box<CostBands>,
     pub(super) config: Config,
-    pub(super) graph: GateGraph,
+    /// Boxed, so that the map stays a small handle (its arenas are a dozen words).
+    pub(super) graph: Box<GateGraph>,
     pub(super) components: Components,
     /// Boxed: its search scratch is large, and most maps' clusters are reached rarely
     /// compared with the rest of the struct.
@@ -238,7 +239,7 @@ impl HpaMap {
             // The components' labels and marks, per leaf.
             .saturating_add(free.len().next_power_of_two() * 32);
         check(estimated)?;
-        let graph = GateGraph::new();
+        let graph = Box::new(GateGraph::new());
         let mut map = HpaMap {
             graph,
             grid,

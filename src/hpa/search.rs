@@ -450,7 +450,7 @@ impl SearchContext {
     ) {
         let l = graph.leaf(leaf);
         let cost = l.cost;
-        for (&v, &c) in l.gates.iter().zip(&l.cells) {
+        for (&v, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
             if node(v) != from {
                 self.relax::<R>(node(v), g + octile(here, c) * cost, from, || {
                     bound.to_goal(c)
@@ -1318,10 +1318,10 @@ fn tie(
     let c = clusters.get(id);
     let l = graph.leaf(leaf);
     // Each way out of the leaf once: its local index and the straight line's cost to it.
-    let exits: smallvec::SmallVec<[(u32, f64); 32]> = l
-        .gates
+    let exits: smallvec::SmallVec<[(u32, f64); 32]> = graph
+        .gates_of(l)
         .iter()
-        .zip(&l.cells)
+        .zip(graph.cells_of(l))
         .map(|(&v, &gc)| (clusters.local_of(v), octile(cell, gc) * l.cost))
         .collect();
     for reach in c

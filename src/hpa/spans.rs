@@ -75,6 +75,19 @@ impl<T: Copy + Default> SpanArena<T> {
         span.len += 1;
     }
 
+    /// Gives the empty `span` a list of `len` copies of `item`, at the end of the arena.
+    pub fn fill(&mut self, span: &mut Span, len: usize, item: T) {
+        debug_assert_eq!(span.cap, 0, "filling a list that has room already");
+        let start = self.items.len();
+        debug_assert!(start + len <= u32::MAX as usize);
+        self.items.resize(start + len, item);
+        *span = Span {
+            start: start as u32,
+            len: len as u32,
+            cap: len as u32,
+        };
+    }
+
     /// Removes the item at `i` of the list at `span`, moving its last item there.
     pub fn swap_remove(&mut self, span: &mut Span, i: usize) -> T {
         let list = self.get_mut(*span);
