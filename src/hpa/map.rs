@@ -206,23 +206,25 @@ impl HpaMap {
                 .saturating_add(blocked.saturating_mul(12)),
         )?;
         let mut objects = bands.objects(&grid);
-        let tree_bytes =
-            QuadTree::estimate_bytes_packed(grid.width(), grid.height(), &stopper, &mut objects)
-                .map_err(|e| match e {
-                    QuadtreeError::BadSize { width, height } => too_large(width, height),
-                    QuadtreeError::OutOfBounds { .. } => {
-                        unreachable!("blocked cells lie on the grid")
-                    }
-                })?;
-        check(grid.memory_bytes().saturating_add(tree_bytes))?;
+        let tree_error = |e| match e {
+            QuadtreeError::BadSize { width, height } => too_large(width, height),
+            QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
+        };
+        // Counting the tree before it is built walks its splits once more: only a limit
+        // needs that (without one, the estimate counts the tree as built).
+        if config.max_memory.is_some() {
+            let tree_bytes = QuadTree::estimate_bytes_packed(
+                grid.width(),
+                grid.height(),
+                &stopper,
+                &mut objects,
+            )
+            .map_err(tree_error)?;
+            check(grid.memory_bytes().saturating_add(tree_bytes))?;
+        }
         let mut tree =
             QuadTree::build_packed(grid.width(), grid.height(), stopper, objects, |band| *band)
-                .map_err(|e| match e {
-                    QuadtreeError::BadSize { width, height } => too_large(width, height),
-                    QuadtreeError::OutOfBounds { .. } => {
-                        unreachable!("blocked cells lie on the grid")
-                    }
-                })?;
+                .map_err(tree_error)?;
         tree.track_changes(true);
         profile.tree = lap();
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
