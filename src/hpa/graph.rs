@@ -106,8 +106,6 @@ pub(crate) struct Gate {
     pub cell: Cell,
     /// The leaf holding the cell.
     pub leaf: LeafId,
-    /// Position in the leaf's gate list, so that removal is O(1).
-    pub pos: u32,
     /// Gates one legal step away, in other leaves ([`GateGraph::links_of`]): a span of the
     /// graph's one link arena, 12 bytes, where an inline small vector took 24 and an
     /// allocation of its own past four crossings.
@@ -486,14 +484,15 @@ impl GateGraph {
         if !self.gates.is_live(g) {
             return;
         }
-        let (leaf, pos) = (self.gate(g).leaf, self.gate(g).pos as usize);
-        let leaf = self.leaves.get_mut(leaf);
+        let leaf = self.leaves.get_mut(self.gates.get(g).leaf);
+        // A scan of 4-byte ids, rarely more than a few dozen: cheaper than keeping each
+        // gate's position (4 bytes a gate, and its update on every removal).
+        let pos = (self.leaf_gates.get(leaf.gates).iter())
+            .position(|&x| x == g)
+            .expect("a live gate is in its leaf's list");
         let mut cells = leaf.gates;
         self.leaf_cells.swap_remove(&mut cells, pos);
         self.leaf_gates.swap_remove(&mut leaf.gates, pos);
-        if let Some(&moved) = self.leaf_gates.get(leaf.gates).get(pos) {
-            self.gates.get_mut(moved).pos = pos as u32;
-        }
         self.release_gate(g);
     }
 
@@ -514,11 +513,9 @@ impl GateGraph {
         if let Some(&g) = border.get(slot).filter(|&&g| g != NO_GATE) {
             return GateId::from_index(g as usize);
         }
-        let pos = l.gates.len() as u32;
         let g = self.gates.insert(Gate {
             cell,
             leaf,
-            pos,
             links: Span::default(),
         });
         let l = self.leaves.get_mut(leaf);

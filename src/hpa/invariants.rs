@@ -2,6 +2,7 @@
 //! fresh build, and a check of the internal bookkeeping. Compiled for the crate's own
 //! tests and with the `testing` feature, which the integration tests turn on.
 
+use super::graph::SlotId;
 use super::map::HpaMap;
 use crate::geom::{Cell, Direction, Rect};
 use hashbrown::HashMap;
@@ -140,15 +141,31 @@ impl HpaMap {
                 g.leaf_count()
             ));
         }
+        // As many distinct gates listed as live: with each listed gate's leaf checked below,
+        // every live gate is then in its own leaf's list exactly once.
+        let mut seen = vec![false; g.gate_capacity()];
+        for (_, l) in g.leaves() {
+            for &gate in g.gates_of(l) {
+                if std::mem::replace(&mut seen[gate.index()], true) {
+                    return Err(format!("gate {} is listed twice", g.gate(gate).cell));
+                }
+            }
+        }
+        let listed = seen.iter().filter(|&&s| s).count();
+        if listed != g.gate_count() {
+            return Err(format!(
+                "the leaves list {listed} gates, the graph has {}",
+                g.gate_count()
+            ));
+        }
         for (leaf_id, leaf) in g.leaves() {
             if g.leaf_of(leaf.id) != Some(leaf_id) {
                 return Err(format!("leaf {} is not indexed by its node", leaf.id));
             }
-            for (pos, (&gate, &cell)) in g.gates_of(leaf).iter().zip(g.cells_of(leaf)).enumerate() {
+            for (&gate, &cell) in g.gates_of(leaf).iter().zip(g.cells_of(leaf)) {
                 let gt = g.gate(gate);
                 if !g.is_live_gate(gate)
                     || gt.leaf != leaf_id
-                    || gt.pos as usize != pos
                     || gt.cell != cell
                     || !leaf.rect.contains(gt.cell)
                 {
