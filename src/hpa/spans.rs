@@ -27,6 +27,57 @@ impl Span {
     }
 }
 
+/// A [`Span`] of a list that never holds more than `u16::MAX` items (a gate's crossings,
+/// at most 8), in 8 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ShortSpan {
+    start: u32,
+    len: u16,
+    cap: u16,
+}
+
+impl ShortSpan {
+    /// Number of items.
+    #[inline]
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the list is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+impl From<ShortSpan> for Span {
+    #[inline]
+    fn from(s: ShortSpan) -> Span {
+        Span {
+            start: s.start,
+            len: s.len as u32,
+            cap: s.cap as u32,
+        }
+    }
+}
+
+impl From<Span> for ShortSpan {
+    #[inline]
+    fn from(s: Span) -> ShortSpan {
+        debug_assert!(s.cap <= u16::MAX as u32, "a short list outgrew its span");
+        ShortSpan {
+            start: s.start,
+            len: s.len as u16,
+            cap: s.cap as u16,
+        }
+    }
+}
+
+/// A span of either width.
+pub(crate) trait SpanLike: Into<Span> + From<Span> + Copy {}
+impl SpanLike for Span {}
+impl SpanLike for ShortSpan {}
+
 /// The arena: every list's items, and the holes moved lists left.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SpanArena<T> {
@@ -41,19 +92,23 @@ const FIRST_ROOM: u32 = 4;
 impl<T: Copy + Default> SpanArena<T> {
     /// The items of `span`.
     #[inline]
-    pub fn get(&self, span: Span) -> &[T] {
+    pub fn get(&self, span: impl Into<Span>) -> &[T] {
+        let span = span.into();
         &self.items[span.start as usize..][..span.len as usize]
     }
 
     /// The items of `span`, to change in place.
     #[inline]
-    pub fn get_mut(&mut self, span: Span) -> &mut [T] {
+    pub fn get_mut(&mut self, span: impl Into<Span>) -> &mut [T] {
+        let span = span.into();
         &mut self.items[span.start as usize..][..span.len as usize]
     }
 
     /// Appends `item` to the list at `span`, moving it to the end of the arena with twice
     /// the room when it is full (in place when it is the last list already).
-    pub fn push(&mut self, span: &mut Span, item: T) {
+    pub fn push(&mut self, outer: &mut impl SpanLike, item: T) {
+        let mut whole: Span = (*outer).into();
+        let span = &mut whole;
         if span.len == span.cap {
             let cap = (span.cap * 2).max(FIRST_ROOM);
             let end = span.start as usize + span.cap as usize;
@@ -73,6 +128,7 @@ impl<T: Copy + Default> SpanArena<T> {
         }
         self.items[(span.start + span.len) as usize] = item;
         span.len += 1;
+        *outer = From::from(whole);
     }
 
     /// Gives the empty `span` a list of `len` copies of `item`, at the end of the arena.
@@ -89,16 +145,21 @@ impl<T: Copy + Default> SpanArena<T> {
     }
 
     /// Removes the item at `i` of the list at `span`, moving its last item there.
-    pub fn swap_remove(&mut self, span: &mut Span, i: usize) -> T {
+    pub fn swap_remove<S: SpanLike>(&mut self, outer: &mut S, i: usize) -> T {
+        let mut whole: Span = (*outer).into();
+        let span = &mut whole;
         let list = self.get_mut(*span);
         let gone = list[i];
         list[i] = list[list.len() - 1];
         span.len -= 1;
+        *outer = S::from(whole);
         gone
     }
 
     /// Keeps the items of `span` for which `keep` holds, in their order.
-    pub fn retain(&mut self, span: &mut Span, mut keep: impl FnMut(T) -> bool) {
+    pub fn retain<S: SpanLike>(&mut self, outer: &mut S, mut keep: impl FnMut(T) -> bool) {
+        let mut whole: Span = (*outer).into();
+        let span = &mut whole;
         let list = self.get_mut(*span);
         let mut kept = 0;
         for i in 0..list.len() {
@@ -108,12 +169,14 @@ impl<T: Copy + Default> SpanArena<T> {
             }
         }
         span.len = kept as u32;
+        *outer = S::from(whole);
     }
 
     /// Gives the room of `span` back (as a hole) and empties it.
-    pub fn free(&mut self, span: &mut Span) {
-        self.holes += span.cap as usize;
-        *span = Span::default();
+    pub fn free<S: SpanLike>(&mut self, outer: &mut S) {
+        let whole: Span = (*outer).into();
+        self.holes += whole.cap as usize;
+        *outer = S::from(Span::default());
     }
 
     /// Whether the holes weigh more than the lists: then [`SpanArena::compact`] pays.
@@ -123,17 +186,18 @@ impl<T: Copy + Default> SpanArena<T> {
 
     /// Packs the lists of `spans`, which must be every span into this arena, one after
     /// another with no room to spare and no hole, in the order given.
-    pub fn compact<'a>(&mut self, spans: impl Iterator<Item = &'a mut Span>) {
+    pub fn compact<'a, S: SpanLike + 'a>(&mut self, spans: impl Iterator<Item = &'a mut S>) {
         let total = self.items.len() - self.holes;
         let mut items = Vec::with_capacity(total);
         for span in spans {
             let start = items.len() as u32;
-            items.extend_from_slice(self.get(*span));
-            *span = Span {
+            let old: Span = (*span).into();
+            items.extend_from_slice(self.get(old));
+            *span = S::from(Span {
                 start,
-                len: span.len,
-                cap: span.len,
-            };
+                len: old.len,
+                cap: old.len,
+            });
         }
         self.items = items;
         self.items.shrink_to_fit();
@@ -160,8 +224,13 @@ mod tests {
     /// given the same operations hold.
     #[test]
     fn lists_match_vectors_through_moves_and_compaction() {
+        exercise::<Span>();
+        exercise::<ShortSpan>();
+    }
+
+    fn exercise<S: SpanLike + Default>() {
         let mut arena = SpanArena::<u32>::default();
-        let mut spans = vec![Span::default(); 40];
+        let mut spans = [S::default(); 40];
         let mut model: Vec<Vec<u32>> = vec![Vec::new(); 40];
         let mut s = 0x9E37_79B9_7F4A_7C15u64;
         for step in 0..20_000u32 {
