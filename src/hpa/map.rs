@@ -269,8 +269,10 @@ impl HpaMap {
             .map(|&(id, rect, cost)| map.graph.add_leaf(id, rect, cost))
             .collect();
         drop(free);
+        let mut later = Vec::new();
         for &a in &leaves {
-            for b in map.later_neighbours(map.graph.leaf(a).rect) {
+            map.later_neighbours(a, &mut later);
+            for &b in &later {
                 map.connect(a, b);
             }
         }
@@ -528,15 +530,12 @@ impl HpaMap {
     }
 
     /// The free leaves east, south, and (touching only at the corner) south-east and
-    /// south-west of the free leaf covering `r`: visiting these from every leaf meets each
-    /// adjacent pair exactly once, with half the neighbour queries of all eight directions.
-    fn later_neighbours(&self, r: Rect) -> Vec<LeafId> {
-        let id = self
-            .tree
-            .find(Cell::new(r.x1, r.y1))
-            .expect("a leaf's corner is on the map")
-            .id();
-        let mut out = Vec::new();
+    /// south-west of free leaf `leaf`, into `out`: visiting these from every leaf meets
+    /// each adjacent pair exactly once, with half the neighbour queries of all eight
+    /// directions.
+    fn later_neighbours(&self, leaf: LeafId, out: &mut Vec<LeafId>) {
+        let (id, r) = (self.graph.leaf(leaf).id, self.graph.leaf(leaf).rect);
+        out.clear();
         for dir in [Direction::E, Direction::S, Direction::SE, Direction::SW] {
             self.tree.for_each_neighbour(id, dir, |n| {
                 let nr = n.rect();
@@ -548,7 +547,6 @@ impl HpaMap {
                 }
             });
         }
-        out
     }
 
     /// Adds the crossings the policy keeps between free leaves `a` and `b`. The pair is
