@@ -271,7 +271,10 @@ impl GateGraph {
             .saturating_add(slots(n_gates, size_of::<Gate>()))
             .saturating_add(lists)
             .saturating_add(links)
-            .saturating_add(2 * n_leaves * (size_of::<(u64, LeafId)>() + 1))
+            // The node → leaf map's buckets, as it is shrunk after the build.
+            .saturating_add(
+                (n_leaves * 8 / 7 + 1).next_power_of_two() * (size_of::<(u64, LeafId)>() + 1) + 32,
+            )
     }
 
     #[inline]
@@ -575,14 +578,13 @@ impl GateGraph {
         self.leaf_of_node.shrink_to_fit();
     }
 
-    /// Heap bytes held by the leaves, approximately: their records, cell and gate lists,
-    /// border indexes, and the node → leaf map.
+    /// Heap bytes held by the leaves: their records, cell and gate lists, border indexes,
+    /// and the node → leaf map.
     pub fn leaf_bytes(&self) -> usize {
-        use std::mem::size_of;
         let leaf_lists = self.leaf_gates.memory_bytes()
             + self.leaf_cells.memory_bytes()
             + self.borders.memory_bytes();
-        let map = self.leaf_of_node.capacity() * (size_of::<(u64, LeafId)>() + 1);
+        let map = self.leaf_of_node.allocation_size();
         self.leaves.memory_bytes() + leaf_lists + map
     }
 
@@ -596,11 +598,8 @@ impl GateGraph {
             + self.leaf_cells.slack_bytes(self.gate_count())
             + self.borders.slack_bytes(border);
         let links = self.links.slack_bytes(2 * self.crossing_count);
-        let map = self
-            .leaf_of_node
-            .capacity()
-            .saturating_sub(self.leaf_of_node.len())
-            * (size_of::<(u64, LeafId)>() + 1);
+        let map = self.leaf_of_node.allocation_size()
+            - self.leaf_of_node.len() * (size_of::<(u64, LeafId)>() + 1);
         self.leaves.slack_bytes() + self.gates.slack_bytes() + leaves + links + map
     }
 

@@ -121,7 +121,10 @@ impl<I> Walk<'_, I> {
         let objects = object_slots * std::mem::size_of::<(Cell, T)>()
             + lists * std::mem::size_of::<Vec<(Cell, T)>>();
         Ok(std::mem::size_of::<QuadTree<T>>()
+            // The table: its slots, a control byte per bucket, a group of trailing control
+            // bytes and the padding before them (at most 16 each).
             + buckets * slot_bytes::<T>()
+            + 32
             + objects
             + (shape.max_possible_depth() as usize + 1) * 8)
     }

@@ -648,11 +648,11 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             .values()
             .map(|n| n.content.heap_bytes(false) - n.content.heap_bytes(true))
             .sum();
-        (self.nodes.capacity() - self.nodes.len()) * slot_bytes::<T>() + objects
+        self.nodes.allocation_size() - self.nodes.len() * slot_bytes::<T>() + objects
     }
 
-    /// An estimate of the heap memory the tree holds, in bytes: the hash table's slots and
-    /// control bytes, plus the listed leaves' object buffers (a packed leaf's one object
+    /// The heap memory the tree holds, in bytes: the hash table's allocation (slots and
+    /// control bytes, every bucket, used or not), plus the listed leaves' object buffers (a packed leaf's one object
     /// lives in its slot).
     pub fn memory_bytes(&self) -> usize {
         let objects: usize = self
@@ -661,7 +661,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             .map(|n| n.content.heap_bytes(false))
             .sum();
         std::mem::size_of::<Self>()
-            + self.nodes.capacity() * slot_bytes::<T>()
+            + self.nodes.allocation_size()
             + objects
             + self.depth_counts.len() * 8
     }
