@@ -3,6 +3,7 @@
 
 use super::closest::{ClosestRoute, ClosestScan};
 use super::types::{Failure, Outcome, Ticket, WhenUnreachable};
+use super::watch::EditLog;
 use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
 use crate::hpa::{
@@ -108,6 +109,11 @@ pub(super) struct Job {
     pub subgoals: Option<SubgoalField>,
     /// Subgoal fields started since the lane last looked (for the service's statistics).
     pub subgoal_fields_started: u64,
+    /// Members answered by a subgoal field older than the map's last edits (edits that
+    /// only blocked) since the lane last looked.
+    pub stale_answers: u64,
+    /// For a subgoal field older than the map: the positions freed since it started.
+    freed: Vec<Rect>,
     /// Whether the goal holds no open position (found when building the field).
     goal_closed: bool,
     /// The field came from an earlier job: every answer is shared.
@@ -141,6 +147,8 @@ impl Job {
             field: None,
             subgoals: None,
             subgoal_fields_started: 0,
+            stale_answers: 0,
+            freed: Vec::new(),
             goal_closed: false,
             field_reused: false,
             next: 0,
@@ -207,6 +215,7 @@ impl Job {
         &mut self,
         world: &World,
         ctx: &mut SearchContext,
+        edits: &EditLog,
         allowance: &mut Allowance,
         out: &mut Vec<Answer>,
     ) {
@@ -224,9 +233,18 @@ impl Job {
                 self.field = None;
                 self.field_reused = false;
             }
-            if self.subgoals.as_ref().is_some_and(|f| !f.is_current(map)) {
-                self.subgoals = None;
-                self.field_reused = false;
+            // A subgoal field outlives reported edits (it answers the members it can vouch
+            // for on the new map, with the positions freed since: `hpa::subgoals::field`).
+            let size = world.movement(self.class).map_or(1, |m| m.size());
+            match self.subgoals.as_ref().filter(|f| !f.is_current(map)) {
+                Some(f) => match edits.freed_since(self.class, map, size, f) {
+                    Some(zones) => self.freed = zones,
+                    None => {
+                        self.subgoals = None;
+                        self.field_reused = false;
+                    }
+                },
+                None => self.freed.clear(),
             }
             self.build = None;
             self.goal_closed = false;
@@ -435,6 +453,21 @@ impl Job {
         allowance: &mut Allowance,
     ) -> Option<Outcome> {
         let field = self.subgoals.as_mut().expect("a member has its field");
+        if !field.is_current(map) {
+            // Kept through reported edits (`run` dropped it otherwise): it answers what it
+            // can vouch for, and is not searched further.
+            let (cells, work) = field.stale_path(map, m, &self.freed);
+            allowance.book(work, work);
+            let Some(cells) = cells else {
+                self.subgoals = None;
+                self.field_reused = false;
+                self.attempt = Attempt::Field;
+                return None;
+            };
+            self.stale_answers += 1;
+            let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
+            return Some(Outcome::Full(path));
+        }
         if !field.is_answered(m) {
             let slice = allowance.slice().max(1);
             let work = field.step(map, slice).max(1);

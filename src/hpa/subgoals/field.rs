@@ -41,9 +41,53 @@
 //! The search therefore grows only to the radius the members need, and goes on from there
 //! when a later member needs more (members may join while it runs).
 //!
+//! # After edits
+//! The field is tied to the revision it was started on, but edits leave much of it
+//! usable. First, edits that only **block** cells (a building going up). Blocking only removes cells and
+//! steps, so every path on the new map is a path on the old one: for every cell `c`,
+//! `dist_new(c) ≥ dist_old(c)` (the goal's free cells only shrink as well). A settled
+//! `D(s)` is `dist_old(s)` (a subgoal's own ties hold itself at 0), so it is a **lower
+//! bound** of `dist_new(s)`; an unsettled old subgoal has `dist_new(s) ≥ D(s) ≥ r`, the
+//! radius when the field stopped; any cell is at least its octile distance `h_G` from the
+//! goal.
+//!
+//! A member that joins after the edit runs its cone scan and direct line on the new map
+//! (ties by the *new* subgoal IDs; an ID may have been vacated and reused for another
+//! cell, so the field keeps the cell of every ID when it started and trusts an ID's
+//! distance only where the cell is the same). By the argument above applied to the new
+//! map, `OPT_new = min(direct, min over ties t of h(start, t) + dist_new(t))`, hence
+//!
+//! `LB = min(direct, min over ties t of h(start, t) + lb(t)) ≤ OPT_new`,
+//!
+//! with `lb(t)` = `D(t)` (same cell, settled), `max(r, h_G(t))` (same cell, unsettled) or
+//! `h_G(t)` (a cell that was no subgoal at that ID). The field answers the member with
+//! the direct line when it is `≤ LB`, else with a settled tie `t` with
+//! `h(start, t) + D(t) ≤ LB` whose path (the start's walk to `t`, then `t`'s old chain of
+//! parents to a seed) is **clear on the new map**, each hop trying both of its two-piece
+//! walks (either one is a path of the hop's octile length). That path is a real path on
+//! the new map of length `≤ LB ≤ OPT_new`: a shortest one. A member it cannot vouch for
+//! this way (its path crosses the new obstacle, or a tie's bound is below every clear
+//! answer) needs a fresh field. The field does not grow after the edit (its graph
+//! changed under it).
+//!
+//! Edits that **free** positions (a building coming down) can shorten distances, but
+//! only through what they freed. Let `Z` be the freed positions (an edited rectangle grown
+//! by the agent's size up and left, and one cell around: the positions whose footprint
+//! meets it, and those a diagonal step beside them needs). A path on the new map that
+//! meets no `Z` was a path on the old map too (its positions were open then, and so were
+//! the positions its diagonal steps need), so it is at least `dist_old(c)` long; one that
+//! meets a `Z` is at least `h(c, Z) + h(Z, G)` long. So, for every cell,
+//! `dist_new(c) ≥ min(dist_old(c), min over Z of h(c, Z) + h(Z, G))`, and `lb(t)` above is
+//! capped by that second term: the rest of the argument stands as it is. The service
+//! passes the freed rectangles since the field started (from the reports of
+//! `notify_edit`; it drops the field when an edit went unreported or more than a few
+//! freed).
+//!
 //! The property test `subgoal_fields_match_dijkstra` (tests/suite/service_subgoals.rs)
 //! compares every member's length with a Dijkstra on the grid, on random maps, after
-//! random edits, with the search cut into slices of every size.
+//! random edits, with the search cut into slices of every size;
+//! `fields_kept_through_blocking_edits_match_dijkstra` puts random buildings up and takes
+//! them down between members joining one field.
 
 use super::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Rect};
@@ -99,6 +143,9 @@ pub(crate) struct SubgoalField {
     /// Queued subgoals by `D`.
     open: Buckets,
     members: Vec<Member>,
+    /// The cell of every subgoal ID when the field was started (for use after an edit
+    /// that only blocked: IDs may be reused for other cells).
+    cells: Vec<Cell>,
 }
 
 impl HpaMap {
@@ -123,6 +170,7 @@ impl HpaMap {
             settled: vec![false; n],
             open: Buckets::default(),
             members: Vec::new(),
+            cells: (0..n as u32).map(|id| graph.cell(id)).collect(),
         })
     }
 }
@@ -131,6 +179,17 @@ impl SubgoalField {
     /// Whether the field answers on `map` as it is now (no edit since it was started).
     pub fn is_current(&self, map: &HpaMap) -> bool {
         self.revision == map.revision() && map.subgoals.is_some()
+    }
+
+    /// The map revision the field was started on.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Whether the field was started on an earlier revision of `map` (which still keeps a
+    /// subgoal graph): the caller knows whether the edits since only blocked.
+    pub fn is_older_than(&self, map: &HpaMap) -> bool {
+        self.revision < map.revision() && map.subgoals.is_some()
     }
 
     /// Adds `start` (a free cell of `map`) as a member: its cone scan and its direct line.
@@ -322,6 +381,90 @@ impl SubgoalField {
         Some(refine(&points))
     }
 
+    /// The answer of member `m` (joined on `map` as it is now) from a field started on an
+    /// earlier revision of `map`, where every position opened since lies in one of the
+    /// zones `freed` (the caller vouches for that; the rest of the edits only blocked): a
+    /// shortest path clear on `map`, or `None` when the field cannot vouch for one (see
+    /// the module docs, "After edits"). The field is not searched further. Returns the
+    /// path and the work units spent.
+    pub fn stale_path(&self, map: &HpaMap, m: usize, freed: &[Rect]) -> (Option<Vec<Cell>>, usize) {
+        let Some(graph) = map.subgoals.as_ref() else {
+            return (None, 1);
+        };
+        let member = &self.members[m];
+        let start = member.start;
+        let r = self.radius();
+        let to_goal = |c: Cell| gap_octile(self.goal, c);
+        // A path through freed positions: at least as long as its way to them and on.
+        let through_freed = |c: Cell| {
+            (freed.iter())
+                .map(|&z| gap_octile(z, c) + rect_gap_octile(z, self.goal))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let mut bound = member.direct.map_or(f64::INFINITY, |(_, h)| h);
+        let mut exact: Vec<(f64, u32)> = Vec::new();
+        for &(id, h) in &member.ties {
+            let i = id as usize;
+            let cell = graph.cell(id);
+            let same = self.cells.get(i) == Some(&cell);
+            let floor = if same && self.settled[i] {
+                exact.push((h + self.dist[i], id));
+                self.dist[i]
+            } else if same {
+                r.max(to_goal(cell))
+            } else {
+                to_goal(cell)
+            };
+            bound = bound.min(h + floor.min(through_freed(cell)));
+        }
+        let work = 1 + member.ties.len() / 16;
+        let slack = 1e-9 * bound.max(1.0);
+        if let Some((g, _)) = member.direct.filter(|&(_, h)| h <= bound + slack) {
+            let mut points = vec![start, bend(start, g), g];
+            points.dedup();
+            return (Some(refine(&points)), work);
+        }
+        exact.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (tried, &(length, id)) in exact.iter().enumerate() {
+            if length > bound + slack {
+                break;
+            }
+            if let Some(points) = self.old_chain(&map.grid, start, id) {
+                return (Some(refine(&points)), work + tried + 1);
+            }
+        }
+        (None, work + exact.len())
+    }
+
+    /// The waypoints from `start` through settled subgoal `s` (by the IDs the field was
+    /// started with) and its parents to a seed, each hop by a two-piece walk clear on
+    /// `grid`; `None` when a hop has none.
+    fn old_chain(&self, grid: &Grid, start: Cell, s: u32) -> Option<Vec<Cell>> {
+        let capacity = self.cells.len();
+        let mut points = vec![start];
+        let hop = |a: Cell, b: Cell, points: &mut Vec<Cell>| {
+            let corner = [bend(a, b), bend(b, a)]
+                .into_iter()
+                .find(|&k| line_is_clear(grid, a, k) && line_is_clear(grid, k, b))?;
+            points.extend([corner, b]);
+            Some(())
+        };
+        hop(start, self.cells[s as usize], &mut points)?;
+        let mut v = s;
+        loop {
+            let here = self.cells[v as usize];
+            let p = self.parent[v as usize];
+            if p as usize >= capacity {
+                hop(here, self.seeds[p as usize - capacity], &mut points)?;
+                break;
+            }
+            hop(here, self.cells[p as usize], &mut points)?;
+            v = p;
+        }
+        points.dedup();
+        Some(points)
+    }
+
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         self.dist.capacity() * 8
@@ -329,6 +472,7 @@ impl SubgoalField {
             + self.settled.capacity()
             + self.open.memory_bytes()
             + self.seeds.capacity() * 8
+            + self.cells.capacity() * 8
             + self
                 .members
                 .iter()
@@ -386,6 +530,24 @@ impl Buckets {
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum()
     }
+}
+
+/// The octile distance from `c` to the nearest cell of `r`.
+fn gap_octile(r: Rect, c: Cell) -> f64 {
+    let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
+    octile(
+        Cell::new(0, 0),
+        Cell::new(gap(c.x, r.x1, r.x2), gap(c.y, r.y1, r.y2)),
+    )
+}
+
+/// The octile distance between the nearest cells of `a` and `b`.
+fn rect_gap_octile(a: Rect, b: Rect) -> f64 {
+    let gap = |a1: u32, a2: u32, b1: u32, b2: u32| b1.saturating_sub(a2).max(a1.saturating_sub(b2));
+    octile(
+        Cell::new(0, 0),
+        Cell::new(gap(a.x1, a.x2, b.x1, b.x2), gap(a.y1, a.y2, b.y1, b.y2)),
+    )
 }
 
 /// The cells of `r`'s outline (every cell of `r` beside a cell outside it), row by row.
