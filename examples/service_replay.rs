@@ -371,8 +371,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("| requests / outcomes / from shared work | {requests} / {} / {} ({:.1} %) | {requests} / {requests} / 0 |", stats.delivered, stats.shared, stats.shared as f64 * 100.0 / stats.delivered.max(1) as f64);
     println!(
-        "| flow fields built (over the subgoals); answers from subgoal fields kept through blocking edits | {} ({}); {} | 0 |",
-        stats.flow_fields, stats.subgoal_fields, stats.stale_field_answers
+        "| flow fields built (over the subgoals); answers from subgoal fields older than the map: vouched for / repair searches | {} ({}); {} / {} | 0 |",
+        stats.flow_fields, stats.subgoal_fields, stats.stale_field_answers, stats.field_repair_searches
     );
     println!(
         "| invalidations / repairs and re-plans | {} / {} | |",

@@ -20,7 +20,7 @@ const INTAKE_SLICE: usize = 64;
 /// Subgoal fields kept for later requests (repairs, later orders to the same goal), the
 /// newest first out when more are finished: each holds a few arrays by subgoal ID (about
 /// 0.3 MB on a 1,024² map).
-const KEPT_SUBGOAL_FIELDS: usize = 8;
+const KEPT_SUBGOAL_FIELDS: usize = 16;
 
 /// What a group of requests has in common: class, goal, and what to do when it is out of
 /// reach.
@@ -31,6 +31,9 @@ pub(super) type GroupKey = (ClassId, Rect, WhenUnreachable);
 pub(super) struct Lane {
     pub queue: VecDeque<Job>,
     ctx: SearchContext,
+    /// Subgoal fields no longer used, whose buffers new fields take over (freeing a
+    /// field's arrays and bucket lists costs a few hundred microseconds on a 1,024² map).
+    spare: Vec<SubgoalField>,
 }
 
 /// What a lane did in one tick.
@@ -46,6 +49,8 @@ struct LaneRun {
     subgoal_fields_started: u64,
     /// Members answered by subgoal fields older than the map's last edits.
     stale_answers: u64,
+    /// Members answered by repair searches over such fields.
+    repairs: u64,
 }
 
 impl Lane {
@@ -61,9 +66,11 @@ impl Lane {
                 edits,
                 &mut allowance,
                 &mut run.answers,
+                &mut self.spare,
             );
             run.subgoal_fields_started += std::mem::take(&mut job.subgoal_fields_started);
             run.stale_answers += std::mem::take(&mut job.stale_answers);
+            run.repairs += std::mem::take(&mut job.repairs);
             if job.is_done() {
                 let job = self.queue.pop_front().expect("the front job");
                 let key = job.key();
@@ -92,13 +99,20 @@ pub(super) struct Recent {
 }
 
 impl Recent {
-    /// Keeps `field` for `key`, in place of an older one, dropping the oldest beyond
-    /// [`KEPT_SUBGOAL_FIELDS`].
-    fn keep_subgoal_field(&mut self, key: GroupKey, field: SubgoalField) {
-        self.subgoal_fields.retain(|(k, _)| *k != key);
+    /// Keeps `field` for `key`, in place of an older one; the oldest beyond
+    /// [`KEPT_SUBGOAL_FIELDS`] goes to `spare`.
+    fn keep_subgoal_field(
+        &mut self,
+        key: GroupKey,
+        field: SubgoalField,
+        spare: &mut Vec<SubgoalField>,
+    ) {
+        if let Some(i) = self.subgoal_fields.iter().position(|(k, _)| *k == key) {
+            spare.push(self.subgoal_fields.remove(i).1);
+        }
         self.subgoal_fields.push((key, field));
         if self.subgoal_fields.len() > KEPT_SUBGOAL_FIELDS {
-            self.subgoal_fields.remove(0);
+            spare.push(self.subgoal_fields.remove(0).1);
         }
     }
 
@@ -168,13 +182,19 @@ impl PathService {
         let runs = run_lanes(&mut self.lanes, world, &self.edits, allowances);
         // Answers and flow fields serve the next tick only; subgoal fields while they
         // still answer (unedited, or edited by reported edits that only blocked).
-        let mut kept = std::mem::take(&mut self.recent.subgoal_fields);
-        kept.retain(|((class, _, _), f)| {
-            let size = world.movement(*class).map_or(1, |m| m.size());
-            world.layer(*class).is_some_and(|map| {
-                f.is_current(map) || self.edits.freed_since(*class, map, size, f).is_some()
-            })
-        });
+        let mut spare = Vec::new();
+        let mut kept = Vec::new();
+        for (key, f) in std::mem::take(&mut self.recent.subgoal_fields) {
+            let size = world.movement(key.0).map_or(1, |m| m.size());
+            let usable = world.layer(key.0).is_some_and(|map| {
+                f.is_current(map) || self.edits.freed_since(key.0, map, size, &f).is_some()
+            });
+            if usable {
+                kept.push((key, f));
+            } else {
+                spare.push(f);
+            }
+        }
         self.recent = Recent {
             subgoal_fields: kept,
             ..Recent::default()
@@ -184,15 +204,25 @@ impl PathService {
             report.work += allowance.work;
             self.stats.subgoal_fields += run.subgoal_fields_started;
             self.stats.stale_field_answers += run.stale_answers;
+            self.stats.field_repair_searches += run.repairs;
             report.largest_step = report.largest_step.max(allowance.largest_step);
             for (key, field) in run.fields {
                 self.recent.fields.insert(key, field);
             }
             for (key, field) in run.subgoal_fields {
-                self.recent.keep_subgoal_field(key, field);
+                self.recent.keep_subgoal_field(key, field, &mut spare);
             }
             for answer in run.answers {
                 self.deliver(world, answer, &mut report);
+            }
+        }
+        // Spare fields go to the lanes with the fewest (dropped beyond a few each: rarely).
+        for field in spare {
+            let lane = (self.lanes.iter_mut())
+                .min_by_key(|l| l.spare.len())
+                .expect("at least one lane");
+            if lane.spare.len() < super::job::SPARE_FIELDS {
+                lane.spare.push(field);
             }
         }
         report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();

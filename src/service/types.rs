@@ -503,6 +503,9 @@ pub struct ServiceStats {
     /// Outcomes a subgoal field answered after edits that only blocked cells (without a
     /// new field: see [the service docs](super#edits)).
     pub stale_field_answers: u64,
+    /// Outcomes answered after such edits by a search toward the goal guided by a subgoal
+    /// field (where the field could not vouch for an answer by itself).
+    pub field_repair_searches: u64,
     /// Paths invalidated by edits.
     pub invalidated: u64,
     /// Repairs and re-plans queued.

@@ -89,11 +89,14 @@
 //! `fields_kept_through_blocking_edits_match_dijkstra` puts random buildings up and takes
 //! them down between members joining one field.
 
+mod stale;
+
 use super::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Rect};
 use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::hpa::path::{line_is_clear, refine};
+
 use crate::hpa::search::bend;
 use crate::hpa::HpaMap;
 
@@ -146,32 +149,66 @@ pub(crate) struct SubgoalField {
     /// The cell of every subgoal ID when the field was started (for use after an edit
     /// that only blocked: IDs may be reused for other cells).
     cells: Vec<Cell>,
+    /// For repair searches after edits: the goal outline's cones on the map as it is.
+    targets: Option<stale::Targets>,
+    /// The repair search under way (one member at a time).
+    repair: Option<stale::StaleSearch>,
 }
 
 impl HpaMap {
     /// A subgoal field to `goal` on this map, or `None` when the map keeps no subgoal
     /// graph or the goal's outline is too long for one (see [`MAX_OUTLINE`]). Nothing is
-    /// searched yet: [`SubgoalField::step`] does the work.
-    pub(crate) fn start_subgoal_field(&self, goal: Rect) -> Option<SubgoalField> {
+    /// searched yet: [`SubgoalField::step`] does the work. A field from `spare` lends its
+    /// buffers (a field holds a few arrays the size of the graph and a queue of a few
+    /// thousand buckets: freeing them and faulting fresh pages in cost a few hundred
+    /// microseconds on a 1,024² map).
+    pub(crate) fn start_subgoal_field(
+        &self,
+        goal: Rect,
+        spare: &mut Vec<SubgoalField>,
+    ) -> Option<SubgoalField> {
         let graph = self.subgoals.as_ref()?;
         let (w, h) = (goal.width() as usize, goal.height() as usize);
         if 2 * (w + h) > MAX_OUTLINE + 4 {
             return None;
         }
-        let seeds: Vec<Cell> = outline(goal).filter(|&c| self.grid.is_free(c)).collect();
         let n = graph.capacity();
-        Some(SubgoalField {
-            revision: self.revision(),
+        let mut field = spare.pop().unwrap_or_else(|| SubgoalField {
+            revision: 0,
             goal,
-            seeds,
+            seeds: Vec::new(),
             seeded: 0,
-            dist: vec![f64::INFINITY; n],
-            parent: vec![NO_PARENT; n],
-            settled: vec![false; n],
+            dist: Vec::new(),
+            parent: Vec::new(),
+            settled: Vec::new(),
             open: Buckets::default(),
             members: Vec::new(),
-            cells: (0..n as u32).map(|id| graph.cell(id)).collect(),
-        })
+            cells: Vec::new(),
+            targets: None,
+            repair: None,
+        });
+        field.revision = self.revision();
+        field.goal = goal;
+        field.seeds.clear();
+        field
+            .seeds
+            .extend(outline(goal).filter(|&c| self.grid.is_free(c)));
+        field.seeded = 0;
+        field.dist.clear();
+        field.dist.resize(n, f64::INFINITY);
+        field.parent.clear();
+        field.parent.resize(n, NO_PARENT);
+        field.settled.clear();
+        field.settled.resize(n, false);
+        field.open.clear();
+        field.members.clear();
+        field.cells.clear();
+        field.cells.extend((0..n as u32).map(|id| graph.cell(id)));
+        field.targets = None;
+        if let Some(repair) = &mut field.repair {
+            repair.retire();
+        }
+        Some(field)
     }
 }
 
@@ -381,90 +418,6 @@ impl SubgoalField {
         Some(refine(&points))
     }
 
-    /// The answer of member `m` (joined on `map` as it is now) from a field started on an
-    /// earlier revision of `map`, where every position opened since lies in one of the
-    /// zones `freed` (the caller vouches for that; the rest of the edits only blocked): a
-    /// shortest path clear on `map`, or `None` when the field cannot vouch for one (see
-    /// the module docs, "After edits"). The field is not searched further. Returns the
-    /// path and the work units spent.
-    pub fn stale_path(&self, map: &HpaMap, m: usize, freed: &[Rect]) -> (Option<Vec<Cell>>, usize) {
-        let Some(graph) = map.subgoals.as_ref() else {
-            return (None, 1);
-        };
-        let member = &self.members[m];
-        let start = member.start;
-        let r = self.radius();
-        let to_goal = |c: Cell| gap_octile(self.goal, c);
-        // A path through freed positions: at least as long as its way to them and on.
-        let through_freed = |c: Cell| {
-            (freed.iter())
-                .map(|&z| gap_octile(z, c) + rect_gap_octile(z, self.goal))
-                .fold(f64::INFINITY, f64::min)
-        };
-        let mut bound = member.direct.map_or(f64::INFINITY, |(_, h)| h);
-        let mut exact: Vec<(f64, u32)> = Vec::new();
-        for &(id, h) in &member.ties {
-            let i = id as usize;
-            let cell = graph.cell(id);
-            let same = self.cells.get(i) == Some(&cell);
-            let floor = if same && self.settled[i] {
-                exact.push((h + self.dist[i], id));
-                self.dist[i]
-            } else if same {
-                r.max(to_goal(cell))
-            } else {
-                to_goal(cell)
-            };
-            bound = bound.min(h + floor.min(through_freed(cell)));
-        }
-        let work = 1 + member.ties.len() / 16;
-        let slack = 1e-9 * bound.max(1.0);
-        if let Some((g, _)) = member.direct.filter(|&(_, h)| h <= bound + slack) {
-            let mut points = vec![start, bend(start, g), g];
-            points.dedup();
-            return (Some(refine(&points)), work);
-        }
-        exact.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        for (tried, &(length, id)) in exact.iter().enumerate() {
-            if length > bound + slack {
-                break;
-            }
-            if let Some(points) = self.old_chain(&map.grid, start, id) {
-                return (Some(refine(&points)), work + tried + 1);
-            }
-        }
-        (None, work + exact.len())
-    }
-
-    /// The waypoints from `start` through settled subgoal `s` (by the IDs the field was
-    /// started with) and its parents to a seed, each hop by a two-piece walk clear on
-    /// `grid`; `None` when a hop has none.
-    fn old_chain(&self, grid: &Grid, start: Cell, s: u32) -> Option<Vec<Cell>> {
-        let capacity = self.cells.len();
-        let mut points = vec![start];
-        let hop = |a: Cell, b: Cell, points: &mut Vec<Cell>| {
-            let corner = [bend(a, b), bend(b, a)]
-                .into_iter()
-                .find(|&k| line_is_clear(grid, a, k) && line_is_clear(grid, k, b))?;
-            points.extend([corner, b]);
-            Some(())
-        };
-        hop(start, self.cells[s as usize], &mut points)?;
-        let mut v = s;
-        loop {
-            let here = self.cells[v as usize];
-            let p = self.parent[v as usize];
-            if p as usize >= capacity {
-                hop(here, self.seeds[p as usize - capacity], &mut points)?;
-                break;
-            }
-            hop(here, self.cells[p as usize], &mut points)?;
-            v = p;
-        }
-        points.dedup();
-        Some(points)
-    }
-
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         self.dist.capacity() * 8
@@ -473,6 +426,7 @@ impl SubgoalField {
             + self.open.memory_bytes()
             + self.seeds.capacity() * 8
             + self.cells.capacity() * 8
+            + self.repair.as_ref().map_or(0, |r| r.memory_bytes())
             + self
                 .members
                 .iter()
@@ -506,6 +460,14 @@ impl Buckets {
         self.lists[b].push(id);
     }
 
+    /// Empties the queue, keeping its buckets' memory.
+    fn clear(&mut self) {
+        for list in &mut self.lists {
+            list.clear();
+        }
+        self.low = 0;
+    }
+
     fn pop(&mut self) -> Option<u32> {
         while let Some(list) = self.lists.get_mut(self.low) {
             if let Some(id) = list.pop() {
@@ -530,24 +492,6 @@ impl Buckets {
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum()
     }
-}
-
-/// The octile distance from `c` to the nearest cell of `r`.
-fn gap_octile(r: Rect, c: Cell) -> f64 {
-    let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
-    octile(
-        Cell::new(0, 0),
-        Cell::new(gap(c.x, r.x1, r.x2), gap(c.y, r.y1, r.y2)),
-    )
-}
-
-/// The octile distance between the nearest cells of `a` and `b`.
-fn rect_gap_octile(a: Rect, b: Rect) -> f64 {
-    let gap = |a1: u32, a2: u32, b1: u32, b2: u32| b1.saturating_sub(a2).max(a1.saturating_sub(b2));
-    octile(
-        Cell::new(0, 0),
-        Cell::new(gap(a.x1, a.x2, b.x1, b.x2), gap(a.y1, a.y2, b.y1, b.y2)),
-    )
 }
 
 /// The cells of `r`'s outline (every cell of `r` beside a cell outside it), row by row.
