@@ -205,6 +205,8 @@ enum TicketState {
         outcome: Outcome,
         costs: Option<Vec<f64>>,
         progress: usize,
+        /// The bounding box of the path's cells (edits outside it cannot touch it).
+        bounds: Option<Rect>,
     },
     /// Answered, invalidated, not to be repaired.
     Invalidated,

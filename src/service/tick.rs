@@ -403,11 +403,13 @@ impl PathService {
                 self.pending_per_unit.remove(&request.unit);
             }
         }
+        let bounds = answer.outcome.path().and_then(|p| bounding_box(&p.cells));
         *state = TicketState::Done {
             request,
             outcome: answer.outcome.clone(),
             costs,
             progress: 0,
+            bounds,
         };
         self.finished.push((answer.ticket, answer.outcome));
         report.delivered += 1;
@@ -415,6 +417,16 @@ impl PathService {
         self.stats.delivered += 1;
         self.stats.shared += u64::from(answer.shared);
     }
+}
+
+/// The smallest rectangle holding `cells` (`None` for no cells).
+fn bounding_box(cells: &[Cell]) -> Option<Rect> {
+    let first = *cells.first()?;
+    let mut r = Rect::new(first.x, first.y, first.x, first.y);
+    for c in cells {
+        r = Rect::new(r.x1.min(c.x), r.y1.min(c.y), r.x2.max(c.x), r.y2.max(c.y));
+    }
+    Some(r)
 }
 
 /// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else

@@ -108,6 +108,7 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
             outcome,
             costs,
             progress,
+            bounds,
         } = state
         else {
             continue;
@@ -123,6 +124,7 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
         let verdict = judge(
             layer,
             path,
+            *bounds,
             costs.as_deref(),
             *progress,
             (area, size),
@@ -159,11 +161,14 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
     }
 }
 
-/// The verdict of an edit of `area` on `path` (positions' costs `costs` when delivered),
-/// from index `progress`, for agents of side `size` going to `goal`.
+/// The verdict of an edit of `area` on `path` (its bounding box `bounds`, positions' costs
+/// `costs` when delivered), from index `progress`, for agents of side `size` going to
+/// `goal`.
+#[allow(clippy::too_many_arguments)] // one verdict, read off everything an edit touches
 fn judge(
     layer: &HpaMap,
     path: &Path,
+    bounds: Option<Rect>,
     costs: Option<&[f64]>,
     progress: usize,
     (area, size): (Rect, u32),
@@ -187,7 +192,10 @@ fn judge(
     );
     let cells = &path.cells;
     let grid = layer.grid();
-    for i in progress..cells.len() {
+    // Most edits are nowhere near a given path: its bounding box, kept since delivery,
+    // rules them out without walking it.
+    let near = bounds.map_or(true, |b| b.intersects(&zone));
+    for i in (progress..cells.len()).filter(|_| near) {
         let c = cells[i];
         let next = cells.get(i + 1).copied();
         if !zone.contains(c) && !next.is_some_and(|n| zone.contains(n)) {
@@ -206,9 +214,14 @@ fn judge(
         return Verdict::Intact;
     }
     let here = cells[progress];
-    let remaining = Path::from_cells_with_costs(cells[progress..].to_vec(), grid, layer.costs());
     let floor = cheapest_cost(layer);
     let bound = floor * (distance_to(touched, here) + distance_between(touched, goal));
+    // The whole path costs at least what is left of it: no need to price the rest when
+    // even the whole is within the bound.
+    if bound + 1e-9 >= path.cost {
+        return Verdict::Intact;
+    }
+    let remaining = Path::from_cells_with_costs(cells[progress..].to_vec(), grid, layer.costs());
     if bound + 1e-9 < remaining.cost {
         Verdict::MayShorten
     } else {
