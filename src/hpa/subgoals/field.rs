@@ -262,8 +262,12 @@ impl SubgoalField {
         if self.goal.contains(start) {
             return (Some((start, 0.0)), 0);
         }
-        let mut order: Vec<(f64, Cell)> =
-            self.seeds.iter().map(|&g| (octile(start, g), g)).collect();
+        // The outline as it is now: on a field older than the map, cells freed since it
+        // started count too (the exactness argument needs every free outline cell).
+        let mut order: Vec<(f64, Cell)> = outline(self.goal)
+            .filter(|&g| grid.is_free(g))
+            .map(|g| (octile(start, g), g))
+            .collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for (tried, &(h, g)) in order.iter().enumerate() {
             let corner = bend(start, g);

@@ -215,7 +215,7 @@ impl SubgoalField {
         };
         let mut work = 0;
         if self.targets.as_ref().map(|t| t.revision) != Some(map.revision()) {
-            work += SCAN_UNITS * self.seeds.len().max(1);
+            work += SCAN_UNITS * super::outline(self.goal).count().max(1);
             self.targets = Some(self.scan_targets(map, graph));
         }
         let member: &Member = &self.members[search.member];
@@ -274,7 +274,8 @@ impl SubgoalField {
                 *entry = (d, g);
             }
         };
-        for &g in self.seeds.iter().filter(|&&g| map.grid.is_free(g)) {
+        // The outline as it is now (cells freed since the field started included).
+        for g in super::outline(self.goal).filter(|&g| map.grid.is_free(g)) {
             if let Some(id) = graph.id_of(g) {
                 offer(id, 0.0, g);
             }
