@@ -45,8 +45,9 @@
 //! is the same. [`SubgoalGraph::readers`](scan) walks back from each such cell to the
 //! subgoals that may read it, a row at a time through the stop bits and cut short where
 //! no scan could have come from (see `scan.rs`), and names the parts of each reader's
-//! scan (a first run, a diagonal walk) that may read it. Only those parts are scanned
-//! again: a subgoal a part finds lies on its axis or strictly inside its quadrant, so the
+//! scan (a first run, the runs along one axis of a diagonal walk, or a whole walk) that
+//! may read it. Only those parts are scanned again: a subgoal a part finds lies on its
+//! axis, or strictly inside its quadrant on its series' side of the diagonal, so the
 //! other parts' finds are kept as they were (they read no changed cell). An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
 //! fresh build (tested).
@@ -445,6 +446,20 @@ impl SubgoalGraph {
         c.y * self.width + c.x
     }
 
+    /// Every subgoal's own scan finds as sorted `(subgoal, found)` cell pairs: an updated
+    /// graph's must equal a fresh build's (the edges alone could hide a scan that found
+    /// too little where the other end's scan found the pair).
+    #[cfg(any(test, feature = "testing"))]
+    pub fn scan_pairs(&self) -> Vec<(Cell, Cell)> {
+        let mut pairs: Vec<(Cell, Cell)> = (0..self.cells.len() as u32)
+            .filter(|&a| self.is_live(a))
+            .flat_map(|a| self.found[a as usize].iter().map(move |&b| (a, b)))
+            .map(|(a, b)| (self.cell(a), self.cell(b)))
+            .collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
     /// The subgoals as cells and the edges as cell pairs (smaller cell first), both
     /// sorted: what a fresh build and an updated graph are compared by.
     #[cfg(any(test, feature = "testing"))]
@@ -507,6 +522,14 @@ impl super::HpaMap {
                 self.subgoals = Some(Box::new(graph));
             }
         }
+    }
+
+    /// Every subgoal's own scan finds, as sorted `(subgoal, found)` cells, or `None` when
+    /// the map keeps no subgoal graph: a test hook, to compare an edited map's scans with a
+    /// fresh build's.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn subgoal_scan_pairs(&self) -> Option<Vec<(Cell, Cell)>> {
+        self.subgoals.as_ref().map(|graph| graph.scan_pairs())
     }
 
     /// The subgoal graph as sorted subgoal cells and edges (see
