@@ -176,7 +176,10 @@ fn main() {
         let (gates, gates_build) = build(Config::exact().with_subgoals(false));
         if let Some(rounds) = args.edits {
             let (mut gates, mut subgoals) = (gates, subgoals);
-            println!("| {name} subgoal edits apart | {} |", edit_medians(&mut subgoals, rounds));
+            println!(
+                "| {name} subgoal edits apart | {} |",
+                edit_medians(&mut subgoals, rounds)
+            );
             println!(
                 "| {name} edits only | 1 cell gate / subgoal µs {:.1} / {:.1} | 4×4 {:.1} / {:.1} |",
                 micros(edit_times(&mut gates, 1, 200 * rounds)),
