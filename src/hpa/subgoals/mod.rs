@@ -352,7 +352,8 @@ impl SubgoalGraph {
     /// other parts found stays.
     fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts) {
         let from = self.cell(id);
-        let mut now: Vec<u32> = self.found[id as usize]
+        let previous = std::mem::take(&mut self.found[id as usize]);
+        let mut now: Vec<u32> = previous
             .iter()
             .copied()
             .filter(|&v| {
@@ -367,22 +368,30 @@ impl SubgoalGraph {
         });
         now.sort_unstable();
         now.dedup();
-        let before = std::mem::take(&mut self.found[id as usize]);
-        for &v in &before {
-            if now.binary_search(&v).is_err()
-                && self.cells[v as usize] != VACANT
-                && self.found[v as usize].binary_search(&id).is_err()
-            {
-                self.unlink(id, v);
-            }
-        }
-        // A subgoal found before has its edge already: only new finds need a look at the
-        // (possibly long) edge list. Found lists are sorted.
-        for &v in &now {
-            if before.binary_search(&v).is_err() && !self.adjacent[id as usize].contains(&v) {
-                self.adjacent[id as usize].push(v);
-                self.adjacent[v as usize].push(id);
-                self.linked.push((id, v));
+        // One walk over both sorted lists: the subgoals found before and no more, and the
+        // new finds (a subgoal found before has its edge already, so only new finds need a
+        // look at the possibly long edge list).
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let (was, is) = (previous.get(i).copied(), now.get(j).copied());
+            if let Some(a) = was.filter(|&a| is.map_or(true, |b| a <= b)) {
+                if is == Some(a) {
+                    j += 1;
+                } else if self.cells[a as usize] != VACANT
+                    && self.found[a as usize].binary_search(&id).is_err()
+                {
+                    self.unlink(id, a);
+                }
+                i += 1;
+            } else if let Some(b) = is {
+                if !self.adjacent[id as usize].contains(&b) {
+                    self.adjacent[id as usize].push(b);
+                    self.adjacent[b as usize].push(id);
+                    self.linked.push((id, b));
+                }
+                j += 1;
+            } else {
+                break;
             }
         }
         self.found[id as usize] = now;

@@ -67,14 +67,17 @@ impl Parts {
     }
 
     /// The part of a scan from `from` that reports a subgoal at `to`.
+    #[inline]
     pub fn finding(from: Cell, to: Cell) -> Parts {
         let (dx, dy) = (to.x as i64 - from.x as i64, to.y as i64 - from.y as i64);
-        let d = (dx.signum() as i32, dy.signum() as i32);
-        match DIAGONALS.iter().position(|&q| q == d) {
-            Some(q) if dx.abs() > dy.abs() => Parts::series(q, (d.0, 0)),
-            Some(q) if dy.abs() > dx.abs() => Parts::series(q, (0, d.1)),
-            Some(q) => Parts::diagonal(q),
-            None => Parts::axis(axis_index(d)),
+        // Indices in `DIAGONALS` and `AXES`, from the signs.
+        let q = 2 * usize::from(dx < 0) + usize::from(dy < 0);
+        match (dx == 0, dy == 0) {
+            (false, false) if dx.abs() > dy.abs() => Parts::series(q, (1, 0)),
+            (false, false) if dy.abs() > dx.abs() => Parts::series(q, (0, 1)),
+            (false, false) => Parts::diagonal(q),
+            (false, true) => Parts::axis(usize::from(dx < 0)),
+            _ => Parts::axis(2 + usize::from(dy < 0)),
         }
     }
 
