@@ -123,9 +123,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut naive_us: Vec<f64> = Vec::new();
     let (mut tick_us, mut world_edit_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     let mut tick_cpu_us: Vec<f64> = Vec::new();
+    // `notify_edit`'s CPU time per edit (main thread, outside `tick`).
+    let mut notify_cpu_us: Vec<f64> = Vec::new();
     let (mut requests, mut invalid, mut peak_memory) = (0usize, 0usize, 0usize);
     let mut buildings: Vec<Rect> = Vec::new();
     let mut group_sizes = Vec::new();
+    // First answers to the orders of frame 0 (the whole army at once), and the latency of
+    // every other first answer.
+    let (mut burst, mut after_burst) = (0usize, Vec::new());
 
     for frame in 0..frames {
         // Orders: the whole army in groups at frame 0, then one group every 8 frames.
@@ -218,7 +223,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let e = Instant::now();
                     let report = world.set_blocked(r, true)?;
                     edit_us += e.elapsed().as_secs_f64() * 1e6;
+                    let n = thread_cpu_us();
                     service.notify_edit(&world, &report);
+                    notify_cpu_us.push(thread_cpu_us() - n);
                     buildings.push(r);
                 }
             }
@@ -227,7 +234,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let e = Instant::now();
             let report = world.set_blocked(r, false)?;
             edit_us += e.elapsed().as_secs_f64() * 1e6;
+            let n = thread_cpu_us();
             service.notify_edit(&world, &report);
+            notify_cpu_us.push(thread_cpu_us() - n);
         }
         service.drain_events().for_each(drop);
         let tick_start = Instant::now();
@@ -253,6 +262,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             delivered += 1;
             if let Some(at) = asked_at.remove(&ticket) {
                 latency.push(frame - at);
+                if at == 0 {
+                    burst += 1;
+                } else {
+                    after_burst.push(frame - at);
+                }
             }
             if let Some(&u) = owner.get(&ticket) {
                 progress[u] = 0;
@@ -294,7 +308,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tick_us.sort_by(f64::total_cmp);
     tick_cpu_us.sort_by(f64::total_cmp);
     world_edit_us.sort_by(f64::total_cmp);
+    notify_cpu_us.sort_by(f64::total_cmp);
     latency.sort_unstable();
+    after_burst.sort_unstable();
     per_frame.sort_unstable();
     let within = main_us
         .iter()
@@ -333,6 +349,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         world_edit_us.last().copied().unwrap_or(0.0)
     );
     println!(
+        "| `notify_edit`'s CPU time per edit: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        pct(&notify_cpu_us, 50.0),
+        pct(&notify_cpu_us, 99.0),
+        notify_cpu_us.last().copied().unwrap_or(0.0)
+    );
+    println!(
         "| frames within budget (+5 %) | {:.2} % | |",
         within as f64 * 100.0 / main_us.len() as f64
     );
@@ -352,10 +374,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| outcomes within 3 frames | {:.2} % | |",
         in3 as f64 * 100.0 / latency.len().max(1) as f64
     );
+    println!(
+        "| the frame-0 burst: share of first answers; the others: median / p99, within 3 frames | {:.1} %; {} / {}, {:.2} % | |",
+        burst as f64 * 100.0 / latency.len().max(1) as f64,
+        pct(&after_burst, 50.0),
+        pct(&after_burst, 99.0),
+        after_burst.iter().filter(|&&l| l <= 3).count() as f64 * 100.0
+            / after_burst.len().max(1) as f64
+    );
     println!("| requests / outcomes / from shared work | {requests} / {} / {} ({:.1} %) | {requests} / {requests} / 0 |", stats.delivered, stats.shared, stats.shared as f64 * 100.0 / stats.delivered.max(1) as f64);
     println!(
-        "| flow fields built (over the subgoals) | {} ({}) | 0 |",
-        stats.flow_fields, stats.subgoal_fields
+        "| flow fields built (over the subgoals); answers from subgoal fields older than the map: vouched for / repair searches | {} ({}); {} / {} | 0 |",
+        stats.flow_fields, stats.subgoal_fields, stats.stale_field_answers, stats.field_repair_searches
     );
     println!(
         "| invalidations / repairs and re-plans | {} / {} | |",

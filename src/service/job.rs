@@ -3,6 +3,7 @@
 
 use super::closest::{ClosestRoute, ClosestScan};
 use super::types::{Failure, Outcome, Ticket, WhenUnreachable};
+use super::watch::EditLog;
 use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
 use crate::hpa::{
@@ -21,6 +22,13 @@ const TIME_SLICE: usize = 32;
 /// count as one unit of work: a sweep cell is a few nanoseconds, an expansion a few
 /// hundred.
 const SWEEP_CELLS: usize = 64;
+
+/// Repair searches a job runs over a subgoal field older than the map before it starts a
+/// new field instead (see `Job::answer_member`).
+const REPAIRS_PER_OLD_FIELD: usize = 3;
+
+/// Spare subgoal fields a lane keeps for their buffers.
+pub(super) const SPARE_FIELDS: usize = 4;
 
 /// [`Job::weight`] of a job that builds a flow field: about as many single searches.
 const FIELD_WEIGHT: usize = 16;
@@ -80,6 +88,9 @@ enum Attempt {
     Walk(Vec<Cell>),
     /// A member of the job's subgoal field, waiting for the field to answer it.
     Member(usize),
+    /// A member a subgoal field older than the map could not vouch for: its repair
+    /// search (A\* guided by the field) under way.
+    Repair(usize),
     /// Looking for the closest reachable position.
     Scan(ClosestScan),
     /// Searches to the closest reachable positions found, one tied candidate at a time.
@@ -108,6 +119,17 @@ pub(super) struct Job {
     pub subgoals: Option<SubgoalField>,
     /// Subgoal fields started since the lane last looked (for the service's statistics).
     pub subgoal_fields_started: u64,
+    /// Members answered by a subgoal field older than the map's last edits (edits that
+    /// only blocked) since the lane last looked.
+    pub stale_answers: u64,
+    /// Members answered by repair searches over such fields, since the lane last looked.
+    pub repairs: u64,
+    /// Repair searches this job ran over its current subgoal field.
+    repairs_on_field: usize,
+    /// During [`Job::run`]: the lane's spare subgoal fields (buffers to start new ones in).
+    spare: Vec<SubgoalField>,
+    /// For a subgoal field older than the map: the positions freed since it started.
+    freed: Vec<Rect>,
     /// Whether the goal holds no open position (found when building the field).
     goal_closed: bool,
     /// The field came from an earlier job: every answer is shared.
@@ -141,6 +163,11 @@ impl Job {
             field: None,
             subgoals: None,
             subgoal_fields_started: 0,
+            stale_answers: 0,
+            repairs: 0,
+            repairs_on_field: 0,
+            spare: Vec::new(),
+            freed: Vec::new(),
             goal_closed: false,
             field_reused: false,
             next: 0,
@@ -207,6 +234,23 @@ impl Job {
         &mut self,
         world: &World,
         ctx: &mut SearchContext,
+        edits: &EditLog,
+        allowance: &mut Allowance,
+        out: &mut Vec<Answer>,
+        spare: &mut Vec<SubgoalField>,
+    ) {
+        // The lane's spare subgoal fields, lent for the run (see `retire_subgoals`).
+        std::mem::swap(&mut self.spare, spare);
+        self.run_on(world, ctx, edits, allowance, out);
+        std::mem::swap(&mut self.spare, spare);
+    }
+
+    /// [`Job::run`] with the lane's spare fields in `self.spare`.
+    fn run_on(
+        &mut self,
+        world: &World,
+        ctx: &mut SearchContext,
+        edits: &EditLog,
         allowance: &mut Allowance,
         out: &mut Vec<Answer>,
     ) {
@@ -224,9 +268,15 @@ impl Job {
                 self.field = None;
                 self.field_reused = false;
             }
-            if self.subgoals.as_ref().is_some_and(|f| !f.is_current(map)) {
-                self.subgoals = None;
-                self.field_reused = false;
+            // A subgoal field outlives reported edits (it answers the members it can vouch
+            // for on the new map, with the positions freed since: `hpa::subgoals::field`).
+            let size = world.movement(self.class).map_or(1, |m| m.size());
+            match self.subgoals.as_ref().filter(|f| !f.is_current(map)) {
+                Some(f) => match edits.freed_since(self.class, map, size, f) {
+                    Some(zones) => self.freed = zones,
+                    None => self.retire_subgoals(),
+                },
+                None => self.freed.clear(),
             }
             self.build = None;
             self.goal_closed = false;
@@ -278,6 +328,7 @@ impl Job {
             }
             Attempt::Field => self.read_field(map, start, allowance),
             Attempt::Member(m) => self.answer_member(map, m, allowance),
+            Attempt::Repair(m) => self.repair_member(map, m, allowance),
             Attempt::Walk(mut cells) => {
                 let field = self.field.as_ref().expect("a walk has its field");
                 let slice = allowance.slice().max(1);
@@ -412,7 +463,8 @@ impl Job {
         allowance: &mut Allowance,
     ) -> Option<Option<Outcome>> {
         if self.subgoals.is_none() {
-            self.subgoals = Some(map.start_subgoal_field(self.goal)?);
+            self.subgoals = Some(map.start_subgoal_field(self.goal, &mut self.spare)?);
+            self.repairs_on_field = 0;
             self.subgoal_fields_started += 1;
             allowance.book(1, 1);
         }
@@ -435,6 +487,28 @@ impl Job {
         allowance: &mut Allowance,
     ) -> Option<Outcome> {
         let field = self.subgoals.as_mut().expect("a member has its field");
+        if !field.is_current(map) {
+            // Kept through reported edits (`run` dropped it otherwise): it answers what it
+            // can vouch for, and is not searched further.
+            let (cells, work) = field.stale_path(map, m, &self.freed);
+            allowance.book(work, work);
+            let Some(cells) = cells else {
+                if self.repairs_on_field >= REPAIRS_PER_OLD_FIELD {
+                    // Repairs cost a few thousand units each, a new field ~16,000 on a
+                    // 1,024² map and it answers the members left and later jobs at once.
+                    self.retire_subgoals();
+                    self.attempt = Attempt::Field;
+                    return None;
+                }
+                self.repairs_on_field += 1;
+                self.attempt = Attempt::Repair(m);
+                return None;
+            };
+            self.stale_answers += 1;
+            allowance.book(cells.len() / SWEEP_CELLS, 1);
+            let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
+            return Some(Outcome::Full(path));
+        }
         if !field.is_answered(m) {
             let slice = allowance.slice().max(1);
             let work = field.step(map, slice).max(1);
@@ -453,6 +527,46 @@ impl Job {
         // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
         let work = 1 + cells.len() / SWEEP_CELLS;
         allowance.book(work, work);
+        let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
+        Some(Outcome::Full(path))
+    }
+
+    /// Drops the job's subgoal field, keeping its buffers among the lane's spares.
+    fn retire_subgoals(&mut self) {
+        if let Some(field) = self.subgoals.take() {
+            if self.spare.len() < SPARE_FIELDS {
+                self.spare.push(field);
+            }
+        }
+        self.field_reused = false;
+    }
+
+    /// One slice of member `m`'s repair search over a subgoal field older than the map;
+    /// its answer once over.
+    fn repair_member(
+        &mut self,
+        map: &HpaMap,
+        m: usize,
+        allowance: &mut Allowance,
+    ) -> Option<Outcome> {
+        let field = self.subgoals.as_mut().expect("a member has its field");
+        let slice = allowance.slice().max(1);
+        let (work, done) = field.repair(map, m, slice, &self.freed);
+        // The search stops at its slice, or the goal outline's scans past it.
+        allowance.book(work, work.saturating_sub(slice).max(1));
+        let Some(done) = done else {
+            self.attempt = Attempt::Repair(m);
+            return None;
+        };
+        let Some(cells) = done else {
+            // The components said the goal is reachable on this very map.
+            debug_assert!(false, "a repair search missed a reachable goal");
+            return Some(Outcome::Failed(Failure::Unreachable {
+                start: self.starts[self.next].0,
+            }));
+        };
+        self.repairs += 1;
+        allowance.book(cells.len() / SWEEP_CELLS, 1);
         let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
         Some(Outcome::Full(path))
     }

@@ -160,6 +160,7 @@ use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use tick::{GroupKey, Lane, Recent};
+use watch::EditLog;
 
 /// What a request asked for, checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,6 +205,8 @@ enum TicketState {
         outcome: Outcome,
         costs: Option<Vec<f64>>,
         progress: usize,
+        /// The bounding box of the path's cells (edits outside it cannot touch it).
+        bounds: Option<Rect>,
     },
     /// Answered, invalidated, not to be repaired.
     Invalidated,
@@ -238,6 +241,8 @@ pub struct PathService {
     events: Vec<PathEvent>,
     pending_per_unit: HashMap<UnitId, usize>,
     recent: Recent,
+    /// What the reported edits did (whether kept subgoal fields still answer).
+    edits: EditLog,
     /// Delivered paths an edit that freed ground may have made longer than needed, waiting
     /// for idle lanes (see `watch::take_replans`).
     replans: BTreeSet<Ticket>,
@@ -265,6 +270,7 @@ impl PathService {
             events: Vec::new(),
             pending_per_unit: HashMap::new(),
             recent: Recent::default(),
+            edits: EditLog::default(),
             replans: BTreeSet::new(),
             next_ticket: 0,
             next_job: 0,
@@ -546,8 +552,8 @@ impl PathService {
             .values()
             .map(|f| f.memory_bytes())
             .sum::<usize>()
-            + (self.recent.subgoal_fields.values())
-                .map(|f| f.memory_bytes())
+            + (self.recent.subgoal_fields.iter())
+                .map(|(_, f)| f.memory_bytes())
                 .sum::<usize>();
         paths
             + fields

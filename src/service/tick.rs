@@ -4,6 +4,7 @@
 
 use super::job::{Allowance, Answer, Job};
 use super::types::{Budget, Outcome, TickReport, WhenUnreachable};
+use super::watch::EditLog;
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
 use crate::geom::{Cell, Rect};
@@ -16,6 +17,11 @@ use std::time::Instant;
 /// Requests taken in between two looks at the clock under a time budget.
 const INTAKE_SLICE: usize = 64;
 
+/// Subgoal fields kept for later requests (repairs, later orders to the same goal), the
+/// newest first out when more are finished: each holds a few arrays by subgoal ID (about
+/// 0.3 MB on a 1,024² map).
+const KEPT_SUBGOAL_FIELDS: usize = 16;
+
 /// What a group of requests has in common: class, goal, and what to do when it is out of
 /// reach.
 pub(super) type GroupKey = (ClassId, Rect, WhenUnreachable);
@@ -25,6 +31,9 @@ pub(super) type GroupKey = (ClassId, Rect, WhenUnreachable);
 pub(super) struct Lane {
     pub queue: VecDeque<Job>,
     ctx: SearchContext,
+    /// Subgoal fields no longer used, whose buffers new fields take over (freeing a
+    /// field's arrays and bucket lists costs a few hundred microseconds on a 1,024² map).
+    spare: Vec<SubgoalField>,
 }
 
 /// What a lane did in one tick.
@@ -38,17 +47,30 @@ struct LaneRun {
     subgoal_fields: Vec<(GroupKey, SubgoalField)>,
     /// Subgoal fields started.
     subgoal_fields_started: u64,
+    /// Members answered by subgoal fields older than the map's last edits.
+    stale_answers: u64,
+    /// Members answered by repair searches over such fields.
+    repairs: u64,
 }
 
 impl Lane {
-    fn run(&mut self, world: &World, mut allowance: Allowance) -> LaneRun {
+    fn run(&mut self, world: &World, edits: &EditLog, mut allowance: Allowance) -> LaneRun {
         let mut run = LaneRun::default();
         while let Some(job) = self.queue.front_mut() {
             if allowance.spent() {
                 break;
             }
-            job.run(world, &mut self.ctx, &mut allowance, &mut run.answers);
+            job.run(
+                world,
+                &mut self.ctx,
+                edits,
+                &mut allowance,
+                &mut run.answers,
+                &mut self.spare,
+            );
             run.subgoal_fields_started += std::mem::take(&mut job.subgoal_fields_started);
+            run.stale_answers += std::mem::take(&mut job.stale_answers);
+            run.repairs += std::mem::take(&mut job.repairs);
             if job.is_done() {
                 let job = self.queue.pop_front().expect("the front job");
                 let key = job.key();
@@ -65,13 +87,40 @@ impl Lane {
     }
 }
 
-/// Answers and fields kept from the last tick, for requests of the next one.
+/// Answers and fields kept from the last tick, for requests of the next one; subgoal
+/// fields for longer (up to [`KEPT_SUBGOAL_FIELDS`], through edits that only block).
 #[derive(Debug, Default)]
 pub(super) struct Recent {
     /// Cell-goal answers by (group, start), with the layer revision they were true on.
     pub answers: HashMap<(GroupKey, Cell), (Outcome, u64)>,
     pub fields: HashMap<GroupKey, FlowField>,
-    pub subgoal_fields: HashMap<GroupKey, SubgoalField>,
+    /// Oldest first.
+    pub subgoal_fields: Vec<(GroupKey, SubgoalField)>,
+}
+
+impl Recent {
+    /// Keeps `field` for `key`, in place of an older one; the oldest beyond
+    /// [`KEPT_SUBGOAL_FIELDS`] goes to `spare`.
+    fn keep_subgoal_field(
+        &mut self,
+        key: GroupKey,
+        field: SubgoalField,
+        spare: &mut Vec<SubgoalField>,
+    ) {
+        if let Some(i) = self.subgoal_fields.iter().position(|(k, _)| *k == key) {
+            spare.push(self.subgoal_fields.remove(i).1);
+        }
+        self.subgoal_fields.push((key, field));
+        if self.subgoal_fields.len() > KEPT_SUBGOAL_FIELDS {
+            spare.push(self.subgoal_fields.remove(0).1);
+        }
+    }
+
+    /// Takes the kept subgoal field for `key`, if any.
+    fn take_subgoal_field(&mut self, key: GroupKey) -> Option<SubgoalField> {
+        let i = self.subgoal_fields.iter().position(|(k, _)| *k == key)?;
+        Some(self.subgoal_fields.remove(i).1)
+    }
 }
 
 impl PathService {
@@ -130,21 +179,50 @@ impl PathService {
                 largest_step: 0,
             })
             .collect();
-        let runs = run_lanes(&mut self.lanes, world, allowances);
-        self.recent = Recent::default();
+        let runs = run_lanes(&mut self.lanes, world, &self.edits, allowances);
+        // Answers and flow fields serve the next tick only; subgoal fields while they
+        // still answer (unedited, or edited by reported edits that only blocked).
+        let mut spare = Vec::new();
+        let mut kept = Vec::new();
+        for (key, f) in std::mem::take(&mut self.recent.subgoal_fields) {
+            let size = world.movement(key.0).map_or(1, |m| m.size());
+            let usable = world.layer(key.0).is_some_and(|map| {
+                f.is_current(map) || self.edits.freed_since(key.0, map, size, &f).is_some()
+            });
+            if usable {
+                kept.push((key, f));
+            } else {
+                spare.push(f);
+            }
+        }
+        self.recent = Recent {
+            subgoal_fields: kept,
+            ..Recent::default()
+        };
         for run in runs {
             let allowance = run.allowance.expect("every lane reports its allowance");
             report.work += allowance.work;
             self.stats.subgoal_fields += run.subgoal_fields_started;
+            self.stats.stale_field_answers += run.stale_answers;
+            self.stats.field_repair_searches += run.repairs;
             report.largest_step = report.largest_step.max(allowance.largest_step);
             for (key, field) in run.fields {
                 self.recent.fields.insert(key, field);
             }
             for (key, field) in run.subgoal_fields {
-                self.recent.subgoal_fields.insert(key, field);
+                self.recent.keep_subgoal_field(key, field, &mut spare);
             }
             for answer in run.answers {
                 self.deliver(world, answer, &mut report);
+            }
+        }
+        // Spare fields go to the lanes with the fewest (dropped beyond a few each: rarely).
+        for field in spare {
+            let lane = (self.lanes.iter_mut())
+                .min_by_key(|l| l.spare.len())
+                .expect("at least one lane");
+            if lane.spare.len() < super::job::SPARE_FIELDS {
+                lane.spare.push(field);
             }
         }
         report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();
@@ -214,11 +292,13 @@ impl PathService {
                 .remove(&key)
                 .filter(|f| layer.is_some_and(|l| f.is_current(l)));
             let single_cell = key.1.x1 == key.1.x2 && key.1.y1 == key.1.y2;
-            let subgoals = self
-                .recent
-                .subgoal_fields
-                .remove(&key)
-                .filter(|f| layer.is_some_and(|l| f.is_current(l)));
+            // A kept subgoal field still answers after reported edits (see `watch::EditLog`).
+            let size = world.movement(key.0).map_or(1, |m| m.size());
+            let subgoals = self.recent.take_subgoal_field(key).filter(|f| {
+                layer.is_some_and(|l| {
+                    f.is_current(l) || self.edits.freed_since(key.0, l, size, f).is_some()
+                })
+            });
             let kept = field.is_some() || subgoals.is_some();
             let whole_group = kept || starts.len() >= self.config.flow_threshold;
             let small_group = starts.len() >= 2 && self.config.share_small_groups;
@@ -323,11 +403,13 @@ impl PathService {
                 self.pending_per_unit.remove(&request.unit);
             }
         }
+        let bounds = answer.outcome.path().and_then(|p| bounding_box(&p.cells));
         *state = TicketState::Done {
             request,
             outcome: answer.outcome.clone(),
             costs,
             progress: 0,
+            bounds,
         };
         self.finished.push((answer.ticket, answer.outcome));
         report.delivered += 1;
@@ -337,27 +419,47 @@ impl PathService {
     }
 }
 
+/// The smallest rectangle holding `cells` (`None` for no cells).
+fn bounding_box(cells: &[Cell]) -> Option<Rect> {
+    let first = *cells.first()?;
+    let mut r = Rect::new(first.x, first.y, first.x, first.y);
+    for c in cells {
+        r = Rect::new(r.x1.min(c.x), r.y1.min(c.y), r.x2.max(c.x), r.y2.max(c.y));
+    }
+    Some(r)
+}
+
 /// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else
 /// one after the other. Results in lane order either way.
 #[cfg(feature = "parallel")]
-fn run_lanes(lanes: &mut [Lane], world: &World, allowances: Vec<Allowance>) -> Vec<LaneRun> {
+fn run_lanes(
+    lanes: &mut [Lane],
+    world: &World,
+    edits: &EditLog,
+    allowances: Vec<Allowance>,
+) -> Vec<LaneRun> {
     use rayon::prelude::*;
     if lanes.len() == 1 {
-        return vec![lanes[0].run(world, allowances[0])];
+        return vec![lanes[0].run(world, edits, allowances[0])];
     }
     lanes
         .par_iter_mut()
         .zip(allowances)
-        .map(|(lane, allowance)| lane.run(world, allowance))
+        .map(|(lane, allowance)| lane.run(world, edits, allowance))
         .collect()
 }
 
 /// [`run_lanes`] without the `parallel` feature.
 #[cfg(not(feature = "parallel"))]
-fn run_lanes(lanes: &mut [Lane], world: &World, allowances: Vec<Allowance>) -> Vec<LaneRun> {
+fn run_lanes(
+    lanes: &mut [Lane],
+    world: &World,
+    edits: &EditLog,
+    allowances: Vec<Allowance>,
+) -> Vec<LaneRun> {
     lanes
         .iter_mut()
         .zip(allowances)
-        .map(|(lane, allowance)| lane.run(world, allowance))
+        .map(|(lane, allowance)| lane.run(world, edits, allowance))
         .collect()
 }

@@ -500,6 +500,12 @@ pub struct ServiceStats {
     /// Of the flow fields, those searched over a layer's subgoal graph (see
     /// [`Config::subgoals`](crate::Config::subgoals)) rather than over its gates.
     pub subgoal_fields: u64,
+    /// Outcomes a subgoal field answered after edits that only blocked cells (without a
+    /// new field: see [the service docs](super#edits)).
+    pub stale_field_answers: u64,
+    /// Outcomes answered after such edits by a search toward the goal guided by a subgoal
+    /// field (where the field could not vouch for an answer by itself).
+    pub field_repair_searches: u64,
     /// Paths invalidated by edits.
     pub invalidated: u64,
     /// Repairs and re-plans queued.

@@ -101,6 +101,138 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// One goal's subgoal field kept through random buildings put up and taken down (each
+    /// reported with `notify_edit`), with a few new starts joining it after every edit and
+    /// the budget slicing every step: every outcome is valid and of Dijkstra's length on
+    /// the map as it stands when delivered (a field older than the map answers only what
+    /// it can vouch for, `hpa::subgoals::field`, "After edits").
+    #[test]
+    fn fields_kept_through_edits_match_dijkstra(seed in any::<u64>(), budget in 1usize..300) {
+        let (w, h) = (40, 30);
+        let (mut world, classes) = world(seed, w, h);
+        let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
+        let mut rng = Rng(seed ^ 0xed17);
+        let class = classes[rng.below(2) as usize];
+        let size = world.movement(class).unwrap().size();
+        let goal = random_goal(&mut rng, w, h);
+        let mut asked = HashMap::new();
+        let mut unit = 0;
+        let mut buildings: Vec<Rect> = Vec::new();
+        for round in 0..8 {
+            if round > 0 {
+                let up = buildings.is_empty() || rng.below(2) == 0;
+                let area = if up {
+                    let (x, y) = (rng.below(w as u64 - 3) as u32, rng.below(h as u64 - 3) as u32);
+                    let r = Rect::new(x, y, x + rng.below(3) as u32, y + rng.below(3) as u32);
+                    buildings.push(r);
+                    r
+                } else {
+                    buildings.remove(rng.below(buildings.len() as u64) as usize)
+                };
+                let report = world.set_blocked(area, up).unwrap();
+                service.notify_edit(&world, &report);
+            }
+            let joining = if round == 0 { 6 + rng.below(8) } else { 1 + rng.below(4) };
+            for _ in 0..joining {
+                let start = Cell::new(rng.below(w as u64) as u32, rng.below(h as u64) as u32);
+                let t = service
+                    .request(&world, class, UnitId::new(unit), start, goal, RequestOptions::default())
+                    .unwrap();
+                unit += 1;
+                asked.insert(t, start);
+            }
+            let mut ticks = 0;
+            while service.pending() > 0 {
+                service.tick(&world, Budget::Expansions(budget)).unwrap();
+                let open = world.movement(class).unwrap().open_grid(world.grid());
+                for (t, outcome) in service.drain_finished().collect::<Vec<_>>() {
+                    check_outcome(&open, asked[&t], goal_positions(goal, size, w, h), &outcome);
+                }
+                ticks += 1;
+                prop_assert!(ticks < 20_000, "the service never finishes");
+            }
+        }
+    }
+}
+
+/// A group's subgoal field on a shipped map still answers later starts after a building
+/// goes up far from them and after it comes down (no new field for them), each answer as
+/// long as Dijkstra's on the map as it stands.
+#[test]
+fn a_kept_field_answers_after_edits_on_den520d() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/den520d.map");
+    let mut world = World::new(io::read_map(path).unwrap());
+    let infantry = world
+        .add_class(Movement::default(), with_subgoals())
+        .unwrap();
+    let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
+    let free: Vec<Cell> = world.grid().free_cells().collect();
+    let mut rng = Rng(27);
+    let goal = free[rng.below(free.len() as u64) as usize];
+    let ask = |service: &mut PathService, world: &World, rng: &mut Rng, n: usize| {
+        let mut asked = HashMap::new();
+        for i in 0..n {
+            let start = free[rng.below(free.len() as u64) as usize];
+            let t = service
+                .request(
+                    world,
+                    infantry,
+                    UnitId::new(i as u32),
+                    start,
+                    goal,
+                    RequestOptions::default(),
+                )
+                .unwrap();
+            asked.insert(t, start);
+        }
+        let mut ticks = 0;
+        while service.pending() > 0 {
+            service.tick(world, Budget::Expansions(500)).unwrap();
+            ticks += 1;
+            assert!(ticks < 10_000);
+        }
+        let open = world.movement(infantry).unwrap().open_grid(world.grid());
+        for (t, outcome) in service.drain_finished() {
+            check_outcome(
+                &open,
+                asked[&t],
+                Rect::new(goal.x, goal.y, goal.x, goal.y),
+                &outcome,
+            );
+        }
+        // Released: the test is about the field, not about repairs.
+        for t in asked.keys() {
+            service.release(*t).unwrap();
+        }
+    };
+    ask(&mut service, &world, &mut rng, 60);
+    let fields = service.stats().subgoal_fields;
+    // A building far from the goal (the farthest free 3×3 block from it, by octile
+    // distance).
+    let far = free
+        .iter()
+        .copied()
+        .filter(|c| c.x + 2 < world.grid().width() && c.y + 2 < world.grid().height())
+        .map(|c| Rect::new(c.x, c.y, c.x + 2, c.y + 2))
+        .filter(|r| r.cells().all(|c| world.grid().is_free(c)))
+        .max_by_key(|r| r.x1.abs_diff(goal.x).max(r.y1.abs_diff(goal.y)))
+        .unwrap();
+    let report = world.set_blocked(far, true).unwrap();
+    service.notify_edit(&world, &report);
+    ask(&mut service, &world, &mut rng, 30);
+    let after_block = service.stats().stale_field_answers;
+    assert!(after_block >= 10, "{:?}", service.stats());
+    let report = world.set_blocked(far, false).unwrap();
+    service.notify_edit(&world, &report);
+    ask(&mut service, &world, &mut rng, 30);
+    let stats = service.stats();
+    assert!(stats.stale_field_answers >= after_block + 10, "{stats:?}");
+    assert!(stats.subgoal_fields <= fields + 2, "{stats:?}");
+}
+
 /// A 200-unit group on a shipped map answered from one subgoal field: every member's path
 /// valid and as long as Dijkstra's from the goal (one Dijkstra gives every member's
 /// optimum), and a unit asking in the next frame answered from the kept field.

@@ -41,15 +41,62 @@
 //! The search therefore grows only to the radius the members need, and goes on from there
 //! when a later member needs more (members may join while it runs).
 //!
+//! # After edits
+//! The field is tied to the revision it was started on, but edits leave much of it
+//! usable. First, edits that only **block** cells (a building going up). Blocking only removes cells and
+//! steps, so every path on the new map is a path on the old one: for every cell `c`,
+//! `dist_new(c) ≥ dist_old(c)` (the goal's free cells only shrink as well). A settled
+//! `D(s)` is `dist_old(s)` (a subgoal's own ties hold itself at 0), so it is a **lower
+//! bound** of `dist_new(s)`; an unsettled old subgoal has `dist_new(s) ≥ D(s) ≥ r`, the
+//! radius when the field stopped; any cell is at least its octile distance `h_G` from the
+//! goal.
+//!
+//! A member that joins after the edit runs its cone scan and direct line on the new map
+//! (ties by the *new* subgoal IDs; an ID may have been vacated and reused for another
+//! cell, so the field keeps the cell of every ID when it started and trusts an ID's
+//! distance only where the cell is the same). By the argument above applied to the new
+//! map, `OPT_new = min(direct, min over ties t of h(start, t) + dist_new(t))`, hence
+//!
+//! `LB = min(direct, min over ties t of h(start, t) + lb(t)) ≤ OPT_new`,
+//!
+//! with `lb(t)` = `D(t)` (same cell, settled), `max(r, h_G(t))` (same cell, unsettled) or
+//! `h_G(t)` (a cell that was no subgoal at that ID). The field answers the member with
+//! the direct line when it is `≤ LB`, else with a settled tie `t` with
+//! `h(start, t) + D(t) ≤ LB` whose path (the start's walk to `t`, then `t`'s old chain of
+//! parents to a seed) is **clear on the new map**, each hop trying both of its two-piece
+//! walks (either one is a path of the hop's octile length). That path is a real path on
+//! the new map of length `≤ LB ≤ OPT_new`: a shortest one. A member it cannot vouch for
+//! this way (its path crosses the new obstacle, or a tie's bound is below every clear
+//! answer) needs a fresh field. The field does not grow after the edit (its graph
+//! changed under it).
+//!
+//! Edits that **free** positions (a building coming down) can shorten distances, but
+//! only through what they freed. Let `Z` be the freed positions (an edited rectangle grown
+//! by the agent's size up and left, and one cell around: the positions whose footprint
+//! meets it, and those a diagonal step beside them needs). A path on the new map that
+//! meets no `Z` was a path on the old map too (its positions were open then, and so were
+//! the positions its diagonal steps need), so it is at least `dist_old(c)` long; one that
+//! meets a `Z` is at least `h(c, Z) + h(Z, G)` long. So, for every cell,
+//! `dist_new(c) ≥ min(dist_old(c), min over Z of h(c, Z) + h(Z, G))`, and `lb(t)` above is
+//! capped by that second term: the rest of the argument stands as it is. The service
+//! passes the freed rectangles since the field started (from the reports of
+//! `notify_edit`; it drops the field when an edit went unreported or more than a few
+//! freed).
+//!
 //! The property test `subgoal_fields_match_dijkstra` (tests/suite/service_subgoals.rs)
 //! compares every member's length with a Dijkstra on the grid, on random maps, after
-//! random edits, with the search cut into slices of every size.
+//! random edits, with the search cut into slices of every size;
+//! `fields_kept_through_blocking_edits_match_dijkstra` puts random buildings up and takes
+//! them down between members joining one field.
+
+mod stale;
 
 use super::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Rect};
 use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::hpa::path::{line_is_clear, refine};
+
 use crate::hpa::search::bend;
 use crate::hpa::HpaMap;
 
@@ -99,31 +146,69 @@ pub(crate) struct SubgoalField {
     /// Queued subgoals by `D`.
     open: Buckets,
     members: Vec<Member>,
+    /// The cell of every subgoal ID when the field was started (for use after an edit
+    /// that only blocked: IDs may be reused for other cells).
+    cells: Vec<Cell>,
+    /// For repair searches after edits: the goal outline's cones on the map as it is.
+    targets: Option<stale::Targets>,
+    /// The repair search under way (one member at a time).
+    repair: Option<stale::StaleSearch>,
 }
 
 impl HpaMap {
     /// A subgoal field to `goal` on this map, or `None` when the map keeps no subgoal
     /// graph or the goal's outline is too long for one (see [`MAX_OUTLINE`]). Nothing is
-    /// searched yet: [`SubgoalField::step`] does the work.
-    pub(crate) fn start_subgoal_field(&self, goal: Rect) -> Option<SubgoalField> {
+    /// searched yet: [`SubgoalField::step`] does the work. A field from `spare` lends its
+    /// buffers (a field holds a few arrays the size of the graph and a queue of a few
+    /// thousand buckets: freeing them and faulting fresh pages in cost a few hundred
+    /// microseconds on a 1,024² map).
+    pub(crate) fn start_subgoal_field(
+        &self,
+        goal: Rect,
+        spare: &mut Vec<SubgoalField>,
+    ) -> Option<SubgoalField> {
         let graph = self.subgoals.as_ref()?;
         let (w, h) = (goal.width() as usize, goal.height() as usize);
         if 2 * (w + h) > MAX_OUTLINE + 4 {
             return None;
         }
-        let seeds: Vec<Cell> = outline(goal).filter(|&c| self.grid.is_free(c)).collect();
         let n = graph.capacity();
-        Some(SubgoalField {
-            revision: self.revision(),
+        let mut field = spare.pop().unwrap_or_else(|| SubgoalField {
+            revision: 0,
             goal,
-            seeds,
+            seeds: Vec::new(),
             seeded: 0,
-            dist: vec![f64::INFINITY; n],
-            parent: vec![NO_PARENT; n],
-            settled: vec![false; n],
+            dist: Vec::new(),
+            parent: Vec::new(),
+            settled: Vec::new(),
             open: Buckets::default(),
             members: Vec::new(),
-        })
+            cells: Vec::new(),
+            targets: None,
+            repair: None,
+        });
+        field.revision = self.revision();
+        field.goal = goal;
+        field.seeds.clear();
+        field
+            .seeds
+            .extend(outline(goal).filter(|&c| self.grid.is_free(c)));
+        field.seeded = 0;
+        field.dist.clear();
+        field.dist.resize(n, f64::INFINITY);
+        field.parent.clear();
+        field.parent.resize(n, NO_PARENT);
+        field.settled.clear();
+        field.settled.resize(n, false);
+        field.open.clear();
+        field.members.clear();
+        field.cells.clear();
+        field.cells.extend((0..n as u32).map(|id| graph.cell(id)));
+        field.targets = None;
+        if let Some(repair) = &mut field.repair {
+            repair.retire();
+        }
+        Some(field)
     }
 }
 
@@ -131,6 +216,17 @@ impl SubgoalField {
     /// Whether the field answers on `map` as it is now (no edit since it was started).
     pub fn is_current(&self, map: &HpaMap) -> bool {
         self.revision == map.revision() && map.subgoals.is_some()
+    }
+
+    /// The map revision the field was started on.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Whether the field was started on an earlier revision of `map` (which still keeps a
+    /// subgoal graph): the caller knows whether the edits since only blocked.
+    pub fn is_older_than(&self, map: &HpaMap) -> bool {
+        self.revision < map.revision() && map.subgoals.is_some()
     }
 
     /// Adds `start` (a free cell of `map`) as a member: its cone scan and its direct line.
@@ -166,8 +262,12 @@ impl SubgoalField {
         if self.goal.contains(start) {
             return (Some((start, 0.0)), 0);
         }
-        let mut order: Vec<(f64, Cell)> =
-            self.seeds.iter().map(|&g| (octile(start, g), g)).collect();
+        // The outline as it is now: on a field older than the map, cells freed since it
+        // started count too (the exactness argument needs every free outline cell).
+        let mut order: Vec<(f64, Cell)> = outline(self.goal)
+            .filter(|&g| grid.is_free(g))
+            .map(|g| (octile(start, g), g))
+            .collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for (tried, &(h, g)) in order.iter().enumerate() {
             let corner = bend(start, g);
@@ -329,6 +429,8 @@ impl SubgoalField {
             + self.settled.capacity()
             + self.open.memory_bytes()
             + self.seeds.capacity() * 8
+            + self.cells.capacity() * 8
+            + self.repair.as_ref().map_or(0, |r| r.memory_bytes())
             + self
                 .members
                 .iter()
@@ -360,6 +462,14 @@ impl Buckets {
             self.lists.resize_with(b + 1, Vec::new);
         }
         self.lists[b].push(id);
+    }
+
+    /// Empties the queue, keeping its buckets' memory.
+    fn clear(&mut self) {
+        for list in &mut self.lists {
+            list.clear();
+        }
+        self.low = 0;
     }
 
     fn pop(&mut self) -> Option<u32> {
