@@ -240,7 +240,22 @@ fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize
             times.push(t.elapsed());
         }
     }
-    eprintln!("subgoal corners: median {:.1} µs", micros(median(times)));
+    let mut ctx = SearchContext::new();
+    let expansions: usize = queries
+        .iter()
+        .map(|q| {
+            map.find_path_with(&mut ctx, q.start, q.goal).unwrap();
+            ctx.last_expansions()
+        })
+        .sum();
+    eprintln!(
+        "subgoal corners: median {:.1} µs; {} subgoals, {} edges, hierarchy (arcs, core) {:?}, {:.0} expansions per query",
+        micros(median(times)),
+        map.subgoal_count(),
+        map.subgoal_edge_count(),
+        map.subgoal_hierarchy_size(),
+        expansions as f64 / queries.len() as f64
+    );
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     let parts: Vec<String> = map
         .memory_breakdown()

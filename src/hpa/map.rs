@@ -440,6 +440,24 @@ impl HpaMap {
         self.subgoals.as_ref().map_or(0, |s| s.edge_count())
     }
 
+    /// The size of the contraction hierarchy over the subgoal graph (see
+    /// [`Config::subgoals`](super::Config::subgoals)) as its arcs and the subgoals left
+    /// uncontracted in its core, or `None` while the map has none: no subgoal graph, or
+    /// an edit has dropped the hierarchy and [`HpaMap::refresh_within`] has not rebuilt
+    /// it yet (queries stay exact meanwhile, over the whole subgoal graph).
+    ///
+    /// ```
+    /// use quadpath::{Grid, HpaMap, Mode};
+    /// let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| x % 8 != 4 || y % 9 == 0), Mode::Exact)?;
+    /// let (arcs, core) = map.subgoal_hierarchy_size().expect("a fresh exact map has one");
+    /// assert!(arcs >= map.subgoal_edge_count() / 2 && core <= map.subgoal_count());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn subgoal_hierarchy_size(&self) -> Option<(usize, usize)> {
+        let levels = self.subgoals.as_ref()?.levels()?;
+        Some((levels.arc_count(), levels.core_len()))
+    }
+
     /// Whether this map should keep a subgoal graph: asked for, exact, and of one
     /// terrain cost (where the octile distance is the cost, up to a factor).
     pub(super) fn wants_subgoals(&self) -> bool {
