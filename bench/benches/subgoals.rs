@@ -249,11 +249,11 @@ fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize
         })
         .sum();
     eprintln!(
-        "subgoal corners: median {:.1} µs; {} subgoals, {} edges, hierarchy (arcs, core) {:?}, {:.0} expansions per query",
+        "subgoal corners: median {:.1} µs; {} subgoals, {} edges, levels (arcs, globals) {:?}, {:.0} expansions per query",
         micros(median(times)),
         map.subgoal_count(),
         map.subgoal_edge_count(),
-        map.subgoal_hierarchy_size(),
+        map.subgoal_levels_size(),
         expansions as f64 / queries.len() as f64
     );
     let mib = |b: usize| b as f64 / (1 << 20) as f64;

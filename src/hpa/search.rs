@@ -11,7 +11,7 @@ use super::landmarks::{GoalRow, Landmarks};
 use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
-use super::subgoals::{Levels, Reached, SubgoalGraph, DIRECT};
+use super::subgoals::{Reached, SubgoalGraph, DIRECT};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
@@ -59,15 +59,8 @@ pub struct SearchContext {
     /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
     /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`]).
     goal_marks: Vec<(u32, f64, u32)>,
-    /// The open list of the backward search over the subgoal hierarchy: distances (as
-    /// bits, all non-negative) and IDs.
+    /// The open list of that upward search: distances (as bits, all non-negative) and IDs.
     upward: BinaryHeap<Reverse<(u64, u32)>>,
-    /// The open list of the forward search over the subgoal hierarchy, whose labels are
-    /// in `nodes`.
-    forward: BinaryHeap<Reverse<(u64, u32)>>,
-    /// The best meeting of the two searches over the subgoal hierarchy so far: its
-    /// length and the subgoal where they met.
-    meeting: (f64, u32),
     /// The goal's landmark row of the subgoal search under way (see
     /// `hpa::landmarks_sparse`).
     subgoal_row: Option<SparseGoalRow>,
@@ -149,26 +142,6 @@ pub(crate) enum SubgoalOpened {
     Direct(Vec<Cell>),
     /// The search is open; the goal's scan and the expansions follow.
     Open(OpenSearch),
-}
-
-/// What a label must undercut another by to stall it: more than rounding.
-const STALL_TIE: f64 = 1e-9;
-
-/// The lowest entry of `heap` whose key is still its node's label (`label`), the stale
-/// ones above it dropped, as (key, node).
-#[inline]
-fn live_min(
-    heap: &mut BinaryHeap<Reverse<(u64, u32)>>,
-    label: impl Fn(u32) -> f64,
-) -> Option<(f64, u32)> {
-    while let Some(&Reverse((bits, id))) = heap.peek() {
-        let key = f64::from_bits(bits);
-        if key <= label(id) {
-            return Some((key, id));
-        }
-        heap.pop();
-    }
-    None
 }
 
 /// The octile distance in cost units on a map of one terrain cost, as the subgoal search
@@ -779,11 +752,10 @@ impl SearchContext {
     }
 
     /// The subgoal search's second unit of work: the goal's cone scan marks the subgoals
-    /// that reach the goal directly, with their distance to it, and the start's ties are
-    /// offered. Over the hierarchy (see `hpa::subgoals::levels`) the marks open the
-    /// backward search and the ties the forward one; without it the goal's landmark row
-    /// is derived from the marks for the A\*. The context must
-    /// [hold](SearchContext::holds) the search `open`.
+    /// that reach the goal directly, with their distance to it (and, over the levels, an
+    /// upward search from them marks the subgoals above with the way down); the goal's
+    /// landmark row is derived from them, and the start's ties are offered. The context
+    /// must [hold](SearchContext::holds) the search `open`.
     pub(crate) fn mark_subgoal_goal(
         &mut self,
         maps: (&SubgoalGraph, &Grid),
@@ -801,6 +773,7 @@ impl SearchContext {
         costs: &CostBands,
     ) {
         let octile = subgoal_octile(costs);
+        let per_unit = costs.floor();
         let stamp = self.query;
         let mut reached = std::mem::take(&mut self.goal_ties);
         reached.clear();
@@ -814,70 +787,53 @@ impl SearchContext {
                 reached.push((octile(c, goal), id));
             }
         });
-        let s = graph.capacity() as u32;
-        let t = s + 1;
-        let hierarchy = graph.levels().is_some();
-        self.upward.clear();
-        if hierarchy {
-            // The goal is the backward search's root, expanded right after the start.
-            note::<R>(&mut self.trace, TraceKind::Generated, t, s, 0.0, 0.0);
-            self.expand::<R>(t, 0.0, s);
-            self.forward.clear();
-            self.meeting = (f64::INFINITY, DIRECT);
-        }
-        for &(d, id) in &reached {
-            let m = &mut self.goal_marks[id as usize];
+        let levels = graph.levels();
+        let marks = &mut self.goal_marks;
+        let upward = &mut self.upward;
+        upward.clear();
+        let mut mark = |id: u32, d: f64, next: u32| {
+            let m = &mut marks[id as usize];
             if m.0 != stamp || d < m.1 {
-                *m = (stamp, d, DIRECT);
-                if hierarchy {
-                    self.upward.push(Reverse((d.to_bits(), id)));
-                    note::<R>(&mut self.trace, TraceKind::Generated, id, t, d, d);
+                *m = (stamp, d, next);
+                true
+            } else {
+                false
+            }
+        };
+        for &(d, id) in &reached {
+            if mark(id, d, DIRECT) {
+                upward.push(Reverse((d.to_bits(), id)));
+            }
+        }
+        // With levels, the goal is reached from above only: an upward search from the
+        // locals its scan reached marks the subgoals above them with the way down.
+        if let Some(l) = levels {
+            while let Some(Reverse((bits, id))) = upward.pop() {
+                let d = f64::from_bits(bits);
+                if d > self.goal_marks[id as usize].1 || !l.is_local(id) {
+                    continue;
+                }
+                for arc in l.arcs(id) {
+                    let dv = d + arc.weight() * per_unit;
+                    let m = &mut self.goal_marks[arc.to as usize];
+                    if m.0 != stamp || dv < m.1 {
+                        *m = (stamp, dv, id);
+                        upward.push(Reverse((dv.to_bits(), arc.to)));
+                    }
                 }
             }
         }
+        let landmarks = graph.landmarks();
+        let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
+        self.goal_ties = reached;
+        self.subgoal_row = Some(row);
+        let s = graph.capacity() as u32;
         let ties = std::mem::take(&mut self.start_ties);
-        if hierarchy {
-            for &(d, id) in &ties {
-                self.reach_forward::<R>(id, d, s);
-            }
-        } else {
-            let landmarks = graph.landmarks();
-            let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
-            self.subgoal_row = Some(row);
-            for &(d, id) in &ties {
-                let h = subgoal_bound(graph, &row, goal, costs, id);
-                self.relax::<R>(id, d, s, || h);
-            }
+        for &(d, id) in &ties {
+            let h = subgoal_bound(graph, &row, goal, costs, id);
+            self.relax::<R>(id, d, s, || h);
         }
         self.start_ties = ties;
-        self.goal_ties = reached;
-    }
-
-    /// Whether the forward search over the hierarchy may leave subgoal `u`, settled at
-    /// `g`, unexpanded (*stall on demand*): a subgoal above it is labelled with less than
-    /// `g` minus the arc down, so `g` is not `u`'s distance and no shortest path climbs
-    /// through `u`.
-    #[inline]
-    fn stalled_forward(&self, levels: &Levels, u: u32, g: f64, per_unit: f64) -> bool {
-        let reached = self.query * 2;
-        levels.arcs(u).iter().any(|arc| {
-            let n = self.nodes[arc.to as usize];
-            n.stamp == reached && n.g + arc.length() * per_unit < g - STALL_TIE
-        })
-    }
-
-    /// Labels subgoal `id` in the forward search over the hierarchy with distance `g`
-    /// from the start, reached from `parent`, unless it has as short a label already.
-    #[inline]
-    fn reach_forward<R: Recorder>(&mut self, id: u32, g: f64, parent: u32) {
-        let stamp = self.query * 2;
-        let n = &mut self.nodes[id as usize];
-        if n.stamp == stamp && n.g <= g {
-            return;
-        }
-        *n = NodeState { g, parent, stamp };
-        self.forward.push(Reverse((g.to_bits(), id)));
-        note::<R>(&mut self.trace, TraceKind::Generated, id, parent, g, g);
     }
 
     /// Expands up to `max_expansions` more subgoals of the search `open`, opened by
@@ -906,23 +862,23 @@ impl SearchContext {
         max_expansions: usize,
     ) -> Stepped {
         debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
-        if let Some(levels) = graph.levels() {
-            return self.step_hierarchy::<R>(graph, levels, (start, goal), costs, max_expansions);
-        }
         let row = self
             .subgoal_row
             .expect("the goal is marked before the expansions");
         let bound = |id: u32| subgoal_bound(graph, &row, goal, costs, id);
         let octile = subgoal_octile(costs);
-        let OpenSearch { goal: t, .. } = open;
+        let per_unit = costs.floor();
+        let levels = graph.levels();
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
         let stop = self.expanded.saturating_add(max_expansions);
         while self.expanded < stop {
             let Some((n, g, p)) = self.pop() else {
                 return Stepped::Exhausted;
             };
             if n == t {
-                let met = self.nodes[t as usize].parent;
-                return Stepped::Found(self.unwind_subgoals(graph, (start, goal), met), g);
+                return Stepped::Found(self.unwind_subgoals(graph, start, goal, s, t), g);
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
@@ -930,90 +886,18 @@ impl SearchContext {
             if marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
-            for &v in graph.neighbours(n) {
-                let c = graph.cell(v);
-                self.relax::<R>(v, g + octile(here, c), n, || bound(v));
-            }
-        }
-        Stepped::Paused
-    }
-
-    /// The bidirectional Dijkstra over the hierarchy's arcs (see
-    /// `hpa::subgoals::levels`): the forward search from the start's ties in the node
-    /// table, the backward one from the goal's in the goal marks, each step settling the
-    /// lower of the two queues' minima (so the settled keys never fall, and a search run
-    /// in slices settles what it settles in one go). A subgoal settled by one side and
-    /// labelled by the other offers a meeting; once both minima reach the best meeting
-    /// value it is the optimum.
-    fn step_hierarchy<R: Recorder>(
-        &mut self,
-        graph: &SubgoalGraph,
-        levels: &Levels,
-        ends: (Cell, Cell),
-        costs: &CostBands,
-        max_expansions: usize,
-    ) -> Stepped {
-        let per_unit = costs.floor();
-        let query = self.query;
-        let reached = query * 2;
-        let stop = self.expanded.saturating_add(max_expansions);
-        while self.expanded < stop {
-            // Stale entries (a label improved since) are dropped first.
-            let nodes = &self.nodes;
-            let forward = live_min(&mut self.forward, |id| nodes[id as usize].g);
-            let marks = &self.goal_marks;
-            let backward = live_min(&mut self.upward, |id| marks[id as usize].1);
-            let (best, met) = self.meeting;
-            let (f, b) = (
-                forward.map_or(f64::INFINITY, |e| e.0),
-                backward.map_or(f64::INFINITY, |e| e.0),
-            );
-            if f >= best && b >= best {
-                if best == f64::INFINITY {
-                    return Stepped::Exhausted;
-                }
-                return Stepped::Found(self.unwind_subgoals(graph, ends, met), best);
-            }
-            if f <= b {
-                let (g, u) = forward.expect("the lower minimum is finite");
-                self.forward.pop();
-                let parent = self.nodes[u as usize].parent;
-                // The trace names a node's last `f`; the other side may have labelled it.
-                note::<R>(&mut self.trace, TraceKind::Updated, u, parent, g, g);
-                self.expand::<R>(u, g, parent);
-                let (mark, to_goal, _) = self.goal_marks[u as usize];
-                if mark == query && g + to_goal < self.meeting.0 {
-                    self.meeting = (g + to_goal, u);
-                }
-                if !self.stalled_forward(levels, u, g, per_unit) {
-                    for arc in levels.arcs(u) {
-                        self.reach_forward::<R>(arc.to, g + arc.length() * per_unit, u);
+            match levels {
+                // A local's upward edges, a global's edges to globals.
+                Some(l) => {
+                    for arc in l.arcs(n) {
+                        let w = arc.weight() * per_unit;
+                        self.relax::<R>(arc.to, g + w, n, || bound(arc.to));
                     }
                 }
-            } else {
-                let (d, u) = backward.expect("the lower minimum is finite");
-                self.upward.pop();
-                let parent = match self.goal_marks[u as usize].2 {
-                    DIRECT => graph.capacity() as u32 + 1,
-                    next => next,
-                };
-                note::<R>(&mut self.trace, TraceKind::Updated, u, parent, d, d);
-                self.expand::<R>(u, d, parent);
-                let n = self.nodes[u as usize];
-                if n.stamp == reached && n.g + d < self.meeting.0 {
-                    self.meeting = (n.g + d, u);
-                }
-                let stalled = levels.arcs(u).iter().any(|arc| {
-                    let m = self.goal_marks[arc.to as usize];
-                    m.0 == query && m.1 + arc.length() * per_unit < d - STALL_TIE
-                });
-                for arc in levels.arcs(u).iter().filter(|_| !stalled) {
-                    let dv = d + arc.length() * per_unit;
-                    let m = &mut self.goal_marks[arc.to as usize];
-                    if m.0 != query || dv < m.1 {
-                        *m = (query, dv, u);
-                        self.upward.push(Reverse((dv.to_bits(), arc.to)));
-                        note::<R>(&mut self.trace, TraceKind::Generated, arc.to, u, dv, dv);
+                None => {
+                    for &v in graph.neighbours(n) {
+                        let c = graph.cell(v);
+                        self.relax::<R>(v, g + octile(here, c), n, || bound(v));
                     }
                 }
             }
@@ -1021,20 +905,22 @@ impl SearchContext {
         Stepped::Paused
     }
 
-    /// The corner points of the subgoal route that met the goal's side at subgoal `met`:
-    /// each hop is the cone scan's walk (diagonal steps, then straight ones) from
-    /// whichever end's scan found it, so its bend is written out between the two
-    /// waypoints. Arcs of the hierarchy are unpacked into their subgoal-graph hops.
+    /// The corner points of the subgoal route that reached `t`: each hop is the cone
+    /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
+    /// it, so its bend is written out between the two waypoints. Shortcuts of the global
+    /// level are unpacked into their two subgoal-graph hops.
     fn unwind_subgoals(
         &self,
         graph: &SubgoalGraph,
-        (start, goal): (Cell, Cell),
-        met: u32,
+        start: Cell,
+        goal: Cell,
+        s: u32,
+        t: u32,
     ) -> Vec<Cell> {
         let levels = graph.levels();
-        let s = graph.capacity() as u32;
-        // Subgoal IDs from the start to the one that met the goal's side, then on down
-        // the marks' way to the goal.
+        // Subgoal IDs from the start to the one that met the goal's marks, then on down
+        // the marks' way to the goal; the edges of the levels unpacked.
+        let met = self.nodes[t as usize].parent;
         let mut back = vec![met];
         let mut v = met;
         while self.nodes[v as usize].parent != s {

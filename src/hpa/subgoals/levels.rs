@@ -1,192 +1,177 @@
-//! A contraction hierarchy over the subgoal graph (Geisberger, Sanders, Schultes and
-//! Delling, "Contraction Hierarchies", WEA 2008; over subgoals as in Uras and Koenig's
-//! SG-CH): every subgoal gets a rank, and the query runs a bidirectional Dijkstra that
-//! only climbs, from the start's cone-scan ties and from the goal's.
+//! Levels of the subgoal graph: most subgoals are *contracted* (made local), in order,
+//! each replaced by shortcuts between its neighbours where no other path is as short; the
+//! rest, the *globals*, keep the graph the search crosses. The search enters locals only
+//! upwards, from the start and (backwards) from the goal (after Uras and Koenig's
+//! two-level and N-level subgoal graphs, built here as contraction in a single pass).
 //!
 //! # The structure
-//! Subgoals are *contracted* one at a time, by lowest priority first: `2 · (shortcuts −
-//! edges) + contracted neighbours + level`, where `shortcuts − edges` is the edge
-//! difference contracting it now would make (estimated with small witness searches),
-//! `contracted neighbours` spreads the contractions over the map and `level` (one more
-//! than the highest level of a contracted neighbour) keeps the hierarchy shallow.
-//! Priorities are updated lazily: a popped subgoal whose fresh priority exceeds the next
-//! one in the queue goes back. Contracting `v` removes it from the graph left so far; for
-//! every pair `a, b` of its neighbours there, a *witness search* (Dijkstra from `a` in that
-//! graph without `v`, bounded by `w(a, v) + w(v, b)` and by [`WITNESS_SETTLED`] settled
-//! subgoals) looks for a path no longer than the one through `v`; where none is found,
-//! a *shortcut* `a — b` of that weight, remembering `v` as its middle, is added. The edges
-//! `v` had at that moment become its *upward arcs*: all lead to subgoals contracted later.
-//! A subgoal whose shortcut would not fit the compact weight (more than 65535 straight or
-//! diagonal steps) stays uncontracted, in the *core*, whose arcs are its edges to the other
-//! core subgoals (on the maps measured the core is empty).
-//!
-//! Arcs are stored in one CSR array, 8 bytes each (the far end, the counts of straight and
-//! diagonal steps of the path it stands for, so that weights add exactly), with the
-//! middles of shortcuts in a parallel array of 4 bytes each.
+//! Subgoals are visited by growing degree. Subgoal `v` is contracted when for every pair
+//! `a, b` of its current neighbours (the subgoals not contracted yet joined to it) either a
+//! *witness* joins them without `v` (a direct edge or a path of two edges in the graph left
+//! so far, no longer than `w(a, v) + w(v, b)`), or one of at most [`MAX_SHORTCUTS`]
+//! *shortcuts* `a — b` of that weight, remembering `v` as its middle, is added, and when
+//! its level (one more than the highest level of the contracted subgoals it was joined
+//! to) stays at most [`MAX_LEVEL`]. A contracted subgoal keeps its edges of that moment
+//! as its *upward* edges: all to subgoals contracted later, or globals.
 //!
 //! # Why it is exact
 //! Contracting `v` keeps every distance between the subgoals left: a shortest path
-//! through `v` enters and leaves it by two neighbours `a, b`, and the witness found or the
-//! shortcut added is as short (a witness search that gives up early only adds a shortcut
-//! that is not needed). So between any two subgoals there is a shortest path that climbs
-//! over upward arcs, crosses the core over core arcs, and descends over upward arcs taken
-//! backwards: in a shortest path, replace again and again its inner subgoal of lowest rank
-//! that lies below both its path neighbours by its witness or its shortcut (when it was
-//! contracted both neighbours were still in the graph, so they were its neighbours
-//! then); each step removes a low inner subgoal or replaces it by higher ones, so it ends.
-//! A query's shortest route over the subgoal graph, `s, g₁, …, g_k, t`, ties `g₁` to the
-//! start and `g_k` to the goal (their cone scans reach exactly the subgoals directly
-//! h-reachable from them, see `subgoals/mod.rs`), so with `g₁ … g_k` replaced as above the
-//! forward search from the start's ties over arcs and the backward search from the goal's
-//! ties over arcs both reach the route's highest subgoal (or any of its core subgoals) at
-//! its true distances. Both are Dijkstra searches, each settles that subgoal before its
-//! queue's minimum passes the optimum, and whichever settles it second sees the other's
-//! label; so once both minima reach the best meeting value `μ`, `μ` is optimal (see
-//! `search_subgoals` in `hpa/search.rs`). `tests/suite/subgoal_props.rs` checks paths
-//! against Dijkstra with the hierarchy on, and fails when shortcuts are left out.
+//! through `v` enters and leaves it by two neighbours `a, b`, and the witness or the
+//! shortcut is as short. So (as in contraction hierarchies) between any two subgoals there
+//! is a shortest path that climbs from the first over upward edges, crosses globals over
+//! their edges, and descends over upward edges taken backwards: take a shortest path and
+//! replace, again and again, its first-contracted inner subgoal by that subgoal's witness
+//! or shortcut; every step removes an inner subgoal contracted before all the others,
+//! until none lies below both its path neighbours. A query's shortest route over the
+//! subgoal graph, `s, g₁, …, g_k, t`, ties `g₁` to the start and `g_k` to the goal, so the
+//! search from the start ties over upward and global edges meets the marks that a small
+//! search from the goal ties over upward edges leaves (see `search_subgoals`). Landmark
+//! bounds stay admissible and consistent: a shortcut weighs the path it stands for, at
+//! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
+//! against Dijkstra with the levels on, and fails when shortcuts are left out.
+//!
+//! Arcs are stored in one CSR array of 12 bytes each: the far end, the middle of a
+//! shortcut, and the weight as counts of straight and diagonal steps (which add exactly;
+//! a subgoal whose shortcut would need more than 65535 of either stays global).
 //!
 //! # Edits
-//! An edit drops the hierarchy (the search goes on over the whole subgoal graph with A\*
-//! and landmarks, exact as before): a witness may have lost an edge. [`Contraction`] builds
-//! it again in bounded slices (see `HpaMap::refresh_within`), restarted by any edit
-//! during the rebuild; the result equals a fresh build's, since the contraction reads only
-//! the subgoal graph, which equals a fresh build's after any edits.
+//! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
+//! before): a witness may have lost an edge. [`Contraction`] builds them again in
+//! bounded slices (see `HpaMap::refresh_within`), restarted by any edit during the
+//! rebuild. Subgoals are visited by degree and then by cell, and whether one is contracted
+//! depends only on the graph left (not on the order of its edge lists), so the levels
+//! rebuilt after edits equal a fresh build's (tested by cell in
+//! `tests/suite/subgoal_props.rs`).
 
 use super::SubgoalGraph;
 use crate::geom::Cell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::f64::consts::SQRT_2;
 use std::time::Instant;
 
-/// The middle of an arc that is no shortcut.
+/// Shortcuts one contraction may add: more would trade few expansions for many edges.
+/// Measured with [`MAX_LEVEL`] (subgoals bench, shared machine): 2–8 with levels 3–6 give
+/// the same times within noise; 32 with 12 and 100 with 30 contract 64–76 % of the
+/// subgoals but the upward edges double and queries slow down 10–50 %.
+const MAX_SHORTCUTS: usize = 4;
+/// The highest level a contracted subgoal may have: it bounds the upward searches.
+const MAX_LEVEL: u8 = 6;
+/// The middle of an edge that is no shortcut.
 pub(crate) const DIRECT: u32 = u32::MAX;
 /// What two path lengths may differ by and still count as equal: distinct octile sums
 /// on maps below 2^16 cells a side differ by far more.
 const TIE: f64 = 1e-7;
-/// Subgoals a witness search settles before it gives up (and a shortcut is added).
-/// Measured on Aftershock and den520d (subgoals bench, shared machine): see the commit.
-const WITNESS_SETTLED: usize = 64;
-/// Subgoals a witness search settles when it only estimates a priority.
-const ESTIMATE_SETTLED: usize = 16;
-/// Contractions between two looks at the clock in a sliced build.
-const CLOCK_EVERY: usize = 16;
 
-/// A path's length as its counts of straight and diagonal steps, which add exactly.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Steps {
-    straight: u32,
-    diagonal: u32,
-}
+/// Subgoals contracted between two looks at the clock in a sliced build.
+const CLOCK_EVERY: usize = 8;
 
-impl Steps {
-    /// The octile path between two cells.
-    fn between(a: Cell, b: Cell) -> Self {
-        let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
-        Steps {
-            straight: dx.max(dy) - dx.min(dy),
-            diagonal: dx.min(dy),
-        }
-    }
-
-    fn plus(self, other: Steps) -> Steps {
-        Steps {
-            straight: self.straight + other.straight,
-            diagonal: self.diagonal + other.diagonal,
-        }
-    }
-
-    fn fits(self) -> bool {
-        self.straight <= u16::MAX as u32 && self.diagonal <= u16::MAX as u32
-    }
-
-    fn length(self) -> f64 {
-        self.straight as f64 + self.diagonal as f64 * SQRT_2
-    }
-}
-
-/// An edge of the graph left during the contraction.
-#[derive(Clone, Copy, Debug)]
-struct Edge {
-    to: u32,
-    steps: Steps,
-    length: f64,
-    /// The contracted subgoal a shortcut passes, or [`DIRECT`].
-    via: u32,
-}
-
-/// An arc of the hierarchy: its far end and its weight as step counts (8 bytes).
+/// An edge of the levels: its far end, for a shortcut its middle subgoal, and its weight
+/// as counts of straight and diagonal steps (12 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Arc {
     pub to: u32,
+    pub via: u32,
     straight: u16,
     diagonal: u16,
 }
 
 impl Arc {
-    /// The arc's weight in cells.
+    /// The edge between subgoals at `a` and `b`, direct: their octile distance.
+    fn direct(to: u32, a: Cell, b: Cell) -> Self {
+        let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
+        // A direct edge lies within the map, below 2^16 cells a side.
+        Arc {
+            to,
+            via: DIRECT,
+            straight: (dx.max(dy) - dx.min(dy)) as u16,
+            diagonal: dx.min(dy) as u16,
+        }
+    }
+
+    /// The shortcut from the far end of `first` to that of `second` through `via`, unless
+    /// its step counts overflow.
+    fn joined(first: Arc, second: Arc, via: u32) -> Option<Self> {
+        Some(Arc {
+            to: second.to,
+            via,
+            straight: first.straight.checked_add(second.straight)?,
+            diagonal: first.diagonal.checked_add(second.diagonal)?,
+        })
+    }
+
+    /// The edge's weight in cells.
     #[inline]
-    pub fn length(self) -> f64 {
+    pub fn weight(self) -> f64 {
         self.straight as f64 + self.diagonal as f64 * SQRT_2
     }
 }
 
-/// The contraction hierarchy of a subgoal graph (see the module docs).
+/// The levels of a subgoal graph (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Levels {
-    /// `arcs[offsets[id]..offsets[id + 1]]`: the upward arcs of subgoal `id` (its core
-    /// edges when it is in the core).
+    /// One bit per subgoal ID: whether it is contracted (local).
+    local: Vec<u64>,
+    /// `arcs[offsets[id]..offsets[id + 1]]`: the upward edges of local `id`, the edges of
+    /// global `id` to other globals.
     offsets: Vec<u32>,
     arcs: Vec<Arc>,
-    /// Per arc, the middle subgoal of a shortcut or [`DIRECT`].
-    middles: Vec<u32>,
-    /// Subgoals left uncontracted.
-    core: usize,
 }
 
 impl Levels {
-    /// Contracts all of `graph`'s subgoals (see the module docs).
+    /// Contracts `graph`'s subgoals (see the module docs).
     pub fn build(graph: &SubgoalGraph) -> Self {
         let mut contraction = Contraction::new(graph);
-        let done = contraction.run(None);
+        let done = contraction.run(graph, None);
         debug_assert!(done, "an unlimited contraction finishes");
         contraction.finish()
     }
 
-    /// The upward arcs of subgoal `id` (its core edges when it is in the core).
+    /// The local subgoals and the edges of the levels by cell (local or not, far end,
+    /// middle, weight), sorted: what a rebuilt hierarchy and a fresh one are compared by.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn snapshot(&self, graph: &SubgoalGraph) -> super::LevelsSnapshot {
+        let n = self.offsets.len() - 1;
+        let mut local: Vec<Cell> = (0..n as u32)
+            .filter(|&id| graph.is_live(id) && self.is_local(id))
+            .map(|id| graph.cell(id))
+            .collect();
+        local.sort_unstable();
+        let mut arcs: Vec<_> = (0..n as u32)
+            .flat_map(|id| self.arcs(id).iter().map(move |&arc| (id, arc)))
+            .map(|(id, arc)| {
+                let via = (arc.via != DIRECT).then(|| graph.cell(arc.via));
+                (
+                    graph.cell(id),
+                    graph.cell(arc.to),
+                    via,
+                    (arc.straight, arc.diagonal),
+                )
+            })
+            .collect();
+        arcs.sort_unstable();
+        (local, arcs)
+    }
+
+    /// Whether subgoal `id` is local (contracted).
+    #[inline]
+    pub fn is_local(&self, id: u32) -> bool {
+        self.local[id as usize / 64] >> (id % 64) & 1 == 1
+    }
+
+    /// The upward edges of local `id`, or the edges of global `id` to other globals.
     #[inline]
     pub fn arcs(&self, id: u32) -> &[Arc] {
         &self.arcs[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
     }
 
-    /// Number of arcs.
-    pub fn arc_count(&self) -> usize {
-        self.arcs.len()
-    }
-
-    /// Number of subgoals left in the core.
-    pub fn core_len(&self) -> usize {
-        self.core
-    }
-
-    /// The middle of the arc between `a` and `b`, stored at the lower end.
-    fn middle(&self, a: u32, b: u32) -> u32 {
-        let find = |from: u32, to: u32| {
-            let start = self.offsets[from as usize] as usize;
-            self.arcs(from)
-                .iter()
-                .position(|arc| arc.to == to)
-                .map(|i| self.middles[start + i])
-        };
-        find(a, b)
-            .or_else(|| find(b, a))
-            .expect("an arc of the route is in the hierarchy")
-    }
-
-    /// The subgoal-graph hops that the arc between `a` and `b` stands for, appended to
-    /// `out` after `a`: the inner subgoals, then `b`.
+    /// The subgoal-graph hops that the edge of the levels between `a` and `b` stands for,
+    /// appended to `out` after `a`: the inner subgoals, then `b`.
     pub fn unpack(&self, a: u32, b: u32, out: &mut Vec<u32>) {
-        let via = self.middle(a, b);
+        let via = self
+            .arcs(a)
+            .iter()
+            .find(|arc| arc.to == b)
+            .or_else(|| self.arcs(b).iter().find(|arc| arc.to == a))
+            .map_or(DIRECT, |arc| arc.via);
         if via == DIRECT {
             out.push(b);
         } else {
@@ -197,35 +182,46 @@ impl Levels {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.offsets.capacity() * 4
+        self.local.capacity() * 8
+            + self.offsets.capacity() * 4
             + self.arcs.capacity() * std::mem::size_of::<Arc>()
-            + self.middles.capacity() * 4
+    }
+
+    /// Number of arcs.
+    pub fn arc_count(&self) -> usize {
+        self.arcs.len()
+    }
+
+    /// Number of global (uncontracted) subgoal slots.
+    pub fn global_count(&self, graph: &SubgoalGraph) -> usize {
+        (0..self.offsets.len() as u32 - 1)
+            .filter(|&id| graph.is_live(id) && !self.is_local(id))
+            .count()
     }
 }
 
-/// A contraction under way, which [`Contraction::run`] carries on in slices.
+/// A contraction under way (see the module docs), which [`Contraction::run`] carries on
+/// in slices over the unchanged subgoal graph it was started on.
 #[derive(Clone, Debug)]
 pub(crate) struct Contraction {
     /// The graph left so far.
-    adjacent: Vec<Vec<Edge>>,
-    /// The upward edges of each contracted subgoal.
-    up: Vec<Vec<Edge>>,
-    contracted: Vec<bool>,
-    /// Per subgoal: contracted neighbours, and its level.
-    deleted: Vec<u32>,
-    level: Vec<u32>,
-    /// Subgoals by priority (lazy: checked again when popped).
-    queue: BinaryHeap<Reverse<(i64, u32)>>,
-    /// The next subgoal whose first priority is to be queued.
-    queued: u32,
-    witness: Witness,
+    adj: Vec<Vec<Arc>>,
+    /// The upward edges of each local.
+    up: Vec<Vec<Arc>>,
+    local: Vec<bool>,
+    level: Vec<u8>,
+    /// The subgoals to visit, and how many have been.
+    order: Vec<u32>,
+    visited: usize,
+    /// The witness search's table: the shortest edge from the current first neighbour.
+    reach: Vec<f64>,
 }
 
 impl Contraction {
     /// A contraction of `graph`'s subgoals that has not begun.
     pub fn new(graph: &SubgoalGraph) -> Self {
         let n = graph.capacity();
-        let adjacent = (0..n as u32)
+        let adj: Vec<Vec<Arc>> = (0..n as u32)
             .map(|id| {
                 if !graph.is_live(id) {
                     return Vec::new();
@@ -234,228 +230,150 @@ impl Contraction {
                 graph
                     .neighbours(id)
                     .iter()
-                    .map(|&to| {
-                        let steps = Steps::between(here, graph.cell(to));
-                        Edge {
-                            to,
-                            steps,
-                            length: steps.length(),
-                            via: DIRECT,
-                        }
-                    })
+                    .map(|&to| Arc::direct(to, here, graph.cell(to)))
                     .collect()
             })
             .collect();
+        let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
+        // By cell among equal degrees, so that the levels do not depend on the IDs, which
+        // edits hand out differently from a fresh build.
+        order.sort_by_key(|&id| {
+            let c = graph.cell(id);
+            (graph.neighbours(id).len(), c.y, c.x)
+        });
         Contraction {
-            adjacent,
+            adj,
             up: vec![Vec::new(); n],
-            // Vacant IDs count as contracted: they have no edges and get no arcs.
-            contracted: (0..n as u32).map(|id| !graph.is_live(id)).collect(),
-            deleted: vec![0; n],
+            local: vec![false; n],
             level: vec![0; n],
-            queue: BinaryHeap::new(),
-            queued: 0,
-            witness: Witness::new(n),
+            order,
+            visited: 0,
+            reach: vec![f64::INFINITY; n],
         }
     }
 
+    /// Subgoals visited so far (contracted or kept global): the work done.
+    pub fn visited(&self) -> usize {
+        self.visited
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        let lists: usize = self
+            .adj
+            .iter()
+            .chain(&self.up)
+            .map(|l| l.capacity() * std::mem::size_of::<Arc>() + std::mem::size_of::<Vec<Arc>>())
+            .sum();
+        lists
+            + self.local.capacity()
+            + self.level.capacity()
+            + self.order.capacity() * 4
+            + self.reach.capacity() * 8
+    }
+
     /// Carries the contraction on until it is done (then `true`) or `deadline` passes.
-    pub fn run(&mut self, deadline: Option<Instant>) -> bool {
-        let n = self.adjacent.len() as u32;
-        let mut work = 0usize;
-        let out_of_time =
-            |work: usize| work % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d);
-        while self.queued < n {
-            let v = self.queued;
-            self.queued += 1;
-            if !self.contracted[v as usize] {
-                let p = self.priority(v);
-                self.queue.push(Reverse((p, v)));
+    /// `graph` is the one it was started on.
+    pub fn run(&mut self, graph: &SubgoalGraph, deadline: Option<Instant>) -> bool {
+        debug_assert_eq!(graph.capacity(), self.adj.len(), "the graph changed");
+        let mut shortcuts: Vec<(u32, Arc)> = Vec::new();
+        while self.visited < self.order.len() {
+            let v = self.order[self.visited];
+            self.visited += 1;
+            if self.level[v as usize] < MAX_LEVEL && self.shortcuts(v, &mut shortcuts) {
+                self.contract(v, &shortcuts);
             }
-            work += 1;
-            if out_of_time(work) {
-                return false;
+            if self.visited % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return self.visited == self.order.len();
             }
         }
-        while let Some(Reverse((_, v))) = self.queue.pop() {
-            if self.contracted[v as usize] {
-                continue;
+        true
+    }
+
+    /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` when
+    /// there would be more than [`MAX_SHORTCUTS`] or one would overflow its step counts.
+    fn shortcuts(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
+        out.clear();
+        let (adj, reach) = (&self.adj, &mut self.reach);
+        let around = &adj[v as usize];
+        let mut fits = true;
+        for (i, x) in around.iter().enumerate() {
+            let a = x.to;
+            for arc in &adj[a as usize] {
+                if arc.to != v {
+                    let r = &mut reach[arc.to as usize];
+                    *r = r.min(arc.weight());
+                }
             }
-            let now = self.priority(v);
-            if self
-                .queue
-                .peek()
-                .is_some_and(|&Reverse((next, _))| now > next)
-            {
-                self.queue.push(Reverse((now, v)));
-                continue;
+            for y in &around[i + 1..] {
+                let b = y.to;
+                let need = x.weight() + y.weight();
+                let witnessed = reach[b as usize] <= need + TIE
+                    || adj[b as usize].iter().any(|arc| {
+                        arc.to != v && reach[arc.to as usize] + arc.weight() <= need + TIE
+                    });
+                if !witnessed {
+                    // `x` leads from `v` to `a`: the same steps lead back.
+                    match Arc::joined(Arc { to: a, ..*x }, *y, v) {
+                        Some(arc) => out.push((a, arc)),
+                        None => fits = false,
+                    }
+                }
             }
-            self.contract(v);
-            work += 1;
-            if out_of_time(work) {
+            for arc in &adj[a as usize] {
+                reach[arc.to as usize] = f64::INFINITY;
+            }
+            if !fits || out.len() > MAX_SHORTCUTS {
                 return false;
             }
         }
         true
     }
 
-    /// The hierarchy of a finished contraction.
+    /// Makes `v` local: its edges become its upward ones, its `shortcuts` join its
+    /// neighbours.
+    fn contract(&mut self, v: u32, shortcuts: &[(u32, Arc)]) {
+        self.local[v as usize] = true;
+        let edges = std::mem::take(&mut self.adj[v as usize]);
+        let above = self.level[v as usize] + 1;
+        for x in &edges {
+            let l = &mut self.level[x.to as usize];
+            *l = (*l).max(above);
+            self.adj[x.to as usize].retain(|arc| arc.to != v);
+        }
+        self.up[v as usize] = edges;
+        for &(a, arc) in shortcuts {
+            let b = arc.to;
+            for (p, q) in [(a, b), (b, a)] {
+                let arc = Arc { to: q, ..arc };
+                match self.adj[p as usize].iter_mut().find(|old| old.to == q) {
+                    Some(old) if old.weight() > arc.weight() => *old = arc,
+                    Some(_) => {}
+                    None => self.adj[p as usize].push(arc),
+                }
+            }
+        }
+    }
+
+    /// The levels of a finished contraction.
     pub fn finish(self) -> Levels {
-        let n = self.adjacent.len();
+        let n = self.adj.len();
         let mut levels = Levels {
+            local: vec![0; n.div_ceil(64)],
             offsets: Vec::with_capacity(n + 1),
-            ..Levels::default()
+            arcs: Vec::new(),
         };
         levels.offsets.push(0);
         for id in 0..n {
-            // A core subgoal keeps its edges in the graph left.
-            let edges = if self.up[id].is_empty() {
-                levels.core += usize::from(!self.adjacent[id].is_empty());
-                &self.adjacent[id]
+            if self.local[id] {
+                levels.local[id / 64] |= 1 << (id % 64);
+                levels.arcs.extend_from_slice(&self.up[id]);
             } else {
-                &self.up[id]
-            };
-            for e in edges {
-                levels.arcs.push(Arc {
-                    to: e.to,
-                    straight: e.steps.straight as u16,
-                    diagonal: e.steps.diagonal as u16,
-                });
-                levels.middles.push(e.via);
+                levels.arcs.extend_from_slice(&self.adj[id]);
             }
             levels.offsets.push(levels.arcs.len() as u32);
         }
+        levels.arcs.shrink_to_fit();
         levels
-    }
-
-    /// The priority of contracting `v` now (see the module docs).
-    fn priority(&mut self, v: u32) -> i64 {
-        let shortcuts = self.shortcuts(v, ESTIMATE_SETTLED).len() as i64;
-        let edges = self.adjacent[v as usize].len() as i64;
-        2 * (shortcuts - edges) + self.deleted[v as usize] as i64 + self.level[v as usize] as i64
-    }
-
-    /// The shortcuts contracting `v` needs: the neighbour pairs for which a witness
-    /// search settling at most `settled` subgoals finds no path as short as through `v`.
-    fn shortcuts(&mut self, v: u32, settled: usize) -> Vec<(u32, u32, Steps)> {
-        let mut out = Vec::new();
-        let around = &self.adjacent[v as usize];
-        for (i, a) in around.iter().enumerate() {
-            let rest = &around[i + 1..];
-            let Some(limit) = rest.iter().map(|b| a.length + b.length).reduce(f64::max) else {
-                break;
-            };
-            self.witness
-                .search(&self.adjacent, a.to, v, limit + TIE, settled);
-            for b in rest {
-                if self.witness.distance(b.to) > a.length + b.length + TIE {
-                    out.push((a.to, b.to, a.steps.plus(b.steps)));
-                }
-            }
-        }
-        out
-    }
-
-    /// Contracts `v`, unless a shortcut it needs would not fit an arc (then it stays in
-    /// the core).
-    fn contract(&mut self, v: u32) {
-        let shortcuts = self.shortcuts(v, WITNESS_SETTLED);
-        if shortcuts.iter().any(|s| !s.2.fits()) {
-            return;
-        }
-        self.contracted[v as usize] = true;
-        let edges = std::mem::take(&mut self.adjacent[v as usize]);
-        let above = self.level[v as usize] + 1;
-        for e in &edges {
-            let u = e.to as usize;
-            self.adjacent[u].retain(|x| x.to != v);
-            self.deleted[u] += 1;
-            self.level[u] = self.level[u].max(above);
-        }
-        self.up[v as usize] = edges;
-        for &(a, b, steps) in &shortcuts {
-            let length = steps.length();
-            for (p, q) in [(a, b), (b, a)] {
-                let edge = Edge {
-                    to: q,
-                    steps,
-                    length,
-                    via: v,
-                };
-                match self.adjacent[p as usize].iter_mut().find(|x| x.to == q) {
-                    Some(old) if old.length > length => *old = edge,
-                    Some(_) => {}
-                    None => self.adjacent[p as usize].push(edge),
-                }
-            }
-        }
-    }
-}
-
-/// The bounded Dijkstra searches that look for witnesses, with their tables kept.
-#[derive(Clone, Debug)]
-struct Witness {
-    distance: Vec<f64>,
-    reached: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
-}
-
-impl Witness {
-    fn new(n: usize) -> Self {
-        Witness {
-            distance: vec![f64::INFINITY; n],
-            reached: Vec::new(),
-            heap: BinaryHeap::new(),
-        }
-    }
-
-    /// The distance the last search found to `id` (infinite when it did not reach it).
-    fn distance(&self, id: u32) -> f64 {
-        self.distance[id as usize]
-    }
-
-    /// Dijkstra from `from` over `adjacent` without `avoid`, up to distance `limit` and
-    /// `settled` settled subgoals.
-    fn search(
-        &mut self,
-        adjacent: &[Vec<Edge>],
-        from: u32,
-        avoid: u32,
-        limit: f64,
-        settled: usize,
-    ) {
-        for &id in &self.reached {
-            self.distance[id as usize] = f64::INFINITY;
-        }
-        self.reached.clear();
-        self.heap.clear();
-        self.distance[from as usize] = 0.0;
-        self.reached.push(from);
-        self.heap.push(Reverse((0f64.to_bits(), from)));
-        let mut count = 0;
-        while let Some(Reverse((bits, u))) = self.heap.pop() {
-            let d = f64::from_bits(bits);
-            if d > self.distance[u as usize] {
-                continue;
-            }
-            count += 1;
-            if count > settled {
-                break;
-            }
-            for e in &adjacent[u as usize] {
-                let dv = d + e.length;
-                if e.to == avoid || dv > limit {
-                    continue;
-                }
-                let old = &mut self.distance[e.to as usize];
-                if dv < *old {
-                    if old.is_infinite() {
-                        self.reached.push(e.to);
-                    }
-                    *old = dv;
-                    self.heap.push(Reverse((dv.to_bits(), e.to)));
-                }
-            }
-        }
     }
 }
