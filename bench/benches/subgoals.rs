@@ -248,7 +248,10 @@ fn levels_rebuild_time(map: &mut HpaMap, rounds: usize) -> Duration {
         }
         map.set_blocked(c, true).unwrap();
         map.set_blocked(c, false).unwrap();
-        assert!(map.subgoal_levels_size().is_none(), "an edit drops the levels");
+        assert!(
+            map.subgoal_levels_size().is_none(),
+            "an edit drops the levels"
+        );
         let t = Instant::now();
         let report = map.refresh();
         times.push(t.elapsed());

@@ -55,6 +55,9 @@ use std::time::Instant;
 const MAX_SHORTCUTS: usize = 4;
 /// The highest level a contracted subgoal may have: it bounds the upward searches.
 const MAX_LEVEL: u8 = 6;
+/// Levels a local may have: 0 to [`MAX_LEVEL`] − 1 (a subgoal at [`MAX_LEVEL`] stays
+/// global).
+pub(crate) const LEVELS: usize = MAX_LEVEL as usize;
 /// The middle of an edge that is no shortcut.
 pub(crate) const DIRECT: u32 = u32::MAX;
 /// What two path lengths may differ by and still count as equal: distinct octile sums
@@ -110,6 +113,9 @@ impl Arc {
 pub(crate) struct Levels {
     /// One bit per subgoal ID: whether it is contracted (local).
     local: Vec<u64>,
+    /// Per subgoal ID: its level (a local's, fixed when it was contracted, is below that
+    /// of every subgoal its upward edges lead to).
+    level: Vec<u8>,
     /// `arcs[offsets[id]..offsets[id + 1]]`: the upward edges of local `id`, the edges of
     /// global `id` to other globals.
     offsets: Vec<u32>,
@@ -151,6 +157,13 @@ impl Levels {
         (local, arcs)
     }
 
+    /// The level of subgoal `id`: below [`LEVELS`] for a local, and below that of every
+    /// subgoal its upward edges lead to.
+    #[inline]
+    pub fn level(&self, id: u32) -> u8 {
+        self.level[id as usize]
+    }
+
     /// Whether subgoal `id` is local (contracted).
     #[inline]
     pub fn is_local(&self, id: u32) -> bool {
@@ -183,6 +196,7 @@ impl Levels {
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         self.local.capacity() * 8
+            + self.level.capacity()
             + self.offsets.capacity() * 4
             + self.arcs.capacity() * std::mem::size_of::<Arc>()
     }
@@ -360,6 +374,7 @@ impl Contraction {
         let n = self.adj.len();
         let mut levels = Levels {
             local: vec![0; n.div_ceil(64)],
+            level: self.level,
             offsets: Vec::with_capacity(n + 1),
             arcs: Vec::new(),
         };

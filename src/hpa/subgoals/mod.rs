@@ -68,7 +68,7 @@ use crate::grid::Grid;
 pub(crate) use field::SubgoalField;
 use hashbrown::HashMap;
 use levels::Contraction;
-pub(crate) use levels::{Levels, DIRECT};
+pub(crate) use levels::{Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
