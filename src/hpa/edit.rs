@@ -625,7 +625,7 @@ impl HpaMap {
                         self.search_work.store(0, Ordering::Relaxed);
                     }
                 }
-            } else if let Some(graph) = self.subgoals.as_mut().filter(|g| g.levels().is_none()) {
+            } else if let Some(graph) = self.subgoals.as_mut().filter(|g| g.levels_pending()) {
                 // Last: queries are exact without the levels, only slower.
                 let (done, work) = graph.rebuild_levels(deadline);
                 report.subgoal_levels = done;
@@ -648,7 +648,7 @@ impl HpaMap {
             || self.landmarks.has_set_aside()
             || self.tightening_pays()
             || self.landmarks_pending
-            || self.subgoals.as_ref().is_some_and(|g| g.levels().is_none())
+            || self.subgoals.as_ref().is_some_and(|g| g.levels_pending())
     }
 
     /// Whether the loose landmark columns (see `Landmarks::loose`) are worth recomputing:

@@ -32,7 +32,8 @@
 //!
 //! Arcs are stored in one CSR array of 12 bytes each: the far end, the middle of a
 //! shortcut, and the weight as counts of straight and diagonal steps (which add exactly;
-//! a subgoal whose shortcut would need more than 65535 of either stays global).
+//! a subgoal whose shortcut would need more than 65535 of either stays global, and a map
+//! more than 65,536 cells a side gets no levels).
 //!
 //! # Edits
 //! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
@@ -81,7 +82,8 @@ impl Arc {
     /// The edge between subgoals at `a` and `b`, direct: their octile distance.
     fn direct(to: u32, a: Cell, b: Cell) -> Self {
         let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
-        // A direct edge lies within the map, below 2^16 cells a side.
+        // Levels are built only on maps at most 2^16 cells a side (`levels_fit`).
+        debug_assert!(dx.max(dy) <= u16::MAX as u32, "a direct edge fits");
         Arc {
             to,
             via: DIRECT,

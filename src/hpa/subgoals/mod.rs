@@ -118,6 +118,9 @@ pub(crate) struct SubgoalGraph {
     /// Their rebuild under way after an edit dropped them (see
     /// [`SubgoalGraph::rebuild_levels`]); an edit restarts it.
     rebuilding: Option<Box<Contraction>>,
+    /// Whether the map is small enough for levels: arcs count steps in 16 bits, so a map
+    /// more than 65,536 cells a side searches the whole graph (exact, only slower).
+    levels_fit: bool,
 }
 
 impl SubgoalGraph {
@@ -128,6 +131,7 @@ impl SubgoalGraph {
             width: w,
             lines: StopLines::new(w, h),
             marks: vec![0; (w as usize * h as usize).div_ceil(64)],
+            levels_fit: w.max(h) <= u16::MAX as u32 + 1,
             ..SubgoalGraph::default()
         };
         let mut subgoals = Vec::new();
@@ -167,15 +171,21 @@ impl SubgoalGraph {
 
     /// Splits the subgoals into two levels (see `levels.rs`), for the search.
     pub fn build_levels(&mut self) {
-        self.levels = Some(Box::new(Levels::build(self)));
+        self.levels = self.levels_fit.then(|| Box::new(Levels::build(self)));
+    }
+
+    /// Whether the graph lacks the levels it could have (an edit dropped them), so that
+    /// [`SubgoalGraph::rebuild_levels`] has work to do.
+    pub fn levels_pending(&self) -> bool {
+        self.levels_fit && self.levels.is_none()
     }
 
     /// Carries on rebuilding the levels an edit dropped until they are back (then `true`,
-    /// as when they were never dropped) or `deadline` passes; returns whether they are
+    /// as when they were never dropped or the map is too large for them) or `deadline` passes; returns whether they are
     /// back and the subgoals visited (the work done). Queries stay exact meanwhile, over
     /// the whole graph.
     pub fn rebuild_levels(&mut self, deadline: Option<Instant>) -> (bool, usize) {
-        if self.levels.is_some() {
+        if !self.levels_pending() {
             return (true, 0);
         }
         let mut contraction = match self.rebuilding.take() {
