@@ -6,8 +6,9 @@
 //!
 //! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]
 //! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
-//! times over; `--no-edits` leaves them and the levels' rebuild time out of a `--profile`
-//! loop.)
+//! times over, the subgoal layer's also apart: blocking and freeing a cell, placing and
+//! removing a building; `--no-edits` leaves them and the levels' rebuild time out of a
+//! `--profile` loop.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -85,12 +86,19 @@ fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
-/// Median time of one edit and its undo on `map`, over `n` random free spots.
+/// Median time of one edit and its undo on `map`, over `n` edits and undos.
 fn edit_times(map: &mut HpaMap, side: u32, n: usize) -> Duration {
+    let (placed, removed) = edit_times_apart(map, side, n);
+    median(placed.into_iter().chain(removed).collect())
+}
+
+/// The times of `n` edits on `map` (a `side`² block on random free spots) and of their
+/// undos, apart.
+fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<Duration>, Vec<Duration>) {
     let mut rng = Rng(0x5eed);
     let (w, h) = (map.grid().width(), map.grid().height());
-    let mut times = Vec::new();
-    while times.len() < n {
+    let (mut placed, mut removed) = (Vec::new(), Vec::new());
+    while placed.len() < n / 2 {
         let (x, y) = (
             rng.below((w - side) as usize) as u32,
             rng.below((h - side) as usize) as u32,
@@ -101,12 +109,26 @@ fn edit_times(map: &mut HpaMap, side: u32, n: usize) -> Duration {
         }
         let t = Instant::now();
         map.set_blocked(r, true).unwrap();
-        times.push(t.elapsed());
+        placed.push(t.elapsed());
         let t = Instant::now();
         map.set_blocked(r, false).unwrap();
-        times.push(t.elapsed());
+        removed.push(t.elapsed());
     }
-    median(times)
+    (placed, removed)
+}
+
+/// `--edits` on a subgoal layer: the medians of blocking and freeing one cell, and of
+/// placing and removing a 4×4 building, apart, `rounds` × 100 of each.
+fn edit_medians(map: &mut HpaMap, rounds: usize) -> String {
+    let (block, free) = edit_times_apart(map, 1, 200 * rounds);
+    let (place, remove) = edit_times_apart(map, 4, 200 * rounds);
+    format!(
+        "block {:.1} / free {:.1} µs, 4×4 place {:.1} / remove {:.1} µs",
+        micros(median(block)),
+        micros(median(free)),
+        micros(median(place)),
+        micros(median(remove)),
+    )
 }
 
 fn main() {
@@ -159,6 +181,10 @@ fn main() {
         let (gates, gates_build) = build(Config::exact().with_subgoals(false));
         if let Some(rounds) = args.edits {
             let (mut gates, mut subgoals) = (gates, subgoals);
+            println!(
+                "| {name} subgoal edits apart | {} |",
+                edit_medians(&mut subgoals, rounds)
+            );
             println!(
                 "| {name} edits only | 1 cell gate / subgoal µs {:.1} / {:.1} | 4×4 {:.1} / {:.1} |",
                 micros(edit_times(&mut gates, 1, 200 * rounds)),

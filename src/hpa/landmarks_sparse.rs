@@ -229,21 +229,34 @@ impl SubgoalLandmarks {
         if linked.is_empty() {
             return;
         }
-        for l in 0..k {
-            self.heap.clear();
-            for &(a, b) in linked {
-                for (u, v) in [(a, b), (b, a)] {
-                    let du = self.values[u as usize * k + l];
-                    if du == UNSET {
-                        continue;
-                    }
-                    let dv = du + lattice_octile(graph.cell(u), graph.cell(v));
-                    if dv < self.values[v as usize * k + l] {
-                        self.values[v as usize * k + l] = dv;
-                        self.heap.push(Reverse((dv, v)));
+        // The ends of new edges lowered, edge by edge for every landmark at once (one
+        // subgoal's values share a cache line); most new edges lower nothing.
+        let mut seeds: Vec<(u8, u32)> = Vec::new();
+        for &(a, b) in linked {
+            let w = lattice_octile(graph.cell(a), graph.cell(b));
+            for (u, v) in [(a, b), (b, a)] {
+                let mut from = [UNSET; MAX_SPARSE_LANDMARKS];
+                from[..k].copy_from_slice(&self.values[u as usize * k..u as usize * k + k]);
+                let to = &mut self.values[v as usize * k..v as usize * k + k];
+                for (l, (&du, dv)) in from[..k].iter().zip(to).enumerate() {
+                    if du != UNSET && du + w < *dv {
+                        *dv = du + w;
+                        seeds.push((l as u8, v));
                     }
                 }
             }
+        }
+        seeds.sort_unstable();
+        seeds.dedup();
+        // From them, Dijkstra-style, one landmark at a time.
+        for group in seeds.chunk_by(|x, y| x.0 == y.0) {
+            let l = group[0].0 as usize;
+            self.heap.clear();
+            self.heap.extend(
+                group
+                    .iter()
+                    .map(|&(_, v)| Reverse((self.values[v as usize * k + l], v))),
+            );
             while let Some(Reverse((d, u))) = self.heap.pop() {
                 if d > self.values[u as usize * k + l] {
                     continue;

@@ -7,7 +7,8 @@
 //!   subgoal rule or a scan that stops too early makes some path longer or unreachable.
 //! - After random sequences of cell and building edits, the incrementally updated graph
 //!   equals a fresh build of the same grid (subgoals and edges), the landmark distances
-//!   at the subgoals are still Lipschitz on every edge (`HpaMap::check_consistency`), and
+//!   at the subgoals are still Lipschitz on every edge (`HpaMap::check_consistency`), each
+//!   subgoal's own scan finds what a fresh build's does (`subgoal_scan_pairs`), and
 //!   queries are still optimal.
 //! - After random edits, `refresh_within` in slices of zero budget (one more edit in the
 //!   middle of the rebuild restarting it) brings back the levels of the subgoal graph
@@ -245,6 +246,15 @@ fn check_edits(grid: Grid, edits: &[Edit], seed: u64) -> Result<(), TestCaseErro
             edit,
             extra,
             missing
+        );
+        // Each subgoal's own scan found what a fresh build's finds (the edges alone could
+        // hide a partial rescan that lost a find the other end's scan still makes).
+        prop_assert_eq!(
+            map.subgoal_scan_pairs().unwrap_or_default(),
+            fresh.subgoal_scan_pairs().unwrap_or_default(),
+            "scan finds after edit {} ({:?})",
+            i,
+            edit
         );
     }
     check_queries(&map, seed, "edited map");

@@ -45,8 +45,9 @@
 //! is the same. [`SubgoalGraph::readers`](scan) walks back from each such cell to the
 //! subgoals that may read it, a row at a time through the stop bits and cut short where
 //! no scan could have come from (see `scan.rs`), and names the parts of each reader's
-//! scan (a first run, a diagonal walk) that may read it. Only those parts are scanned
-//! again: a subgoal a part finds lies on its axis or strictly inside its quadrant, so the
+//! scan (a first run, the runs along one axis of a diagonal walk, or a whole walk) that
+//! may read it. Only those parts are scanned again: a subgoal a part finds lies on its
+//! axis, or strictly inside its quadrant on its series' side of the diagonal, so the
 //! other parts' finds are kept as they were (they read no changed cell). An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
 //! fresh build (tested).
@@ -406,7 +407,8 @@ impl SubgoalGraph {
     /// other parts found stays.
     fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts) {
         let from = self.cell(id);
-        let mut now: Vec<u32> = self.found[id as usize]
+        let previous = std::mem::take(&mut self.found[id as usize]);
+        let mut now: Vec<u32> = previous
             .iter()
             .copied()
             .filter(|&v| {
@@ -421,22 +423,30 @@ impl SubgoalGraph {
         });
         now.sort_unstable();
         now.dedup();
-        let before = std::mem::take(&mut self.found[id as usize]);
-        for &v in &before {
-            if now.binary_search(&v).is_err()
-                && self.cells[v as usize] != VACANT
-                && self.found[v as usize].binary_search(&id).is_err()
-            {
-                self.unlink(id, v);
-            }
-        }
-        // A subgoal found before has its edge already: only new finds need a look at the
-        // (possibly long) edge list. Found lists are sorted.
-        for &v in &now {
-            if before.binary_search(&v).is_err() && !self.adjacent[id as usize].contains(&v) {
-                self.adjacent[id as usize].push(v);
-                self.adjacent[v as usize].push(id);
-                self.linked.push((id, v));
+        // One walk over both sorted lists: the subgoals found before and no more, and the
+        // new finds (a subgoal found before has its edge already, so only new finds need a
+        // look at the possibly long edge list).
+        let (mut i, mut j) = (0, 0);
+        loop {
+            let (was, is) = (previous.get(i).copied(), now.get(j).copied());
+            if let Some(a) = was.filter(|&a| is.map_or(true, |b| a <= b)) {
+                if is == Some(a) {
+                    j += 1;
+                } else if self.cells[a as usize] != VACANT
+                    && self.found[a as usize].binary_search(&id).is_err()
+                {
+                    self.unlink(id, a);
+                }
+                i += 1;
+            } else if let Some(b) = is {
+                if !self.adjacent[id as usize].contains(&b) {
+                    self.adjacent[id as usize].push(b);
+                    self.adjacent[b as usize].push(id);
+                    self.linked.push((id, b));
+                }
+                j += 1;
+            } else {
+                break;
             }
         }
         self.found[id as usize] = now;
@@ -498,6 +508,20 @@ impl SubgoalGraph {
     #[inline]
     fn index(&self, c: Cell) -> u32 {
         c.y * self.width + c.x
+    }
+
+    /// Every subgoal's own scan finds as sorted `(subgoal, found)` cell pairs: an updated
+    /// graph's must equal a fresh build's (the edges alone could hide a scan that found
+    /// too little where the other end's scan found the pair).
+    #[cfg(any(test, feature = "testing"))]
+    pub fn scan_pairs(&self) -> Vec<(Cell, Cell)> {
+        let mut pairs: Vec<(Cell, Cell)> = (0..self.cells.len() as u32)
+            .filter(|&a| self.is_live(a))
+            .flat_map(|a| self.found[a as usize].iter().map(move |&b| (a, b)))
+            .map(|(a, b)| (self.cell(a), self.cell(b)))
+            .collect();
+        pairs.sort_unstable();
+        pairs
     }
 
     /// The subgoals as cells and the edges as cell pairs (smaller cell first), both
@@ -562,6 +586,14 @@ impl super::HpaMap {
                 self.subgoals = Some(Box::new(graph));
             }
         }
+    }
+
+    /// Every subgoal's own scan finds, as sorted `(subgoal, found)` cells, or `None` when
+    /// the map keeps no subgoal graph: a test hook, to compare an edited map's scans with a
+    /// fresh build's.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn subgoal_scan_pairs(&self) -> Option<Vec<(Cell, Cell)>> {
+        self.subgoals.as_ref().map(|graph| graph.scan_pairs())
     }
 
     /// The subgoal graph as sorted subgoal cells and edges (see

@@ -22,46 +22,62 @@ pub(crate) enum Reached {
 }
 
 /// A set of the parts of a cone scan that may each be scanned again alone: the first
-/// straight run along each axis and the walk along each diagonal with its runs. A
-/// subgoal a part finds lies on that part's axis or strictly inside its diagonal's
-/// quadrant, so where it lies tells which part found it ([`Parts::finding`]).
+/// straight run along each axis, and along each diagonal the runs of its walk along either
+/// axis (a *series*; the walk itself is made with either). A subgoal a part finds lies on
+/// that part's axis, or strictly inside its diagonal's quadrant, nearer that series' axis
+/// than the diagonal (on the diagonal itself for the walk's own find, which both series
+/// share), so where it lies tells which part found it ([`Parts::finding`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Parts(u8);
+pub(super) struct Parts(u16);
 
 impl Parts {
     /// The whole scan.
-    pub const ALL: Parts = Parts(0xff);
+    pub const ALL: Parts = Parts(0xfff);
 
-    /// The walk along `DIAGONALS[q]`.
+    /// The walk along `DIAGONALS[q]` with both its series.
     fn diagonal(q: usize) -> Parts {
-        Parts(1 << q)
+        Parts(0x11 << q)
+    }
+
+    /// The runs along `axis` of the walk along `DIAGONALS[q]` (with the walk).
+    fn series(q: usize, axis: (i32, i32)) -> Parts {
+        Parts(1 << (q + if axis.1 == 0 { 0 } else { 4 }))
     }
 
     /// The first run along `AXES[i]`.
     fn axis(i: usize) -> Parts {
-        Parts(1 << (4 + i))
+        Parts(1 << (8 + i))
     }
 
-    /// The first run along `axis` and the two diagonal walks whose runs it limits.
-    fn axis_and_walks(axis: (i32, i32)) -> Parts {
+    /// The first run along `axis` with the series (`walks` false) or the whole walks
+    /// (`walks` true) of the two diagonals whose runs along `axis` it limits.
+    fn axis_and_walks(axis: (i32, i32), walks: bool) -> Parts {
         let mut parts = Parts::axis(axis_index(axis));
         for (q, d) in DIAGONALS.into_iter().enumerate() {
             if d.0 == axis.0 || d.1 == axis.1 {
-                parts = parts | Parts::diagonal(q);
+                parts = parts
+                    | if walks {
+                        Parts::diagonal(q)
+                    } else {
+                        Parts::series(q, axis)
+                    };
             }
         }
         parts
     }
 
     /// The part of a scan from `from` that reports a subgoal at `to`.
+    #[inline]
     pub fn finding(from: Cell, to: Cell) -> Parts {
-        let d = (
-            (to.x as i64 - from.x as i64).signum() as i32,
-            (to.y as i64 - from.y as i64).signum() as i32,
-        );
-        match DIAGONALS.iter().position(|&q| q == d) {
-            Some(q) => Parts::diagonal(q),
-            None => Parts::axis(axis_index(d)),
+        let (dx, dy) = (to.x as i64 - from.x as i64, to.y as i64 - from.y as i64);
+        // Indices in `DIAGONALS` and `AXES`, from the signs.
+        let q = 2 * usize::from(dx < 0) + usize::from(dy < 0);
+        match (dx == 0, dy == 0) {
+            (false, false) if dx.abs() > dy.abs() => Parts::series(q, (1, 0)),
+            (false, false) if dy.abs() > dx.abs() => Parts::series(q, (0, 1)),
+            (false, false) => Parts::diagonal(q),
+            (false, true) => Parts::axis(usize::from(dx < 0)),
+            _ => Parts::axis(2 + usize::from(dy < 0)),
         }
     }
 
@@ -74,8 +90,9 @@ impl Parts {
         self.contains(Parts::axis(i))
     }
 
-    fn has_diagonal(self, q: usize) -> bool {
-        self.contains(Parts::diagonal(q))
+    /// Whether `self` holds the series of diagonal `q` along `axis`.
+    fn has_series(self, q: usize, axis: (i32, i32)) -> bool {
+        self.contains(Parts::series(q, axis))
     }
 }
 
@@ -155,10 +172,11 @@ impl SubgoalGraph {
             });
         }
         for (q, d) in DIAGONALS.into_iter().enumerate() {
-            if !parts.has_diagonal(q) {
+            let (h, v) = ((d.0, 0), (0, d.1));
+            let (on_h, on_v) = (parts.has_series(q, h), parts.has_series(q, v));
+            if !on_h && !on_v {
                 continue;
             }
-            let (h, v) = ((d.0, 0), (0, d.1));
             let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
             let mut p = from;
             while diagonal_step_ok(grid, p, d) {
@@ -173,8 +191,12 @@ impl SubgoalGraph {
                     found(Reached::Subgoal(p));
                     break;
                 }
-                lh = self.run(grid, p, h, lh, target, &mut found);
-                lv = self.run(grid, p, v, lv, target, &mut found);
+                if on_h {
+                    lh = self.run(grid, p, h, lh, target, &mut found);
+                }
+                if on_v {
+                    lv = self.run(grid, p, v, lv, target, &mut found);
+                }
             }
         }
     }
@@ -258,10 +280,15 @@ impl SubgoalGraph {
     /// the row's length. The property tests fail when either bound is one step tighter.
     ///
     /// # Which parts, and which directions
-    /// Each reader comes with the [`Parts`] of its scan that may read `x`: the walk along
-    /// `d` for a diagonal target or a row `m ≥ 1`, and for row 0 (the first run along
-    /// `a`) that run and the two walks whose runs it limits. Only those parts are scanned
-    /// again.
+    /// Each reader comes with the [`Parts`] of its scan that may read `x`: for a row
+    /// `m ≥ 1`, the series of runs along `a` of its walk along `d`; for row 0 (the first
+    /// run along `a`), that run and the series along `a` of the two walks whose runs it
+    /// limits. The runs along one axis neither limit nor read for the runs along the
+    /// other, so the other series keeps its finds. Where `x` lies one step from the run's
+    /// start (`j = 1`) it is also the corner cell of the walk's next diagonal step, so the
+    /// walk may now end elsewhere: the whole walk (both series) goes, as it does for a
+    /// diagonal target. Only those parts are scanned again. (The property tests fail when
+    /// the corner rule is dropped.)
     ///
     /// Every read of `x` comes right after a read of the cell before it on the way: `x − a`
     /// for a run (the run's previous cell, or the diagonal cell it starts from), `x − d`
@@ -288,12 +315,17 @@ impl SubgoalGraph {
             if behind(axis) {
                 continue;
             }
-            let first = Parts::axis_and_walks(axis);
-            let deeper = self.stop_behind(grid, x, axis, u32::MAX, &mut |s| found(s, first));
+            // A cell one step along a run is the corner of its diagonal step: the walk
+            // may end elsewhere, so it is scanned whole.
+            let deeper = self.stop_behind(grid, x, axis, u32::MAX, &mut |s, k| {
+                found(s, Parts::axis_and_walks(axis, k == 1))
+            });
             for (q, d) in DIAGONALS.into_iter().enumerate() {
                 if d.0 == axis.0 || d.1 == axis.1 {
-                    let walk = Parts::diagonal(q);
-                    self.rows_back(grid, x, d, axis, deeper, &mut |s| found(s, walk));
+                    let (walk, series) = (Parts::diagonal(q), Parts::series(q, axis));
+                    self.rows_back(grid, x, d, axis, deeper, &mut |s, k| {
+                        found(s, if k == 1 { walk } else { series })
+                    });
                 }
             }
         }
@@ -324,7 +356,7 @@ impl SubgoalGraph {
         d: (i32, i32),
         axis: (i32, i32),
         mut limit: u32,
-        found: &mut impl FnMut(Cell),
+        found: &mut impl FnMut(Cell, u32),
     ) {
         let mut c = x;
         while limit > 0 {
@@ -337,7 +369,7 @@ impl SubgoalGraph {
     }
 
     /// Looks for the first stop behind `c` against `axis`, at most `limit` away, and
-    /// reports it when it is a subgoal. Returns the bound it sets on a deeper row's
+    /// reports it with its distance when it is a subgoal. Returns the bound it sets on a deeper row's
     /// reader: one less than the stop's distance when it is a subgoal, two less when it is
     /// blocked or the map's edge (the cell beside the reader's diagonal step, just past
     /// its diagonal cell on this row, must be free), `limit` when there is none.
@@ -348,13 +380,13 @@ impl SubgoalGraph {
         c: Cell,
         axis: (i32, i32),
         limit: u32,
-        found: &mut impl FnMut(Cell),
+        found: &mut impl FnMut(Cell, u32),
     ) -> u32 {
         let back = (-axis.0, -axis.1);
         match self.lines.first_stop(c.x, c.y, back, limit) {
             Some(k) => match offset(grid, c, back, k as i64) {
                 Some(s) if self.is_subgoal(s) => {
-                    found(s);
+                    found(s, k);
                     k - 1
                 }
                 _ => k.saturating_sub(2),
