@@ -7,7 +7,8 @@
 //! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]
 //! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
 //! times over, the subgoal layer's also apart: blocking and freeing a cell, placing and
-//! removing a building; `--no-edits` leaves them out of a `--profile` loop.)
+//! removing a building; `--no-edits` leaves them and the levels' rebuild time out of a
+//! `--profile` loop.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -167,6 +168,10 @@ fn main() {
             }
             let mut subgoals = subgoals;
             eprintln!(
+                "levels rebuilt after an edit (refresh): median {:.2} ms",
+                levels_rebuild_time(&mut subgoals, rounds).as_secs_f64() * 1e3
+            );
+            eprintln!(
                 "subgoal edits: 1 cell {:.1} µs, 4×4 {:.1} µs",
                 micros(edit_times(&mut subgoals, 1, 200 * rounds)),
                 micros(edit_times(&mut subgoals, 4, 100 * rounds)),
@@ -256,6 +261,31 @@ fn main() {
     }
 }
 
+/// Median time of `HpaMap::refresh` rebuilding the subgoal levels that one cell edit
+/// dropped (the edit undone at once, untimed, so the graph stays the map's), `rounds` times.
+fn levels_rebuild_time(map: &mut HpaMap, rounds: usize) -> Duration {
+    let mut rng = Rng(0x1e7e1);
+    let (w, h) = (map.grid().width(), map.grid().height());
+    let mut times = Vec::new();
+    while times.len() < rounds.max(1) {
+        let c = Cell::new(rng.below(w as usize) as u32, rng.below(h as usize) as u32);
+        if !map.grid().is_free(c) {
+            continue;
+        }
+        map.set_blocked(c, true).unwrap();
+        map.set_blocked(c, false).unwrap();
+        assert!(
+            map.subgoal_levels_size().is_none(),
+            "an edit drops the levels"
+        );
+        let t = Instant::now();
+        let report = map.refresh();
+        times.push(t.elapsed());
+        assert!(report.subgoal_levels && map.subgoal_levels_size().is_some());
+    }
+    median(times)
+}
+
 /// Subgoal corner queries only, `rounds` times over `queries`, with the median printed.
 fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize) {
     let mut times = Vec::new();
@@ -266,7 +296,22 @@ fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize
             times.push(t.elapsed());
         }
     }
-    eprintln!("subgoal corners: median {:.1} µs", micros(median(times)));
+    let mut ctx = SearchContext::new();
+    let expansions: usize = queries
+        .iter()
+        .map(|q| {
+            map.find_path_with(&mut ctx, q.start, q.goal).unwrap();
+            ctx.last_expansions()
+        })
+        .sum();
+    eprintln!(
+        "subgoal corners: median {:.1} µs; {} subgoals, {} edges, levels (arcs, globals) {:?}, {:.0} expansions per query",
+        micros(median(times)),
+        map.subgoal_count(),
+        map.subgoal_edge_count(),
+        map.subgoal_levels_size(),
+        expansions as f64 / queries.len() as f64
+    );
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     let parts: Vec<String> = map
         .memory_breakdown()

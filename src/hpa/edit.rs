@@ -48,6 +48,10 @@ pub struct RefreshReport {
     /// [`Config::compact_above_percent`](crate::Config::compact_above_percent)); 0 when it
     /// was not compacted.
     pub compacted: usize,
+    /// Whether the levels of the subgoal graph, which an edit drops, were rebuilt (see
+    /// [`HpaMap::subgoal_levels_size`]); their rebuild counts one unit of `work` per
+    /// subgoal visited.
+    pub subgoal_levels: bool,
 }
 
 /// What [`HpaMap::apply_patch`] did.
@@ -93,6 +97,7 @@ impl RefreshReport {
             complete: self.complete && other.complete,
             work: self.work + other.work,
             compacted: self.compacted + other.compacted,
+            subgoal_levels: self.subgoal_levels || other.subgoal_levels,
         }
     }
 }
@@ -620,6 +625,11 @@ impl HpaMap {
                         self.search_work.store(0, Ordering::Relaxed);
                     }
                 }
+            } else if let Some(graph) = self.subgoals.as_mut().filter(|g| g.levels_pending()) {
+                // Last: queries are exact without the levels, only slower.
+                let (done, work) = graph.rebuild_levels(deadline);
+                report.subgoal_levels = done;
+                report.work += work;
             } else {
                 break;
             }
@@ -631,13 +641,14 @@ impl HpaMap {
         report
     }
 
-    /// Whether edits have left clusters or landmarks to recompute (see
-    /// [`HpaMap::refresh`]).
+    /// Whether edits have left clusters, landmarks or the subgoal graph's levels to
+    /// recompute (see [`HpaMap::refresh`]).
     pub fn needs_refresh(&self) -> bool {
         self.clusters.as_ref().is_some_and(|c| c.is_stale())
             || self.landmarks.has_set_aside()
             || self.tightening_pays()
             || self.landmarks_pending
+            || self.subgoals.as_ref().is_some_and(|g| g.levels_pending())
     }
 
     /// Whether the loose landmark columns (see `Landmarks::loose`) are worth recomputing:

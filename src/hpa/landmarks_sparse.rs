@@ -133,6 +133,12 @@ impl SubgoalLandmarks {
         self.values.capacity() * 4 + self.heap.capacity() * 8
     }
 
+    /// Heap bytes no distance uses: the repair queue kept between edits and the table's
+    /// spare capacity (what edits leave behind, counted as waste).
+    pub fn slack_bytes(&self) -> usize {
+        (self.values.capacity() - self.values.len()) * 4 + self.heap.capacity() * 8
+    }
+
     /// Dijkstra over `graph` from subgoal `from`, distances into `column`.
     fn fill(&mut self, graph: &SubgoalGraph, from: u32, column: &mut [u32]) {
         column.fill(UNSET);

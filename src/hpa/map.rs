@@ -441,6 +441,38 @@ impl HpaMap {
         self.subgoals.as_ref().map_or(0, |s| s.edge_count())
     }
 
+    /// The size of the levels of the subgoal graph (see
+    /// [`Config::subgoals`](super::Config::subgoals)) as their arcs and their global
+    /// (uncontracted) subgoals, or `None` while the map has none: no subgoal graph, or an
+    /// edit has dropped the levels and [`HpaMap::refresh_within`] has not rebuilt them yet
+    /// (queries stay exact meanwhile, over the whole subgoal graph).
+    ///
+    /// ```
+    /// use quadpath::{Grid, HpaMap, Mode, Rect};
+    /// let grid = Grid::from_fn(64, 64, |x, y| x % 8 != 4 || y % 9 == 0);
+    /// let mut map = HpaMap::new(grid, Mode::Exact)?;
+    /// let (arcs, globals) = map.subgoal_levels_size().expect("a fresh exact map has them");
+    /// assert!(arcs > 0 && globals <= map.subgoal_count());
+    /// map.set_blocked(Rect::new(1, 1, 1, 1), true)?;
+    /// assert_eq!(map.subgoal_levels_size(), None);
+    /// map.refresh();
+    /// assert!(map.subgoal_levels_size().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn subgoal_levels_size(&self) -> Option<(usize, usize)> {
+        let graph = self.subgoals.as_ref()?;
+        let levels = graph.levels()?;
+        Some((levels.arc_count(), levels.global_count(graph)))
+    }
+
+    /// The levels of the subgoal graph by cell (see [`HpaMap::subgoal_levels_size`]), or
+    /// `None` while the map has none: a test hook, to compare levels rebuilt after edits
+    /// with a fresh build's.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn subgoal_levels_snapshot(&self) -> Option<super::subgoals::LevelsSnapshot> {
+        self.subgoals.as_ref()?.levels_snapshot()
+    }
+
     /// Whether this map should keep a subgoal graph: asked for, exact, and of one
     /// terrain cost (where the octile distance is the cost, up to a factor).
     pub(super) fn wants_subgoals(&self) -> bool {

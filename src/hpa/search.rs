@@ -11,14 +11,12 @@ use super::landmarks::{GoalRow, Landmarks};
 use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
-use super::subgoals::{Reached, SubgoalGraph, DIRECT};
+use super::subgoals::{Reached, SubgoalGraph, DIRECT, LEVELS};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
 use crate::grid::Grid;
 use hashbrown::HashMap;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// The reusable state of gate-graph searches: score tables indexed by gate, stamped with a
 /// query number so that nothing is cleared between queries, and the open list.
@@ -59,8 +57,8 @@ pub struct SearchContext {
     /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
     /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`]).
     goal_marks: Vec<(u32, f64, u32)>,
-    /// The open list of that upward search: distances (as bits, all non-negative) and IDs.
-    upward: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The locals that upward search reaches, by level (see `hpa::subgoals::levels`).
+    by_level: [Vec<u32>; LEVELS],
     /// The goal's landmark row of the subgoal search under way (see
     /// `hpa::landmarks_sparse`).
     subgoal_row: Option<SparseGoalRow>,
@@ -789,38 +787,44 @@ impl SearchContext {
         });
         let levels = graph.levels();
         let marks = &mut self.goal_marks;
-        let upward = &mut self.upward;
-        upward.clear();
-        let mut mark = |id: u32, d: f64, next: u32| {
+        let buckets = &mut self.by_level;
+        for b in buckets.iter_mut() {
+            b.clear();
+        }
+        for &(d, id) in &reached {
             let m = &mut marks[id as usize];
             if m.0 != stamp || d < m.1 {
-                *m = (stamp, d, next);
-                true
-            } else {
-                false
-            }
-        };
-        for &(d, id) in &reached {
-            if mark(id, d, DIRECT) {
-                upward.push(Reverse((d.to_bits(), id)));
+                let first = m.0 != stamp;
+                *m = (stamp, d, DIRECT);
+                if let Some(l) = levels.filter(|l| first && l.is_local(id)) {
+                    buckets[l.level(id) as usize].push(id);
+                }
             }
         }
-        // With levels, the goal is reached from above only: an upward search from the
-        // locals its scan reached marks the subgoals above them with the way down.
+        // With levels, the goal is reached from above only: the locals its scan reached
+        // mark the subgoals above them with the way down. Upward arcs climb strictly in
+        // level (see `levels.rs`), so taking the locals level by level settles each before
+        // its arcs are followed: no priority queue is needed.
         if let Some(l) = levels {
-            while let Some(Reverse((bits, id))) = upward.pop() {
-                let d = f64::from_bits(bits);
-                if d > self.goal_marks[id as usize].1 || !l.is_local(id) {
-                    continue;
-                }
-                for arc in l.arcs(id) {
-                    let dv = d + arc.weight * per_unit;
-                    let m = &mut self.goal_marks[arc.to as usize];
-                    if m.0 != stamp || dv < m.1 {
-                        *m = (stamp, dv, id);
-                        upward.push(Reverse((dv.to_bits(), arc.to)));
+            for level in 0..buckets.len() {
+                let bucket = std::mem::take(&mut buckets[level]);
+                for &id in &bucket {
+                    let d = marks[id as usize].1;
+                    for arc in l.arcs(id) {
+                        let dv = d + arc.weight() * per_unit;
+                        let m = &mut marks[arc.to as usize];
+                        if m.0 != stamp || dv < m.1 {
+                            let first = m.0 != stamp;
+                            *m = (stamp, dv, id);
+                            if first && l.is_local(arc.to) {
+                                let above = l.level(arc.to) as usize;
+                                debug_assert!(above > level, "an upward arc climbs");
+                                buckets[above].push(arc.to);
+                            }
+                        }
                     }
                 }
+                buckets[level] = bucket;
             }
         }
         let landmarks = graph.landmarks();
@@ -890,7 +894,7 @@ impl SearchContext {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
                     for arc in l.arcs(n) {
-                        let w = arc.weight * per_unit;
+                        let w = arc.weight() * per_unit;
                         self.relax::<R>(arc.to, g + w, n, || bound(arc.to));
                     }
                 }

@@ -10,6 +10,10 @@
 //!   at the subgoals are still Lipschitz on every edge (`HpaMap::check_consistency`), each
 //!   subgoal's own scan finds what a fresh build's does (`subgoal_scan_pairs`), and
 //!   queries are still optimal.
+//! - After random edits, `refresh_within` in slices of zero budget (one more edit in the
+//!   middle of the rebuild restarting it) brings back the levels of the subgoal graph
+//!   that the edits dropped, equal by cell to a fresh build's (locals, arcs with their
+//!   middles and step counts), and queries over them are optimal (Dijkstra).
 //! - On the maps shipped in `maps/`, sampled scenario queries are optimal (Dijkstra).
 
 use crate::common::*;
@@ -162,6 +166,47 @@ proptest! {
         seed in any::<u64>(),
     ) {
         check_edits(grid, &edits, seed)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// Levels rebuilt in slices after edits equal a fresh build's, and paths over them
+    /// stay optimal.
+    #[test]
+    fn levels_rebuilt_after_edits_equal_a_fresh_build(
+        grid in grid_strategy_with(16..=48, 0..=40),
+        edits in proptest::collection::vec(edit_strategy(), 1..8),
+        late in edit_strategy(),
+        seed in any::<u64>(),
+    ) {
+        let mut map = HpaMap::new(grid, config()).unwrap();
+        for edit in &edits {
+            apply(&mut map, edit);
+        }
+        let had_graph = map.subgoal_count() > 0;
+        // One slice, then an edit that restarts the rebuild.
+        let first = map.refresh_within(std::time::Duration::ZERO);
+        apply(&mut map, &late);
+        let mut slices = 1;
+        while map.needs_refresh() {
+            let report = map.refresh_within(std::time::Duration::ZERO);
+            prop_assert!(report.work > 0 || report.complete, "a slice did nothing");
+            slices += 1;
+            prop_assert!(slices < 10_000, "the rebuild does not end");
+        }
+        let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
+        prop_assert_eq!(
+            map.subgoal_levels_snapshot(),
+            fresh.subgoal_levels_snapshot(),
+            "levels after {} slices (first: {:?}, graph before: {})",
+            slices,
+            first,
+            had_graph
+        );
+        prop_assert!(map.subgoal_count() == 0 || map.subgoal_levels_size().is_some());
+        check_queries(&map, seed, "rebuilt levels");
     }
 }
 

@@ -30,12 +30,24 @@
 //! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
 //! against Dijkstra with the levels on, and fails when shortcuts are left out.
 //!
+//! Arcs are stored in one CSR array of 12 bytes each: the far end, the middle of a
+//! shortcut, and the weight as counts of straight and diagonal steps (which add exactly;
+//! a subgoal whose shortcut would need more than 65535 of either stays global, and a map
+//! more than 65,536 cells a side gets no levels).
+//!
 //! # Edits
 //! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
-//! before): a witness may have lost an edge. A rebuild of the map brings them back.
+//! before): a witness may have lost an edge. [`Contraction`] builds them again in
+//! bounded slices (see `HpaMap::refresh_within`), restarted by any edit during the
+//! rebuild. Subgoals are visited by degree and then by cell, and whether one is contracted
+//! depends only on the graph left (not on the order of its edge lists), so the levels
+//! rebuilt after edits equal a fresh build's (tested by cell in
+//! `tests/suite/subgoal_props.rs`).
 
 use super::SubgoalGraph;
-use crate::grid::movement::octile;
+use crate::geom::Cell;
+use std::f64::consts::SQRT_2;
+use std::time::Instant;
 
 /// Shortcuts one contraction may add: more would trade few expansions for many edges.
 /// Measured with [`MAX_LEVEL`] (subgoals bench, shared machine): 2–8 with levels 3–6 give
@@ -44,19 +56,58 @@ use crate::grid::movement::octile;
 const MAX_SHORTCUTS: usize = 4;
 /// The highest level a contracted subgoal may have: it bounds the upward searches.
 const MAX_LEVEL: u8 = 6;
+/// Levels a local may have: 0 to [`MAX_LEVEL`] − 1 (a subgoal at [`MAX_LEVEL`] stays
+/// global).
+pub(crate) const LEVELS: usize = MAX_LEVEL as usize;
 /// The middle of an edge that is no shortcut.
 pub(crate) const DIRECT: u32 = u32::MAX;
 /// What two path lengths may differ by and still count as equal: distinct octile sums
 /// on maps below 2^16 cells a side differ by far more.
 const TIE: f64 = 1e-7;
 
-/// An edge of the levels: its far end, its weight in cells and, for a shortcut, its
-/// middle subgoal.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Subgoals contracted between two looks at the clock in a sliced build.
+const CLOCK_EVERY: usize = 8;
+
+/// An edge of the levels: its far end, for a shortcut its middle subgoal, and its weight
+/// as counts of straight and diagonal steps (12 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Arc {
     pub to: u32,
     pub via: u32,
-    pub weight: f64,
+    straight: u16,
+    diagonal: u16,
+}
+
+impl Arc {
+    /// The edge between subgoals at `a` and `b`, direct: their octile distance.
+    fn direct(to: u32, a: Cell, b: Cell) -> Self {
+        let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
+        // Levels are built only on maps at most 2^16 cells a side (`levels_fit`).
+        debug_assert!(dx.max(dy) <= u16::MAX as u32, "a direct edge fits");
+        Arc {
+            to,
+            via: DIRECT,
+            straight: (dx.max(dy) - dx.min(dy)) as u16,
+            diagonal: dx.min(dy) as u16,
+        }
+    }
+
+    /// The shortcut from the far end of `first` to that of `second` through `via`, unless
+    /// its step counts overflow.
+    fn joined(first: Arc, second: Arc, via: u32) -> Option<Self> {
+        Some(Arc {
+            to: second.to,
+            via,
+            straight: first.straight.checked_add(second.straight)?,
+            diagonal: first.diagonal.checked_add(second.diagonal)?,
+        })
+    }
+
+    /// The edge's weight in cells.
+    #[inline]
+    pub fn weight(self) -> f64 {
+        self.straight as f64 + self.diagonal as f64 * SQRT_2
+    }
 }
 
 /// The levels of a subgoal graph (see the module docs).
@@ -64,6 +115,9 @@ pub(crate) struct Arc {
 pub(crate) struct Levels {
     /// One bit per subgoal ID: whether it is contracted (local).
     local: Vec<u64>,
+    /// Per subgoal ID: its level (a local's, fixed when it was contracted, is below that
+    /// of every subgoal its upward edges lead to).
+    level: Vec<u8>,
     /// `arcs[offsets[id]..offsets[id + 1]]`: the upward edges of local `id`, the edges of
     /// global `id` to other globals.
     offsets: Vec<u32>,
@@ -73,110 +127,43 @@ pub(crate) struct Levels {
 impl Levels {
     /// Contracts `graph`'s subgoals (see the module docs).
     pub fn build(graph: &SubgoalGraph) -> Self {
-        let n = graph.capacity();
-        // The graph left so far.
-        let mut adj: Vec<Vec<Arc>> = (0..n as u32)
-            .map(|id| {
-                if !graph.is_live(id) {
-                    return Vec::new();
-                }
-                let here = graph.cell(id);
-                graph
-                    .neighbours(id)
-                    .iter()
-                    .map(|&to| Arc {
-                        to,
-                        via: DIRECT,
-                        weight: octile(here, graph.cell(to)),
-                    })
-                    .collect()
+        let mut contraction = Contraction::new(graph);
+        let done = contraction.run(graph, None);
+        debug_assert!(done, "an unlimited contraction finishes");
+        contraction.finish()
+    }
+
+    /// The local subgoals and the edges of the levels by cell (local or not, far end,
+    /// middle, weight), sorted: what a rebuilt hierarchy and a fresh one are compared by.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn snapshot(&self, graph: &SubgoalGraph) -> super::LevelsSnapshot {
+        let n = self.offsets.len() - 1;
+        let mut local: Vec<Cell> = (0..n as u32)
+            .filter(|&id| graph.is_live(id) && self.is_local(id))
+            .map(|id| graph.cell(id))
+            .collect();
+        local.sort_unstable();
+        let mut arcs: Vec<_> = (0..n as u32)
+            .flat_map(|id| self.arcs(id).iter().map(move |&arc| (id, arc)))
+            .map(|(id, arc)| {
+                let via = (arc.via != DIRECT).then(|| graph.cell(arc.via));
+                (
+                    graph.cell(id),
+                    graph.cell(arc.to),
+                    via,
+                    (arc.straight, arc.diagonal),
+                )
             })
             .collect();
-        let mut up: Vec<Vec<Arc>> = vec![Vec::new(); n];
-        let mut local = vec![false; n];
-        let mut level = vec![0u8; n];
-        let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
-        order.sort_by_key(|&id| graph.neighbours(id).len());
-        let mut reach = vec![f64::INFINITY; n];
-        let mut shortcuts: Vec<(u32, u32, f64)> = Vec::new();
-        for v in order {
-            if level[v as usize] >= MAX_LEVEL {
-                continue;
-            }
-            shortcuts.clear();
-            let around = &adj[v as usize];
-            for (i, x) in around.iter().enumerate() {
-                let a = x.to;
-                for arc in &adj[a as usize] {
-                    if arc.to != v {
-                        let r = &mut reach[arc.to as usize];
-                        *r = r.min(arc.weight);
-                    }
-                }
-                for y in &around[i + 1..] {
-                    let b = y.to;
-                    let need = x.weight + y.weight;
-                    let witnessed = reach[b as usize] <= need + TIE
-                        || adj[b as usize].iter().any(|arc| {
-                            arc.to != v && reach[arc.to as usize] + arc.weight <= need + TIE
-                        });
-                    if !witnessed {
-                        shortcuts.push((a, b, need));
-                        if shortcuts.len() > MAX_SHORTCUTS {
-                            break;
-                        }
-                    }
-                }
-                for arc in &adj[a as usize] {
-                    reach[arc.to as usize] = f64::INFINITY;
-                }
-                if shortcuts.len() > MAX_SHORTCUTS {
-                    break;
-                }
-            }
-            if shortcuts.len() > MAX_SHORTCUTS {
-                continue;
-            }
-            local[v as usize] = true;
-            let edges = std::mem::take(&mut adj[v as usize]);
-            let above = level[v as usize] + 1;
-            for x in &edges {
-                let l = &mut level[x.to as usize];
-                *l = (*l).max(above);
-                adj[x.to as usize].retain(|arc| arc.to != v);
-            }
-            up[v as usize] = edges;
-            for &(a, b, weight) in &shortcuts {
-                for (p, q) in [(a, b), (b, a)] {
-                    let arc = Arc {
-                        to: q,
-                        via: v,
-                        weight,
-                    };
-                    match adj[p as usize].iter_mut().find(|arc| arc.to == q) {
-                        Some(old) if old.weight > weight => *old = arc,
-                        Some(_) => {}
-                        None => adj[p as usize].push(arc),
-                    }
-                }
-            }
-        }
-        let mut levels = Levels {
-            local: vec![0; n.div_ceil(64)],
-            offsets: Vec::with_capacity(n + 1),
-            arcs: Vec::new(),
-        };
-        levels.offsets.push(0);
-        for id in 0..n {
-            if local[id] {
-                levels.local[id / 64] |= 1 << (id % 64);
-                levels.arcs.extend_from_slice(&up[id]);
-            } else {
-                levels.arcs.extend_from_slice(&adj[id]);
-            }
-            levels.offsets.push(levels.arcs.len() as u32);
-        }
-        levels
+        arcs.sort_unstable();
+        (local, arcs)
+    }
+
+    /// The level of subgoal `id`: below [`LEVELS`] for a local, and below that of every
+    /// subgoal its upward edges lead to.
+    #[inline]
+    pub fn level(&self, id: u32) -> u8 {
+        self.level[id as usize]
     }
 
     /// Whether subgoal `id` is local (contracted).
@@ -210,6 +197,200 @@ impl Levels {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.local.capacity() * 8 + self.offsets.capacity() * 4 + self.arcs.capacity() * 16
+        self.local.capacity() * 8
+            + self.level.capacity()
+            + self.offsets.capacity() * 4
+            + self.arcs.capacity() * std::mem::size_of::<Arc>()
+    }
+
+    /// Number of arcs.
+    pub fn arc_count(&self) -> usize {
+        self.arcs.len()
+    }
+
+    /// Number of global (uncontracted) subgoal slots.
+    pub fn global_count(&self, graph: &SubgoalGraph) -> usize {
+        (0..self.offsets.len() as u32 - 1)
+            .filter(|&id| graph.is_live(id) && !self.is_local(id))
+            .count()
+    }
+}
+
+/// A contraction under way (see the module docs), which [`Contraction::run`] carries on
+/// in slices over the unchanged subgoal graph it was started on.
+#[derive(Clone, Debug)]
+pub(crate) struct Contraction {
+    /// The graph left so far.
+    adj: Vec<Vec<Arc>>,
+    /// The upward edges of each local.
+    up: Vec<Vec<Arc>>,
+    local: Vec<bool>,
+    level: Vec<u8>,
+    /// The subgoals to visit, and how many have been.
+    order: Vec<u32>,
+    visited: usize,
+    /// The witness search's table: the shortest edge from the current first neighbour.
+    reach: Vec<f64>,
+}
+
+impl Contraction {
+    /// A contraction of `graph`'s subgoals that has not begun.
+    pub fn new(graph: &SubgoalGraph) -> Self {
+        let n = graph.capacity();
+        let adj: Vec<Vec<Arc>> = (0..n as u32)
+            .map(|id| {
+                if !graph.is_live(id) {
+                    return Vec::new();
+                }
+                let here = graph.cell(id);
+                graph
+                    .neighbours(id)
+                    .iter()
+                    .map(|&to| Arc::direct(to, here, graph.cell(to)))
+                    .collect()
+            })
+            .collect();
+        let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
+        // By cell among equal degrees, so that the levels do not depend on the IDs, which
+        // edits hand out differently from a fresh build.
+        order.sort_by_key(|&id| {
+            let c = graph.cell(id);
+            (graph.neighbours(id).len(), c.y, c.x)
+        });
+        Contraction {
+            adj,
+            up: vec![Vec::new(); n],
+            local: vec![false; n],
+            level: vec![0; n],
+            order,
+            visited: 0,
+            reach: vec![f64::INFINITY; n],
+        }
+    }
+
+    /// Subgoals visited so far (contracted or kept global): the work done.
+    pub fn visited(&self) -> usize {
+        self.visited
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        let lists: usize = self
+            .adj
+            .iter()
+            .chain(&self.up)
+            .map(|l| l.capacity() * std::mem::size_of::<Arc>() + std::mem::size_of::<Vec<Arc>>())
+            .sum();
+        lists
+            + self.local.capacity()
+            + self.level.capacity()
+            + self.order.capacity() * 4
+            + self.reach.capacity() * 8
+    }
+
+    /// Carries the contraction on until it is done (then `true`) or `deadline` passes.
+    /// `graph` is the one it was started on.
+    pub fn run(&mut self, graph: &SubgoalGraph, deadline: Option<Instant>) -> bool {
+        debug_assert_eq!(graph.capacity(), self.adj.len(), "the graph changed");
+        let mut shortcuts: Vec<(u32, Arc)> = Vec::new();
+        while self.visited < self.order.len() {
+            let v = self.order[self.visited];
+            self.visited += 1;
+            if self.level[v as usize] < MAX_LEVEL && self.shortcuts(v, &mut shortcuts) {
+                self.contract(v, &shortcuts);
+            }
+            if self.visited % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+                return self.visited == self.order.len();
+            }
+        }
+        true
+    }
+
+    /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` when
+    /// there would be more than [`MAX_SHORTCUTS`] or one would overflow its step counts.
+    fn shortcuts(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
+        out.clear();
+        let (adj, reach) = (&self.adj, &mut self.reach);
+        let around = &adj[v as usize];
+        let mut fits = true;
+        for (i, x) in around.iter().enumerate() {
+            let a = x.to;
+            for arc in &adj[a as usize] {
+                if arc.to != v {
+                    let r = &mut reach[arc.to as usize];
+                    *r = r.min(arc.weight());
+                }
+            }
+            for y in &around[i + 1..] {
+                let b = y.to;
+                let need = x.weight() + y.weight();
+                let witnessed = reach[b as usize] <= need + TIE
+                    || adj[b as usize].iter().any(|arc| {
+                        arc.to != v && reach[arc.to as usize] + arc.weight() <= need + TIE
+                    });
+                if !witnessed {
+                    // `x` leads from `v` to `a`: the same steps lead back.
+                    match Arc::joined(Arc { to: a, ..*x }, *y, v) {
+                        Some(arc) => out.push((a, arc)),
+                        None => fits = false,
+                    }
+                }
+            }
+            for arc in &adj[a as usize] {
+                reach[arc.to as usize] = f64::INFINITY;
+            }
+            if !fits || out.len() > MAX_SHORTCUTS {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Makes `v` local: its edges become its upward ones, its `shortcuts` join its
+    /// neighbours.
+    fn contract(&mut self, v: u32, shortcuts: &[(u32, Arc)]) {
+        self.local[v as usize] = true;
+        let edges = std::mem::take(&mut self.adj[v as usize]);
+        let above = self.level[v as usize] + 1;
+        for x in &edges {
+            let l = &mut self.level[x.to as usize];
+            *l = (*l).max(above);
+            self.adj[x.to as usize].retain(|arc| arc.to != v);
+        }
+        self.up[v as usize] = edges;
+        for &(a, arc) in shortcuts {
+            let b = arc.to;
+            for (p, q) in [(a, b), (b, a)] {
+                let arc = Arc { to: q, ..arc };
+                match self.adj[p as usize].iter_mut().find(|old| old.to == q) {
+                    Some(old) if old.weight() > arc.weight() => *old = arc,
+                    Some(_) => {}
+                    None => self.adj[p as usize].push(arc),
+                }
+            }
+        }
+    }
+
+    /// The levels of a finished contraction.
+    pub fn finish(self) -> Levels {
+        let n = self.adj.len();
+        let mut levels = Levels {
+            local: vec![0; n.div_ceil(64)],
+            level: self.level,
+            offsets: Vec::with_capacity(n + 1),
+            arcs: Vec::new(),
+        };
+        levels.offsets.push(0);
+        for id in 0..n {
+            if self.local[id] {
+                levels.local[id / 64] |= 1 << (id % 64);
+                levels.arcs.extend_from_slice(&self.up[id]);
+            } else {
+                levels.arcs.extend_from_slice(&self.adj[id]);
+            }
+            levels.offsets.push(levels.arcs.len() as u32);
+        }
+        levels.arcs.shrink_to_fit();
+        levels
     }
 }

@@ -68,15 +68,23 @@ use crate::geom::Cell;
 use crate::grid::Grid;
 pub(crate) use field::SubgoalField;
 use hashbrown::HashMap;
-pub(crate) use levels::{Levels, DIRECT};
+use levels::Contraction;
+pub(crate) use levels::{Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
+use std::time::Instant;
 
 /// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
 /// smaller cell first): what a test compares an edited graph and a fresh build by.
 #[cfg(any(test, feature = "testing"))]
 pub type SubgoalSnapshot = (Vec<Cell>, Vec<(Cell, Cell)>);
+
+/// The levels of a subgoal graph by cell: the local subgoals, sorted, and the arcs as
+/// (subgoal, far end, middle of a shortcut, straight and diagonal steps), sorted: what a
+/// test compares rebuilt levels and a fresh build's by.
+#[cfg(any(test, feature = "testing"))]
+pub type LevelsSnapshot = (Vec<Cell>, Vec<(Cell, Cell, Option<Cell>, (u16, u16))>);
 
 /// A cell that is no subgoal: the place of a removed subgoal's ID until it is reused.
 const VACANT: Cell = Cell::new(u32::MAX, u32::MAX);
@@ -108,6 +116,12 @@ pub(crate) struct SubgoalGraph {
     linked: Vec<(u32, u32)>,
     /// The two levels (see `levels.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
+    /// Their rebuild under way after an edit dropped them (see
+    /// [`SubgoalGraph::rebuild_levels`]); an edit restarts it.
+    rebuilding: Option<Box<Contraction>>,
+    /// Whether the map is small enough for levels: arcs count steps in 16 bits, so a map
+    /// more than 65,536 cells a side searches the whole graph (exact, only slower).
+    levels_fit: bool,
 }
 
 impl SubgoalGraph {
@@ -118,6 +132,7 @@ impl SubgoalGraph {
             width: w,
             lines: StopLines::new(w, h),
             marks: vec![0; (w as usize * h as usize).div_ceil(64)],
+            levels_fit: w.max(h) <= u16::MAX as u32 + 1,
             ..SubgoalGraph::default()
         };
         let mut subgoals = Vec::new();
@@ -157,7 +172,43 @@ impl SubgoalGraph {
 
     /// Splits the subgoals into two levels (see `levels.rs`), for the search.
     pub fn build_levels(&mut self) {
-        self.levels = Some(Box::new(Levels::build(self)));
+        self.levels = self.levels_fit.then(|| Box::new(Levels::build(self)));
+    }
+
+    /// Whether the graph lacks the levels it could have (an edit dropped them), so that
+    /// [`SubgoalGraph::rebuild_levels`] has work to do.
+    pub fn levels_pending(&self) -> bool {
+        self.levels_fit && self.levels.is_none()
+    }
+
+    /// Carries on rebuilding the levels an edit dropped until they are back (then `true`,
+    /// as when they were never dropped or the map is too large for them) or `deadline` passes; returns whether they are
+    /// back and the subgoals visited (the work done). Queries stay exact meanwhile, over
+    /// the whole graph.
+    pub fn rebuild_levels(&mut self, deadline: Option<Instant>) -> (bool, usize) {
+        if !self.levels_pending() {
+            return (true, 0);
+        }
+        let mut contraction = match self.rebuilding.take() {
+            Some(c) => c,
+            None => Box::new(Contraction::new(self)),
+        };
+        let before = contraction.visited();
+        let done = contraction.run(self, deadline);
+        let work = contraction.visited() - before;
+        if done {
+            self.levels = Some(Box::new(contraction.finish()));
+        } else {
+            self.rebuilding = Some(contraction);
+        }
+        (done, work)
+    }
+
+    /// The levels by cell, or `None` while an edit has them dropped (see
+    /// [`LevelsSnapshot`]).
+    #[cfg(any(test, feature = "testing"))]
+    pub fn levels_snapshot(&self) -> Option<LevelsSnapshot> {
+        self.levels().map(|l| l.snapshot(self))
     }
 
     /// The two levels, unless an edit has dropped them since they were built.
@@ -250,6 +301,7 @@ impl SubgoalGraph {
         self.lines.memory_bytes()
             + (self.added.capacity() + self.linked.capacity() * 2) * 4
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
+            + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
             + self.marks.capacity() * 8
             + self.ids.capacity() * 9
             + self.cells.capacity() * 8
@@ -257,8 +309,8 @@ impl SubgoalGraph {
             + lists
     }
 
-    /// Heap bytes no live subgoal uses: the lists' spare capacity, the vacant IDs' slots
-    /// and the ID map's empty buckets (what edits leave behind; see
+    /// Heap bytes no live subgoal uses: the lists' spare capacity, the vacant IDs' slots,
+    /// the landmarks' spare bytes and the ID map's empty buckets (what edits leave behind; see
     /// [`MemoryBreakdown::waste`](super::MemoryBreakdown::waste)).
     pub fn slack_bytes(&self) -> usize {
         let lists: usize = self
@@ -269,6 +321,7 @@ impl SubgoalGraph {
             .sum();
         let per_slot = 8 + 2 * std::mem::size_of::<Vec<u32>>();
         lists
+            + self.landmarks.slack_bytes()
             + self.vacant.len() * per_slot
             + (self.ids.capacity() - self.ids.len()) * 9
             + (self.cells.capacity() - self.cells.len()) * 8
@@ -344,8 +397,10 @@ impl SubgoalGraph {
         self.landmarks = landmarks;
         self.added.clear();
         self.linked.clear();
-        // A witness of a local may have lost an edge (see `levels.rs`).
+        // A witness of a local may have lost an edge (see `levels.rs`); a rebuild under
+        // way read the graph before this edit.
         self.levels = None;
+        self.rebuilding = None;
     }
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
