@@ -8,6 +8,7 @@
 //! - `job`: one job's steps (search, flow field, closest position);
 //! - `closest`: the reachable position closest to a goal;
 //! - `watch`: edits against live paths (invalidation, repair, re-planning);
+//! - `index`: the delivered paths by the map buckets they pass (which paths an edit can reach);
 //! - `follow`: string-pulling along a delivered path;
 //! - `error`: [`ServiceError`].
 //!
@@ -143,6 +144,7 @@
 mod closest;
 mod error;
 mod follow;
+mod index;
 mod job;
 mod tick;
 mod types;
@@ -158,6 +160,7 @@ use crate::geom::{Cell, Rect};
 use crate::units::UnitId;
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
+use index::PathIndex;
 use std::collections::{BTreeMap, BTreeSet};
 use tick::{GroupKey, Lane, Recent};
 use watch::EditLog;
@@ -246,6 +249,8 @@ pub struct PathService {
     /// Delivered paths an edit that freed ground may have made longer than needed, waiting
     /// for idle lanes (see `watch::take_replans`).
     replans: BTreeSet<Ticket>,
+    /// The delivered paths by the map buckets they pass (which paths an edit can break).
+    paths: PathIndex,
     next_ticket: u64,
     next_job: u64,
     frame: u64,
@@ -272,6 +277,7 @@ impl PathService {
             recent: Recent::default(),
             edits: EditLog::default(),
             replans: BTreeSet::new(),
+            paths: PathIndex::default(),
             next_ticket: 0,
             next_job: 0,
             frame: 0,
@@ -337,6 +343,7 @@ impl PathService {
     /// Puts `ticket` in the next intake, pending from `start`.
     fn queue(&mut self, ticket: Ticket, request: Request, start: Cell) {
         *self.pending_per_unit.entry(request.unit).or_insert(0) += 1;
+        self.paths.remove(ticket);
         self.tickets.insert(
             ticket,
             TicketState::Pending {
@@ -364,6 +371,7 @@ impl PathService {
             .remove(&ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
         self.replans.remove(&ticket);
+        self.paths.remove(ticket);
         if let TicketState::Pending { request, job, .. } = state {
             if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
                 *n -= 1;
@@ -557,6 +565,7 @@ impl PathService {
                 .sum::<usize>();
         paths
             + fields
+            + self.paths.memory_bytes()
             + self.tickets.len() * std::mem::size_of::<(Ticket, TicketState)>()
             + self.intake.capacity() * std::mem::size_of::<Intake>()
     }

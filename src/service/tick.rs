@@ -404,6 +404,9 @@ impl PathService {
             }
         }
         let bounds = answer.outcome.path().and_then(|p| bounding_box(&p.cells));
+        if let Some(path) = answer.outcome.path() {
+            self.paths.insert(answer.ticket, &path.cells);
+        }
         *state = TicketState::Done {
             request,
             outcome: answer.outcome.clone(),

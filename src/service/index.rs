@@ -1,0 +1,149 @@
+//! Where the live paths go: coarse buckets of the map, each listing the tickets whose
+//! delivered path passes it, so that an edit looks only at the paths near it.
+//!
+//! Entries are never searched for on removal: a ticket released, re-queued or re-delivered
+//! leaves its old entries behind, stale (each carries the delivery it came from). A query
+//! skips and drops the stale entries of the buckets it reads, and when stale entries
+//! outnumber live ones the whole index is swept, so memory stays bounded by the live paths.
+//! Entries of the part of a path a unit has already walked stay until the path leaves: they
+//! cost one check each, never a wrong answer.
+
+use super::types::Ticket;
+use crate::geom::{Cell, Rect};
+use hashbrown::HashMap;
+
+/// Side of a bucket, in cells (a power of two).
+const BUCKET_SHIFT: u32 = 5;
+
+/// Stale entries tolerated beyond the live ones before a sweep.
+const SLACK: usize = 1024;
+
+/// A bucket's coordinates: cell coordinates shifted right by [`BUCKET_SHIFT`].
+type Bucket = (u32, u32);
+
+/// Tickets by the buckets their paths pass (see the module docs).
+#[derive(Debug, Default)]
+pub(super) struct PathIndex {
+    buckets: HashMap<Bucket, Vec<(Ticket, u64)>>,
+    /// Each indexed ticket's delivery number and how many buckets it was entered in.
+    live: HashMap<Ticket, (u64, usize)>,
+    /// Entries of live deliveries, and entries in all.
+    live_entries: usize,
+    entries: usize,
+    deliveries: u64,
+}
+
+fn bucket_of(c: Cell) -> Bucket {
+    (c.x >> BUCKET_SHIFT, c.y >> BUCKET_SHIFT)
+}
+
+impl PathIndex {
+    /// Indexes `ticket`'s newly delivered path `cells`, replacing what it had.
+    pub fn insert(&mut self, ticket: Ticket, cells: &[Cell]) {
+        self.remove(ticket);
+        let mut passed: Vec<Bucket> = cells.iter().map(|&c| bucket_of(c)).collect();
+        passed.sort_unstable();
+        passed.dedup();
+        self.deliveries += 1;
+        let delivery = self.deliveries;
+        for &b in &passed {
+            self.buckets.entry(b).or_default().push((ticket, delivery));
+        }
+        self.live.insert(ticket, (delivery, passed.len()));
+        self.live_entries += passed.len();
+        self.entries += passed.len();
+        if self.entries > 2 * self.live_entries + SLACK {
+            self.sweep();
+        }
+    }
+
+    /// Forgets `ticket` (its entries go stale).
+    pub fn remove(&mut self, ticket: Ticket) {
+        if let Some((_, n)) = self.live.remove(&ticket) {
+            self.live_entries -= n;
+        }
+    }
+
+    /// The tickets whose path has a cell in `zone` (and possibly a few more), ascending,
+    /// each once.
+    pub fn query(&mut self, zone: Rect) -> Vec<Ticket> {
+        let (lo, hi) = (
+            bucket_of(Cell::new(zone.x1, zone.y1)),
+            bucket_of(Cell::new(zone.x2, zone.y2)),
+        );
+        let mut found = Vec::new();
+        for by in lo.1..=hi.1 {
+            for bx in lo.0..=hi.0 {
+                let Some(list) = self.buckets.get_mut(&(bx, by)) else {
+                    continue;
+                };
+                let before = list.len();
+                let live = &self.live;
+                list.retain(|(t, d)| live.get(t).is_some_and(|&(now, _)| now == *d));
+                self.entries -= before - list.len();
+                found.extend(list.iter().map(|&(t, _)| t));
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// Drops every stale entry and every empty bucket.
+    fn sweep(&mut self) {
+        let live = &self.live;
+        self.buckets.retain(|_, list| {
+            list.retain(|(t, d)| live.get(t).is_some_and(|&(now, _)| now == *d));
+            !list.is_empty()
+        });
+        self.entries = self.live_entries;
+    }
+
+    /// Heap bytes held (approximate: the tables' entries).
+    pub fn memory_bytes(&self) -> usize {
+        self.buckets
+            .values()
+            .map(|l| l.capacity() * std::mem::size_of::<(Ticket, u64)>())
+            .sum::<usize>()
+            + self.buckets.capacity() * std::mem::size_of::<(Bucket, Vec<(Ticket, u64)>)>()
+            + self.live.capacity() * std::mem::size_of::<(Ticket, (u64, usize))>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(x1: u32, x2: u32, y: u32) -> Vec<Cell> {
+        (x1..=x2).map(|x| Cell::new(x, y)).collect()
+    }
+
+    #[test]
+    fn finds_paths_through_a_zone_and_forgets_removed_ones() {
+        let mut index = PathIndex::default();
+        index.insert(Ticket(1), &line(0, 100, 10));
+        index.insert(Ticket(2), &line(0, 20, 90));
+        index.insert(Ticket(3), &line(60, 100, 40));
+        assert_eq!(index.query(Rect::new(70, 5, 71, 12)), vec![Ticket(1)]);
+        assert_eq!(index.query(Rect::new(10, 85, 12, 95)), vec![Ticket(2)]);
+        index.remove(Ticket(1));
+        assert_eq!(index.query(Rect::new(70, 5, 71, 12)), Vec::<Ticket>::new());
+        // Re-delivered elsewhere: the old entries are stale.
+        index.insert(Ticket(2), &line(60, 100, 41));
+        assert_eq!(index.query(Rect::new(10, 85, 12, 95)), Vec::<Ticket>::new());
+        assert_eq!(
+            index.query(Rect::new(64, 38, 66, 42)),
+            vec![Ticket(2), Ticket(3)]
+        );
+    }
+
+    #[test]
+    fn sweeps_keep_memory_bounded_by_live_paths() {
+        let mut index = PathIndex::default();
+        for round in 0..10_000u64 {
+            index.insert(Ticket(round % 3), &line(0, 500, (round % 7) as u32 * 40));
+        }
+        assert_eq!(index.live.len(), 3);
+        assert!(index.entries <= 2 * index.live_entries + SLACK);
+    }
+}
