@@ -21,16 +21,32 @@ const SLACK: usize = 1024;
 /// A bucket's coordinates: cell coordinates shifted right by [`BUCKET_SHIFT`].
 type Bucket = (u32, u32);
 
+/// One path's passage through a bucket: its ticket, the delivery it came from, and the
+/// first and last index of the path's cells in the bucket.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    ticket: Ticket,
+    delivery: u64,
+    first: usize,
+    last: usize,
+}
+
 /// Tickets by the buckets their paths pass (see the module docs).
 #[derive(Debug, Default)]
 pub(super) struct PathIndex {
-    buckets: HashMap<Bucket, Vec<(Ticket, u64)>>,
+    buckets: HashMap<Bucket, Vec<Entry>>,
     /// Each indexed ticket's delivery number and how many buckets it was entered in.
     live: HashMap<Ticket, (u64, usize)>,
     /// Entries of live deliveries, and entries in all.
     live_entries: usize,
     entries: usize,
     deliveries: u64,
+}
+
+/// Whether `entry` comes from its ticket's current delivery.
+fn is_live(live: &HashMap<Ticket, (u64, usize)>, entry: &Entry) -> bool {
+    live.get(&entry.ticket)
+        .is_some_and(|&(now, _)| now == entry.delivery)
 }
 
 fn bucket_of(c: Cell) -> Bucket {
@@ -41,13 +57,32 @@ impl PathIndex {
     /// Indexes `ticket`'s newly delivered path `cells`, replacing what it had.
     pub fn insert(&mut self, ticket: Ticket, cells: &[Cell]) {
         self.remove(ticket);
-        let mut passed: Vec<Bucket> = cells.iter().map(|&c| bucket_of(c)).collect();
-        passed.sort_unstable();
-        passed.dedup();
+        // Runs of consecutive cells in one bucket (a path crosses a bucket in one run or a
+        // few), then the runs of each bucket merged.
+        let mut runs: Vec<(Bucket, usize, usize)> = Vec::new();
+        for (i, &c) in cells.iter().enumerate() {
+            match runs.last_mut() {
+                Some((b, _, last)) if *b == bucket_of(c) => *last = i,
+                _ => runs.push((bucket_of(c), i, i)),
+            }
+        }
+        runs.sort_unstable_by_key(|&(b, first, _)| (b, first));
+        let mut passed: Vec<(Bucket, usize, usize)> = Vec::with_capacity(runs.len());
+        for (b, first, last) in runs {
+            match passed.last_mut() {
+                Some((pb, _, plast)) if *pb == b => *plast = last,
+                _ => passed.push((b, first, last)),
+            }
+        }
         self.deliveries += 1;
         let delivery = self.deliveries;
-        for &b in &passed {
-            self.buckets.entry(b).or_default().push((ticket, delivery));
+        for &(b, first, last) in &passed {
+            self.buckets.entry(b).or_default().push(Entry {
+                ticket,
+                delivery,
+                first,
+                last,
+            });
         }
         self.live.insert(ticket, (delivery, passed.len()));
         self.live_entries += passed.len();
@@ -65,8 +100,9 @@ impl PathIndex {
     }
 
     /// The tickets whose path has a cell in `zone` (and possibly a few more), ascending,
-    /// each once.
-    pub fn query(&mut self, zone: Rect) -> Vec<Ticket> {
+    /// each once, with the first and last index of their cells in the buckets `zone`
+    /// meets: every cell of the path in `zone` lies between them.
+    pub fn query(&mut self, zone: Rect) -> Vec<(Ticket, usize, usize)> {
         let (lo, hi) = (
             bucket_of(Cell::new(zone.x1, zone.y1)),
             bucket_of(Cell::new(zone.x2, zone.y2)),
@@ -79,21 +115,27 @@ impl PathIndex {
                 };
                 let before = list.len();
                 let live = &self.live;
-                list.retain(|(t, d)| live.get(t).is_some_and(|&(now, _)| now == *d));
+                list.retain(|e| is_live(live, e));
                 self.entries -= before - list.len();
-                found.extend(list.iter().map(|&(t, _)| t));
+                found.extend(list.iter().map(|e| (e.ticket, e.first, e.last)));
             }
         }
         found.sort_unstable();
-        found.dedup();
-        found
+        let mut merged: Vec<(Ticket, usize, usize)> = Vec::with_capacity(found.len());
+        for (t, first, last) in found {
+            match merged.last_mut() {
+                Some((pt, _, plast)) if *pt == t => *plast = (*plast).max(last),
+                _ => merged.push((t, first, last)),
+            }
+        }
+        merged
     }
 
     /// Drops every stale entry and every empty bucket.
     fn sweep(&mut self) {
         let live = &self.live;
         self.buckets.retain(|_, list| {
-            list.retain(|(t, d)| live.get(t).is_some_and(|&(now, _)| now == *d));
+            list.retain(|e| is_live(live, e));
             !list.is_empty()
         });
         self.entries = self.live_entries;
@@ -103,9 +145,9 @@ impl PathIndex {
     pub fn memory_bytes(&self) -> usize {
         self.buckets
             .values()
-            .map(|l| l.capacity() * std::mem::size_of::<(Ticket, u64)>())
+            .map(|l| l.capacity() * std::mem::size_of::<Entry>())
             .sum::<usize>()
-            + self.buckets.capacity() * std::mem::size_of::<(Bucket, Vec<(Ticket, u64)>)>()
+            + self.buckets.capacity() * std::mem::size_of::<(Bucket, Vec<Entry>)>()
             + self.live.capacity() * std::mem::size_of::<(Ticket, (u64, usize))>()
     }
 }
@@ -124,16 +166,31 @@ mod tests {
         index.insert(Ticket(1), &line(0, 100, 10));
         index.insert(Ticket(2), &line(0, 20, 90));
         index.insert(Ticket(3), &line(60, 100, 40));
-        assert_eq!(index.query(Rect::new(70, 5, 71, 12)), vec![Ticket(1)]);
-        assert_eq!(index.query(Rect::new(10, 85, 12, 95)), vec![Ticket(2)]);
+        // Bucket columns 64..=95 of the first path: indices 64..=95.
+        assert_eq!(
+            index.query(Rect::new(70, 5, 71, 12)),
+            vec![(Ticket(1), 64, 95)]
+        );
+        assert_eq!(
+            index.query(Rect::new(10, 85, 12, 95)),
+            vec![(Ticket(2), 0, 20)]
+        );
         index.remove(Ticket(1));
-        assert_eq!(index.query(Rect::new(70, 5, 71, 12)), Vec::<Ticket>::new());
+        assert_eq!(index.query(Rect::new(70, 5, 71, 12)), vec![]);
         // Re-delivered elsewhere: the old entries are stale.
         index.insert(Ticket(2), &line(60, 100, 41));
-        assert_eq!(index.query(Rect::new(10, 85, 12, 95)), Vec::<Ticket>::new());
+        assert_eq!(index.query(Rect::new(10, 85, 12, 95)), vec![]);
         assert_eq!(
-            index.query(Rect::new(64, 38, 66, 42)),
-            vec![Ticket(2), Ticket(3)]
+            index.query(Rect::new(62, 38, 66, 42)),
+            vec![(Ticket(2), 0, 35), (Ticket(3), 0, 35)]
+        );
+        // A path that comes back to a bucket: one range from its first to its last visit.
+        let mut there_and_back = line(0, 40, 50);
+        there_and_back.extend(line(0, 40, 51).into_iter().rev());
+        index.insert(Ticket(4), &there_and_back);
+        assert_eq!(
+            index.query(Rect::new(1, 50, 2, 51)),
+            vec![(Ticket(4), 0, 81)]
         );
     }
 

@@ -122,7 +122,7 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
     let largest = (world.classes()).map(|(_, m)| m.size()).max().unwrap_or(1);
     let near = service.paths.query(zones(area, largest, dims).1);
     let mut repairs: Vec<(Ticket, Request, Cell)> = Vec::new();
-    for &ticket in &near {
+    for &(ticket, first, last) in &near {
         let Some(state) = service.tickets.get_mut(&ticket) else {
             continue; // released: a stale entry
         };
@@ -146,7 +146,9 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
         let (touched, zone) = zones(area, movement.size(), dims);
         let from = path.cells[*progress];
         let request = *request;
-        let broken = first_broken(layer, path, *bounds, costs.as_deref(), *progress, zone);
+        // Steps into the zone start at most one position before its first cell.
+        let span = (*progress).max(first.saturating_sub(1))..=last.min(path.cells.len() - 1);
+        let broken = first_broken(layer, path, *bounds, costs.as_deref(), span, zone);
         match broken {
             Some(first_bad_index) => {
                 service.replans.remove(&ticket);
@@ -186,7 +188,7 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
             };
             if !request.options.repair
                 || service.replans.contains(ticket)
-                || near.binary_search(ticket).is_ok()
+                || near.binary_search_by_key(ticket, |n| n.0).is_ok()
             {
                 continue; // waiting already, or judged above
             }
@@ -209,7 +211,8 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
     }
 }
 
-/// The first index from `progress` at which `path` (its bounding box `bounds`, its
+/// The first index in `span` (from the unit's progress, over every position of the path
+/// in the zone or stepping into it) at which `path` (its bounding box `bounds`, its
 /// positions' costs `costs` when delivered) is broken by an edit whose zone (see [`zones`])
 /// is `zone`: a position no longer open, a step no longer legal, or a cost changed.
 fn first_broken(
@@ -217,7 +220,7 @@ fn first_broken(
     path: &Path,
     bounds: Option<Rect>,
     costs: Option<&[f64]>,
-    progress: usize,
+    span: std::ops::RangeInclusive<usize>,
     zone: Rect,
 ) -> Option<usize> {
     let cells = &path.cells;
@@ -226,7 +229,7 @@ fn first_broken(
     if !bounds.map_or(true, |b| b.intersects(&zone)) {
         return None;
     }
-    (progress..cells.len()).find(|&i| {
+    span.into_iter().find(|&i| {
         let c = cells[i];
         let next = cells.get(i + 1).copied();
         if !zone.contains(c) && !next.is_some_and(|n| zone.contains(n)) {
