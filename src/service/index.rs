@@ -18,9 +18,6 @@ const BUCKET_SHIFT: u32 = 5;
 /// Stale entries tolerated beyond the live ones before a sweep.
 const SLACK: usize = 1024;
 
-/// A bucket's coordinates: cell coordinates shifted right by [`BUCKET_SHIFT`].
-type Bucket = (u32, u32);
-
 /// One path's passage through a bucket: its ticket, the delivery it came from, and the
 /// first and last index of the path's cells in the bucket.
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +31,11 @@ struct Entry {
 /// Tickets by the buckets their paths pass (see the module docs).
 #[derive(Debug, Default)]
 pub(super) struct PathIndex {
-    buckets: HashMap<Bucket, Vec<Entry>>,
+    /// Row by row, `columns` buckets a row (grown as cells come).
+    buckets: Vec<Vec<Entry>>,
+    columns: usize,
+    /// Runs of one path's cells by bucket, kept between insertions.
+    runs: Vec<(usize, usize, usize)>,
     /// Each indexed ticket's delivery number and how many buckets it was entered in.
     live: HashMap<Ticket, (u64, usize)>,
     /// Entries of live deliveries, and entries in all.
@@ -49,44 +50,65 @@ fn is_live(live: &HashMap<Ticket, (u64, usize)>, entry: &Entry) -> bool {
         .is_some_and(|&(now, _)| now == entry.delivery)
 }
 
-fn bucket_of(c: Cell) -> Bucket {
-    (c.x >> BUCKET_SHIFT, c.y >> BUCKET_SHIFT)
-}
-
 impl PathIndex {
+    /// An empty index for a map `width` cells wide.
+    pub fn new(width: u32) -> Self {
+        PathIndex {
+            columns: ((width >> BUCKET_SHIFT) + 1) as usize,
+            ..PathIndex::default()
+        }
+    }
+
+    /// The slot of the bucket holding cell (`x`, `y`) (any cell: a cell past the width
+    /// shares a slot with another, which costs a check, never a miss).
+    fn slot(&self, x: u32, y: u32) -> usize {
+        (y >> BUCKET_SHIFT) as usize * self.columns.max(1) + (x >> BUCKET_SHIFT) as usize
+    }
+
     /// Indexes `ticket`'s newly delivered path `cells`, replacing what it had.
     pub fn insert(&mut self, ticket: Ticket, cells: &[Cell]) {
         self.remove(ticket);
         // Runs of consecutive cells in one bucket (a path crosses a bucket in one run or a
         // few), then the runs of each bucket merged.
-        let mut runs: Vec<(Bucket, usize, usize)> = Vec::new();
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.clear();
         for (i, &c) in cells.iter().enumerate() {
+            let b = self.slot(c.x, c.y);
             match runs.last_mut() {
-                Some((b, _, last)) if *b == bucket_of(c) => *last = i,
-                _ => runs.push((bucket_of(c), i, i)),
+                Some((rb, _, last)) if *rb == b => *last = i,
+                _ => runs.push((b, i, i)),
             }
         }
-        runs.sort_unstable_by_key(|&(b, first, _)| (b, first));
-        let mut passed: Vec<(Bucket, usize, usize)> = Vec::with_capacity(runs.len());
-        for (b, first, last) in runs {
-            match passed.last_mut() {
-                Some((pb, _, plast)) if *pb == b => *plast = last,
-                _ => passed.push((b, first, last)),
-            }
-        }
+        runs.sort_unstable();
         self.deliveries += 1;
         let delivery = self.deliveries;
-        for &(b, first, last) in &passed {
-            self.buckets.entry(b).or_default().push(Entry {
+        let mut passed = 0;
+        for k in 0..runs.len() {
+            let (b, first, _) = runs[k];
+            if k > 0 && runs[k - 1].0 == b {
+                continue; // merged into the bucket's first run
+            }
+            // The bucket's runs are sorted by their first index: the last run ends last.
+            let last = runs[k..]
+                .iter()
+                .take_while(|r| r.0 == b)
+                .last()
+                .map_or(first, |r| r.2);
+            if b >= self.buckets.len() {
+                self.buckets.resize_with(b + 1, Vec::new);
+            }
+            self.buckets[b].push(Entry {
                 ticket,
                 delivery,
                 first,
                 last,
             });
+            passed += 1;
         }
-        self.live.insert(ticket, (delivery, passed.len()));
-        self.live_entries += passed.len();
-        self.entries += passed.len();
+        self.runs = runs;
+        self.live.insert(ticket, (delivery, passed));
+        self.live_entries += passed;
+        self.entries += passed;
         if self.entries > 2 * self.live_entries + SLACK {
             self.sweep();
         }
@@ -103,14 +125,11 @@ impl PathIndex {
     /// each once, with the first and last index of their cells in the buckets `zone`
     /// meets: every cell of the path in `zone` lies between them.
     pub fn query(&mut self, zone: Rect) -> Vec<(Ticket, usize, usize)> {
-        let (lo, hi) = (
-            bucket_of(Cell::new(zone.x1, zone.y1)),
-            bucket_of(Cell::new(zone.x2, zone.y2)),
-        );
         let mut found = Vec::new();
-        for by in lo.1..=hi.1 {
-            for bx in lo.0..=hi.0 {
-                let Some(list) = self.buckets.get_mut(&(bx, by)) else {
+        for y in (zone.y1 >> BUCKET_SHIFT)..=(zone.y2 >> BUCKET_SHIFT) {
+            for x in (zone.x1 >> BUCKET_SHIFT)..=(zone.x2 >> BUCKET_SHIFT) {
+                let slot = self.slot(x << BUCKET_SHIFT, y << BUCKET_SHIFT);
+                let Some(list) = self.buckets.get_mut(slot) else {
                     continue;
                 };
                 let before = list.len();
@@ -134,20 +153,20 @@ impl PathIndex {
     /// Drops every stale entry and every empty bucket.
     fn sweep(&mut self) {
         let live = &self.live;
-        self.buckets.retain(|_, list| {
+        for list in &mut self.buckets {
             list.retain(|e| is_live(live, e));
-            !list.is_empty()
-        });
+        }
         self.entries = self.live_entries;
     }
 
     /// Heap bytes held (approximate: the tables' entries).
     pub fn memory_bytes(&self) -> usize {
         self.buckets
-            .values()
+            .iter()
             .map(|l| l.capacity() * std::mem::size_of::<Entry>())
             .sum::<usize>()
-            + self.buckets.capacity() * std::mem::size_of::<(Bucket, Vec<Entry>)>()
+            + self.buckets.capacity() * std::mem::size_of::<Vec<Entry>>()
+            + self.runs.capacity() * std::mem::size_of::<(usize, usize, usize)>()
             + self.live.capacity() * std::mem::size_of::<(Ticket, (u64, usize))>()
     }
 }
@@ -162,7 +181,7 @@ mod tests {
 
     #[test]
     fn finds_paths_through_a_zone_and_forgets_removed_ones() {
-        let mut index = PathIndex::default();
+        let mut index = PathIndex::new(110);
         index.insert(Ticket(1), &line(0, 100, 10));
         index.insert(Ticket(2), &line(0, 20, 90));
         index.insert(Ticket(3), &line(60, 100, 40));
@@ -196,7 +215,7 @@ mod tests {
 
     #[test]
     fn sweeps_keep_memory_bounded_by_live_paths() {
-        let mut index = PathIndex::default();
+        let mut index = PathIndex::new(110);
         for round in 0..10_000u64 {
             index.insert(Ticket(round % 3), &line(0, 500, (round % 7) as u32 * 40));
         }

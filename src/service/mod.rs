@@ -264,7 +264,7 @@ impl PathService {
     }
 
     /// A service for `world` configured by `config`.
-    pub fn with_config(_world: &World, config: ServiceConfig) -> Self {
+    pub fn with_config(world: &World, config: ServiceConfig) -> Self {
         let lanes = config.lanes.max(1);
         PathService {
             config: ServiceConfig { lanes, ..config },
@@ -277,7 +277,7 @@ impl PathService {
             recent: Recent::default(),
             edits: EditLog::default(),
             replans: BTreeSet::new(),
-            paths: PathIndex::default(),
+            paths: PathIndex::new(world.grid().width()),
             next_ticket: 0,
             next_job: 0,
             frame: 0,
