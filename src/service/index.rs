@@ -34,6 +34,8 @@ pub(super) struct PathIndex {
     /// Row by row, `columns` buckets a row (grown as cells come).
     buckets: Vec<Vec<Entry>>,
     columns: usize,
+    /// Tickets delivered since the last [`PathIndex::take_fresh`], not yet indexed.
+    fresh: Vec<Ticket>,
     /// Runs of one path's cells by bucket, kept between insertions.
     runs: Vec<(usize, usize, usize)>,
     /// Each indexed ticket's delivery number and how many buckets it was entered in.
@@ -114,6 +116,27 @@ impl PathIndex {
         }
     }
 
+    /// Notes that `ticket` got a new path, to be indexed later (its old entries go stale
+    /// now).
+    pub fn defer(&mut self, ticket: Ticket) {
+        self.remove(ticket);
+        self.fresh.push(ticket);
+    }
+
+    /// The tickets noted with [`PathIndex::defer`] since the last call, ascending, each
+    /// once (some may have been released since).
+    pub fn take_fresh(&mut self) -> Vec<Ticket> {
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.sort_unstable();
+        fresh.dedup();
+        fresh
+    }
+
+    /// The tickets noted with [`PathIndex::defer`] and not yet taken (unsorted).
+    pub fn fresh(&self) -> &[Ticket] {
+        &self.fresh
+    }
+
     /// Forgets `ticket` (its entries go stale).
     pub fn remove(&mut self, ticket: Ticket) {
         if let Some((_, n)) = self.live.remove(&ticket) {
@@ -167,6 +190,7 @@ impl PathIndex {
             .sum::<usize>()
             + self.buckets.capacity() * std::mem::size_of::<Vec<Entry>>()
             + self.runs.capacity() * std::mem::size_of::<(usize, usize, usize)>()
+            + self.fresh.capacity() * std::mem::size_of::<Ticket>()
             + self.live.capacity() * std::mem::size_of::<(Ticket, (u64, usize))>()
     }
 }

@@ -120,7 +120,20 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
     let dims = (world.grid().width(), world.grid().height());
     // The widest zone any class's paths can be broken in.
     let largest = (world.classes()).map(|(_, m)| m.size()).max().unwrap_or(1);
-    let near = service.paths.query(zones(area, largest, dims).1);
+    let mut near = service.paths.query(zones(area, largest, dims).1);
+    // Paths delivered since the last tick are not indexed yet: each is judged whole (its
+    // bounding box rules most out at once).
+    if !service.paths.fresh().is_empty() {
+        near.extend(service.paths.fresh().iter().map(|&t| (t, 0, usize::MAX)));
+        near.sort_unstable();
+        near.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.2 = kept.2.max(later.2);
+            }
+            same
+        });
+    }
     let mut repairs: Vec<(Ticket, Request, Cell)> = Vec::new();
     for &(ticket, first, last) in &near {
         let Some(state) = service.tickets.get_mut(&ticket) else {
@@ -208,6 +221,18 @@ pub(super) fn check(service: &mut PathService, world: &World, report: &WorldEdit
     for (ticket, request, from) in repairs {
         service.stats.repairs += 1;
         service.queue(ticket, request, from);
+    }
+}
+
+/// Indexes the paths delivered since the last call (the start of each tick: the work is
+/// counted in the tick's budget rather than added to the delivery that ends it).
+pub(super) fn index_fresh_paths(service: &mut PathService) {
+    for ticket in service.paths.take_fresh() {
+        if let Some(TicketState::Done { outcome, .. }) = service.tickets.get(&ticket) {
+            if let Some(path) = outcome.path() {
+                service.paths.insert(ticket, &path.cells);
+            }
+        }
     }
 }
 
