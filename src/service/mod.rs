@@ -122,7 +122,8 @@
 //! with [`PathService::advance`]) has a position that is no longer open, a step no longer
 //! legal, or a position whose cost changed gets one [`PathEvent::Invalidated`] and, when the
 //! request asked for repairs, a new search from that reported position, delivered as a
-//! fresh outcome.
+//! fresh outcome. Only the paths an index of the map's buckets lists near the edit are
+//! checked (see docs/service.md, "Finding the paths an edit touches").
 //!
 //! ## Edits that free ground
 //! An edit that opens or re-prices positions (a building removed, a road laid) may make a
