@@ -166,8 +166,8 @@ impl SubgoalGraph {
     /// as many (at most 24) as configured: at the subgoals they cost a few hundred KiB
     /// (1.5 MiB on Cauldron). Measured with `--landmarks` of the subgoals bench (session 26,
     /// shared machine, same-run ratios): 24 made corner queries 4–17 % faster than 16 on
-    /// all nine maps, 32 was no faster than 24, and 8 or 4 were slower than 16 on every map
-    /// (up to 1.35× at 4); edit times stayed within noise.
+    /// all nine maps, 32 was no faster than 24; 8 was even to 1.17× slower than 16 and 4
+    /// 1.23–1.35× slower on the five slowest maps; edit times stayed within noise.
     pub fn build_landmarks(&mut self, k: usize) {
         self.landmarks = SubgoalLandmarks::build(self, 3 * k);
     }
