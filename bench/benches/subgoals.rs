@@ -8,7 +8,9 @@
 //! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
 //! times over, the subgoal layer's also apart: blocking and freeing a cell, placing and
 //! removing a building; `--no-edits` leaves them and the levels' rebuild time out of a
-//! `--profile` loop.)
+//! `--profile` loop; `--landmarks 2,4,8`: only corner queries of subgoal layers built with
+//! each `Config::landmarks`, alternated query by query, with their landmark bytes and edit
+//! times, so that the landmark count is chosen on one run's ratios.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -44,6 +46,9 @@ struct Args {
     /// Only the edit times, gate graph against subgoal graph, edits of each kind repeated
     /// this many times over (a loop for a profiler too).
     edits: Option<usize>,
+    /// Only the landmark sweep: subgoal layers built with each of these
+    /// `Config::landmarks`.
+    landmarks: Option<Vec<u8>>,
 }
 
 fn args() -> Args {
@@ -54,6 +59,7 @@ fn args() -> Args {
         profile: None,
         no_edits: false,
         edits: None,
+        landmarks: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -71,6 +77,13 @@ fn args() -> Args {
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
             "--no-edits" => a.no_edits = true,
             "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
+            "--landmarks" => {
+                a.landmarks = it.next().map(|v| {
+                    v.split(',')
+                        .map(|k| k.parse().expect("--landmarks 2,4,8"))
+                        .collect()
+                })
+            }
             _ => {} // cargo bench's own flags
         }
     }
@@ -160,6 +173,10 @@ fn main() {
             let map = HpaMap::new(grid.clone(), config).unwrap();
             (map, t.elapsed())
         };
+        if let Some(counts) = &args.landmarks {
+            landmark_sweep(name, &grid, &queries, counts, args.rounds);
+            continue;
+        }
         let (subgoals, subgoals_build) = build(Config::exact());
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
@@ -327,6 +344,47 @@ fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize
         .map(|(name, d)| format!("{name} {:.0}", d.as_secs_f64() * 1e3))
         .collect();
     eprintln!("build ms: {}", build.join(", "));
+}
+
+/// `--landmarks`: corner queries of subgoal layers built with each of `counts` as
+/// `Config::landmarks`, alternated query by query (best median over `rounds`), beside each
+/// layer's landmark bytes and its median one-cell and 4×4 edit times.
+fn landmark_sweep(
+    name: &str,
+    grid: &Grid,
+    queries: &[&quadpath::io::Scenario],
+    counts: &[u8],
+    rounds: usize,
+) {
+    let mut maps: Vec<HpaMap> = counts
+        .iter()
+        .map(|&k| HpaMap::new(grid.clone(), Config::exact().with_landmarks(k)).unwrap())
+        .collect();
+    let mut best = vec![Duration::MAX; maps.len()];
+    for _ in 0..rounds {
+        let mut times = vec![Vec::with_capacity(queries.len()); maps.len()];
+        for q in queries {
+            for (map, t) in maps.iter().zip(&mut times) {
+                let started = Instant::now();
+                std::hint::black_box(map.find_corners(q.start, q.goal).unwrap());
+                t.push(started.elapsed());
+            }
+        }
+        for (b, t) in best.iter_mut().zip(times) {
+            *b = (*b).min(median(t));
+        }
+    }
+    for ((k, map), b) in counts.iter().zip(&mut maps).zip(&best) {
+        let landmark_kib = map.memory_breakdown().landmarks as f64 / 1024.0;
+        let (e1, e4) = (edit_times(map, 1, 200), edit_times(map, 4, 100));
+        println!(
+            "| {name} | landmarks {k} | corners {:.1} µs | × first {:.2} | landmarks {landmark_kib:.0} KiB | edit 1 cell {:.1} µs, 4×4 {:.1} µs |",
+            micros(*b),
+            best[0].as_secs_f64() / b.as_secs_f64(),
+            micros(e1),
+            micros(e4),
+        );
+    }
 }
 
 /// Grid A\*'s path length.

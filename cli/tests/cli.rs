@@ -516,10 +516,10 @@ fn info_json_is_consistent() {
         );
         assert_eq!(u(exact, "components"), u(fast, "components"));
         assert!(u(exact, "components") >= 1);
-        // Exact mode searches its subgoal graph with landmarks kept at the subgoals (twice
-        // `Config::landmarks`, at most 16) and no clusters (these maps are too small for
-        // fast mode's clusters as well).
-        assert_eq!((u(exact, "landmarks"), u(exact, "clusters")), (16, 0));
+        // Exact mode searches its subgoal graph with landmarks kept at the subgoals (three
+        // times `Config::landmarks`, at most 24) and no clusters (these maps are too small
+        // for fast mode's clusters as well).
+        assert_eq!((u(exact, "landmarks"), u(exact, "clusters")), (24, 0));
         assert_eq!(u(fast, "landmarks"), 0);
         assert!(u(&exact["memory_parts"], "landmarks") > 0);
         assert_eq!(u(&fast["memory_parts"], "landmarks"), 0);

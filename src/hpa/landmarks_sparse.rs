@@ -54,7 +54,7 @@ use std::collections::BinaryHeap;
 /// A subgoal (or goal) no landmark distance has reached.
 const UNSET: u32 = u32::MAX;
 /// The most landmarks kept at subgoals.
-pub(crate) const MAX_SPARSE_LANDMARKS: usize = 16;
+pub(crate) const MAX_SPARSE_LANDMARKS: usize = 24;
 
 /// The lattice length of the octile walk between `a` and `b`: never more than 29 times
 /// its true length.

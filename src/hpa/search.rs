@@ -55,8 +55,17 @@ pub struct SearchContext {
     /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
     /// or the upward search from the subgoals it reached did (see
     /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
-    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`]).
-    goal_marks: Vec<(u32, f64, u32)>,
+    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`])
+    /// and the middle of the edge of the levels to it ([`DIRECT`] for none).
+    goal_marks: Vec<(u32, f64, u32, u32)>,
+    /// Per subgoal: the middle of the edge of the levels its search parent reached it by
+    /// ([`DIRECT`] for none), so that the corners unpack shortcuts without looking them up.
+    /// Read only for subgoals reached over the levels in the same query.
+    arc_middles: Vec<u32>,
+    /// Scratch of the subgoal corners: the route's subgoals with the middle of the edge to
+    /// each, and those subgoals with every shortcut unpacked.
+    route: Vec<(u32, u32)>,
+    hops: Vec<u32>,
     /// The locals that upward search reaches, by level (see `hpa::subgoals::levels`).
     by_level: [Vec<u32>; LEVELS],
     /// The goal's landmark row of the subgoal search under way (see
@@ -399,7 +408,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
-            self.goal_marks.fill((0, 0.0, DIRECT));
+            self.goal_marks.fill((0, 0.0, DIRECT, DIRECT));
             self.query = 1;
         }
         self.open.clear();
@@ -409,9 +418,16 @@ impl SearchContext {
         }
     }
 
-    /// Offers gate-graph node `node` (see [`offer`]).
+    /// Offers gate-graph node `node` (see [`offer`]). Returns whether it was taken (the
+    /// node reached for the first time or more cheaply).
     #[inline]
-    fn relax<R: Recorder>(&mut self, node: u32, g: f64, parent: u32, h: impl FnOnce() -> f64) {
+    fn relax<R: Recorder>(
+        &mut self,
+        node: u32,
+        g: f64,
+        parent: u32,
+        h: impl FnOnce() -> f64,
+    ) -> bool {
         let offered = offer(
             (&mut self.nodes, &mut self.open, self.query),
             node,
@@ -421,6 +437,7 @@ impl SearchContext {
         if let Some((kind, f)) = offered {
             note::<R>(&mut self.trace, kind, node, parent, g, f);
         }
+        offered.is_some()
     }
 
     /// The next gate-graph node to expand (see [`take`]).
@@ -711,7 +728,8 @@ impl SearchContext {
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
-            self.goal_marks.resize(n, (0, 0.0, DIRECT));
+            self.goal_marks.resize(n, (0, 0.0, DIRECT, DIRECT));
+            self.arc_middles.resize(n, DIRECT);
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
@@ -795,7 +813,7 @@ impl SearchContext {
             let m = &mut marks[id as usize];
             if m.0 != stamp || d < m.1 {
                 let first = m.0 != stamp;
-                *m = (stamp, d, DIRECT);
+                *m = (stamp, d, DIRECT, DIRECT);
                 if let Some(l) = levels.filter(|l| first && l.is_local(id)) {
                     buckets[l.level(id) as usize].push(id);
                 }
@@ -815,7 +833,7 @@ impl SearchContext {
                         let m = &mut marks[arc.to as usize];
                         if m.0 != stamp || dv < m.1 {
                             let first = m.0 != stamp;
-                            *m = (stamp, dv, id);
+                            *m = (stamp, dv, id, arc.via);
                             if first && l.is_local(arc.to) {
                                 let above = l.level(arc.to) as usize;
                                 debug_assert!(above > level, "an upward arc climbs");
@@ -886,7 +904,7 @@ impl SearchContext {
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
-            let (marked, to_goal, _) = self.goal_marks[n as usize];
+            let (marked, to_goal, ..) = self.goal_marks[n as usize];
             if marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
@@ -895,7 +913,9 @@ impl SearchContext {
                 Some(l) => {
                     for arc in l.arcs(n) {
                         let w = arc.weight() * per_unit;
-                        self.relax::<R>(arc.to, g + w, n, || bound(arc.to));
+                        if self.relax::<R>(arc.to, g + w, n, || bound(arc.to)) {
+                            self.arc_middles[arc.to as usize] = arc.via;
+                        }
                     }
                 }
                 None => {
@@ -914,7 +934,7 @@ impl SearchContext {
     /// it, so its bend is written out between the two waypoints. Shortcuts of the global
     /// level are unpacked into their two subgoal-graph hops.
     fn unwind_subgoals(
-        &self,
+        &mut self,
         graph: &SubgoalGraph,
         start: Cell,
         goal: Cell,
@@ -923,32 +943,44 @@ impl SearchContext {
     ) -> Vec<Cell> {
         let levels = graph.levels();
         // Subgoal IDs from the start to the one that met the goal's marks, then on down
-        // the marks' way to the goal; the edges of the levels unpacked.
+        // the marks' way to the goal, each with the middle of the edge that led to it;
+        // the edges of the levels unpacked.
         let met = self.nodes[t as usize].parent;
-        let mut back = vec![met];
+        let route = &mut self.route;
+        route.clear();
         let mut v = met;
+        route.push((v, self.arc_middles[v as usize]));
         while self.nodes[v as usize].parent != s {
             v = self.nodes[v as usize].parent;
-            back.push(v);
+            route.push((v, self.arc_middles[v as usize]));
         }
-        back.reverse();
+        // Reversed, each entry's middle is that of the edge to the next one: shift them.
+        route.reverse();
+        for i in 0..route.len() - 1 {
+            route[i].1 = route[i + 1].1;
+        }
         let mut down = met;
         loop {
-            let next = self.goal_marks[down as usize].2;
+            let (_, _, next, middle) = self.goal_marks[down as usize];
             if next == DIRECT {
                 break;
             }
-            back.push(next);
+            route.last_mut().expect("the route holds `met`").1 = middle;
+            route.push((next, DIRECT));
             down = next;
         }
-        let mut ids = vec![back[0]];
-        for pair in back.windows(2) {
+        let ids = &mut self.hops;
+        ids.clear();
+        ids.push(route[0].0);
+        for pair in route.windows(2) {
+            let ((a, middle), (b, _)) = (pair[0], pair[1]);
             match levels {
-                Some(l) => l.unpack(pair[0], pair[1], &mut ids),
-                None => ids.push(pair[1]),
+                Some(l) => l.unpack(a, middle, b, ids),
+                None => ids.push(b),
             }
         }
-        let mut out = vec![start];
+        let mut out = Vec::with_capacity(2 * ids.len() + 3);
+        out.push(start);
         let mut before = start;
         for (i, &id) in ids.iter().enumerate() {
             let here = graph.cell(id);

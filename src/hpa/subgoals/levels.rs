@@ -178,21 +178,37 @@ impl Levels {
         &self.arcs[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
     }
 
-    /// The subgoal-graph hops that the edge of the levels between `a` and `b` stands for,
-    /// appended to `out` after `a`: the inner subgoals, then `b`.
-    pub fn unpack(&self, a: u32, b: u32, out: &mut Vec<u32>) {
-        let via = self
-            .arcs(a)
+    /// The subgoal-graph hops that the edge of the levels between `a` and `b` with middle
+    /// `via` ([`DIRECT`] for no shortcut) stands for, appended to `out` after `a`: the inner
+    /// subgoals, then `b`. The search knows the middle of the edges it took; the middle
+    /// subgoal was contracted before both ends, so its edges to them are among its own
+    /// upward arcs, a short list, and no other list is searched.
+    pub fn unpack(&self, a: u32, via: u32, b: u32, out: &mut Vec<u32>) {
+        #[cfg(debug_assertions)]
+        assert_eq!(via, self.middle(a, b), "the middle of the edge {a} — {b}");
+        if via == DIRECT {
+            out.push(b);
+            return;
+        }
+        let middle_of = |end: u32| {
+            self.arcs(via)
+                .iter()
+                .find(|arc| arc.to == end)
+                .map_or(DIRECT, |arc| arc.via)
+        };
+        self.unpack(a, middle_of(a), via, out);
+        self.unpack(via, middle_of(b), b, out);
+    }
+
+    /// The middle of the edge of the levels between `a` and `b`, looked up in both ends'
+    /// lists: what [`Levels::unpack`] is checked against in debug builds.
+    #[cfg(debug_assertions)]
+    fn middle(&self, a: u32, b: u32) -> u32 {
+        self.arcs(a)
             .iter()
             .find(|arc| arc.to == b)
             .or_else(|| self.arcs(b).iter().find(|arc| arc.to == a))
-            .map_or(DIRECT, |arc| arc.via);
-        if via == DIRECT {
-            out.push(b);
-        } else {
-            self.unpack(a, via, out);
-            self.unpack(via, b, out);
-        }
+            .map_or(DIRECT, |arc| arc.via)
     }
 
     /// Heap bytes held.

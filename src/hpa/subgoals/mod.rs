@@ -162,12 +162,14 @@ impl SubgoalGraph {
     }
 
     /// Places landmarks on the subgoals for a layer configured with `k` per-cell ones and
-    /// computes their distances (see `hpa::landmarks_sparse`); 0 drops them. Twice as
-    /// many (at most 16) as configured: at the subgoals they cost about 1/60 of the
-    /// per-cell table's bytes, and 16 rather than 8 made Cauldron's queries 10 % faster
-    /// (Aftershock 4 %, w_woundedcoast even).
+    /// computes their distances (see `hpa::landmarks_sparse`); 0 drops them. Three times
+    /// as many (at most 24) as configured: at the subgoals they cost a few hundred KiB
+    /// (1.5 MiB on Cauldron). Measured with `--landmarks` of the subgoals bench (session 26,
+    /// shared machine, same-run ratios): 24 made corner queries 4–17 % faster than 16 on
+    /// all nine maps, 32 was no faster than 24; 8 was even to 1.17× slower than 16 and 4
+    /// 1.23–1.35× slower on the five slowest maps; edit times stayed within noise.
     pub fn build_landmarks(&mut self, k: usize) {
-        self.landmarks = SubgoalLandmarks::build(self, 2 * k);
+        self.landmarks = SubgoalLandmarks::build(self, 3 * k);
     }
 
     /// Splits the subgoals into two levels (see `levels.rs`), for the search.
