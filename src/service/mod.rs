@@ -8,7 +8,6 @@
 //! - `job`: one job's steps (search, flow field, closest position);
 //! - `closest`: the reachable position closest to a goal;
 //! - `watch`: edits against live paths (invalidation, repair, re-planning);
-//! - `index`: the delivered paths by the map buckets they pass (which paths an edit can reach);
 //! - `follow`: string-pulling along a delivered path;
 //! - `error`: [`ServiceError`].
 //!
@@ -122,8 +121,7 @@
 //! with [`PathService::advance`]) has a position that is no longer open, a step no longer
 //! legal, or a position whose cost changed gets one [`PathEvent::Invalidated`] and, when the
 //! request asked for repairs, a new search from that reported position, delivered as a
-//! fresh outcome. Only the paths an index of the map's buckets lists near the edit are
-//! checked (see docs/service.md, "Finding the paths an edit touches").
+//! fresh outcome.
 //!
 //! ## Edits that free ground
 //! An edit that opens or re-prices positions (a building removed, a road laid) may make a
@@ -145,7 +143,6 @@
 mod closest;
 mod error;
 mod follow;
-mod index;
 mod job;
 mod tick;
 mod types;
@@ -161,7 +158,6 @@ use crate::geom::{Cell, Rect};
 use crate::units::UnitId;
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
-use index::PathIndex;
 use std::collections::{BTreeMap, BTreeSet};
 use tick::{GroupKey, Lane, Recent};
 use watch::EditLog;
@@ -250,8 +246,6 @@ pub struct PathService {
     /// Delivered paths an edit that freed ground may have made longer than needed, waiting
     /// for idle lanes (see `watch::take_replans`).
     replans: BTreeSet<Ticket>,
-    /// The delivered paths by the map buckets they pass (which paths an edit can break).
-    paths: PathIndex,
     next_ticket: u64,
     next_job: u64,
     frame: u64,
@@ -265,7 +259,7 @@ impl PathService {
     }
 
     /// A service for `world` configured by `config`.
-    pub fn with_config(world: &World, config: ServiceConfig) -> Self {
+    pub fn with_config(_world: &World, config: ServiceConfig) -> Self {
         let lanes = config.lanes.max(1);
         PathService {
             config: ServiceConfig { lanes, ..config },
@@ -278,7 +272,6 @@ impl PathService {
             recent: Recent::default(),
             edits: EditLog::default(),
             replans: BTreeSet::new(),
-            paths: PathIndex::new(world.grid().width()),
             next_ticket: 0,
             next_job: 0,
             frame: 0,
@@ -344,7 +337,6 @@ impl PathService {
     /// Puts `ticket` in the next intake, pending from `start`.
     fn queue(&mut self, ticket: Ticket, request: Request, start: Cell) {
         *self.pending_per_unit.entry(request.unit).or_insert(0) += 1;
-        self.paths.remove(ticket);
         self.tickets.insert(
             ticket,
             TicketState::Pending {
@@ -372,7 +364,6 @@ impl PathService {
             .remove(&ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
         self.replans.remove(&ticket);
-        self.paths.remove(ticket);
         if let TicketState::Pending { request, job, .. } = state {
             if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
                 *n -= 1;
@@ -566,7 +557,6 @@ impl PathService {
                 .sum::<usize>();
         paths
             + fields
-            + self.paths.memory_bytes()
             + self.tickets.len() * std::mem::size_of::<(Ticket, TicketState)>()
             + self.intake.capacity() * std::mem::size_of::<Intake>()
     }

@@ -150,7 +150,6 @@ impl PathService {
             Budget::Time(d) => (usize::MAX, Some(now + d * 3 / 4)),
         };
         let mut report = TickReport::default();
-        super::watch::index_fresh_paths(self);
         super::watch::take_replans(self);
         // The intake may take up to a quarter of the budget: of the time, or of the units
         // (one per request taken in, counted in the tick's work).
@@ -405,10 +404,6 @@ impl PathService {
             }
         }
         let bounds = answer.outcome.path().and_then(|p| bounding_box(&p.cells));
-        if answer.outcome.path().is_some() {
-            // Indexed at the start of the next tick, inside its budget.
-            self.paths.defer(answer.ticket);
-        }
         *state = TicketState::Done {
             request,
             outcome: answer.outcome.clone(),
