@@ -589,3 +589,37 @@ fn bad_input_is_an_error_not_a_panic() {
         (0, 1, 2)
     );
 }
+
+#[test]
+fn packed_builds_and_estimates_refuse_bad_input_like_plain_ones() {
+    use QuadtreeError::*;
+    let off = [(Cell::new(1, 1), 0u8), (Cell::new(2, 5), 0u8)];
+    let oob = OutOfBounds {
+        cell: Cell::new(2, 5),
+        width: 5,
+        height: 5,
+    };
+    let built = QuadTree::build_packed(5, 5, SplitStopper::uniform(), off, |k| *k);
+    assert_eq!(built.unwrap_err(), oob);
+    let mut items = off;
+    let estimate =
+        QuadTree::<u8>::estimate_bytes_packed(5, 5, &SplitStopper::uniform(), &mut items);
+    assert_eq!(estimate.unwrap_err(), oob);
+    let zero = QuadTree::build_packed(0, 7, SplitStopper::uniform(), [], |k: &u8| *k);
+    assert_eq!(
+        zero.unwrap_err(),
+        BadSize {
+            width: 0,
+            height: 7
+        }
+    );
+    let mut none: [(Cell, u8); 0] = [];
+    let estimate = QuadTree::<u8>::estimate_bytes_packed(7, 0, &SplitStopper::uniform(), &mut none);
+    assert_eq!(
+        estimate.unwrap_err(),
+        BadSize {
+            width: 7,
+            height: 0
+        }
+    );
+}
