@@ -11,7 +11,9 @@ use super::landmarks::{GoalRow, Landmarks};
 use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
-use super::subgoals::{Reached, SubgoalGraph, DIRECT, LEVELS};
+use super::subgoals::{
+    allows, sector, turns, Reached, Sector, SubgoalGraph, DIRECT, LEVELS, NO_HOP,
+};
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
@@ -62,6 +64,10 @@ pub struct SearchContext {
     /// ([`DIRECT`] for none), so that the corners unpack shortcuts without looking them up.
     /// Read only for subgoals reached over the levels in the same query.
     arc_middles: Vec<u32>,
+    /// Per subgoal: the sector of the last subgoal-graph hop its search parent reached it
+    /// by, for the taut-path pruning (see `hpa::subgoals::taut`). Read only for subgoals
+    /// reached in the same query.
+    entered: Vec<Sector>,
     /// Scratch of the subgoal corners: the route's subgoals with the middle of the edge to
     /// each, and those subgoals with every shortcut unpacked.
     route: Vec<(u32, u32)>,
@@ -706,7 +712,9 @@ impl SearchContext {
     /// over the levels of the subgoals while the graph has them (see
     /// `hpa::subgoals::levels`). Without the landmarks it expands about three times as
     /// many subgoals and takes 1.5–3× as long (measured on brc202d, w_woundedcoast and
-    /// Aftershock).
+    /// Aftershock). An expanded subgoal relaxes only the hops after which the route may
+    /// still be shortest, given the hop it was entered by (taut-path pruning, see
+    /// `hpa::subgoals::taut`).
     pub(crate) fn open_subgoals(
         &mut self,
         maps: (&SubgoalGraph, &Grid),
@@ -730,6 +738,7 @@ impl SearchContext {
         if self.goal_marks.len() < n {
             self.goal_marks.resize(n, (0, 0.0, DIRECT, DIRECT));
             self.arc_middles.resize(n, DIRECT);
+            self.entered.resize(n, NO_HOP);
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
@@ -758,7 +767,16 @@ impl SearchContext {
             self.expand::<R>(t, d, s);
             return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
         }
-        // The ties are offered once the goal's scan has given their bounds.
+        // The ties are offered once the goal's scan has given their bounds; the hop each
+        // enters its subgoal by is the scan's (none for the start itself).
+        for &(_, id) in &ties {
+            let here = graph.cell(id);
+            self.entered[id as usize] = if here == start {
+                NO_HOP
+            } else {
+                sector(start, here)
+            };
+        }
         self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
             start: s,
@@ -865,19 +883,19 @@ impl SearchContext {
     /// shortest path, consecutive ones on one straight or diagonal run.
     pub(crate) fn step_subgoals(
         &mut self,
-        graph: &SubgoalGraph,
+        maps: (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
         open: OpenSearch,
         costs: &CostBands,
         max_expansions: usize,
     ) -> Stepped {
-        with_recorder!(self.step_subgoals_as(graph, (start, goal), open, costs, max_expansions))
+        with_recorder!(self.step_subgoals_as(maps, (start, goal), open, costs, max_expansions))
     }
 
     /// [`SearchContext::step_subgoals`] with recorder `R`.
     fn step_subgoals_as<R: Recorder>(
         &mut self,
-        graph: &SubgoalGraph,
+        (graph, grid): (&SubgoalGraph, &Grid),
         (start, goal): (Cell, Cell),
         open: OpenSearch,
         costs: &CostBands,
@@ -908,20 +926,34 @@ impl SearchContext {
             if marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
+            // Only the hops after which the route may still be shortest (see
+            // `hpa::subgoals::taut`).
+            let taut = turns(grid, here, self.entered[n as usize]);
             match levels {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
-                    for arc in l.arcs(n) {
-                        let w = arc.weight() * per_unit;
-                        if self.relax::<R>(arc.to, g + w, n, || bound(arc.to)) {
-                            self.arc_middles[arc.to as usize] = arc.via;
+                    let (ends, firsts, base) = l.arc_ends(n);
+                    for (k, (&first, end)) in firsts.iter().zip(ends).enumerate() {
+                        if !allows(taut, first) {
+                            continue;
+                        }
+                        let w = end.weight() * per_unit;
+                        if self.relax::<R>(end.to, g + w, n, || bound(end.to)) {
+                            let (middle, last) = l.taken(base + k);
+                            self.arc_middles[end.to as usize] = middle;
+                            self.entered[end.to as usize] = last;
                         }
                     }
                 }
                 None => {
                     for &v in graph.neighbours(n) {
                         let c = graph.cell(v);
-                        self.relax::<R>(v, g + octile(here, c), n, || bound(v));
+                        let hop = sector(here, c);
+                        if allows(taut, hop)
+                            && self.relax::<R>(v, g + octile(here, c), n, || bound(v))
+                        {
+                            self.entered[v as usize] = hop;
+                        }
                     }
                 }
             }

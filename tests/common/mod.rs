@@ -13,16 +13,20 @@ use std::collections::BinaryHeap;
 
 pub const SQRT2: f64 = std::f64::consts::SQRT_2;
 
+/// Whether (x,y) is on the grid.
+pub fn inside(grid: &Grid, x: i64, y: i64) -> bool {
+    x >= 0 && y >= 0 && x < grid.width() as i64 && y < grid.height() as i64
+}
+
+/// Whether (x,y) is on the grid and free.
+pub fn free_at(grid: &Grid, x: i64, y: i64) -> bool {
+    inside(grid, x, y) && grid.is_free(Cell::new(x as u32, y as u32))
+}
+
 /// Whether moving from (x,y) by (dx,dy) is legal: target free and, for diagonals, both
 /// side cells free.
 pub fn legal(grid: &Grid, x: i64, y: i64, dx: i64, dy: i64) -> bool {
-    let free = |x: i64, y: i64| {
-        x >= 0
-            && y >= 0
-            && x < grid.width() as i64
-            && y < grid.height() as i64
-            && grid.is_free(Cell::new(x as u32, y as u32))
-    };
+    let free = |x: i64, y: i64| free_at(grid, x, y);
     free(x + dx, y + dy) && (dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy)))
 }
 

@@ -31,6 +31,7 @@ mod service_props;
 mod service_scenarios;
 mod service_subgoals;
 mod subgoal_props;
+mod subgoal_taut;
 mod units_props;
 
 #[cfg(feature = "parallel")]

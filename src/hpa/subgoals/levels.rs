@@ -30,10 +30,11 @@
 //! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
 //! against Dijkstra with the levels on, and fails when shortcuts are left out.
 //!
-//! Arcs are stored in one CSR array of 12 bytes each: the far end, the middle of a
-//! shortcut, and the weight as counts of straight and diagonal steps (which add exactly;
-//! a subgoal whose shortcut would need more than 65535 of either stays global, and a map
-//! more than 65,536 cells a side gets no levels).
+//! Arcs are stored in one CSR array of 16 bytes each: the far end, the middle of a
+//! shortcut, the sectors of the first and last subgoal-graph hop it stands for (for the
+//! search's taut-path pruning, see `taut.rs`), and the weight as counts of straight and
+//! diagonal steps (which add exactly; a subgoal whose shortcut would need more than 65535
+//! of either stays global, and a map more than 65,536 cells a side gets no levels).
 //!
 //! # Edits
 //! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
@@ -44,6 +45,7 @@
 //! rebuilt after edits equal a fresh build's (tested by cell in
 //! `tests/suite/subgoal_props.rs`).
 
+use super::taut::{reversed, sector, Sector};
 use super::SubgoalGraph;
 use crate::geom::Cell;
 use std::f64::consts::SQRT_2;
@@ -68,14 +70,20 @@ const TIE: f64 = 1e-7;
 /// Subgoals contracted between two looks at the clock in a sliced build.
 const CLOCK_EVERY: usize = 8;
 
-/// An edge of the levels: its far end, for a shortcut its middle subgoal, and its weight
-/// as counts of straight and diagonal steps (12 bytes).
+/// An edge of the levels: its far end, for a shortcut its middle subgoal, its weight as
+/// counts of straight and diagonal steps, and the sectors (see `taut.rs`) of the first
+/// hop of the subgoal-graph path it stands for and of the last, which the search's
+/// taut-path pruning reads (16 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Arc {
     pub to: u32,
     pub via: u32,
     straight: u16,
     diagonal: u16,
+    /// The sector of the first hop, out of the arc's source.
+    pub first: Sector,
+    /// The sector of the last hop, into [`Arc::to`].
+    pub last: Sector,
 }
 
 impl Arc {
@@ -89,6 +97,18 @@ impl Arc {
             via: DIRECT,
             straight: (dx.max(dy) - dx.min(dy)) as u16,
             diagonal: dx.min(dy) as u16,
+            first: sector(a, b),
+            last: sector(a, b),
+        }
+    }
+
+    /// The same edge walked from its far end back to `to`.
+    fn reversed(self, to: u32) -> Self {
+        Arc {
+            to,
+            first: reversed(self.last),
+            last: reversed(self.first),
+            ..self
         }
     }
 
@@ -100,9 +120,39 @@ impl Arc {
             via,
             straight: first.straight.checked_add(second.straight)?,
             diagonal: first.diagonal.checked_add(second.diagonal)?,
+            first: first.first,
+            last: second.last,
         })
     }
 
+    /// The edge's weight in cells.
+    #[inline]
+    pub fn weight(self) -> f64 {
+        self.end().weight()
+    }
+
+    /// The far end and the weight: what the search reads of every arc.
+    #[inline]
+    fn end(self) -> ArcEnd {
+        ArcEnd {
+            to: self.to,
+            straight: self.straight,
+            diagonal: self.diagonal,
+        }
+    }
+}
+
+/// The part of an [`Arc`] the search reads for every arc of a subgoal it expands (that
+/// the pruning lets through): the far end and the weight (8 bytes). The rest is kept
+/// apart, so that an expansion reads 9 bytes an arc rather than 16.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ArcEnd {
+    pub to: u32,
+    straight: u16,
+    diagonal: u16,
+}
+
+impl ArcEnd {
     /// The edge's weight in cells.
     #[inline]
     pub fn weight(self) -> f64 {
@@ -118,10 +168,15 @@ pub(crate) struct Levels {
     /// Per subgoal ID: its level (a local's, fixed when it was contracted, is below that
     /// of every subgoal its upward edges lead to).
     level: Vec<u8>,
-    /// `arcs[offsets[id]..offsets[id + 1]]`: the upward edges of local `id`, the edges of
-    /// global `id` to other globals.
+    /// Arcs `offsets[id]..offsets[id + 1]`: the upward edges of local `id`, the edges of
+    /// global `id` to other globals, in four parallel arrays (see [`Arc`]): the far ends
+    /// with the weights, the first hops' sectors (read for every arc, by the pruning), and
+    /// the middles and last hops' sectors (read for the arcs a relaxation takes).
     offsets: Vec<u32>,
-    arcs: Vec<Arc>,
+    ends: Vec<ArcEnd>,
+    firsts: Vec<Sector>,
+    middles: Vec<u32>,
+    lasts: Vec<Sector>,
 }
 
 impl Levels {
@@ -144,7 +199,7 @@ impl Levels {
             .collect();
         local.sort_unstable();
         let mut arcs: Vec<_> = (0..n as u32)
-            .flat_map(|id| self.arcs(id).iter().map(move |&arc| (id, arc)))
+            .flat_map(|id| self.arcs(id).map(move |arc| (id, arc)))
             .map(|(id, arc)| {
                 let via = (arc.via != DIRECT).then(|| graph.cell(arc.via));
                 (
@@ -172,10 +227,42 @@ impl Levels {
         self.local[id as usize / 64] >> (id % 64) & 1 == 1
     }
 
+    /// The indices of the upward edges of local `id`, or of the edges of global `id` to
+    /// other globals, in the arc arrays.
+    #[inline]
+    fn range(&self, id: u32) -> std::ops::Range<usize> {
+        self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize
+    }
+
     /// The upward edges of local `id`, or the edges of global `id` to other globals.
     #[inline]
-    pub fn arcs(&self, id: u32) -> &[Arc] {
-        &self.arcs[self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize]
+    pub fn arcs(&self, id: u32) -> impl Iterator<Item = Arc> + '_ {
+        self.range(id).map(|i| {
+            let end = self.ends[i];
+            Arc {
+                to: end.to,
+                via: self.middles[i],
+                straight: end.straight,
+                diagonal: end.diagonal,
+                first: self.firsts[i],
+                last: self.lasts[i],
+            }
+        })
+    }
+
+    /// The arcs of [`Levels::arcs`] as the search reads them: the far ends with the
+    /// weights, the first hops' sectors, and the index of the first arc for
+    /// [`Levels::taken`].
+    #[inline]
+    pub fn arc_ends(&self, id: u32) -> (&[ArcEnd], &[Sector], usize) {
+        let r = self.range(id);
+        (&self.ends[r.clone()], &self.firsts[r.clone()], r.start)
+    }
+
+    /// The middle (or [`DIRECT`]) and the last hop's sector of arc `i`.
+    #[inline]
+    pub fn taken(&self, i: usize) -> (u32, Sector) {
+        (self.middles[i], self.lasts[i])
     }
 
     /// The subgoal-graph hops that the edge of the levels between `a` and `b` with middle
@@ -192,7 +279,6 @@ impl Levels {
         }
         let middle_of = |end: u32| {
             self.arcs(via)
-                .iter()
                 .find(|arc| arc.to == end)
                 .map_or(DIRECT, |arc| arc.via)
         };
@@ -205,9 +291,8 @@ impl Levels {
     #[cfg(debug_assertions)]
     fn middle(&self, a: u32, b: u32) -> u32 {
         self.arcs(a)
-            .iter()
             .find(|arc| arc.to == b)
-            .or_else(|| self.arcs(b).iter().find(|arc| arc.to == a))
+            .or_else(|| self.arcs(b).find(|arc| arc.to == a))
             .map_or(DIRECT, |arc| arc.via)
     }
 
@@ -216,12 +301,15 @@ impl Levels {
         self.local.capacity() * 8
             + self.level.capacity()
             + self.offsets.capacity() * 4
-            + self.arcs.capacity() * std::mem::size_of::<Arc>()
+            + self.ends.capacity() * std::mem::size_of::<ArcEnd>()
+            + self.firsts.capacity()
+            + self.middles.capacity() * 4
+            + self.lasts.capacity()
     }
 
     /// Number of arcs.
     pub fn arc_count(&self) -> usize {
-        self.arcs.len()
+        self.ends.len()
     }
 
     /// Number of global (uncontracted) subgoal slots.
@@ -346,7 +434,7 @@ impl Contraction {
                     });
                 if !witnessed {
                     // `x` leads from `v` to `a`: the same steps lead back.
-                    match Arc::joined(Arc { to: a, ..*x }, *y, v) {
+                    match Arc::joined(x.reversed(v), *y, v) {
                         Some(arc) => out.push((a, arc)),
                         None => fits = false,
                     }
@@ -377,7 +465,7 @@ impl Contraction {
         for &(a, arc) in shortcuts {
             let b = arc.to;
             for (p, q) in [(a, b), (b, a)] {
-                let arc = Arc { to: q, ..arc };
+                let arc = if p == a { arc } else { arc.reversed(q) };
                 match self.adj[p as usize].iter_mut().find(|old| old.to == q) {
                     Some(old) if old.weight() > arc.weight() => *old = arc,
                     Some(_) => {}
@@ -394,19 +482,28 @@ impl Contraction {
             local: vec![0; n.div_ceil(64)],
             level: self.level,
             offsets: Vec::with_capacity(n + 1),
-            arcs: Vec::new(),
+            ..Levels::default()
         };
         levels.offsets.push(0);
         for id in 0..n {
-            if self.local[id] {
+            let arcs = if self.local[id] {
                 levels.local[id / 64] |= 1 << (id % 64);
-                levels.arcs.extend_from_slice(&self.up[id]);
+                &self.up[id]
             } else {
-                levels.arcs.extend_from_slice(&self.adj[id]);
+                &self.adj[id]
+            };
+            for &arc in arcs {
+                levels.ends.push(arc.end());
+                levels.firsts.push(arc.first);
+                levels.middles.push(arc.via);
+                levels.lasts.push(arc.last);
             }
-            levels.offsets.push(levels.arcs.len() as u32);
+            levels.offsets.push(levels.ends.len() as u32);
         }
-        levels.arcs.shrink_to_fit();
+        levels.ends.shrink_to_fit();
+        levels.firsts.shrink_to_fit();
+        levels.middles.shrink_to_fit();
+        levels.lasts.shrink_to_fit();
         levels
     }
 }

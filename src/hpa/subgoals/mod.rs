@@ -61,6 +61,7 @@ mod field;
 mod levels;
 mod lines;
 mod scan;
+mod taut;
 
 use super::landmarks_sparse::SubgoalLandmarks;
 use super::map::morton;
@@ -74,6 +75,7 @@ use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
 use std::time::Instant;
+pub(crate) use taut::{allows, sector, turns, Sector, NO_HOP};
 
 /// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
 /// smaller cell first): what a test compares an edited graph and a fresh build by.

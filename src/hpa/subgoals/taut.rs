@@ -1,0 +1,266 @@
+//! Taut-path pruning of the subgoal search (after Uras and Koenig): a subgoal `s` reached
+//! over a hop from `p` relaxes only the hops `s → t` after which the route may still be
+//! a shortest one, judged from the moves of the two hops and the blocked cells diagonal
+//! to `s`.
+//!
+//! # Hops and their moves
+//! A *hop* is an edge of the subgoal graph, or a tie of the start or the goal to a subgoal
+//! its cone scan reached: two cells `a`, `b` with `d = b − a`, walked in
+//! `min(|dx|, |dy|)` diagonal moves `D` and `||dx| − |dy||` straight moves `C` (one kind
+//! may be absent). Its *sector* names that set of moves: one of the eight directions, or
+//! the octant between two neighbouring ones.
+//!
+//! **Lemma 1 (every order is legal).** Every ordering of a hop's moves is a legal path
+//! (free cells, no corner cut). The cone scan from `a` reports `b = a + i·D + r·C` at the
+//! end of the run from the diagonal cell `d_i = a + i·D`, and runs never grow, so every
+//! cell `a + i'·D + j'·C` with `i' ≤ i`, `j' ≤ r` (the *parallelogram*) is free, and those
+//! with `j' < r` are passed by a run and so are no subgoals (nor are `d_1 … d_i` when
+//! `r ≥ 1`, nor `d_1 … d_(i−1)`: the walk stops at a subgoal). A diagonal move inside the
+//! parallelogram, from `u = a + i'·D + j'·C`, has the corner cells `u + C` and
+//! `u + D − C`, inside it unless `j' = r` or `j' = 0`. At `j' = 0` the move is the scan's
+//! own diagonal step, checked. At `j' = r ≥ 1` the corner `u + C` is outside; were it
+//! blocked, the cell `z = u + D − C` (run cell `j' = r − 1` of `d_(i'+1)`) would have
+//! the blocked cell `u + C` diagonal to it and the free cells `u + D` and `u` beside that
+//! diagonal: a subgoal where none can be. So the corner is free. The statement is
+//! symmetric in `a` and `b`, so it holds whichever end's scan found the hop.
+//!
+//! **Lemma 2 (a bad turn can be cut).** Let a path enter `s` by move `m₁` from
+//! `a = s − m₁` and leave it by move `m₂` to `b = s + m₂`. If the angle between `m₁` and
+//! `m₂` is 90° or more, then `a → s → b` can be replaced by a strictly shorter legal path,
+//! except when both moves are straight and the cell `s + m₂ − m₁` is blocked:
+//! - 180°: `b = a`, drop the loop;
+//! - 135° (one straight, one diagonal): `b − a` is one straight move, 1 < 1 + √2;
+//! - 90°, both diagonal: `b − a = 2e` for a straight `e`, and `a + e` is a corner cell of
+//!   the legal move `m₁`, so `a → a + e → b` is legal, 2 < 2√2;
+//! - 90°, both straight: the diagonal move `a → b` (√2 < 2) has the corner cells `s` and
+//!   `s + m₂ − m₁`; legal unless the latter is blocked (`s` then wraps that corner).
+//!
+//! Call the pair `(m₁, m₂)` *admissible* at `s` when the angle is at most 45°, or when
+//! both are straight, at 90°, and `s + m₂ − m₁` is blocked (or off the map).
+//!
+//! # The rule
+//! Expanding `s` entered over the hop of sector `M₁`, the search relaxes a hop of sector
+//! `M₂` out of `s` only if **every** pair `m₁ ∈ M₁`, `m₂ ∈ M₂` is admissible. (The goal is
+//! always offered, and a subgoal entered with no hop, the start itself, relaxes every
+//! hop.)
+//!
+//! # Why the search stays exact
+//! Say `s` is closed with its optimal cost `g(s)` (over the graph the search crosses) and
+//! lies on a shortest route to the goal, and its recorded hop enters it from `p`. A
+//! shortest continuation from `s` exists whose first hop `s → t` is an edge (the subgoal
+//! theorem, see `hpa::subgoals`; over the levels the contraction argument of `levels.rs`
+//! gives one whose first arc leaves `s` upwards or along a global edge, and `t` is the
+//! first subgoal of that arc unpacked), unless `s` reaches the goal directly, which the
+//! goal's marks offer. The route `start ⇝ p → s → t ⇝ goal` with *any* ordering of the
+//! moves of the hops `p → s` and `s → t` (all legal by Lemma 1) is as long as a shortest
+//! route, so it cannot be cut: by Lemma 2 the last move into `s` and the first move out of
+//! it are admissible, and since every ordering is legal, every pair of `M₁ × M₂` is. So
+//! the rule keeps `s → t`, and `t` is reached at its optimal cost. Pops never decrease
+//! (consistent bound), so `t` cannot have been closed earlier at a higher cost (it would
+//! have popped with a key above `s`'s). This holds for whichever optimal parent `s`
+//! recorded, so ties need no care; following such hops from the start reaches the goal
+//! at the optimal cost before any longer route can pop.
+//!
+//! Over the levels the rule reads an arc's *first* hop (out of its source) and *last*
+//! hop (into its far end), which a shortcut takes from the arcs it joins.
+//! `tests/suite/subgoal_props.rs` checks paths against Dijkstra with and without the
+//! levels; dropping the corner exception of Lemma 2 makes it fail.
+
+use crate::geom::Cell;
+use crate::grid::Grid;
+
+/// A sector: the moves of a hop. `0..8` one direction of [`DIRECTIONS`], `8 + k` the two
+/// directions `k` and `k + 1`; [`NO_HOP`] for a subgoal entered with no hop.
+pub(crate) type Sector = u8;
+
+/// The sector of a subgoal entered with no hop (the start itself): it prunes nothing.
+pub(crate) const NO_HOP: Sector = 16;
+
+/// The eight moves, turning 45° from one to the next; even indices are straight.
+const DIRECTIONS: [(i32, i32); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
+/// The index in [`DIRECTIONS`] of the move `(sx, sy)` (each −1, 0 or 1, not both 0).
+const fn direction(sx: i32, sy: i32) -> u8 {
+    let mut k = 0;
+    while k < 8 {
+        if DIRECTIONS[k].0 == sx && DIRECTIONS[k].1 == sy {
+            return k as u8;
+        }
+        k += 1;
+    }
+    panic!("not a move")
+}
+
+/// The sector of the hop from `a` to `b` (distinct cells).
+#[inline]
+pub(crate) fn sector(a: Cell, b: Cell) -> Sector {
+    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
+    debug_assert!(dx != 0 || dy != 0, "a hop joins two cells");
+    let (sx, sy) = (dx.signum() as i32, dy.signum() as i32);
+    let (ax, ay) = (dx.abs(), dy.abs());
+    if ax == ay || ax == 0 || ay == 0 {
+        return direction(sx, sy);
+    }
+    let diagonal = direction(sx, sy);
+    let straight = if ax > ay {
+        direction(sx, 0)
+    } else {
+        direction(0, sy)
+    };
+    // The octant between two neighbouring directions is named by the first, turning
+    // in index order.
+    8 + if (straight + 1) % 8 == diagonal {
+        straight
+    } else {
+        diagonal
+    }
+}
+
+/// The sector of the same hop walked the other way.
+#[inline]
+pub(crate) fn reversed(s: Sector) -> Sector {
+    match s {
+        0..8 => (s + 4) % 8,
+        8..16 => 8 + (s - 8 + 4) % 8,
+        _ => NO_HOP,
+    }
+}
+
+/// The directions of sector `s`'s moves, as a bit set.
+const fn moves(s: usize) -> u8 {
+    if s < 8 {
+        1 << s
+    } else {
+        (1 << (s - 8)) | (1 << ((s - 7) % 8))
+    }
+}
+
+/// Whether the pair (enter by move `i`, leave by move `j`) is admissible at a subgoal
+/// whose diagonal neighbours in `blocked` (bit `k / 2` for the diagonal direction `k`)
+/// are blocked (Lemma 2 of the module docs).
+const fn admissible(i: usize, j: usize, blocked: usize) -> bool {
+    let turn = (j + 8 - i) % 8;
+    let angle = if turn > 4 { 8 - turn } else { turn };
+    if angle <= 1 {
+        return true;
+    }
+    if angle != 2 || i % 2 == 1 {
+        return false;
+    }
+    // Both straight at 90°: the corner `s + m₂ − m₁` is the diagonal between them.
+    let corner = direction(
+        DIRECTIONS[j].0 - DIRECTIONS[i].0,
+        DIRECTIONS[j].1 - DIRECTIONS[i].1,
+    ) as usize;
+    blocked >> (corner / 2) & 1 == 1
+}
+
+/// `TURNS[blocked][entered]`: the sectors a subgoal with blocked diagonal neighbours
+/// `blocked` may leave by after entering by sector `entered`, as a bit set.
+static TURNS: [[u16; 17]; 16] = turns_table();
+
+const fn turns_table() -> [[u16; 17]; 16] {
+    let mut table = [[0u16; 17]; 16];
+    let mut blocked = 0;
+    while blocked < 16 {
+        table[blocked][NO_HOP as usize] = u16::MAX;
+        let mut entered = 0;
+        while entered < 16 {
+            let mut out = 0;
+            while out < 16 {
+                let (m1, m2) = (moves(entered), moves(out));
+                let mut all = true;
+                let mut i = 0;
+                while i < 8 {
+                    let mut j = 0;
+                    while j < 8 {
+                        if m1 >> i & 1 == 1 && m2 >> j & 1 == 1 && !admissible(i, j, blocked) {
+                            all = false;
+                        }
+                        j += 1;
+                    }
+                    i += 1;
+                }
+                if all {
+                    table[blocked][entered] |= 1 << out;
+                }
+                out += 1;
+            }
+            entered += 1;
+        }
+        blocked += 1;
+    }
+    table
+}
+
+/// The sectors subgoal `s` of `grid` may be left by, as a bit set, after it was entered
+/// by a hop of sector `entered` (see the module docs).
+#[inline]
+pub(crate) fn turns(grid: &Grid, s: Cell, entered: Sector) -> u16 {
+    if entered == NO_HOP {
+        return u16::MAX;
+    }
+    let (x, y) = (s.x as i64, s.y as i64);
+    let mut blocked = 0;
+    for k in 0..4 {
+        let (dx, dy) = DIRECTIONS[2 * k + 1];
+        blocked |= usize::from(!grid.is_free_at(x + dx as i64, y + dy as i64)) << k;
+    }
+    TURNS[blocked][entered as usize]
+}
+
+/// Whether sector `out` is among the set `turns` (see [`turns`]).
+#[inline]
+pub(crate) fn allows(turns: u16, out: Sector) -> bool {
+    turns >> out & 1 == 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sectors_name_their_moves() {
+        let at = |x, y| Cell::new(10 + x as u32, 10 + y as u32);
+        let o = Cell::new(10, 10);
+        assert_eq!(sector(o, Cell::new(15, 10)), 0);
+        assert_eq!(sector(o, Cell::new(13, 13)), 1);
+        assert_eq!(sector(o, Cell::new(5, 10)), 4);
+        // Moves (1,0) and (1,1): the octant after direction 0.
+        assert_eq!(sector(o, Cell::new(15, 12)), 8);
+        // Moves (0,1) and (1,1): the octant after direction 1.
+        assert_eq!(sector(o, Cell::new(12, 15)), 9);
+        for (x, y) in [(5, 2), (-3, 7), (4, -4), (0, -2), (-6, -1)] {
+            let s = sector(o, at(x, y));
+            assert_eq!(reversed(s), sector(at(x, y), o));
+            assert_eq!(reversed(reversed(s)), s);
+        }
+    }
+
+    #[test]
+    fn turns_keep_straight_routes_and_corner_wraps_only() {
+        // Entering east (direction 0) into an open subgoal: straight on or 45° only.
+        let open = TURNS[0][0];
+        for out in 0..16u8 {
+            let bits = moves(out as usize);
+            let expected = bits & !0b1000_0011 == 0;
+            assert_eq!(allows(open, out), expected, "sector {out}");
+        }
+        // Turning to (0, -1) needs the corner (-1, -1), diagonal 5: bit 2.
+        assert!(!allows(TURNS[0][0], 6));
+        assert!(allows(TURNS[1 << 2][0], 6));
+        assert!(!allows(TURNS[1 << 3][0], 6));
+        // Entering diagonally never turns 90°.
+        assert!(!allows(TURNS[15][1], 3));
+        assert!(!allows(TURNS[15][1], 7));
+    }
+}
