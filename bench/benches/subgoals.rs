@@ -8,7 +8,8 @@
 //! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
 //! times over, the subgoal layer's also apart: blocking and freeing a cell, placing and
 //! removing a building; `--no-edits` leaves them and the levels' rebuild time out of a
-//! `--profile` loop; `--landmarks 2,4,8`: only corner queries of subgoal layers built with
+//! `--profile` loop, and first compare the subgoal layer as built, without a gate graph,
+//! with the same layer keeping one; `--landmarks 2,4,8`: only corner queries of subgoal layers built with
 //! each `Config::landmarks`, alternated query by query, with their landmark bytes and edit
 //! times, so that the landmark count is chosen on one run's ratios.)
 //!
@@ -144,6 +145,48 @@ fn edit_medians(map: &mut HpaMap, rounds: usize) -> String {
     )
 }
 
+/// `--edits`: a subgoal layer as built (no gate graph) against the same layer keeping its
+/// gate graph (asked for by a flow field, as before session 27): build time (the kept one
+/// rebuilt by `compact`, which keeps what was asked), bytes of the leaves and the gates, and
+/// the medians of one-cell and 4×4 edits, the two layers alternated in slices of 20.
+fn lean_against_kept_gates(name: &str, grid: &Grid, rounds: usize) -> String {
+    let t = Instant::now();
+    let mut lean = HpaMap::new(grid.clone(), Config::exact()).unwrap();
+    let lean_build = t.elapsed();
+    let mut kept = HpaMap::new(grid.clone(), Config::exact()).unwrap();
+    let goal = grid.free_cells().next().expect("a free cell");
+    kept.flow_field(goal).unwrap();
+    let t = Instant::now();
+    kept.compact().unwrap();
+    let kept_build = t.elapsed();
+    let (mut lean_times, mut kept_times) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
+    for _ in 0..10 * rounds {
+        for (k, side) in [(0, 1), (1, 4)] {
+            let (a, b) = edit_times_apart(&mut lean, side, 20);
+            lean_times[k].extend(a.into_iter().chain(b));
+            let (a, b) = edit_times_apart(&mut kept, side, 20);
+            kept_times[k].extend(a.into_iter().chain(b));
+        }
+    }
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let (l, k) = (lean.memory_breakdown(), kept.memory_breakdown());
+    let [l1, l4] = lean_times.map(|v| micros(median(v)));
+    let [k1, k4] = kept_times.map(|v| micros(median(v)));
+    format!(
+        "| {name} lean / kept gates | build {:.0} / {:.0} ms | MiB {:.1} / {:.1} (leaves {:.1} / {:.1}, gates {:.1} / {:.1}) | 1 cell {l1:.1} / {k1:.1} µs ({:.2}×) | 4×4 {l4:.1} / {k4:.1} µs ({:.2}×) |",
+        lean_build.as_secs_f64() * 1e3,
+        kept_build.as_secs_f64() * 1e3,
+        mib(l.total()),
+        mib(k.total()),
+        mib(l.leaves),
+        mib(k.leaves),
+        mib(l.gates),
+        mib(k.gates),
+        l1 / k1,
+        l4 / k4,
+    )
+}
+
 fn main() {
     let args = args();
     // `QUADPATH_SHARED_MAPS` points elsewhere (a git worktree has no `../shared`).
@@ -197,6 +240,7 @@ fn main() {
         }
         let (gates, gates_build) = build(Config::exact().with_subgoals(false));
         if let Some(rounds) = args.edits {
+            println!("{}", lean_against_kept_gates(name, &grid, rounds));
             let (mut gates, mut subgoals) = (gates, subgoals);
             println!(
                 "| {name} subgoal edits apart | {} |",

@@ -7,8 +7,13 @@
 //! that meet merge; a search that runs out of leaves while another is still going has found
 //! a piece that broke off, and only that piece is relabelled. When nothing splits, the
 //! searches meet within a few leaves of the edit.
+//!
+//! Which leaves touch comes from a [`LeafAdjacency`] (`adjacency`): the gate graph's
+//! crossings, or the quadtree's neighbours on a layer that keeps no gate graph. Both list
+//! the same leaves, so the labels do not depend on which one a layer walks.
 
-use super::graph::{slot_id, GateGraph, LeafId, SlotId};
+use super::adjacency::LeafAdjacency;
+use super::graph::{slot_id, LeafId, SlotId};
 use std::collections::VecDeque;
 
 slot_id!(
@@ -48,7 +53,7 @@ impl Components {
     }
 
     /// Grows the per-leaf tables to the graph's leaf slots.
-    fn fit(&mut self, g: &GateGraph) {
+    fn fit(&mut self, g: &impl LeafAdjacency) {
         let n = g.leaf_capacity();
         if self.label.len() < n {
             self.label.resize(n, None);
@@ -104,22 +109,28 @@ impl Components {
 
     #[cfg(any(test, feature = "testing"))]
     /// Checks that every live leaf has a live label, that the stored sizes match, and that
-    /// no crossing joins two components. For tests.
-    pub fn check(&self, g: &GateGraph) -> Result<(), String> {
+    /// no two joined leaves are in different components. For tests.
+    pub fn check(&self, g: &impl LeafAdjacency) -> Result<(), String> {
         let mut counted = vec![0u32; self.sizes.len()];
-        for (leaf, l) in g.leaves() {
+        let (mut leaves, mut next) = (Vec::new(), Vec::new());
+        g.live_leaves(&mut leaves);
+        for &leaf in &leaves {
             let Some(label) = self.label.get(leaf.index()).copied().flatten() else {
-                return Err(format!("leaf {} has no component", l.id));
+                return Err(format!("leaf slot {} has no component", leaf.index()));
             };
             if label.index() >= counted.len() || self.free.contains(&label) {
-                return Err(format!("leaf {} has a dead label {label:?}", l.id));
+                return Err(format!(
+                    "leaf slot {} has a dead label {label:?}",
+                    leaf.index()
+                ));
             }
             counted[label.index()] += 1;
-            if let Some(o) = g.linked_leaves(leaf).find(|&o| !self.same(leaf, o)) {
+            g.neighbours(leaf, &mut next);
+            if let Some(o) = next.iter().find(|&&o| !self.same(leaf, o)) {
                 return Err(format!(
-                    "a crossing joins leaf {} to {} of another component",
-                    l.id,
-                    g.leaf(o).id
+                    "leaf slot {} is joined to slot {} of another component",
+                    leaf.index(),
+                    o.index()
                 ));
             }
         }
@@ -132,10 +143,11 @@ impl Components {
     }
 
     /// Labels every free leaf from scratch.
-    pub fn label_all(&mut self, g: &GateGraph) {
+    pub fn label_all(&mut self, g: &impl LeafAdjacency) {
         *self = Components::default();
         self.fit(g);
-        let leaves: Vec<LeafId> = g.leaves().map(|(id, _)| id).collect();
+        let mut leaves = Vec::new();
+        g.live_leaves(&mut leaves);
         for leaf in leaves {
             if self.label[leaf.index()].is_none() {
                 let label = self.fresh();
@@ -146,12 +158,20 @@ impl Components {
 
     /// Relabels, from `start`, every leaf reachable through leaves labelled `from`
     /// (starting leaf included), to `to`; returns how many.
-    fn flood(&mut self, g: &GateGraph, start: LeafId, from: Option<Label>, to: Label) -> u32 {
+    fn flood(
+        &mut self,
+        g: &impl LeafAdjacency,
+        start: LeafId,
+        from: Option<Label>,
+        to: Label,
+    ) -> u32 {
         let mut stack = vec![start];
         self.set(start, to);
         let mut n = 1;
+        let mut next = Vec::new();
         while let Some(s) = stack.pop() {
-            for o in g.linked_leaves(s) {
+            g.neighbours(s, &mut next);
+            for &o in &next {
                 if self.label[o.index()] == from {
                     self.set(o, to);
                     stack.push(o);
@@ -170,13 +190,12 @@ impl Components {
     ///
     /// Mid-batch, one old component may lie in several pieces that only the new leaves
     /// join, so every neighbour with a foreign label floods its own piece.
-    pub fn absorb_new_leaves(&mut self, g: &GateGraph, created: &[LeafId]) {
+    pub fn absorb_new_leaves(&mut self, g: &impl LeafAdjacency, created: &[LeafId]) {
         self.fit(g);
+        let mut neighbours = Vec::new();
         for &leaf in created {
-            let neighbours: Vec<LeafId> = g
-                .linked_leaves(leaf)
-                .filter(|&o| self.label[o.index()].is_some())
-                .collect();
+            g.neighbours(leaf, &mut neighbours);
+            neighbours.retain(|&o| self.label[o.index()].is_some());
             let Some(keep) = neighbours
                 .iter()
                 .map(|&o| self.of(o))
@@ -187,7 +206,7 @@ impl Components {
                 self.resize(label, 1);
                 continue;
             };
-            for o in neighbours {
+            for &o in &neighbours {
                 let label = self.of(o);
                 if label != keep {
                     self.flood(g, o, Some(label), keep);
@@ -200,7 +219,7 @@ impl Components {
 
     /// After cells were blocked: finds the pieces that broke off the components of `seeds`
     /// (free leaves next to the change) and gives each a label of its own.
-    pub fn split_off(&mut self, g: &GateGraph, seeds: &[LeafId]) {
+    pub fn split_off(&mut self, g: &impl LeafAdjacency, seeds: &[LeafId]) {
         self.fit(g);
         let mut by_label: Vec<(Label, LeafId)> = seeds.iter().map(|&s| (self.of(s), s)).collect();
         by_label.sort_unstable();
@@ -213,7 +232,7 @@ impl Components {
         }
     }
 
-    fn lockstep(&mut self, g: &GateGraph, label: Label, seeds: &[LeafId]) {
+    fn lockstep(&mut self, g: &impl LeafAdjacency, label: Label, seeds: &[LeafId]) {
         struct Search {
             queue: VecDeque<LeafId>,
             members: Vec<LeafId>,
@@ -253,8 +272,7 @@ impl Components {
                 continue;
             }
             let s = searches[turn].queue.pop_front().unwrap();
-            next.clear();
-            next.extend(g.linked_leaves(s));
+            g.neighbours(s, &mut next);
             for &o in &next {
                 let mark = self.mark[o.index()];
                 if mark >> 32 != epoch {

@@ -1,6 +1,7 @@
 //! Edits and refreshes: cells blocked and freed, the leaves around them rebuilt, and the
 //! deferred work (cluster routes, landmark columns) done when the caller chooses.
 
+use super::adjacency::TreeAdjacency;
 use super::costs::BLOCKED;
 use super::error::EditError;
 use super::graph::LeafId;
@@ -251,7 +252,7 @@ impl HpaMap {
             for &c in blocking.iter().chain(freeing).chain(recosting) {
                 write(&mut grid, c);
             }
-            if let Ok(fresh) = HpaMap::with_costs(grid, self.costs().clone(), self.config) {
+            if let Ok(fresh) = self.rebuilt(grid) {
                 *self = fresh;
                 report.rebuilt = true;
                 return report;
@@ -328,8 +329,10 @@ impl HpaMap {
         }
         debug_assert!(!(edit.blocked && edit.freed), "one way per edit");
         self.revision = super::map::next_revision();
+        self.adopt_asked_gates();
         self.update(edit.blocked);
         self.update_subgoals(&edit.raised, &edit.lowered);
+        self.settle_gates();
         // Blocked cells and dearer ones only lengthen distances, which the landmark
         // columns survive as they are; freed and cheaper ones need a repair.
         self.landmarks
@@ -492,7 +495,7 @@ impl HpaMap {
     /// [`Config::max_memory`](crate::Config::max_memory)); the map is then left as it was.
     pub fn compact(&mut self) -> Result<usize, crate::BuildError> {
         let before = self.memory_bytes();
-        let fresh = HpaMap::with_costs(self.grid.clone(), self.costs().clone(), self.config)?;
+        let fresh = self.rebuilt(self.grid.clone())?;
         *self = fresh;
         Ok(before.saturating_sub(self.memory_bytes()))
     }
@@ -708,16 +711,18 @@ impl HpaMap {
         for (id, _, neighbours) in &mut around {
             *neighbours = self.free_neighbours(*id);
         }
-        for (_, leaf, neighbours) in &around {
-            let Some(a) = *leaf else { continue };
-            for &b in neighbours {
-                let b_id = self.graph.leaf(b).id;
-                if !created.contains_key(&b_id) || self.graph.leaf(a).id < b_id {
-                    self.connect(a, b);
+        if self.linked {
+            for (_, leaf, neighbours) in &around {
+                let Some(a) = *leaf else { continue };
+                for &b in neighbours {
+                    let b_id = self.graph.leaf(b).id;
+                    if !created.contains_key(&b_id) || self.graph.leaf(a).id < b_id {
+                        self.connect(a, b);
+                    }
                 }
             }
+            self.refresh_corner_crossings(&created);
         }
-        self.refresh_corner_crossings(&created);
         if let Some(clusters) = &mut self.clusters {
             let shape = self.tree.shape();
             for &leaf in &new_free {
@@ -730,14 +735,25 @@ impl HpaMap {
                 }
             }
         }
-        self.components.absorb_new_leaves(&self.graph, &new_free);
-        if blocking {
-            // Free leaves next to the change: new ones, and those around new blocked leaves.
-            let mut seeds = new_free;
+        // Free leaves next to the change, where a component may have split: new ones,
+        // and those around new blocked leaves.
+        let seeds = blocking.then(|| {
+            let mut seeds = new_free.clone();
             for (_, _, neighbours) in around.iter().filter(|(_, leaf, _)| leaf.is_none()) {
                 seeds.extend_from_slice(neighbours);
             }
-            self.components.split_off(&self.graph, &seeds);
+            seeds
+        });
+        match self.linked {
+            true => update_components(&mut self.components, &*self.graph, &new_free, seeds),
+            false => {
+                let adjacency = TreeAdjacency {
+                    graph: &self.graph,
+                    tree: &self.tree,
+                    grid: &self.grid,
+                };
+                update_components(&mut self.components, &adjacency, &new_free, seeds);
+            }
         }
     }
 
@@ -795,6 +811,20 @@ impl HpaMap {
         out.sort_unstable();
         out.dedup();
         out
+    }
+}
+
+/// Labels the new free leaves `created`, then, after cells were blocked, splits off the
+/// pieces that broke away from the components of `seeds` (see `Components`).
+fn update_components(
+    components: &mut super::components::Components,
+    adjacency: &impl super::adjacency::LeafAdjacency,
+    created: &[LeafId],
+    seeds: Option<Vec<LeafId>>,
+) {
+    components.absorb_new_leaves(adjacency, created);
+    if let Some(seeds) = seeds {
+        components.split_off(adjacency, &seeds);
     }
 }
 

@@ -248,11 +248,16 @@ impl GateGraph {
 
     /// An upper bound, in practice, on the heap bytes of the graph over free leaves
     /// `leaves` of a `width`×`height` map, from their sizes alone: every cell on a leaf's
-    /// border counted as a gate, vectors at their growth capacity.
-    pub fn estimate_bytes(leaves: impl Iterator<Item = Rect>) -> usize {
+    /// border counted as a gate, vectors at their growth capacity. With `gates` false, the
+    /// leaves alone (a layer that keeps no gate graph, see `HpaMap::keeps_gate_graph`).
+    pub fn estimate_bytes(leaves: impl Iterator<Item = Rect>, gates: bool) -> usize {
         use std::mem::size_of;
         let (mut n_leaves, mut n_gates, mut lists, mut links) = (0usize, 0usize, 0usize, 0usize);
         for r in leaves {
+            if !gates {
+                n_leaves += 1;
+                continue;
+            }
             let (w, h) = (r.width() as usize, r.height() as usize);
             let border = border_len(r);
             n_leaves += 1;
@@ -366,6 +371,27 @@ impl GateGraph {
         });
         self.leaf_of_node.insert(id.raw(), leaf);
         leaf
+    }
+
+    /// Whether the graph holds no gate (and so no crossing).
+    pub fn is_unlinked(&self) -> bool {
+        self.gates.live() == 0
+    }
+
+    /// Drops every gate and crossing, keeping the leaves in their slots (so that the other
+    /// layers' per-leaf tables stay valid): what a layer that no longer needs its gate
+    /// graph keeps (see `HpaMap::keeps_gate_graph`).
+    pub fn drop_gates(&mut self) {
+        for leaf in &mut self.leaves.items {
+            leaf.gates = Span::default();
+            leaf.border_gates = Span::default();
+        }
+        self.gates = Slots::default();
+        self.links = SpanArena::default();
+        self.leaf_gates = SpanArena::default();
+        self.leaf_cells = SpanArena::default();
+        self.borders = SpanArena::default();
+        self.crossing_count = 0;
     }
 
     /// Removes a leaf, its gates and every crossing into them; gates of other leaves left

@@ -2,6 +2,7 @@
 //! fresh build, and a check of the internal bookkeeping. Compiled for the crate's own
 //! tests and with the `testing` feature, which the integration tests turn on.
 
+use super::adjacency::TreeAdjacency;
 use super::graph::SlotId;
 use super::map::HpaMap;
 use crate::geom::{Cell, Direction, Rect};
@@ -18,7 +19,9 @@ pub struct Snapshot {
     pub leaves: Vec<(u64, Rect, bool)>,
     /// `(id, cost bits)` of every free leaf: what a unit of length costs in it.
     pub leaf_costs: Vec<(u64, u64)>,
-    /// Every gate cell with its leaf.
+    /// Every gate cell with its leaf: on a layer that keeps no gate graph (see
+    /// [`HpaMap::gate_count`]), those of the gate graph built for the snapshot, so that a
+    /// layer that keeps one and one that does not compare equal when their leaves are.
     pub gates: Vec<(Cell, u64)>,
     /// Every crossing, smaller cell first.
     pub crossings: Vec<(Cell, Cell)>,
@@ -52,11 +55,13 @@ impl HpaMap {
         leaf_costs.sort_unstable();
         let mut crossings = self.crossings();
         crossings.sort_unstable();
-        let mut gates: Vec<(Cell, u64)> = self
-            .graph
-            .gates()
-            .map(|(_, g)| (g.cell, self.graph.leaf(g.leaf).id.raw()))
-            .collect();
+        // A layer that keeps no gate graph reports the one a fresh build of it would have.
+        let mut gates: Vec<(Cell, u64)> = self.with_gate_graph(|graph| {
+            graph
+                .gates()
+                .map(|(_, g)| (g.cell, graph.leaf(g.leaf).id.raw()))
+                .collect()
+        });
         gates.sort_unstable();
         let mut by_label: HashMap<_, Vec<u64>> = HashMap::new();
         for (leaf, l) in self.graph.leaves() {
@@ -103,15 +108,42 @@ impl HpaMap {
     }
 
     /// Checks the internal bookkeeping: every leaf of the tree uniform in openness and cost,
-    /// every free leaf of the tree in the graph at its cost, gates filed in their leaves,
-    /// symmetric crossings that are legal steps, component labels and sizes, and the
-    /// landmark tables' Lipschitz property (per cell, or at the subgoals).
+    /// every free leaf of the tree in the graph at its cost, the gate graph kept exactly
+    /// when the layer needs it, gates filed in their leaves, symmetric crossings that are
+    /// legal steps, component labels and sizes (against the quadtree's neighbours, and the
+    /// gates' crossings where the layer keeps them), and the landmark tables' Lipschitz
+    /// property (per cell, or at the subgoals).
     ///
     /// # Errors
     /// A description of the first inconsistency found.
     pub fn check_consistency(&self) -> Result<(), String> {
         let g = &self.graph;
-        self.components.check(g)?;
+        if self.linked != self.keeps_gate_graph() {
+            return Err(format!(
+                "the layer holds gates: {}, needs them: {}",
+                self.linked,
+                self.keeps_gate_graph()
+            ));
+        }
+        if !self.linked && !g.is_unlinked() {
+            return Err(format!("an unlinked layer holds {} gates", g.gate_count()));
+        }
+        if let Some(asked) = self.asked_gates.get() {
+            let slots = |g: &super::graph::GateGraph| -> Vec<(usize, u64)> {
+                g.leaves().map(|(id, l)| (id.index(), l.id.raw())).collect()
+            };
+            if slots(asked) != slots(g) || asked.leaf_capacity() != g.leaf_capacity() {
+                return Err("the asked gate graph's leaves are not the layer's".into());
+            }
+        }
+        self.components.check(&TreeAdjacency {
+            graph: g,
+            tree: &self.tree,
+            grid: &self.grid,
+        })?;
+        if self.linked {
+            self.components.check(&**g)?;
+        }
         self.landmarks.check(&self.grid)?;
         if let Some(subgoals) = &self.subgoals {
             subgoals.landmarks().check(subgoals)?;

@@ -3,6 +3,7 @@
 //! Queries live in `query.rs`, edits and refreshes in `edit.rs`, the test hooks in
 //! `invariants.rs`; this file holds the structure and what building it takes.
 
+use super::adjacency::TreeAdjacency;
 use super::clusters::Clusters;
 use super::components::Components;
 use super::config::Config;
@@ -17,6 +18,7 @@ use crate::geom::{Cell, Direction, Rect};
 use crate::grid::{Grid, TerrainCosts};
 use crate::quadtree::{NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
 use std::sync::atomic::AtomicU64;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// A grid map prepared for hierarchical A\*: a quadtree of all-blocked leaves and free
@@ -50,8 +52,20 @@ pub struct HpaMap {
     /// Boxed, so that the map stays a small handle.
     pub(super) costs: Box<CostBands>,
     pub(super) config: Config,
-    /// Boxed, so that the map stays a small handle (its arenas are a dozen words).
+    /// The free leaves, and their gates and crossings when the layer keeps them (see
+    /// [`HpaMap::keeps_gate_graph`]; `linked` says which). Boxed, so that the map stays a
+    /// small handle (its arenas are a dozen words).
     pub(super) graph: Box<GateGraph>,
+    /// Whether `graph` holds the gates and crossings, kept up to date by edits; else it
+    /// holds the free leaves alone.
+    pub(super) linked: bool,
+    /// The gate graph a reader asked for through `&self` (a flow field) while `graph` held
+    /// the leaves alone: `graph`'s leaves in the same slots, linked. The next edit adopts
+    /// it as `graph` and keeps it from then on (see [`HpaMap::gate_graph`]).
+    pub(super) asked_gates: OnceLock<Box<GateGraph>>,
+    /// Whether a reader has asked for the gate graph ([`HpaMap::gate_graph`]): the layer
+    /// keeps it from then on, through edits and compactions.
+    pub(super) gates_asked: bool,
     pub(super) components: Components,
     /// Boxed: its search scratch is large, and most maps' clusters are reached rarely
     /// compared with the rest of the struct.
@@ -167,7 +181,24 @@ impl HpaMap {
         costs: TerrainCosts,
         config: impl Into<Config>,
     ) -> Result<Self, BuildError> {
-        let config = config.into();
+        Self::build(grid, costs, config.into(), false)
+    }
+
+    /// This map built afresh from `grid` (a rebuild or a compaction), with the gate graph
+    /// if a reader asked this one for it (see [`HpaMap::keeps_gate_graph`]).
+    pub(super) fn rebuilt(&self, grid: Grid) -> Result<Self, BuildError> {
+        let asked = self.gates_asked || self.asked_gates.get().is_some();
+        Self::build(grid, self.costs().clone(), self.config, asked)
+    }
+
+    /// [`HpaMap::with_costs`], keeping the gate graph whatever the layer's searches need
+    /// when `gates_asked`.
+    fn build(
+        grid: Grid,
+        costs: TerrainCosts,
+        config: Config,
+        gates_asked: bool,
+    ) -> Result<Self, BuildError> {
         costs.check_passable(grid.passable())?;
         let mut profile = BuildProfile::default();
         let mut clock = Instant::now();
@@ -236,14 +267,11 @@ impl HpaMap {
                 (band != BLOCKED).then(|| (l.id(), l.rect(), bands.band_cost(band)))
             })
             .collect();
-        estimated = estimated
-            .saturating_add(GateGraph::estimate_bytes(free.iter().map(|&(_, r, _)| r)))
-            // The components' labels and marks, per leaf.
-            .saturating_add(free.len().next_power_of_two() * 32);
-        check(estimated)?;
-        let graph = Box::new(GateGraph::new());
         let mut map = HpaMap {
-            graph,
+            graph: Box::new(GateGraph::new()),
+            linked: false,
+            asked_gates: OnceLock::new(),
+            gates_asked,
             grid,
             tree,
             costs: Box::new(bands),
@@ -261,6 +289,36 @@ impl HpaMap {
             revision: next_revision(),
             sizes: Box::default(),
         };
+        // The subgoal graph comes first: whether the layer needs its gate graph depends on
+        // it (see `HpaMap::keeps_gate_graph`). A map without a blocked cell has no
+        // subgoal, and its searches need none (every goal lies in the start's cone): it
+        // gets its graph, and the stop bits' three bits per cell, at its first edit that
+        // keeps a blocked cell (`update_subgoals`).
+        let cells = map.grid.width() as u64 * map.grid.height() as u64;
+        map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
+            .then(|| Box::new(SubgoalGraph::build(&map.grid)));
+        profile.subgoals = lap();
+        if let Some(graph) = &mut map.subgoals {
+            graph.build_landmarks(config.landmarks as usize);
+            profile.landmarks += lap();
+            graph.build_levels();
+            profile.subgoals += lap();
+            // Counted as built, before the leaves are estimated: the graph with its
+            // levels, and its landmarks.
+            estimated = estimated
+                .saturating_add(graph.memory_bytes())
+                .saturating_add(graph.landmark_bytes());
+            check(estimated)?;
+        }
+        let linked = map.keeps_gate_graph();
+        estimated = estimated
+            .saturating_add(GateGraph::estimate_bytes(
+                free.iter().map(|&(_, r, _)| r),
+                linked,
+            ))
+            // The components' labels and marks, per leaf.
+            .saturating_add(free.len().next_power_of_two() * 32);
+        check(estimated)?;
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.
         free.sort_unstable_by_key(|(_, r, _)| morton(r.x1, r.y1));
@@ -269,16 +327,12 @@ impl HpaMap {
             .map(|&(id, rect, cost)| map.graph.add_leaf(id, rect, cost))
             .collect();
         drop(free);
-        let mut later = Vec::new();
-        for &a in &leaves {
-            map.later_neighbours(a, &mut later);
-            for &b in &later {
-                map.connect(a, b);
-            }
+        if linked {
+            map.link_gates();
         }
         map.graph.shrink_to_fit();
         profile.gates = lap();
-        map.components.label_all(&map.graph);
+        map.label_components();
         profile.components = lap();
         let shape = map.tree.shape();
         if let Some(mut clusters) = config.clusters.and_then(|cfg| Clusters::new(cfg, &shape)) {
@@ -305,25 +359,7 @@ impl HpaMap {
             check(estimated)?;
             map.landmarks = Landmarks::build(&map.grid, &map.costs, k);
         }
-        profile.landmarks = lap();
-        // A map without a blocked cell has no subgoal, and its searches need none (every
-        // goal lies in the start's cone): it gets its graph, and the stop bits' three bits
-        // per cell, at its first edit that keeps a blocked cell (`update_subgoals`).
-        let cells = map.grid.width() as u64 * map.grid.height() as u64;
-        map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
-            .then(|| Box::new(SubgoalGraph::build(&map.grid)));
-        profile.subgoals = lap();
-        if let Some(graph) = &mut map.subgoals {
-            graph.build_landmarks(config.landmarks as usize);
-            profile.landmarks += lap();
-            graph.build_levels();
-            profile.subgoals += lap();
-            // Counted as built: both are small next to the gate layer's estimate.
-            estimated = estimated
-                .saturating_add(graph.landmark_bytes())
-                .saturating_add(graph.level_bytes());
-            check(estimated)?;
-        }
+        profile.landmarks += lap();
         *map.build_profile = profile;
         map.estimated_bytes = estimated;
         map.sizes.built_slack = map.slack_bytes();
@@ -400,14 +436,29 @@ impl HpaMap {
         self.graph.leaf_count()
     }
 
-    /// Number of gate cells.
+    /// Number of gate cells the layer holds: 0 on a layer searched over its subgoal graph
+    /// until a reader asks for its gate graph (see [`HpaMap::memory_breakdown`]).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Config, Grid, HpaMap};
+    /// let grid = Grid::from_fn(32, 32, |x, y| x % 8 != 4 || y % 9 == 0);
+    /// let mut map = HpaMap::new(grid.clone(), Config::exact())?;
+    /// assert_eq!(map.gate_count(), 0, "its searches read the subgoal graph");
+    /// let gates = HpaMap::new(grid, Config::exact().with_subgoals(false))?;
+    /// assert!(gates.gate_count() > 0);
+    /// // A flow field reads the gates: the layer builds them, and keeps them from then on.
+    /// map.flow_field(Cell::new(0, 0))?;
+    /// assert_eq!(map.gate_count(), gates.gate_count());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn gate_count(&self) -> usize {
-        self.graph.gate_count()
+        self.held_gate_graph().map_or(0, |g| g.gate_count())
     }
 
-    /// Number of stored crossings between gates of adjacent leaves.
+    /// Number of stored crossings between gates of adjacent leaves (0 where
+    /// [`HpaMap::gate_count`] is).
     pub fn crossing_count(&self) -> usize {
-        self.graph.crossing_count()
+        self.held_gate_graph().map_or(0, |g| g.crossing_count())
     }
 
     /// Number of clusters (0 when the map is not clustered).
@@ -473,6 +524,121 @@ impl HpaMap {
         self.subgoals.as_ref()?.levels_snapshot()
     }
 
+    /// Whether this layer keeps its gate graph (gates and crossings) and edits keep it up to
+    /// date: the one place that decides. Its searches read it unless every exact query
+    /// goes to a subgoal graph; clusters are built and refreshed over it; and a reader
+    /// that needs it through `&self` (a flow field over the gates, see
+    /// [`HpaMap::gate_graph`]) has it built on demand, and the layer keeps it from then on.
+    /// A layer without it still holds its free leaves, and its components walk the
+    /// quadtree's neighbours instead (see `hpa::adjacency`).
+    pub(super) fn keeps_gate_graph(&self) -> bool {
+        self.gates_asked || self.subgoals.is_none() || self.config.clusters.is_some()
+    }
+
+    /// Links every pair of adjacent free leaves of `graph` (the layer's free leaves, no
+    /// gate yet) with the crossings the gate policy keeps.
+    fn link_all(&self, graph: &mut GateGraph) {
+        let leaves: Vec<LeafId> = graph.leaves().map(|(id, _)| id).collect();
+        let (mut later, mut buf) = (Vec::new(), Vec::new());
+        for a in leaves {
+            self.later_neighbours(graph, a, &mut later);
+            for &b in &later {
+                link_pair(graph, (&self.grid, self.config.gates), (a, b), &mut buf);
+            }
+        }
+    }
+
+    /// Gives `graph` its gates and crossings in place.
+    pub(super) fn link_gates(&mut self) {
+        let mut graph = std::mem::replace(&mut self.graph, Box::new(GateGraph::new()));
+        debug_assert!(graph.is_unlinked());
+        self.link_all(&mut graph);
+        self.graph = graph;
+        self.linked = true;
+    }
+
+    /// The layer's free leaves linked: its own gate graph, or a copy built for a caller.
+    fn linked_copy(&self) -> GateGraph {
+        let mut graph = (*self.graph).clone();
+        self.link_all(&mut graph);
+        graph.shrink_to_fit();
+        graph
+    }
+
+    /// The gate graph the layer holds: its own, or the one a reader asked for since the
+    /// last edit; `None` while it keeps none.
+    pub(super) fn held_gate_graph(&self) -> Option<&GateGraph> {
+        match self.linked {
+            true => Some(&self.graph),
+            false => self.asked_gates.get().map(|g| &**g),
+        }
+    }
+
+    /// `f` over the layer's gate graph: the one it holds, or else one built for the call
+    /// and dropped after it (for the test snapshots and rendering, which must not change
+    /// what the layer keeps).
+    pub(super) fn with_gate_graph<T>(&self, f: impl FnOnce(&GateGraph) -> T) -> T {
+        match self.held_gate_graph() {
+            Some(graph) => f(graph),
+            None => f(&self.linked_copy()),
+        }
+    }
+
+    /// The gate graph, for the readers that need it (the flow fields): built on the first
+    /// call on a layer that keeps none (see [`HpaMap::keeps_gate_graph`]), with the
+    /// layer's leaves in the same slots, so that a [`LeafId`] means the same leaf in both.
+    /// The next edit adopts it, and the layer keeps it up to date from then on.
+    pub(crate) fn gate_graph(&self) -> &GateGraph {
+        match self.linked {
+            true => &self.graph,
+            false => self
+                .asked_gates
+                .get_or_init(|| Box::new(self.linked_copy())),
+        }
+    }
+
+    /// Before an edit: adopts the gate graph a reader asked for (see
+    /// [`HpaMap::gate_graph`]), which holds the same leaves in the same slots.
+    pub(super) fn adopt_asked_gates(&mut self) {
+        if let Some(graph) = self.asked_gates.take() {
+            debug_assert_eq!(graph.leaf_capacity(), self.graph.leaf_capacity());
+            self.graph = graph;
+            self.linked = true;
+            self.gates_asked = true;
+        }
+    }
+
+    /// After an edit: links the gates of a layer that needs them now and has none (its
+    /// terrain costs stopped being uniform, so its subgoal graph went), or drops those of
+    /// one that no longer does (it was built with no blocked cell, and searched over its
+    /// gates until an edit gave it a subgoal graph).
+    pub(super) fn settle_gates(&mut self) {
+        match (self.keeps_gate_graph(), self.linked) {
+            (true, false) => {
+                self.link_gates();
+                self.label_components();
+            }
+            (false, true) => {
+                self.graph.drop_gates();
+                self.linked = false;
+            }
+            _ => {}
+        }
+    }
+
+    /// Labels every free leaf's component from scratch, over the gates when the layer
+    /// keeps them and the quadtree's neighbours when not.
+    pub(super) fn label_components(&mut self) {
+        match self.linked {
+            true => self.components.label_all(&*self.graph),
+            false => self.components.label_all(&TreeAdjacency {
+                graph: &self.graph,
+                tree: &self.tree,
+                grid: &self.grid,
+            }),
+        }
+    }
+
     /// Whether this map should keep a subgoal graph: asked for, exact, and of one
     /// terrain cost (where the octile distance is the cost, up to a factor).
     pub(super) fn wants_subgoals(&self) -> bool {
@@ -509,8 +675,8 @@ impl HpaMap {
         MemoryBreakdown {
             grid: self.grid.memory_bytes(),
             tree: self.tree.memory_bytes(),
-            leaves: self.graph.leaf_bytes(),
-            gates: self.graph.gate_bytes(),
+            leaves: self.graph.leaf_bytes() + self.asked_gates.get().map_or(0, |g| g.leaf_bytes()),
+            gates: self.graph.gate_bytes() + self.asked_gates.get().map_or(0, |g| g.gate_bytes()),
             components: self.components.memory_bytes(),
             clusters: self.clusters.as_ref().map_or(0, |c| c.memory_bytes()),
             landmarks: self.landmarks.memory_bytes()
@@ -545,9 +711,11 @@ impl HpaMap {
         *self.build_profile
     }
 
-    /// Every crossing as a pair of cells, each reported once, for rendering and tests.
+    /// Every crossing as a pair of cells, each reported once, for rendering and tests. A
+    /// layer that keeps no gate graph (see [`HpaMap::gate_count`]) works them out for the
+    /// call and keeps nothing.
     pub fn crossings(&self) -> Vec<(Cell, Cell)> {
-        self.graph.crossing_cells()
+        self.with_gate_graph(|g| g.crossing_cells())
     }
 
     /// Throws the structure away and builds it again from the current grid: what the
@@ -557,16 +725,16 @@ impl HpaMap {
     /// None in practice: the map was built with the same grid size, costs and
     /// configuration. The [`BuildError`] is passed on rather than hidden behind a panic.
     pub fn rebuild(&mut self) -> Result<(), BuildError> {
-        *self = HpaMap::with_costs(self.grid.clone(), self.costs().clone(), self.config)?;
+        *self = self.rebuilt(self.grid.clone())?;
         Ok(())
     }
 
     /// The free leaves east, south, and (touching only at the corner) south-east and
-    /// south-west of free leaf `leaf`, into `out`: visiting these from every leaf meets
-    /// each adjacent pair exactly once, with half the neighbour queries of all eight
-    /// directions.
-    fn later_neighbours(&self, leaf: LeafId, out: &mut Vec<LeafId>) {
-        let (id, r) = (self.graph.leaf(leaf).id, self.graph.leaf(leaf).rect);
+    /// south-west of free leaf `leaf` of `graph`, into `out`: visiting these from every
+    /// leaf meets each adjacent pair exactly once, with half the neighbour queries of all
+    /// eight directions.
+    fn later_neighbours(&self, graph: &GateGraph, leaf: LeafId, out: &mut Vec<LeafId>) {
+        let (id, r) = (graph.leaf(leaf).id, graph.leaf(leaf).rect);
         out.clear();
         for dir in [Direction::E, Direction::S, Direction::SE, Direction::SW] {
             self.tree.for_each_neighbour(id, dir, |n| {
@@ -575,7 +743,7 @@ impl HpaMap {
                 let corner_only = !dir.is_diagonal()
                     || (nr.x2 < r.x1 || nr.x1 > r.x2) && (nr.y2 < r.y1 || nr.y1 > r.y2);
                 if self.is_free_leaf(&n) && corner_only {
-                    out.push(self.graph.leaf_of_node(n.id()));
+                    out.push(graph.leaf_of_node(n.id()));
                 }
             });
         }
@@ -585,19 +753,36 @@ impl HpaMap {
     /// always taken in ID order, so that an incremental update picks the same crossings
     /// as a fresh build.
     pub(super) fn connect(&mut self, a: LeafId, b: LeafId) {
-        let (a, b) = if self.graph.leaf(a).id < self.graph.leaf(b).id {
-            (a, b)
-        } else {
-            (b, a)
-        };
-        let (ra, rb) = (self.graph.leaf(a).rect, self.graph.leaf(b).rect);
         let mut buf = std::mem::take(&mut self.crossing_buf);
-        buf.clear();
-        policy::select_crossings(&self.grid, ra, rb, self.config.gates, &mut buf);
-        for &(ca, cb) in &buf {
-            self.graph.link(ca, a, cb, b);
-        }
+        link_pair(
+            &mut self.graph,
+            (&self.grid, self.config.gates),
+            (a, b),
+            &mut buf,
+        );
         self.crossing_buf = buf;
+    }
+}
+
+/// Adds the crossings `policy` keeps between free leaves `a` and `b` of `graph` on `grid`
+/// (`buf` is scratch). The pair is always taken in ID order, so that an incremental
+/// update picks the same crossings as a fresh build.
+fn link_pair(
+    graph: &mut GateGraph,
+    (grid, policy): (&Grid, policy::GatePolicy),
+    (a, b): (LeafId, LeafId),
+    buf: &mut Vec<(Cell, Cell)>,
+) {
+    let (a, b) = if graph.leaf(a).id < graph.leaf(b).id {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let (ra, rb) = (graph.leaf(a).rect, graph.leaf(b).rect);
+    buf.clear();
+    policy::select_crossings(grid, ra, rb, policy, buf);
+    for &(ca, cb) in buf.iter() {
+        graph.link(ca, a, cb, b);
     }
 }
 

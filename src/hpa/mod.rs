@@ -4,7 +4,9 @@
 //! - `costs`: terrain costs as bands, so that every free leaf is uniform in cost too;
 //! - `graph`: free leaves, their gate cells and the crossings between them, chosen by the
 //!   [`GatePolicy`] (`policy`);
-//! - `components`: reachability labels, updated locally after each edit;
+//! - `components`: reachability labels, updated locally after each edit, over the leaf
+//!   adjacency of `adjacency` (the gates' crossings, or the quadtree's neighbours on a
+//!   layer that keeps no gate graph);
 //! - `clusters`: the fast mode's abstract level, entrance routes per cluster;
 //! - `landmarks`: differential bounds that steer exact searches away from dead ends, kept
 //!   valid through edits;
@@ -20,6 +22,7 @@
 //! paths on `&self`, `edit` keeps it up to date as cells are blocked and freed, `config`
 //! and `error` hold its settings and failures, `invariants` the test hooks.
 
+mod adjacency;
 mod cluster_outline;
 mod clusters;
 mod components;

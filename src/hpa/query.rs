@@ -3,7 +3,7 @@
 //! batch on rayon's thread pool (feature `parallel`).
 
 use super::error::{Endpoint, QueryError};
-use super::graph::{GateGraph, LeafId};
+use super::graph::LeafId;
 use super::map::HpaMap;
 use super::path::{self, Corners, Path};
 use super::policy::GatePolicy;
@@ -661,11 +661,6 @@ impl HpaMap {
         let la = self.free_leaf_of(a, Endpoint::Start)?;
         let lb = self.free_leaf_of(b, Endpoint::Goal)?;
         Ok(self.components.same(la, lb))
-    }
-
-    /// The gate graph, for the flow fields.
-    pub(crate) fn gate_graph(&self) -> &GateGraph {
-        &self.graph
     }
 
     /// The free leaves overlapping `r`, which must lie on the map.

@@ -12,6 +12,11 @@
 //!   stale clusters over their gates) still gives valid paths; after `refresh()` the
 //!   structure is fresh.
 //!
+//! - the component labels split the free cells as a flood fill does, on layers that label
+//!   over the gates' crossings and on those that label over the quadtree's neighbours
+//!   (subgoal layers without a gate graph), and on subgoal layers that were asked for
+//!   their gate graph (by a flow field) before or during the edits.
+//!
 //! `hpa_edit_stress.rs` keeps the deterministic loops these properties grew from.
 
 use crate::common;
@@ -93,6 +98,9 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
 fn config_strategy() -> impl Strategy<Value = Config> {
     prop_oneof![
         Just(Config::exact()),
+        // Exact over the gate graph: its components walk the gates' crossings, where the
+        // subgoal layer's walk the quadtree's neighbours.
+        Just(Config::exact().with_subgoals(false)),
         // Without landmarks the search leans on the octile bound alone.
         Just(Config::exact().with_landmarks(0)),
         Just(Config::fast()),
@@ -295,13 +303,81 @@ fn check_queries(
     }
 }
 
-fn edits_case(grid: Grid, cfg: Config, edits: Vec<Edit>, seed: u64) {
+/// Labels every free cell of `grid` with its connected piece (8-connected, no corner
+/// cutting) by flood fill: the oracle of the component labels.
+fn flood_labels(grid: &Grid) -> Vec<Option<usize>> {
+    let w = grid.width();
+    let mut label = vec![None; (w * grid.height()) as usize];
+    let mut next = 0;
+    for c in grid.free_cells() {
+        if label[(c.y * w + c.x) as usize].is_some() {
+            continue;
+        }
+        label[(c.y * w + c.x) as usize] = Some(next);
+        let mut stack = vec![c];
+        while let Some(a) = stack.pop() {
+            for d in quadpath::Direction::ALL {
+                if !grid.can_step(a, d) {
+                    continue;
+                }
+                let b = a.step(d).unwrap();
+                let slot = &mut label[(b.y * w + b.x) as usize];
+                if slot.is_none() {
+                    *slot = Some(next);
+                    stack.push(b);
+                }
+            }
+        }
+        next += 1;
+    }
+    label
+}
+
+/// Asserts that `map.connected` splits the free cells exactly as the flood fill does:
+/// every cell with its piece's first cell, and no two pieces' first cells.
+fn assert_components_match_flood(map: &HpaMap, grid: &Grid, ctx: &str) {
+    let labels = flood_labels(grid);
+    let w = grid.width();
+    let mut firsts: Vec<Cell> = Vec::new();
+    for c in grid.free_cells() {
+        let label = labels[(c.y * w + c.x) as usize].unwrap();
+        if label == firsts.len() {
+            firsts.push(c);
+        }
+        assert!(
+            map.connected(firsts[label], c).unwrap(),
+            "{ctx}: {c} is cut off from {} though a path joins them",
+            firsts[label]
+        );
+    }
+    assert_eq!(
+        map.component_count(),
+        firsts.len(),
+        "{ctx}: component count"
+    );
+    for (i, &a) in firsts.iter().enumerate() {
+        for &b in &firsts[i + 1..] {
+            assert!(!map.connected(a, b).unwrap(), "{ctx}: {a} and {b} joined");
+        }
+    }
+}
+
+/// Random edits on a map in `cfg`; with `ask_gates`, a flow field is asked for first and
+/// halfway, so that a layer that keeps no gate graph builds one, adopts it at the next
+/// edit and keeps it up to date from then on.
+fn edits_case(grid: Grid, cfg: Config, edits: Vec<Edit>, seed: u64, ask_gates: bool) {
     let mut grid = grid;
     let mut map = HpaMap::new(grid.clone(), cfg).unwrap();
     map.check_consistency().unwrap();
+    assert_components_match_flood(&map, &grid, "built");
     let mut rng = Rng(seed | 1);
     check_queries(&mut map, &grid, &mut rng, 2, 1, "before edits");
     for (step, e) in edits.iter().enumerate() {
+        if ask_gates && (step == 0 || step == edits.len() / 2) {
+            if let Some(goal) = grid.free_cells().next() {
+                map.flow_field(goal).unwrap();
+            }
+        }
         apply(&mut map, &mut grid, e);
         assert_eq!(map.grid(), &grid, "step {step} {e:?}: grids differ");
         let ctx = format!("step {step} {e:?}");
@@ -341,6 +417,7 @@ fn edits_case(grid: Grid, cfg: Config, edits: Vec<Edit>, seed: u64) {
         let fresh = HpaMap::new(grid.clone(), cfg).unwrap();
         assert_same_structure(&map.snapshot(), &fresh.snapshot(), &ctx);
         assert_eq!(map.component_count(), fresh.component_count(), "{ctx}");
+        assert_components_match_flood(&map, &grid, &ctx);
         check_queries(
             &mut map,
             &grid,
@@ -369,8 +446,9 @@ proptest! {
     /// Random edit sequences in a random configuration.
     #[test]
     fn random_edits(grid in grid_strategy(40), cfg in config_strategy(),
-                    edits in proptest::collection::vec(edit_strategy(), 1..25), seed in any::<u64>()) {
-        edits_case(grid, cfg, edits, seed);
+                    edits in proptest::collection::vec(edit_strategy(), 1..25), seed in any::<u64>(),
+                    ask_gates in any::<bool>()) {
+        edits_case(grid, cfg, edits, seed, ask_gates);
     }
 
     /// Buildings only, placed and torn down in random order on a denser map: rectangles
@@ -378,11 +456,11 @@ proptest! {
     #[test]
     fn buildings_place_and_remove(grid in grid_strategy(32), cfg in config_strategy(),
                                   rects in proptest::collection::vec((0u32..64, 0u32..64, 1u32..=5, 1u32..=5), 1..8),
-                                  seed in any::<u64>()) {
+                                  seed in any::<u64>(), ask_gates in any::<bool>()) {
         let mut edits: Vec<Edit> = rects.iter().map(|&(x, y, w, h)| Edit::Rect { x, y, w, h, blocked: true }).collect();
         // Tear down in reverse order.
         edits.extend(rects.iter().rev().map(|&(x, y, w, h)| Edit::Rect { x, y, w, h, blocked: false }));
-        edits_case(grid, cfg, edits, seed);
+        edits_case(grid, cfg, edits, seed, ask_gates);
     }
 }
 

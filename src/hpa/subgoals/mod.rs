@@ -233,11 +233,6 @@ impl SubgoalGraph {
         self.cells[id as usize] != VACANT
     }
 
-    /// Heap bytes held by the levels (counted in [`SubgoalGraph::memory_bytes`]).
-    pub fn level_bytes(&self) -> usize {
-        self.levels.as_ref().map_or(0, |l| l.memory_bytes())
-    }
-
     /// Heap bytes held by the landmark distances (counted apart from the graph's).
     pub fn landmark_bytes(&self) -> usize {
         self.landmarks.memory_bytes()
