@@ -123,6 +123,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut naive_us: Vec<f64> = Vec::new();
     let (mut tick_us, mut world_edit_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     let mut tick_cpu_us: Vec<f64> = Vec::new();
+    // The work units of each tick's sweep of live paths against the edits reported, and
+    // the ticks it did not finish.
+    let (mut sweep_units, mut sweep_unfinished): (Vec<usize>, usize) = (Vec::new(), 0);
     // `notify_edit`'s CPU time per edit (main thread, outside `tick`).
     let mut notify_cpu_us: Vec<f64> = Vec::new();
     let (mut requests, mut invalid, mut peak_memory) = (0usize, 0usize, 0usize);
@@ -287,7 +290,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if edit_us > 0.0 {
             world_edit_us.push(edit_us);
         }
-        let _ = report;
+        if report.sweep_work > 0 || report.sweep_unfinished {
+            sweep_units.push(report.sweep_work);
+            sweep_unfinished += usize::from(report.sweep_unfinished);
+        }
         // Units walk one cell per frame along their paths.
         for u in 0..units {
             let Some(ticket) = ticket_of[u] else { continue };
@@ -392,6 +398,38 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         stats.invalidated, stats.repairs
     );
     println!("| invalid paths delivered | {invalid} | |");
+    sweep_units.sort_unstable();
+    println!(
+        "| ticks' sweeps of live paths after edits: units median / max; ticks it did not finish | {} / {}; {sweep_unfinished} | |",
+        pct(&sweep_units, 50.0),
+        sweep_units.last().copied().unwrap_or(0)
+    );
+    // Where the lanes' work goes (units are counted under a time budget too).
+    let split = stats.work;
+    let total = split.total().max(1) as f64;
+    let parts = [
+        ("intake (units only)", split.intake),
+        ("sweep after edits", split.sweep),
+        ("cancels", split.cancels),
+        ("first checks", split.checks),
+        ("single searches", split.single_searches),
+        ("subgoal fields grown", split.subgoal_fields),
+        ("gate fields", split.gate_fields),
+        ("field reads", split.field_reads),
+        ("vouched answers", split.vouched),
+        ("repair searches", split.repair_searches),
+        ("closest-position scans", split.closest),
+    ];
+    let listed: Vec<String> = parts
+        .iter()
+        .map(|(name, units)| format!("{name} {units} ({:.1} %)", *units as f64 * 100.0 / total))
+        .collect();
+    println!(
+        "| work units by kind (total {}; re-plans queued {}) | {} | |",
+        split.total(),
+        stats.replans,
+        listed.join("; ")
+    );
     println!(
         "| peak service memory | {:.1} MB | |",
         peak_memory as f64 / 1e6

@@ -2,7 +2,7 @@
 //! goal, start after start, and can stop after any step and go on in a later tick.
 
 use super::closest::{ClosestRoute, ClosestScan};
-use super::types::{Failure, Outcome, Ticket, WhenUnreachable};
+use super::types::{Failure, Outcome, Ticket, WhenUnreachable, WorkSplit};
 use super::watch::EditLog;
 use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
@@ -10,6 +10,7 @@ use crate::hpa::{
     HpaMap, Path, PathSearch, QueryError, SearchContext, SearchProgress, SubgoalField,
 };
 use crate::world::{ClassId, World};
+use hashbrown::HashSet;
 use std::time::Instant;
 
 /// Expansions (or settled nodes of a field's build) between two looks at the clock under a
@@ -33,7 +34,42 @@ pub(super) const SPARE_FIELDS: usize = 4;
 /// [`Job::weight`] of a job that builds a flow field: about as many single searches.
 const FIELD_WEIGHT: usize = 16;
 
-/// What a lane may still spend in this tick, and what it has spent.
+/// What work units are spent on (see [`WorkSplit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Sweep,
+    Cancels,
+    Checks,
+    SingleSearches,
+    SubgoalFields,
+    GateFields,
+    FieldReads,
+    Vouched,
+    RepairSearches,
+    Closest,
+}
+
+impl Kind {
+    /// Adds `work` units to this kind's part of `split`.
+    pub fn add(self, split: &mut WorkSplit, work: usize) {
+        let part = match self {
+            Kind::Sweep => &mut split.sweep,
+            Kind::Cancels => &mut split.cancels,
+            Kind::Checks => &mut split.checks,
+            Kind::SingleSearches => &mut split.single_searches,
+            Kind::SubgoalFields => &mut split.subgoal_fields,
+            Kind::GateFields => &mut split.gate_fields,
+            Kind::FieldReads => &mut split.field_reads,
+            Kind::Vouched => &mut split.vouched,
+            Kind::RepairSearches => &mut split.repair_searches,
+            Kind::Closest => &mut split.closest,
+        };
+        *part += work as u64;
+    }
+}
+
+/// What a lane (or the tick's sweep of live paths) may still spend in this tick, and what
+/// it has spent.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Allowance {
     /// Work units left (`usize::MAX` under a time budget).
@@ -41,6 +77,8 @@ pub(super) struct Allowance {
     pub deadline: Option<Instant>,
     pub work: usize,
     pub largest_step: usize,
+    /// `work` by kind.
+    pub split: WorkSplit,
 }
 
 impl Allowance {
@@ -58,8 +96,20 @@ impl Allowance {
         }
     }
 
-    /// Books `work` units done by one run of steps, the largest of them `step`.
-    fn book(&mut self, work: usize, step: usize) {
+    /// An allowance of `left` units (`usize::MAX` under a time budget) until `deadline`.
+    pub fn new(left: usize, deadline: Option<Instant>) -> Self {
+        Allowance {
+            left,
+            deadline,
+            work: 0,
+            largest_step: 0,
+            split: WorkSplit::default(),
+        }
+    }
+
+    /// Books `work` units of `kind` done by one run of steps, the largest of them `step`.
+    pub fn book(&mut self, work: usize, step: usize, kind: Kind) {
+        kind.add(&mut self.split, work);
         self.work += work;
         self.left = self.left.saturating_sub(work);
         self.largest_step = self.largest_step.max(step);
@@ -214,19 +264,20 @@ impl Job {
         self.starts.iter().map(|(_, t)| t.len()).sum()
     }
 
-    /// Takes `ticket` out of the job; returns whether it was there.
-    pub(super) fn remove(&mut self, ticket: Ticket) -> bool {
-        for (i, (_, tickets)) in self.starts.iter_mut().enumerate() {
-            if let Some(k) = tickets.iter().position(|&t| t == ticket) {
-                tickets.remove(k);
-                if tickets.is_empty() && i == self.next {
-                    // The start being worked on has no one left to answer.
-                    self.attempt = Attempt::Fresh;
-                }
-                return true;
+    /// Takes the tickets of `cancelled` out of the job, in one pass over the starts not
+    /// answered yet (a pending ticket of the job is among them); returns the starts
+    /// looked at.
+    pub(super) fn remove_all(&mut self, cancelled: &HashSet<Ticket>) -> usize {
+        let first = self.next.min(self.starts.len());
+        for (i, (_, tickets)) in self.starts.iter_mut().enumerate().skip(first) {
+            let before = tickets.len();
+            tickets.retain(|t| !cancelled.contains(t));
+            if tickets.is_empty() && before > 0 && i == self.next {
+                // The start being worked on has no one left to answer.
+                self.attempt = Attempt::Fresh;
             }
         }
-        false
+        self.starts.len() - first
     }
 
     /// Works on the job until it is done or `allowance` is spent, pushing answers to `out`.
@@ -314,7 +365,7 @@ impl Job {
         let attempt = std::mem::replace(&mut self.attempt, Attempt::Fresh);
         match attempt {
             Attempt::Fresh => {
-                allowance.book(1, 1);
+                allowance.book(1, 1, Kind::Checks);
                 if !map.grid().is_free(start) {
                     return Some(Outcome::Failed(Failure::StartNotOpen { start }));
                 }
@@ -336,7 +387,7 @@ impl Job {
                 let (done, swept) = field.walk(map, &mut cells, slice);
                 // A leaf's first sweep costs about one expansion per `SWEEP_CELLS` cells.
                 let work = (cells.len() - before + swept / SWEEP_CELLS).max(1);
-                allowance.book(work, work.saturating_sub(slice).max(1));
+                allowance.book(work, work.saturating_sub(slice).max(1), Kind::FieldReads);
                 if !done {
                     self.attempt = Attempt::Walk(cells);
                     return None;
@@ -344,18 +395,20 @@ impl Job {
                 let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
                 Some(Outcome::Full(path))
             }
-            Attempt::Direct(mut search) => match run_search(map, ctx, &mut search, allowance) {
-                None => {
-                    self.attempt = Attempt::Direct(search);
-                    None
+            Attempt::Direct(mut search) => {
+                match run_search(map, ctx, &mut search, allowance, Kind::SingleSearches) {
+                    None => {
+                        self.attempt = Attempt::Direct(search);
+                        None
+                    }
+                    Some(Ok(path)) => Some(Outcome::Full(path)),
+                    Some(Err(_)) => self.unreachable(start),
                 }
-                Some(Ok(path)) => Some(Outcome::Full(path)),
-                Some(Err(_)) => self.unreachable(start),
-            },
+            }
             Attempt::Scan(mut scan) => {
                 let allow = allowance.slice().max(1);
                 let (spent, found) = scan.step(map, allow);
-                allowance.book(spent, spent);
+                allowance.book(spent, spent, Kind::Closest);
                 match found {
                     None => {
                         self.attempt = Attempt::Scan(scan);
@@ -368,7 +421,7 @@ impl Job {
                 }
             }
             Attempt::ToClosest(mut search, mut route) => {
-                match run_search(map, ctx, &mut search, allowance) {
+                match run_search(map, ctx, &mut search, allowance, Kind::Closest) {
                     None => {
                         self.attempt = Attempt::ToClosest(search, route);
                         None
@@ -445,7 +498,7 @@ impl Job {
             return self.unreachable(start); // no open position in the goal
         };
         if field.reaches_goal(map, start) {
-            allowance.book(1, 1);
+            allowance.book(1, 1, Kind::FieldReads);
             self.attempt = Attempt::Walk(vec![start]);
             None
         } else {
@@ -466,14 +519,14 @@ impl Job {
             self.subgoals = Some(map.start_subgoal_field(self.goal, &mut self.spare)?);
             self.repairs_on_field = 0;
             self.subgoal_fields_started += 1;
-            allowance.book(1, 1);
+            allowance.book(1, 1, Kind::SubgoalFields);
         }
         if !reaches(map, start, self.goal) {
             return Some(self.unreachable(start));
         }
         let field = self.subgoals.as_mut().expect("started above");
         let (member, work) = field.join(map, start);
-        allowance.book(work, work);
+        allowance.book(work, work, Kind::SubgoalFields);
         self.attempt = Attempt::Member(member);
         Some(None)
     }
@@ -491,7 +544,7 @@ impl Job {
             // Kept through reported edits (`run` dropped it otherwise): it answers what it
             // can vouch for, and is not searched further.
             let (cells, work) = field.stale_path(map, m, &self.freed);
-            allowance.book(work, work);
+            allowance.book(work, work, Kind::Vouched);
             let Some(cells) = cells else {
                 if self.repairs_on_field >= REPAIRS_PER_OLD_FIELD {
                     // Repairs cost a few thousand units each, a new field ~16,000 on a
@@ -505,7 +558,7 @@ impl Job {
                 return None;
             };
             self.stale_answers += 1;
-            allowance.book(cells.len() / SWEEP_CELLS, 1);
+            allowance.book(cells.len() / SWEEP_CELLS, 1, Kind::Vouched);
             let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
             return Some(Outcome::Full(path));
         }
@@ -513,7 +566,7 @@ impl Job {
             let slice = allowance.slice().max(1);
             let work = field.step(map, slice).max(1);
             // The search stops at its slice, or a seed's scan past it.
-            allowance.book(work, work.saturating_sub(slice).max(1));
+            allowance.book(work, work.saturating_sub(slice).max(1), Kind::SubgoalFields);
             self.attempt = Attempt::Member(m);
             return None;
         }
@@ -526,7 +579,7 @@ impl Job {
         };
         // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
         let work = 1 + cells.len() / SWEEP_CELLS;
-        allowance.book(work, work);
+        allowance.book(work, work, Kind::FieldReads);
         let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
         Some(Outcome::Full(path))
     }
@@ -553,7 +606,11 @@ impl Job {
         let slice = allowance.slice().max(1);
         let (work, done) = field.repair(map, m, slice, &self.freed);
         // The search stops at its slice, or the goal outline's scans past it.
-        allowance.book(work, work.saturating_sub(slice).max(1));
+        allowance.book(
+            work,
+            work.saturating_sub(slice).max(1),
+            Kind::RepairSearches,
+        );
         let Some(done) = done else {
             self.attempt = Attempt::Repair(m);
             return None;
@@ -566,7 +623,7 @@ impl Job {
             }));
         };
         self.repairs += 1;
-        allowance.book(cells.len() / SWEEP_CELLS, 1);
+        allowance.book(cells.len() / SWEEP_CELLS, 1, Kind::RepairSearches);
         let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
         Some(Outcome::Full(path))
     }
@@ -575,7 +632,7 @@ impl Job {
     /// still to answer when the job is).
     fn build_field(&mut self, map: &HpaMap, allowance: &mut Allowance) {
         if self.build.is_none() {
-            allowance.book(1, 1);
+            allowance.book(1, 1, Kind::GateFields);
             match map.start_flow_field(FlowGoal::Area(self.goal)) {
                 Ok(mut build) => {
                     if self.bounded {
@@ -599,7 +656,7 @@ impl Job {
         let slice = allowance.slice().max(1);
         let work = build.step(map, slice);
         // The build stops exactly at its slice (one pop is the step).
-        allowance.book(work, work.saturating_sub(slice).max(1));
+        allowance.book(work, work.saturating_sub(slice).max(1), Kind::GateFields);
         if build.is_finished() {
             let build = self.build.take().expect("started above");
             self.field = Some(build.finish(map));
@@ -633,13 +690,14 @@ fn run_search(
     ctx: &mut SearchContext,
     search: &mut PathSearch,
     allowance: &mut Allowance,
+    kind: Kind,
 ) -> Option<Result<Path, QueryError>> {
     let before = search.expansions();
     let progress = map.resume_path_search(ctx, search, allowance.slice().max(1));
     let work = (search.expansions() - before).max(1);
     // A gate search stops exactly at its slice; anything beyond it was one whole step.
     let step = work.saturating_sub(allowance.slice()).max(1);
-    allowance.book(work, step);
+    allowance.book(work, step, kind);
     match progress {
         SearchProgress::Done(answer) => Some(answer),
         SearchProgress::Paused => None,

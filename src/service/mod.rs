@@ -53,7 +53,8 @@
 //! // A building goes up across the group's route: every path through it is invalidated
 //! // and repaired from where its unit stands.
 //! let report = world.set_blocked(Rect::new(11, 9, 20, 11), true)?;
-//! service.notify_edit(&world, &report);
+//! service.notify_edit(&world, &report); // recorded; the next tick checks the paths
+//! service.tick(&world, Budget::Expansions(200))?;
 //! assert!(service.drain_events().count() > 0);
 //! while service.pending() > 0 {
 //!     service.tick(&world, Budget::Expansions(200))?;
@@ -116,7 +117,12 @@
 //! nearest first, until the octile lower bound of the next exceeds the best path found.
 //!
 //! # Edits
-//! [`PathService::notify_edit`] takes the [`WorldEditReport`] of each edit. A live path
+//! [`PathService::notify_edit`] takes the [`WorldEditReport`] of each edit and only records
+//! it (O(1) amortised). The next [`PathService::tick`] first sweeps the live paths against
+//! the edits recorded, as budgeted work (one unit per 32 paths looked at, one per 64
+//! positions walked), resuming in the next tick if the budget runs out; it takes in and
+//! delivers nothing before the sweep is finished, and until a path is swept
+//! [`PathService::poll`] says [`Status::Rechecking`] for it if an edit may touch it. A live path
 //! (delivered and not released) whose remaining part (from the position last reported
 //! with [`PathService::advance`]) has a position that is no longer open, a step no longer
 //! legal, or a position whose cost changed gets one [`PathEvent::Invalidated`] and, when the
@@ -151,7 +157,7 @@ mod watch;
 pub use error::ServiceError;
 pub use types::{
     Budget, Failure, Goal, Outcome, PathEvent, RequestOptions, ServiceConfig, ServiceStats, Status,
-    TickReport, Ticket, WhenUnreachable,
+    TickReport, Ticket, WhenUnreachable, WorkSplit,
 };
 
 use crate::geom::{Cell, Rect};
@@ -160,7 +166,7 @@ use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
 use std::collections::{BTreeMap, BTreeSet};
 use tick::{GroupKey, Lane, Recent};
-use watch::EditLog;
+use watch::{EditLog, Sweep};
 
 /// What a request asked for, checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,11 +198,12 @@ struct Intake {
 /// Where one ticket stands.
 #[derive(Clone, Debug)]
 enum TicketState {
-    /// Waiting for an answer (a first one, or a repair), from `start`; `job` once taken in.
+    /// Waiting for an answer (a first one, or a repair), from `start`; its job (number,
+    /// lane) once taken in.
     Pending {
         request: Request,
         start: Cell,
-        job: Option<u64>,
+        job: Option<(u64, usize)>,
     },
     /// Answered. `costs` holds each position's cost when delivered (for paths), `progress`
     /// the index the unit last reported.
@@ -205,8 +212,16 @@ enum TicketState {
         outcome: Outcome,
         costs: Option<Vec<f64>>,
         progress: usize,
-        /// The bounding box of the path's cells (edits outside it cannot touch it).
-        bounds: Option<Rect>,
+        /// The edited cells that may touch the path (`watch::reach`): edits outside
+        /// cannot.
+        reach: Option<Rect>,
+        /// The same for each piece of 16 positions (`watch::piece_reaches`).
+        pieces: Vec<Rect>,
+        /// The cost of the path up to `progress`.
+        walked: f64,
+        /// The number of the last reported edit the path has been checked against (or
+        /// was delivered after).
+        checked: u64,
     },
     /// Answered, invalidated, not to be repaired.
     Invalidated,
@@ -243,6 +258,10 @@ pub struct PathService {
     recent: Recent,
     /// What the reported edits did (whether kept subgoal fields still answer).
     edits: EditLog,
+    /// The reported edits still to check the live paths against.
+    sweep: Sweep,
+    /// Tickets pending (waiting for a first answer or a repair).
+    pending: usize,
     /// Delivered paths an edit that freed ground may have made longer than needed, waiting
     /// for idle lanes (see `watch::take_replans`).
     replans: BTreeSet<Ticket>,
@@ -271,6 +290,8 @@ impl PathService {
             pending_per_unit: HashMap::new(),
             recent: Recent::default(),
             edits: EditLog::default(),
+            sweep: Sweep::default(),
+            pending: 0,
             replans: BTreeSet::new(),
             next_ticket: 0,
             next_job: 0,
@@ -337,6 +358,7 @@ impl PathService {
     /// Puts `ticket` in the next intake, pending from `start`.
     fn queue(&mut self, ticket: Ticket, request: Request, start: Cell) {
         *self.pending_per_unit.entry(request.unit).or_insert(0) += 1;
+        self.pending += 1;
         self.tickets.insert(
             ticket,
             TicketState::Pending {
@@ -352,9 +374,9 @@ impl PathService {
         });
     }
 
-    /// Drops `ticket`: a pending request is taken out of its job (a job with no one left
-    /// is dropped when its lane reaches it), a delivered path is forgotten. The ticket is
-    /// unknown afterwards.
+    /// Drops `ticket`: a pending request is taken out of its job (by the next tick: a job
+    /// with no one left is dropped then), a delivered path is forgotten. The ticket is
+    /// unknown afterwards. O(log n) in the live tickets.
     ///
     /// # Errors
     /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
@@ -365,25 +387,17 @@ impl PathService {
             .ok_or(ServiceError::UnknownTicket { ticket })?;
         self.replans.remove(&ticket);
         if let TicketState::Pending { request, job, .. } = state {
+            self.pending -= 1;
             if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
                 *n -= 1;
                 if *n == 0 {
                     self.pending_per_unit.remove(&request.unit);
                 }
             }
-            match job {
-                None => self.intake.retain(|i| i.ticket != ticket),
-                Some(number) => {
-                    for lane in &mut self.lanes {
-                        if let Some(k) = lane.queue.iter().position(|j| j.number == number) {
-                            lane.queue[k].remove(ticket);
-                            if lane.queue[k].tickets() == 0 {
-                                lane.queue.remove(k);
-                            }
-                            break;
-                        }
-                    }
-                }
+            // Not taken in yet: the intake skips tickets it no longer knows. Taken in: its
+            // lane takes it out of the job at the start of the next tick.
+            if let Some((number, lane)) = job {
+                self.lanes[lane].cancelled.push((number, ticket));
             }
             self.stats.cancelled += 1;
         }
@@ -407,12 +421,23 @@ impl PathService {
         match self.tickets.get(&ticket) {
             None => Err(ServiceError::UnknownTicket { ticket }),
             Some(TicketState::Pending { .. }) => Ok(Status::Pending),
-            Some(TicketState::Done { outcome, .. }) => Ok(Status::Done(outcome)),
+            Some(TicketState::Done {
+                outcome,
+                reach,
+                checked,
+                ..
+            }) => Ok(if self.sweep.may_touch(*checked, *reach) {
+                Status::Rechecking(outcome)
+            } else {
+                Status::Done(outcome)
+            }),
             Some(TicketState::Invalidated) => Ok(Status::Invalidated),
         }
     }
 
-    /// The outcome `ticket` holds, if it has one (see [`PathService::poll`]).
+    /// The outcome `ticket` holds, if it has one and it is not under recheck (see
+    /// [`PathService::poll`]): a path returned here is valid on the map as the service
+    /// last heard of it.
     pub fn outcome(&self, ticket: Ticket) -> Option<&Outcome> {
         match self.poll(ticket) {
             Ok(Status::Done(outcome)) => Some(outcome),
@@ -433,10 +458,13 @@ impl PathService {
 
     /// Tickets waiting for an answer (first answers and repairs).
     pub fn pending(&self) -> usize {
-        self.tickets
-            .values()
-            .filter(|s| matches!(s, TicketState::Pending { .. }))
-            .count()
+        self.pending
+    }
+
+    /// Whether reported edits still wait to be checked against the live paths (by the
+    /// next ticks' sweep; see [the rules](self#edits)).
+    pub fn rechecking(&self) -> bool {
+        !self.sweep.is_done()
     }
 
     /// Tickets the service holds: pending, delivered, or invalidated, not yet released.
@@ -467,13 +495,14 @@ impl PathService {
         match self.tickets.get_mut(&ticket) {
             None => Err(ServiceError::UnknownTicket { ticket }),
             Some(TicketState::Done {
-                outcome, progress, ..
+                outcome,
+                progress,
+                costs,
+                walked,
+                ..
             }) => {
-                let len = outcome
-                    .path()
-                    .ok_or(ServiceError::NoPath { ticket })?
-                    .cells
-                    .len();
+                let cells = &outcome.path().ok_or(ServiceError::NoPath { ticket })?.cells;
+                let len = cells.len();
                 if index >= len {
                     return Err(ServiceError::IndexOutOfRange { ticket, index, len });
                 }
@@ -484,6 +513,9 @@ impl PathService {
                         progress: *progress,
                     });
                 }
+                // O(positions advanced): what is left of the path is priced without
+                // walking it when an edit frees ground.
+                *walked += watch::walked_cost(cells, costs.as_deref(), *progress, index);
                 *progress = index;
                 Ok(())
             }
@@ -539,9 +571,15 @@ impl PathService {
             .tickets
             .values()
             .map(|s| match s {
-                TicketState::Done { outcome, costs, .. } => {
+                TicketState::Done {
+                    outcome,
+                    costs,
+                    pieces,
+                    ..
+                } => {
                     outcome.path().map_or(0, |p| p.cells.capacity() * 8)
                         + costs.as_ref().map_or(0, |c| c.capacity() * 8)
+                        + pieces.capacity() * std::mem::size_of::<Rect>()
                 }
                 _ => 0,
             })
@@ -595,8 +633,11 @@ fn goal_area(goal: Goal, size: u32, (width, height): (u32, u32)) -> Result<Rect,
 }
 
 impl PathService {
-    /// Checks the live paths against one edit of the world (see [the rules](self#edits)).
+    /// Records one edit of the world (see [the rules](self#edits)), in O(1) amortised: the
+    /// next ticks check the live paths against it within their budget, before they take in
+    /// or deliver anything, and emit the events. Until then [`PathService::poll`] says
+    /// [`Status::Rechecking`] for a path the edit may touch.
     pub fn notify_edit(&mut self, world: &World, report: &WorldEditReport) {
-        watch::check(self, world, report);
+        watch::note(self, world, report);
     }
 }

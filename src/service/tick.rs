@@ -2,15 +2,15 @@
 //! on their jobs within their share of the budget, and the answers are delivered in lane
 //! order.
 
-use super::job::{Allowance, Answer, Job};
-use super::types::{Budget, Outcome, TickReport, WhenUnreachable};
-use super::watch::EditLog;
+use super::job::{Allowance, Answer, Job, Kind};
+use super::types::{Budget, Outcome, TickReport, Ticket, WhenUnreachable};
+use super::watch::{bounding_box, piece_reaches, reach, EditLog};
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
 use crate::geom::{Cell, Rect};
 use crate::hpa::{SearchContext, SubgoalField};
 use crate::world::{ClassId, World};
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -34,6 +34,9 @@ pub(super) struct Lane {
     /// Subgoal fields no longer used, whose buffers new fields take over (freeing a
     /// field's arrays and bucket lists costs a few hundred microseconds on a 1,024² map).
     spare: Vec<SubgoalField>,
+    /// Tickets cancelled since the last tick, with their job's number: taken out of their
+    /// jobs at the start of the lane's next run (so that `cancel` stays O(log n)).
+    pub cancelled: Vec<(u64, Ticket)>,
 }
 
 /// What a lane did in one tick.
@@ -56,6 +59,10 @@ struct LaneRun {
 impl Lane {
     fn run(&mut self, world: &World, edits: &EditLog, mut allowance: Allowance) -> LaneRun {
         let mut run = LaneRun::default();
+        if !allowance.spent() {
+            // (Else the next tick does it, before the jobs it serves run.)
+            self.take_out_cancelled(&mut allowance);
+        }
         while let Some(job) = self.queue.front_mut() {
             if allowance.spent() {
                 break;
@@ -84,6 +91,31 @@ impl Lane {
         }
         run.allowance = Some(allowance);
         run
+    }
+}
+
+impl Lane {
+    /// Takes the tickets cancelled since the last tick out of their jobs, in one pass over
+    /// the queue, and drops the jobs left with no one to answer. One unit per 16 tickets
+    /// and per 64 starts looked at (the lane runs it before anything else, so it is never
+    /// cut short; it is bounded by the cancels since the last tick).
+    fn take_out_cancelled(&mut self, allowance: &mut Allowance) {
+        if self.cancelled.is_empty() {
+            return;
+        }
+        let mut by_job: HashMap<u64, HashSet<Ticket>> = HashMap::new();
+        for (number, ticket) in self.cancelled.drain(..) {
+            by_job.entry(number).or_default().insert(ticket);
+        }
+        let mut credit = 4 * by_job.values().map(HashSet::len).sum::<usize>();
+        for job in self.queue.iter_mut() {
+            if let Some(tickets) = by_job.get(&job.number) {
+                credit += job.remove_all(tickets);
+            }
+        }
+        self.queue.retain(|job| job.tickets() > 0);
+        let units = credit.div_ceil(64);
+        allowance.book(units, units, Kind::Cancels);
     }
 }
 
@@ -150,33 +182,51 @@ impl PathService {
             Budget::Time(d) => (usize::MAX, Some(now + d * 3 / 4)),
         };
         let mut report = TickReport::default();
+        // First the live paths against the edits reported since the last tick: nothing is
+        // taken in or delivered before every path the service holds is checked.
+        let mut sweeping = Allowance::new(total, deadline);
+        let swept = super::watch::sweep(self, world, &mut sweeping);
+        report.work += sweeping.work;
+        report.sweep_work = sweeping.work;
+        report.largest_step = sweeping.largest_step;
+        self.stats.work.sweep += sweeping.split.sweep;
+        if !swept {
+            report.sweep_unfinished = true;
+            report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();
+            self.frame += 1;
+            return Ok(report);
+        }
+        let total = total.saturating_sub(sweeping.work);
         super::watch::take_replans(self);
         // The intake may take up to a quarter of the budget: of the time, or of the units
         // (one per request taken in, counted in the tick's work).
         let (intake_until, intake_cap) = match budget {
             Budget::Time(d) => (Some(now + d / 4), usize::MAX),
-            Budget::Expansions(n) => (None, (n / 4).max(1)),
+            // Nothing when the sweep spent the budget (the next tick takes them in).
+            Budget::Expansions(_) => (None, (total / 4).max(usize::from(total > 0))),
         };
         let taken = self.take_in(world, &mut report, (intake_until, intake_cap));
         let total = match budget {
             Budget::Expansions(_) => {
                 report.work += taken;
-                report.largest_step = 1;
-                total - taken
+                report.largest_step = report.largest_step.max(1);
+                self.stats.work.intake += taken as u64;
+                total.saturating_sub(taken)
             }
             Budget::Time(_) => total,
         };
         let count = self.lanes.len();
         let allowances: Vec<Allowance> = (0..count)
-            .map(|i| Allowance {
-                left: if deadline.is_some() {
+            .map(|i| {
+                let left = if deadline.is_some() {
                     usize::MAX
                 } else {
-                    total / count + usize::from(i < total % count)
-                },
-                deadline,
-                work: 0,
-                largest_step: 0,
+                    // The units left over go round the lanes frame by frame, so that a
+                    // budget smaller than the lane count starves none.
+                    let turn = (i + self.frame as usize) % count;
+                    total / count + usize::from(turn < total % count)
+                };
+                Allowance::new(left, deadline)
             })
             .collect();
         let runs = run_lanes(&mut self.lanes, world, &self.edits, allowances);
@@ -202,6 +252,7 @@ impl PathService {
         for run in runs {
             let allowance = run.allowance.expect("every lane reports its allowance");
             report.work += allowance.work;
+            add_split(&mut self.stats.work, &allowance.split);
             self.stats.subgoal_fields += run.subgoal_fields_started;
             self.stats.stale_field_answers += run.stale_answers;
             self.stats.field_repair_searches += run.repairs;
@@ -329,11 +380,9 @@ impl PathService {
         key: GroupKey,
         starts: Vec<(Cell, Vec<super::Ticket>)>,
     ) -> Option<Vec<(Cell, Vec<super::Ticket>)>> {
-        let Some(job) = self
-            .lanes
-            .iter_mut()
-            .flat_map(|lane| lane.queue.iter_mut())
-            .find(|job| job.flow && job.key() == key)
+        let Some((lane, job)) = (self.lanes.iter_mut().enumerate())
+            .flat_map(|(i, lane)| lane.queue.iter_mut().map(move |job| (i, job)))
+            .find(|(_, job)| job.flow && job.key() == key)
         else {
             return Some(starts);
         };
@@ -341,7 +390,7 @@ impl PathService {
         for (_, tickets) in &starts {
             for t in tickets {
                 if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
-                    *j = Some(number);
+                    *j = Some((number, lane));
                 }
             }
         }
@@ -361,7 +410,7 @@ impl PathService {
         for (_, tickets) in &job.starts {
             for t in tickets {
                 if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
-                    *j = Some(job.number);
+                    *j = Some((job.number, lane));
                 }
             }
         }
@@ -403,13 +452,21 @@ impl PathService {
                 self.pending_per_unit.remove(&request.unit);
             }
         }
-        let bounds = answer.outcome.path().and_then(|p| bounding_box(&p.cells));
+        self.pending -= 1;
+        let size = world.movement(request.class).map_or(1, |m| m.size());
+        let cells = answer.outcome.path().map_or(&[][..], |p| &p.cells[..]);
+        let reach = bounding_box(cells).map(|b| reach(b, size));
+        let pieces = piece_reaches(cells, size);
         *state = TicketState::Done {
             request,
             outcome: answer.outcome.clone(),
             costs,
             progress: 0,
-            bounds,
+            reach,
+            pieces,
+            walked: 0.0,
+            // Answered on the map as it stands: true after every edit reported so far.
+            checked: self.sweep.reported,
         };
         self.finished.push((answer.ticket, answer.outcome));
         report.delivered += 1;
@@ -419,14 +476,18 @@ impl PathService {
     }
 }
 
-/// The smallest rectangle holding `cells` (`None` for no cells).
-fn bounding_box(cells: &[Cell]) -> Option<Rect> {
-    let first = *cells.first()?;
-    let mut r = Rect::new(first.x, first.y, first.x, first.y);
-    for c in cells {
-        r = Rect::new(r.x1.min(c.x), r.y1.min(c.y), r.x2.max(c.x), r.y2.max(c.y));
-    }
-    Some(r)
+/// Adds the lane's work by kind to the service's totals (the sweep and the intake are
+/// booked by the tick itself).
+fn add_split(total: &mut super::WorkSplit, lane: &super::WorkSplit) {
+    total.cancels += lane.cancels;
+    total.checks += lane.checks;
+    total.single_searches += lane.single_searches;
+    total.subgoal_fields += lane.subgoal_fields;
+    total.gate_fields += lane.gate_fields;
+    total.field_reads += lane.field_reads;
+    total.vouched += lane.vouched;
+    total.repair_searches += lane.repair_searches;
+    total.closest += lane.closest;
 }
 
 /// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else

@@ -289,6 +289,7 @@ impl Outcome {
 /// service.tick(&world, Budget::Expansions(1000))?;
 /// let report = world.set_blocked(Rect::new(8, 0, 8, 14), true)?; // a wall across the path
 /// service.notify_edit(&world, &report);
+/// service.tick(&world, Budget::Expansions(1000))?; // checks the live paths first
 /// let events: Vec<PathEvent> = service.drain_events().collect();
 /// assert!(matches!(events[..], [PathEvent::Invalidated { ticket: t, .. }] if t == ticket));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -343,6 +344,12 @@ pub enum Status<'a> {
     Done(&'a Outcome),
     /// Answered, then invalidated by an edit, and not to be repaired.
     Invalidated,
+    /// Answered, but an edit reported since (with
+    /// [`notify_edit`](super::PathService::notify_edit)) touched the path's surroundings
+    /// and the sweep of the next [`tick`](super::PathService::tick) has not checked the
+    /// path against it yet: it may be broken. The tick that sweeps it makes it
+    /// [`Status::Done`] again, or invalidates it (see [the rules](super#edits)).
+    Rechecking(&'a Outcome),
 }
 
 /// How the service runs.
@@ -464,6 +471,59 @@ pub struct TickReport {
     pub shared: usize,
     /// Jobs still queued or paused.
     pub pending_jobs: usize,
+    /// Of `work`, the units spent sweeping the live paths against the edits reported since
+    /// the last tick (see [the rules](super#edits)).
+    pub sweep_work: usize,
+    /// Whether that sweep is still unfinished (the tick's budget ran out in it): the tick
+    /// then took no requests in and delivered nothing.
+    pub sweep_unfinished: bool,
+}
+
+/// Work units spent, by what they were spent on (see [the budget](super#the-budget)):
+/// where a service's time goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WorkSplit {
+    /// Taking requests in (under [`Budget::Expansions`] only: the intake is timed, not
+    /// counted, under a time budget).
+    pub intake: u64,
+    /// Sweeping live paths against reported edits.
+    pub sweep: u64,
+    /// Taking cancelled tickets out of their jobs.
+    pub cancels: u64,
+    /// A start's first checks.
+    pub checks: u64,
+    /// Single searches (a lone start to a cell).
+    pub single_searches: u64,
+    /// Growing subgoal fields: starting them, members' cone scans, settled subgoals.
+    pub subgoal_fields: u64,
+    /// Building flow fields over gates (layers without a subgoal graph, large goals).
+    pub gate_fields: u64,
+    /// Reading members' paths off fresh fields (subgoal or gate fields).
+    pub field_reads: u64,
+    /// Answers a field older than the map vouched for (its checks and writing out).
+    pub vouched: u64,
+    /// Repair searches over fields older than the map.
+    pub repair_searches: u64,
+    /// Closest-position scans and the searches to their candidates.
+    pub closest: u64,
+}
+
+impl WorkSplit {
+    /// The sum of every part.
+    pub fn total(&self) -> u64 {
+        self.intake
+            + self.sweep
+            + self.cancels
+            + self.checks
+            + self.single_searches
+            + self.subgoal_fields
+            + self.gate_fields
+            + self.field_reads
+            + self.vouched
+            + self.repair_searches
+            + self.closest
+    }
 }
 
 /// Running totals of a service.
@@ -512,4 +572,8 @@ pub struct ServiceStats {
     pub repairs: u64,
     /// Tickets cancelled.
     pub cancelled: u64,
+    /// Work units spent so far, by kind.
+    pub work: WorkSplit,
+    /// Of `repairs`, the re-plans after edits that freed ground.
+    pub replans: u64,
 }

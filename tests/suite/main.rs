@@ -30,6 +30,7 @@ mod search_trace;
 mod service_props;
 mod service_scenarios;
 mod service_subgoals;
+mod service_sweep;
 mod subgoal_props;
 mod subgoal_taut;
 mod units_props;

@@ -358,6 +358,20 @@ fn invalidated_paths_are_repaired_from_the_reported_position() {
     // Close the gap: both paths go through it.
     let report = world.set_blocked(Rect::new(15, 20, 15, 21), true).unwrap();
     service.notify_edit(&world, &report);
+    // Recorded only: the paths are rechecked by the next ticks, within their budget.
+    assert_eq!(service.drain_events().count(), 0);
+    assert!(matches!(service.poll(keep), Ok(Status::Rechecking(_))));
+    assert_eq!(service.outcome(keep), None, "not vouched for until swept");
+    let mut ticks = 0;
+    while service.rechecking() {
+        let report = service.tick(&world, Budget::Expansions(1)).unwrap();
+        assert_eq!(
+            report.delivered, 0,
+            "nothing delivered before the sweep ends"
+        );
+        ticks += 1;
+    }
+    assert!(ticks >= 1);
     let events: Vec<_> = service.drain_events().collect();
     assert_eq!(events.len(), 2);
     for e in &events {
@@ -370,7 +384,11 @@ fn invalidated_paths_are_repaired_from_the_reported_position() {
         assert!(*first_bad_index >= 5);
     }
     assert_eq!(service.poll(drop), Ok(Status::Invalidated));
-    assert_eq!(service.poll(keep), Ok(Status::Pending));
+    assert_eq!(
+        service.poll(keep),
+        Ok(Status::Pending),
+        "its repair is queued"
+    );
     finish(&mut service, &world);
     let repaired: Vec<_> = service.drain_finished().collect();
     assert_eq!(repaired.len(), 1);
