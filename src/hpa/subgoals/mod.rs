@@ -124,6 +124,9 @@ pub(crate) struct SubgoalGraph {
     /// Their rebuild under way after an edit dropped them (see
     /// [`SubgoalGraph::rebuild_levels`]); an edit restarts it.
     rebuilding: Option<Box<Contraction>>,
+    /// Whether an edit came since the last sliced call of
+    /// [`SubgoalGraph::rebuild_levels`]: a sliced rebuild waits for a call without one.
+    edited_since_slice: bool,
     /// Whether the map is small enough for levels: arcs count steps in 16 bits, so a map
     /// more than 65,536 cells a side searches the whole graph (exact, only slower).
     levels_fit: bool,
@@ -192,9 +195,19 @@ impl SubgoalGraph {
     /// as when they were never dropped or the map is too large for them) or `deadline` passes; returns whether they are
     /// back and the subgoals visited (the work done). Queries stay exact meanwhile, over
     /// the whole graph.
+    ///
+    /// With a deadline, the first call after an edit does nothing (`(false, 0)`) and the
+    /// rebuild starts at the next call without an edit before it. Any edit throws a
+    /// rebuild under way away, so on a map edited between every two calls (a game that
+    /// edits every frame, a replay with patches between its queries) each slice would be
+    /// lost, with the start, which copies the whole graph past any budget (milliseconds on
+    /// a 512² map, tens of them on a 1024² one), and the next edit would pay for freeing it.
     pub fn rebuild_levels(&mut self, deadline: Option<Instant>) -> (bool, usize) {
         if !self.levels_pending() {
             return (true, 0);
+        }
+        if std::mem::take(&mut self.edited_since_slice) && deadline.is_some() {
+            return (false, 0);
         }
         let mut contraction = match self.rebuilding.take() {
             Some(c) => c,
@@ -410,6 +423,7 @@ impl SubgoalGraph {
         // way read the graph before this edit.
         self.levels = None;
         self.rebuilding = None;
+        self.edited_since_slice = true;
     }
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
