@@ -14,6 +14,10 @@
 //! Usage: `cargo bench --bench refresh`. The figures are wall times on whatever machine
 //! runs it: compare the rows with each other, not with another run.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::thread_cpu;
 use quadpath::{Cell, Config, Grid, HpaMap, Mode, Rect, TerrainCosts, TerrainPatch, TerrainSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -37,19 +41,6 @@ fn edits(grid: &Grid) -> Vec<Rect> {
             Rect::new(x, y, x + 39, y + 39)
         })
         .collect()
-}
-
-/// This thread's CPU time: what a call cost, without the time other processes of a shared
-/// machine took the core away from it.
-fn thread_cpu() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    assert!(ok, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn main() {

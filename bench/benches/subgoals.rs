@@ -7,9 +7,10 @@
 //! `cargo bench -p quadpath-bench --bench subgoals -- [--maps a,b] [--queries N] [--rounds R]
 //! [--profile N [--no-edits]]` (`--edits R`: only the edit times, each kind repeated R
 //! times over, the subgoal layer's also apart: blocking and freeing a cell, placing and
-//! removing a building; `--no-edits` leaves them and the levels' rebuild time out of a
-//! `--profile` loop, and first compare the subgoal layer as built, without a gate graph,
-//! with the same layer keeping one; `--landmarks 2,4,8`: only corner queries of subgoal layers built with
+//! removing a building, in wall and in thread CPU time; `--no-edits` leaves them and the
+//! levels' rebuild time out of a `--profile` loop, and first compare the subgoal layer as
+//! built, without a gate graph, with the same layer keeping one; `--landmarks 2,4,8`: only
+//! corner queries of subgoal layers built with
 //! each `Config::landmarks`, alternated query by query, with their landmark bytes and edit
 //! times, so that the landmark count is chosen on one run's ratios.)
 //!
@@ -19,7 +20,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::Rng;
+use common::{thread_cpu, Rng};
 use quadpath::io::{read_map, read_scen};
 use quadpath::{Cell, Config, Grid, HpaMap, Rect, SearchContext};
 use std::path::PathBuf;
@@ -103,12 +104,30 @@ fn micros(d: Duration) -> f64 {
 /// Median time of one edit and its undo on `map`, over `n` edits and undos.
 fn edit_times(map: &mut HpaMap, side: u32, n: usize) -> Duration {
     let (placed, removed) = edit_times_apart(map, side, n);
-    median(placed.into_iter().chain(removed).collect())
+    median(placed.into_iter().chain(removed).map(|t| t.wall).collect())
+}
+
+/// One edit's wall time and this thread's CPU time (which a shared machine's preemption
+/// does not inflate).
+#[derive(Clone, Copy)]
+struct EditTime {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// Times `edit`.
+fn timed(edit: impl FnOnce()) -> EditTime {
+    let (cpu, wall) = (thread_cpu(), Instant::now());
+    edit();
+    EditTime {
+        wall: wall.elapsed(),
+        cpu: thread_cpu() - cpu,
+    }
 }
 
 /// The times of `n` edits on `map` (a `side`² block on random free spots) and of their
 /// undos, apart.
-fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<Duration>, Vec<Duration>) {
+fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<EditTime>, Vec<EditTime>) {
     let mut rng = Rng(0x5eed);
     let (w, h) = (map.grid().width(), map.grid().height());
     let (mut placed, mut removed) = (Vec::new(), Vec::new());
@@ -121,27 +140,25 @@ fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<Duration>, Ve
         if !r.cells().all(|c| map.grid().is_free(c)) {
             continue;
         }
-        let t = Instant::now();
-        map.set_blocked(r, true).unwrap();
-        placed.push(t.elapsed());
-        let t = Instant::now();
-        map.set_blocked(r, false).unwrap();
-        removed.push(t.elapsed());
+        placed.push(timed(|| drop(map.set_blocked(r, true).unwrap())));
+        removed.push(timed(|| drop(map.set_blocked(r, false).unwrap())));
     }
     (placed, removed)
 }
 
 /// `--edits` on a subgoal layer: the medians of blocking and freeing one cell, and of
-/// placing and removing a 4×4 building, apart, `rounds` × 100 of each.
+/// placing and removing a 4×4 building, apart, `rounds` × 100 of each, in wall time and
+/// in thread CPU time.
 fn edit_medians(map: &mut HpaMap, rounds: usize) -> String {
     let (block, free) = edit_times_apart(map, 1, 200 * rounds);
     let (place, remove) = edit_times_apart(map, 4, 200 * rounds);
+    let medians = |of: fn(&EditTime) -> Duration| {
+        [&block, &free, &place, &remove].map(|v| micros(median(v.iter().map(of).collect())))
+    };
+    let (wall, cpu) = (medians(|t| t.wall), medians(|t| t.cpu));
     format!(
-        "block {:.1} / free {:.1} µs, 4×4 place {:.1} / remove {:.1} µs",
-        micros(median(block)),
-        micros(median(free)),
-        micros(median(place)),
-        micros(median(remove)),
+        "block {:.1} / free {:.1} µs, 4×4 place {:.1} / remove {:.1} µs (thread CPU: {:.1} / {:.1}, {:.1} / {:.1})",
+        wall[0], wall[1], wall[2], wall[3], cpu[0], cpu[1], cpu[2], cpu[3],
     )
 }
 

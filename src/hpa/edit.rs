@@ -563,7 +563,13 @@ impl HpaMap {
     /// the time the frame can spare, until it reports `complete`. It always does at least
     /// one unit of work (see [`RefreshReport::work`]) when any is left, so that repeated
     /// calls finish even with a zero budget: a slice of a landmark column or of a cluster's
-    /// route search, or a cluster's choice of entrances, each tens of microseconds.
+    /// route search, or a cluster's choice of entrances, each tens of microseconds. One
+    /// exception: the rebuild of the subgoal graph's levels (see
+    /// [`HpaMap::subgoal_levels_size`]) starts only at a call with no edit since the
+    /// previous call, since any edit throws a rebuild under way away; a call right after an
+    /// edit leaves it for the next (no work, not complete). A map edited between every two
+    /// calls then loses no time to a rebuild that could never finish, and its queries stay
+    /// exact over the whole graph.
     ///
     /// ```
     /// use quadpath::{Grid, HpaMap, Mode, Rect};
@@ -629,10 +635,14 @@ impl HpaMap {
                     }
                 }
             } else if let Some(graph) = self.subgoals.as_mut().filter(|g| g.levels_pending()) {
-                // Last: queries are exact without the levels, only slower.
+                // Last: queries are exact without the levels, only slower. A sliced
+                // rebuild waits for a call with no edit since the last one.
                 let (done, work) = graph.rebuild_levels(deadline);
                 report.subgoal_levels = done;
                 report.work += work;
+                if !done && work == 0 {
+                    break;
+                }
             } else {
                 break;
             }

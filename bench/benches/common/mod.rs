@@ -7,6 +7,20 @@ pub mod warthog;
 
 use quadpath::{io, Cell, Grid};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// This thread's CPU time: what a call cost, without the time other processes of a shared
+/// machine took the core away from it.
+pub fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
 
 /// The five StarCraft maps of `../shared/maps/sc1`, the standard RTS benchmark set.
 pub const STARCRAFT_MAPS: &[&str] = &[

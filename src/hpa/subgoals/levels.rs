@@ -40,10 +40,11 @@
 //! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
 //! before): a witness may have lost an edge. [`Contraction`] builds them again in
 //! bounded slices (see `HpaMap::refresh_within`), restarted by any edit during the
-//! rebuild. Subgoals are visited by degree and then by cell, and whether one is contracted
-//! depends only on the graph left (not on the order of its edge lists), so the levels
-//! rebuilt after edits equal a fresh build's (tested by cell in
-//! `tests/suite/subgoal_props.rs`).
+//! rebuild; a sliced rebuild starts only at a call with no edit since the previous one, so
+//! that a map edited between every two calls wastes no slices on it. Subgoals are visited
+//! by degree and then by cell, and whether one is contracted depends only on the graph
+//! left (not on the order of its edge lists), so the levels rebuilt after edits equal a
+//! fresh build's (tested by cell in `tests/suite/subgoal_props.rs`).
 
 use super::taut::{reversed, sector, Sector};
 use super::SubgoalGraph;

@@ -116,11 +116,19 @@ pub(crate) struct SubgoalGraph {
     added: Vec<u32>,
     /// Edges added since the landmarks were last repaired.
     linked: Vec<(u32, u32)>,
+    /// Scratch of [`SubgoalGraph::rescan`]: a rescanned subgoal's finds.
+    scratch_found: Vec<u32>,
+    /// Scratch of [`SubgoalGraph::rescan`]: the previous finds of the parts scanned
+    /// again, with their cells.
+    scratch_redo: Vec<(Cell, u32)>,
     /// The two levels (see `levels.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
     /// Their rebuild under way after an edit dropped them (see
     /// [`SubgoalGraph::rebuild_levels`]); an edit restarts it.
     rebuilding: Option<Box<Contraction>>,
+    /// Whether an edit came since the last sliced call of
+    /// [`SubgoalGraph::rebuild_levels`]: a sliced rebuild waits for a call without one.
+    edited_since_slice: bool,
     /// Whether the map is small enough for levels: arcs count steps in 16 bits, so a map
     /// more than 65,536 cells a side searches the whole graph (exact, only slower).
     levels_fit: bool,
@@ -189,9 +197,19 @@ impl SubgoalGraph {
     /// as when they were never dropped or the map is too large for them) or `deadline` passes; returns whether they are
     /// back and the subgoals visited (the work done). Queries stay exact meanwhile, over
     /// the whole graph.
+    ///
+    /// With a deadline, the first call after an edit does nothing (`(false, 0)`) and the
+    /// rebuild starts at the next call without an edit before it. Any edit throws a
+    /// rebuild under way away, so on a map edited between every two calls (a game that
+    /// edits every frame, a replay with patches between its queries) each slice would be
+    /// lost, with the start, which copies the whole graph past any budget (milliseconds on
+    /// a 512² map, tens of them on a 1024² one), and the next edit would pay for freeing it.
     pub fn rebuild_levels(&mut self, deadline: Option<Instant>) -> (bool, usize) {
         if !self.levels_pending() {
             return (true, 0);
+        }
+        if std::mem::take(&mut self.edited_since_slice) && deadline.is_some() {
+            return (false, 0);
         }
         let mut contraction = match self.rebuilding.take() {
             Some(c) => c,
@@ -299,6 +317,8 @@ impl SubgoalGraph {
             .sum();
         self.lines.memory_bytes()
             + (self.added.capacity() + self.linked.capacity() * 2) * 4
+            + self.scratch_found.capacity() * 4
+            + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
             + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
             + self.marks.capacity() * 8
@@ -400,24 +420,38 @@ impl SubgoalGraph {
         // way read the graph before this edit.
         self.levels = None;
         self.rebuilding = None;
+        self.edited_since_slice = true;
     }
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
     /// other parts found stays.
     fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts) {
         let from = self.cell(id);
-        let previous = std::mem::take(&mut self.found[id as usize]);
-        let mut now: Vec<u32> = previous
-            .iter()
-            .copied()
-            .filter(|&v| {
-                let c = self.cells[v as usize];
-                c != VACANT && !parts.contains(Parts::finding(from, c))
-            })
-            .collect();
+        let mut previous = std::mem::take(&mut self.found[id as usize]);
+        // Scratch lists, kept between rescans so that an edit allocates nothing here: the
+        // finds now, and the previous finds of the parts scanned again with their cells.
+        let mut now = std::mem::take(&mut self.scratch_found);
+        let mut redo = std::mem::take(&mut self.scratch_redo);
+        now.clear();
+        redo.clear();
+        for &v in &previous {
+            let c = self.cells[v as usize];
+            if c == VACANT {
+                continue;
+            }
+            if parts.contains(Parts::finding(from, c)) {
+                redo.push((c, v));
+            } else {
+                now.push(v);
+            }
+        }
         self.reach_parts(grid, from, None, parts, |r| {
             if let Reached::Subgoal(c) = r {
-                now.push(self.ids[&self.index(c)]);
+                // Most finds were found before: their IDs are in `redo` (a subgoal still
+                // at its cell keeps its ID through an update), which is cheaper to look
+                // through than the ID map.
+                let found = redo.iter().find(|&&(rc, _)| rc == c).map(|&(_, v)| v);
+                now.push(found.unwrap_or_else(|| self.ids[&self.index(c)]));
             }
         });
         now.sort_unstable();
@@ -448,7 +482,12 @@ impl SubgoalGraph {
                 break;
             }
         }
-        self.found[id as usize] = now;
+        // The list keeps its own allocation (sized to its subgoal), the scratch theirs.
+        previous.clear();
+        previous.extend_from_slice(&now);
+        self.found[id as usize] = previous;
+        self.scratch_found = now;
+        self.scratch_redo = redo;
     }
 
     /// Removes the edge between `a` and `b`.

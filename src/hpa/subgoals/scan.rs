@@ -90,6 +90,14 @@ impl Parts {
         self.contains(Parts::axis(i))
     }
 
+    /// Whether `self` holds the series along `axis` of either diagonal beside it.
+    fn has_series_along(self, axis: (i32, i32)) -> bool {
+        DIAGONALS
+            .into_iter()
+            .enumerate()
+            .any(|(q, d)| (d.0 == axis.0 || d.1 == axis.1) && self.has_series(q, axis))
+    }
+
     /// Whether `self` holds the series of diagonal `q` along `axis`.
     fn has_series(self, q: usize, axis: (i32, i32)) -> bool {
         self.contains(Parts::series(q, axis))
@@ -165,6 +173,11 @@ impl SubgoalGraph {
         let mut first = [0u32; 4];
         for (i, &axis) in AXES.iter().enumerate() {
             let on = parts.has_axis(i);
+            // A first run limits the series along its axis of the two walks beside it; it
+            // is made when it reports, or when it limits a series that is scanned.
+            if !on && !parts.has_series_along(axis) {
+                continue;
+            }
             first[i] = self.run(grid, from, axis, u32::MAX, target, &mut |r| {
                 if on {
                     found(r)
@@ -177,6 +190,10 @@ impl SubgoalGraph {
             if !on_h && !on_v {
                 continue;
             }
+            // With one series only, the walk's own find (at its end, shared by both
+            // series) is not asked for: once that series' runs are cut to nothing (limits
+            // never grow), the rest of the walk finds nothing for it.
+            let whole = on_h && on_v;
             let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
             let mut p = from;
             while diagonal_step_ok(grid, p, d) {
@@ -191,11 +208,15 @@ impl SubgoalGraph {
                     found(Reached::Subgoal(p));
                     break;
                 }
-                if on_h {
+                // A run with no steps left finds nothing (and leaves its limit at 0).
+                if on_h && lh > 0 {
                     lh = self.run(grid, p, h, lh, target, &mut found);
                 }
-                if on_v {
+                if on_v && lv > 0 {
                     lv = self.run(grid, p, v, lv, target, &mut found);
+                }
+                if !whole && (if on_h { lh } else { lv }) == 0 {
+                    break;
                 }
             }
         }
@@ -335,12 +356,13 @@ impl SubgoalGraph {
     /// reports the first subgoal met: the scans whose diagonal walk steps onto `x`.
     fn diagonal_back(&self, grid: &Grid, x: Cell, d: (i32, i32), found: &mut impl FnMut(Cell)) {
         let mut k = 1;
+        // Free cells that are no subgoals are exactly those that are no stops: one bit
+        // a step.
         while let Some(z) = offset(grid, x, d, -k) {
-            if !grid.is_free(z) {
-                return;
-            }
-            if self.is_subgoal(z) {
-                found(z);
+            if self.lines.is_stop(z.x, z.y) {
+                if self.is_subgoal(z) {
+                    found(z);
+                }
                 return;
             }
             k += 1;
