@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn sectors_name_their_moves() {
-        let at = |x, y| Cell::new(10 + x as u32, 10 + y as u32);
+        let at = |x: i32, y: i32| Cell::new((10 + x) as u32, (10 + y) as u32);
         let o = Cell::new(10, 10);
         assert_eq!(sector(o, Cell::new(15, 10)), 0);
         assert_eq!(sector(o, Cell::new(13, 13)), 1);
