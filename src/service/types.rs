@@ -134,6 +134,8 @@ pub enum WhenUnreachable {
 /// // A wall across the path: the path is invalidated and, as asked, not planned again.
 /// let report = world.set_blocked(Rect::new(8, 0, 8, 14), true)?;
 /// service.notify_edit(&world, &report);
+/// assert!(matches!(service.poll(ticket)?, Status::Rechecking(_)), "until the next tick");
+/// service.tick(&world, Budget::Expansions(1000))?;
 /// assert_eq!(service.poll(ticket)?, Status::Invalidated);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
