@@ -749,9 +749,8 @@ impl HpaMap {
         }
     }
 
-    /// Adds the crossings the policy keeps between free leaves `a` and `b`. The pair is
-    /// always taken in ID order, so that an incremental update picks the same crossings
-    /// as a fresh build.
+    /// Adds the crossings the policy keeps between free leaves `a` and `b` of the layer's
+    /// gate graph (see [`link_pair`]).
     pub(super) fn connect(&mut self, a: LeafId, b: LeafId) {
         let mut buf = std::mem::take(&mut self.crossing_buf);
         link_pair(
