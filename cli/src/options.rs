@@ -174,7 +174,8 @@ pub enum ModeArg {
     /// Every crossing is a gate: optimal paths
     #[default]
     Exact,
-    /// Sparse gates and string pulling: faster, a few percent longer
+    /// Faster, at most a few percent longer: the subgoal graph by weighted A* on one
+    /// terrain cost, clusters and string pulling under terrain costs
     Fast,
 }
 

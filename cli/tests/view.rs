@@ -655,10 +655,21 @@ fn switching_the_class_rebuilds_the_layers_as_the_world_would() {
 
 #[test]
 fn clusters_and_entrances_are_the_fast_layers() {
-    let v = Viewer::start("room-100-10.map", &["--mode", "fast"]);
-    let grid = load_grid(map("room-100-10.map"), &BitmapOptions::default()).unwrap();
-    let fast = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
-    assert!(fast.cluster_count() > 1, "room-100-10 is clustered");
+    // Fast mode keeps clusters under terrain costs (on a map of one cost it searches the
+    // subgoal graph instead): the RTS valley with its roads and swamps.
+    let costs = "G=0.5,S=3";
+    let v = Viewer::start(
+        "rts_valley.png",
+        &["--legend", "rts", "--mode", "fast", "--costs", costs],
+    );
+    let options = BitmapOptions {
+        legend: Some(quadpath::io::ColorLegend::rts_default()),
+        ..Default::default()
+    };
+    let grid = load_grid(map("rts_valley.png"), &options).unwrap();
+    let costs: quadpath::TerrainCosts = costs.parse().unwrap();
+    let fast = HpaMap::with_costs(grid.clone(), costs, Mode::Fast).unwrap();
+    assert!(fast.cluster_count() > 1, "rts_valley is clustered");
     let got: BTreeSet<(Vec<u64>, Vec<u64>, bool)> = v.get_json("/api/clusters")["clusters"]
         .as_array()
         .unwrap()

@@ -22,12 +22,15 @@ pub struct ClusterOutline {
 
 impl HpaMap {
     /// The clusters of the fast mode's abstract level, each with its area and entrances;
-    /// empty when the map is not clustered (exact mode, or a map too small for clusters).
+    /// empty when the map is not clustered (exact mode, fast mode on a map of one cost, or a
+    /// map too small for clusters).
     ///
     /// ```
-    /// use quadpath::{Grid, HpaMap, Mode};
-    /// let map = HpaMap::new(Grid::from_fn(128, 128, |x, _| x != 64), Mode::Fast)?;
+    /// use quadpath::{Config, Grid, HpaMap};
+    /// let grid = Grid::from_fn(128, 128, |x, _| x != 64);
+    /// let map = HpaMap::new(grid, Config::fast().with_subgoals(false))?;
     /// let clusters = map.cluster_outlines();
+    /// assert!(!clusters.is_empty());
     /// assert_eq!(clusters.len(), map.cluster_count());
     /// let entrances: usize = clusters.iter().map(|c| c.entrances.len()).sum();
     /// assert_eq!(entrances, map.entrance_count());

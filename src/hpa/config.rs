@@ -30,9 +30,12 @@ pub enum Mode {
     /// length.
     #[default]
     Exact,
-    /// Sparse gates ([`GatePolicy::Adaptive`]), a search over cluster entrances, and
-    /// string-pulling: much faster searches, paths a few percent longer than optimal.
-    /// Short moves (optimal length up to [`Config::local_radius`], 16) are optimal.
+    /// Near-optimal paths, faster. On a map of one terrain cost: exact mode's subgoal
+    /// graph searched by weighted A\*, no path more than 5 % over the optimum
+    /// ([`Config::subgoal_excess_percent`]). On a map of several costs: sparse gates
+    /// ([`GatePolicy::Adaptive`]), a search over cluster entrances and string-pulling,
+    /// no path more than 25 % over the optimum ([`Config::max_excess_percent`]). Either
+    /// way short moves (optimal length up to [`Config::local_radius`], 16) are optimal.
     Fast,
 }
 
@@ -107,8 +110,12 @@ pub struct Config {
     /// [`HpaMap::memory_bytes`]: super::HpaMap::memory_bytes
     /// [`BuildError::MemoryLimit`]: super::BuildError::MemoryLimit
     pub max_memory: Option<usize>,
-    /// Search a *subgoal graph* instead of the gate graph where that is exact: on maps of
-    /// one terrain cost with every crossing a gate and no clusters (the exact preset).
+    /// Search a *subgoal graph* instead of the gate graph on maps of one terrain cost:
+    /// with every crossing a gate and no clusters (the exact preset), and also in place of
+    /// the clusters (the fast preset: the layer is then built as the exact preset's, every
+    /// crossing a gate, no clusters, at least [`Config::SUBGOAL_LANDMARKS`] landmarks, and
+    /// searched by weighted A\*, see [`Config::subgoal_excess_percent`]); a layer with
+    /// sparse gates and no clusters keeps its gate search.
     /// Subgoals are the free cells at convex obstacle corners; edges join those that reach
     /// each other along a straight-then-diagonal walk of octile length, so the graph is far
     /// sparser than the gate graph and paths stay optimal (see the crate's exactness notes
@@ -121,8 +128,15 @@ pub struct Config {
     /// one cell 44–234 µs and a 4×4 building 102–322 µs on the 1024² StarCraft and DAO
     /// maps measured, against 16–45 and 55–92 µs for a map without it (see the design
     /// notes). Turn it off (`with_subgoals(false)`) for a map that is edited far more
-    /// often than it is searched. A map with terrain costs ignores it and searches its
-    /// banded gate graph.
+    /// often than it is searched: an exact layer then searches its gate graph, a fast one
+    /// its clusters. A map with terrain costs ignores it and searches its banded gate
+    /// graph (the fast preset's: its clusters).
+    ///
+    /// In the fast preset it makes fast mode on maps of one cost 2.4× its clustered speed
+    /// and 1.2× exact mode's, with a mean excess of 0.1–0.4 % where the clusters had
+    /// 0.2–0.7 % (and a worst path 2.9 % over the optimum instead of 11.6 %), at exact
+    /// mode's memory and build time, which were the clusters' or less (issue 25's nine
+    /// StarCraft and Dragon Age maps, see the design notes).
     pub subgoals: bool,
     /// The worst a path may cost over the optimum on a map of several terrain costs, in
     /// percent (`Some(25)`: at most 1.25 × the cheapest path), or `None` for no bound.
@@ -158,6 +172,21 @@ pub struct Config {
     /// rebuilt only once its edits have doubled its bytes, which keeps the rebuilds' cost per
     /// edit bounded (25 % cost 3.4× the edit time over 200k edits of a five-class `World`).
     pub compact_above_percent: Option<u32>,
+    /// How far above the optimum a search over the subgoal graph may go, in percent (0:
+    /// exact). With `p > 0` the subgoal search is weighted A\*: it orders subgoals by
+    /// `g + (1 + p/100) × h`, `h` its consistent bound (octile distance and landmarks), so
+    /// no path it returns costs more than `1 + p/100` times the optimum (the proof is in
+    /// the design notes, *Fast mode on maps of one cost*). Short moves (ends at most
+    /// [`Config::local_radius`] apart) are searched with weight 1 and stay optimal.
+    ///
+    /// The fast preset sets 5, the largest within a mean excess of 0.5 % and a worst path
+    /// 5 % over the optimum: on the nine StarCraft and Dragon Age maps of issue 25 its
+    /// queries are 1.07–1.37× exact mode's speed (1.2× geomean) with a mean excess of
+    /// 0.12–0.43 % and a worst path 2.9 % over the optimum. A larger weight buys little
+    /// (at 1.5, 1.33× exact's speed with paths 4–8 % longer on average), as much of a
+    /// query's time goes to its two cone scans rather than to expansions. The exact
+    /// preset sets 0. Maps of several costs ignore it (see [`Config::max_excess_percent`]).
+    pub subgoal_excess_percent: u32,
 }
 
 /// Free cells below which landmarks are always built when configured (see
@@ -178,6 +207,14 @@ impl Config {
     /// The largest [`Config::local_radius`]: its window then has 129² cells.
     pub const MAX_LOCAL_RADIUS: u32 = 64;
 
+    /// The largest [`Config::subgoal_excess_percent`]: a weight of 2.
+    pub const MAX_SUBGOAL_EXCESS_PERCENT: u32 = 100;
+
+    /// The landmarks a clustered (fast) layer of one terrain cost keeps at least when it
+    /// searches its subgoal graph instead (see [`Config::subgoals`]): kept at the
+    /// subgoals, they cost little memory and halve its queries' time.
+    pub const SUBGOAL_LANDMARKS: u8 = 8;
+
     /// Optimal paths: every crossing is a gate, no smoothing needed, 8 landmarks, and the
     /// subgoal graph on maps of one terrain cost (see [`Config::subgoals`]).
     pub fn exact() -> Self {
@@ -192,12 +229,28 @@ impl Config {
             subgoals: true,
             max_excess_percent: None,
             compact_above_percent: Some(100),
+            subgoal_excess_percent: 0,
         }
     }
 
-    /// Fast, near-optimal paths: sparse gates ([`GatePolicy::Adaptive`]) between leaves,
-    /// a search over cluster entrances placed by the same policy, smoothing, and exact
-    /// short moves up to a radius of 16 (see [`Config::local_radius`]).
+    /// Fast, near-optimal paths. On a map of one terrain cost, the subgoal graph searched
+    /// by weighted A\*, no path more than 5 % over the optimum (see [`Config::subgoals`]
+    /// and [`Config::subgoal_excess_percent`]). On a map of several costs, sparse gates
+    /// ([`GatePolicy::Adaptive`]) between leaves, a search over cluster entrances placed by
+    /// the same policy, and smoothing, no path more than 25 % over the optimum (see
+    /// [`Config::max_excess_percent`]); `with_subgoals(false)` gives that engine on maps of
+    /// one cost too. Either way short moves up to a radius of 16 are optimal (see
+    /// [`Config::local_radius`]).
+    ///
+    /// ```
+    /// use quadpath::{Config, Grid, HpaMap};
+    /// let grid = Grid::from_fn(128, 128, |x, y| x % 16 != 8 || y % 40 == 5);
+    /// let fast = HpaMap::new(grid.clone(), Config::fast())?;
+    /// assert!(fast.subgoal_count() > 0 && fast.cluster_count() == 0);
+    /// let clustered = HpaMap::new(grid, Config::fast().with_subgoals(false))?;
+    /// assert!(clustered.subgoal_count() == 0 && clustered.cluster_count() > 0);
+    /// # Ok::<(), quadpath::BuildError>(())
+    /// ```
     pub fn fast() -> Self {
         Config {
             gates: GatePolicy::Adaptive,
@@ -207,9 +260,10 @@ impl Config {
             landmarks: 0,
             local_radius: 16,
             max_memory: None,
-            subgoals: false,
+            subgoals: true,
             max_excess_percent: Some(25),
             compact_above_percent: Some(100),
+            subgoal_excess_percent: 5,
         }
     }
 
@@ -300,6 +354,26 @@ impl Config {
         self
     }
 
+    /// With this bound over the optimum for the subgoal search, in percent (0 to
+    /// [`Config::MAX_SUBGOAL_EXCESS_PERCENT`]; 0 is exact; see
+    /// [`Config::subgoal_excess_percent`]).
+    ///
+    /// ```
+    /// use quadpath::{Cell, Config, Grid, HpaMap};
+    /// let grid = Grid::from_fn(96, 96, |x, y| (x % 12 != 6 || y % 30 == 3) && (x + 2 * y) % 41 != 0);
+    /// let exact = HpaMap::new(grid.clone(), Config::exact())?;
+    /// let weighted = HpaMap::new(grid, Config::exact().with_subgoal_excess_percent(10))?;
+    /// let (a, b) = (Cell::new(1, 94), Cell::new(94, 1));
+    /// let optimum = exact.find_path(a, b)?.length;
+    /// assert!(weighted.find_path(a, b)?.length <= 1.10 * optimum + 1e-9);
+    /// assert!(HpaMap::new(Grid::new_free(8, 8), Config::exact().with_subgoal_excess_percent(101)).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_subgoal_excess_percent(mut self, percent: u32) -> Self {
+        self.subgoal_excess_percent = percent;
+        self
+    }
+
     /// With automatic compaction past this waste, in percent, or none (see
     /// [`Config::compact_above_percent`]).
     pub fn with_compact_above_percent(mut self, percent: Option<u32>) -> Self {
@@ -309,13 +383,26 @@ impl Config {
 
     /// The configuration a map of these costs is built with: every crossing a gate and at
     /// least [`Config::BOUND_LANDMARKS`] landmarks when a bound is kept on a map of several
-    /// costs (see [`Config::max_excess_percent`]).
+    /// costs (see [`Config::max_excess_percent`]); on a map of one cost, a clustered
+    /// configuration that asks for the subgoal graph is built as a subgoal layer, every
+    /// crossing a gate, no clusters, at least [`Config::SUBGOAL_LANDMARKS`] landmarks (see
+    /// [`Config::subgoals`]).
     pub(crate) fn for_costs(mut self, several_costs: bool) -> Self {
         if several_costs && self.max_excess_percent.is_some() {
             self.gates = GatePolicy::All;
             self.landmarks = self.landmarks.max(Self::BOUND_LANDMARKS);
         }
+        if !several_costs && self.subgoals && self.clusters.is_some() {
+            self.gates = GatePolicy::All;
+            self.clusters = None;
+            self.landmarks = self.landmarks.max(Self::SUBGOAL_LANDMARKS);
+        }
         self
+    }
+
+    /// The weight of the subgoal search's bound (see [`Config::subgoal_excess_percent`]).
+    pub(crate) fn subgoal_weight(&self) -> f64 {
+        1.0 + self.subgoal_excess_percent as f64 / 100.0
     }
 
     /// The factor [`Config::max_excess_percent`] allows over the optimum, if any.
@@ -342,6 +429,12 @@ impl Config {
         }
         if self.max_leaf_side == Some(0) {
             return Err(ConfigError::ZeroLeafSide);
+        }
+        if self.subgoal_excess_percent > Self::MAX_SUBGOAL_EXCESS_PERCENT {
+            return Err(ConfigError::SubgoalExcess {
+                percent: self.subgoal_excess_percent,
+                max: Self::MAX_SUBGOAL_EXCESS_PERCENT,
+            });
         }
         self.gates.validate()?;
         if let Some(c) = &self.clusters {

@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 /// What a refresh did, and whether anything is left for the next one.
 ///
 /// ```
-/// use quadpath::{Grid, HpaMap, Mode, Rect};
-/// let mut map = HpaMap::new(Grid::new_free(128, 128), Mode::Fast)?;
+/// use quadpath::{Config, Grid, HpaMap, Rect};
+/// // Fast mode with clusters (on a map of one cost the preset searches subgoals instead).
+/// let mut map = HpaMap::new(Grid::new_free(128, 128), Config::fast().with_subgoals(false))?;
 /// map.set_blocked(Rect::new(60, 0, 61, 100), true)?;
 /// // Paths are already right; the cluster routes around the wall wait for a refresh.
 /// assert!(map.needs_refresh());
@@ -515,8 +516,8 @@ impl HpaMap {
     /// spread the work over frames, when the game can afford it.
     ///
     /// ```
-    /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
-    /// let mut map = HpaMap::new(Grid::new_free(256, 256), Mode::Fast)?;
+    /// use quadpath::{Cell, Config, Grid, HpaMap, Rect};
+    /// let mut map = HpaMap::new(Grid::new_free(256, 256), Config::fast().with_subgoals(false))?;
     /// map.set_blocked(Rect::new(100, 100, 103, 103), true)?;
     /// assert!(map.needs_refresh());
     /// // Still answered, and valid, before the refresh.
@@ -572,9 +573,9 @@ impl HpaMap {
     /// exact over the whole graph.
     ///
     /// ```
-    /// use quadpath::{Grid, HpaMap, Mode, Rect};
+    /// use quadpath::{Config, Grid, HpaMap, Rect};
     /// use std::time::Duration;
-    /// let mut map = HpaMap::new(Grid::new_free(512, 512), Mode::Fast)?;
+    /// let mut map = HpaMap::new(Grid::new_free(512, 512), Config::fast().with_subgoals(false))?;
     /// for i in 0..20 {
     ///     map.set_blocked(Rect::new(20 * i, 10, 20 * i + 3, 13), true)?;
     /// }

@@ -78,6 +78,15 @@ pub enum ConfigError {
     /// A gate or entrance policy that places gates every 0 cells.
     #[error("a gate spacing of 0 cells is not a spacing; use 1 for every cell")]
     ZeroGateStep,
+    /// A [`Config::subgoal_excess_percent`](super::Config::subgoal_excess_percent) above
+    /// [`Config::MAX_SUBGOAL_EXCESS_PERCENT`](super::Config::MAX_SUBGOAL_EXCESS_PERCENT).
+    #[error("subgoal_excess_percent {percent} is above the largest supported, {max}")]
+    SubgoalExcess {
+        /// What the configuration asked for.
+        percent: u32,
+        /// The largest supported.
+        max: u32,
+    },
     /// Cluster sides that cannot hold a cluster, or a smallest side above the largest.
     #[error(
         "cluster sides must satisfy 2 <= min_side <= side, got min_side {min_side}, side {side}"

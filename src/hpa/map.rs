@@ -27,7 +27,8 @@ use std::time::Instant;
 /// change are rebuilt.
 ///
 /// Queries take `&self`, so one map can serve many threads at once (it is `Send + Sync`);
-/// edits take `&mut self`. In fast mode an edit leaves the clusters around it *stale*: the
+/// edits take `&mut self`. In fast mode with clusters (under terrain costs, or
+/// [`Config::subgoals`] off) an edit leaves the clusters around it *stale*: the
 /// search crosses stale clusters over their gates, which is slower there and nowhere
 /// else, and [`HpaMap::refresh`] or [`HpaMap::refresh_within`] brings them up to date
 /// when the caller chooses to pay for it.
@@ -668,7 +669,8 @@ impl HpaMap {
     /// let map = HpaMap::new(Grid::from_fn(64, 64, |x, y| (x * y) % 7 != 3), Mode::Fast)?;
     /// let parts = map.memory_breakdown();
     /// assert_eq!(parts.total(), map.memory_bytes());
-    /// assert!(parts.gates > 0 && parts.landmarks == 0, "fast mode keeps no landmarks");
+    /// // Fast mode on a map of one cost: the subgoal graph and its landmarks, no clusters.
+    /// assert!(parts.gates > 0 && parts.subgoals > 0 && parts.clusters == 0);
     /// # Ok::<(), quadpath::BuildError>(())
     /// ```
     pub fn memory_breakdown(&self) -> MemoryBreakdown {

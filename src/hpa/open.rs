@@ -4,6 +4,14 @@
 //! a radix heap needs, and it makes a push one comparison of bit patterns and a pop a
 //! sort of the few entries sharing the lowest bucket, where a binary heap moves entries
 //! through `log n` levels of a large array on every push and pop.
+//!
+//! Weighted A\* (the fast subgoal search, `f = g + w·h` with `w > 1`) pops keys that may
+//! decrease, which a radix heap cannot order: the list then keeps a binary heap instead
+//! ([`OpenList::set_any_order`]), so that every pop is still a lowest key, as the search's
+//! bound needs.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// An open list for searches whose popped keys never decrease: a radix heap.
 ///
@@ -18,6 +26,13 @@ pub(crate) struct OpenList {
     /// Bucket `b > 0` holds keys whose highest bit differing from `last` is bit `b - 1`;
     /// bucket 0 holds keys equal to `last`.
     buckets: [Vec<(u64, u32)>; 65],
+    /// Set for keys that may go below the last popped one: every entry goes to `heap`.
+    any_order: bool,
+    /// The entries of an any-order search, lowest key first and among equal keys the
+    /// last pushed (the push count is the middle element).
+    heap: BinaryHeap<Reverse<(u64, Reverse<u32>, u32)>>,
+    /// Entries pushed since the list was last cleared (ties' order in `heap`).
+    pushed: u32,
 }
 
 impl Default for OpenList {
@@ -25,6 +40,9 @@ impl Default for OpenList {
         OpenList {
             last: 0,
             buckets: std::array::from_fn(|_| Vec::new()),
+            any_order: false,
+            heap: BinaryHeap::new(),
+            pushed: 0,
         }
     }
 }
@@ -37,23 +55,40 @@ impl OpenList {
         (u64::BITS - (key ^ last).leading_zeros()) as usize
     }
 
-    /// Empties the list.
+    /// Empties the list, back to keys that never decrease.
     pub fn clear(&mut self) {
         self.last = 0;
         for b in &mut self.buckets {
             b.clear();
         }
+        self.any_order = false;
+        self.heap.clear();
+        self.pushed = 0;
+    }
+
+    /// Lets the keys of the searches until the next [`OpenList::clear`] go below the last
+    /// popped one (weighted A\*): each pop is then still a lowest key, from a binary heap.
+    /// Call on an empty list.
+    pub fn set_any_order(&mut self) {
+        debug_assert!(self.is_empty(), "the order changes on an empty list only");
+        self.any_order = true;
     }
 
     /// Whether no entry is left.
     pub fn is_empty(&self) -> bool {
-        self.buckets.iter().all(Vec::is_empty)
+        self.heap.is_empty() && self.buckets.iter().all(Vec::is_empty)
     }
 
     /// Adds `node` with key `f`, which must not be below the last key popped by more
-    /// than rounding.
+    /// than rounding unless the list was [set to any order](OpenList::set_any_order).
     #[inline]
     pub fn push(&mut self, f: f64, node: u32) {
+        if self.any_order {
+            self.pushed = self.pushed.wrapping_add(1);
+            let key = (f * Self::SCALE) as u64;
+            self.heap.push(Reverse((key, Reverse(self.pushed), node)));
+            return;
+        }
         // Rounding can put a child a hair below its parent's `f`: it is popped next anyway.
         let key = ((f * Self::SCALE) as u64).max(self.last);
         self.buckets[Self::bucket(key, self.last)].push((key, node));
@@ -62,6 +97,11 @@ impl OpenList {
     /// Removes a node with the lowest key; among equal keys the last pushed.
     #[inline]
     pub fn pop(&mut self) -> Option<u32> {
+        if self.any_order {
+            let Reverse((key, _, node)) = self.heap.pop()?;
+            self.last = key;
+            return Some(node);
+        }
         if self.buckets[0].is_empty() {
             let b = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty())?;
             let moved = std::mem::take(&mut self.buckets[b]);
@@ -140,5 +180,52 @@ mod tests {
         open.push(9.0, 99);
         let order: Vec<u32> = std::iter::from_fn(|| open.pop()).collect();
         assert_eq!(order, vec![4, 3, 2, 1, 0, 99]);
+    }
+
+    /// Set to any order, the list pops a lowest key even when pushes go below the last
+    /// pop (weighted A\*), equal keys last in, first out; checked against sorting.
+    #[test]
+    fn any_order_pops_a_lowest_key() {
+        let mut open = OpenList::default();
+        open.set_any_order();
+        let mut model: Vec<(f64, u32)> = Vec::new();
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for step in 0..5_000u32 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            if rng % 3 != 0 || model.is_empty() {
+                let f = (rng >> 8) as f64 % 50_000.0 / 100.0;
+                open.push(f, step);
+                model.push((f, step));
+            } else {
+                let node = open.pop().expect("the model is not empty");
+                let min = model.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+                let i = model.iter().position(|e| e.1 == node).expect("pushed");
+                assert!(
+                    model[i].0 <= min + 1e-9,
+                    "popped {} before {min}",
+                    model[i].0
+                );
+                // Among the lowest, the last pushed.
+                let last_lowest = model
+                    .iter()
+                    .filter(|e| e.0 <= min + 1e-9)
+                    .map(|e| e.1)
+                    .max();
+                assert_eq!(Some(node), last_lowest);
+                model.swap_remove(i);
+            }
+        }
+        open.clear();
+        assert!(open.is_empty());
+        open.push(3.0, 1);
+        open.push(1.0, 2);
+        assert_eq!(
+            open.pop(),
+            Some(2),
+            "cleared, the list is a radix heap again"
+        );
+        assert_eq!(open.pop(), Some(1));
     }
 }

@@ -470,7 +470,10 @@ impl HpaMap {
             let opened = ctx.open_subgoals((subgoals, &self.grid), (start, goal), &self.costs);
             return match opened {
                 SubgoalOpened::Direct(points) => Opened::Answered(Ok(Route::Waypoints(points)), 1),
-                SubgoalOpened::Open(open) => Opened::Subgoals(open),
+                SubgoalOpened::Open(open) => {
+                    ctx.weigh_subgoal_bound(self.subgoal_weight(start, goal));
+                    Opened::Subgoals(open)
+                }
             };
         }
         // A short move is settled on the grid itself, optimally (see
@@ -517,6 +520,18 @@ impl HpaMap {
             false => self.hold_to_bound(ctx, ends, route),
         };
         Opened::Answered(route, work + checked)
+    }
+
+    /// The weight of the subgoal search from `start` to `goal` (see
+    /// [`Config::subgoal_excess_percent`](super::Config::subgoal_excess_percent)): 1, exact
+    /// A\*, for a short move (ends at most [`Config::local_radius`](super::Config::local_radius)
+    /// apart, so that every move of optimal length up to the radius is optimal), else the
+    /// configured one.
+    fn subgoal_weight(&self, start: Cell, goal: Cell) -> f64 {
+        match crate::octile(start, goal) <= self.config.local_radius as f64 {
+            true => 1.0,
+            false => self.config.subgoal_weight(),
+        }
     }
 
     /// Keeps [`Config::max_excess_percent`](super::Config::max_excess_percent): the fast

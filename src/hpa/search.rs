@@ -77,6 +77,9 @@ pub struct SearchContext {
     /// The goal's landmark row of the subgoal search under way (see
     /// `hpa::landmarks_sparse`).
     subgoal_row: Option<SparseGoalRow>,
+    /// The weight `w` of the subgoal search under way: `f = g + w·h` (see
+    /// [`SearchContext::weigh_subgoal_bound`]); 1 (or the default 0) for exact A\*.
+    subgoal_weight: f64,
     /// Where each cell of a path was last seen, for [`SearchContext::cut_loops`].
     last_seen: HashMap<Cell, u32, ahash::RandomState>,
     /// The last query's events, when tracing is on (see `hpa::trace`).
@@ -167,11 +170,13 @@ fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
 }
 
 /// The subgoal search's bound on the cost from subgoal `id` to `goal`: the octile distance
-/// raised by the landmarks at the subgoals (`row` is the goal's), both consistent.
+/// raised by the landmarks at the subgoals (`row` is the goal's), both consistent, times
+/// the search's `weight` (1 for exact A\*, above 1 for weighted A\*, see
+/// [`SearchContext::weigh_subgoal_bound`]). The one place the weight is applied.
 #[inline]
 fn subgoal_bound(
     graph: &SubgoalGraph,
-    row: &SparseGoalRow,
+    (row, weight): (&SparseGoalRow, f64),
     goal: Cell,
     costs: &CostBands,
     id: u32,
@@ -180,11 +185,11 @@ fn subgoal_bound(
     let o = octile(graph.cell(id), goal) * per_unit;
     let landmarks = graph.landmarks();
     if landmarks.count() == 0 {
-        return o;
+        return weight * o;
     }
     // Lattice units (1/29 of a cell, see `hpa::landmarks_sparse`) to costs.
     let gap = landmarks.gap(row, id) as f64 * per_unit / LATTICE_STRAIGHT as f64;
-    o.max(gap)
+    weight * o.max(gap)
 }
 
 /// The two ends of a query and the free leaves they lie in.
@@ -743,6 +748,7 @@ impl SearchContext {
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
         self.subgoal_row = None;
+        self.subgoal_weight = 1.0;
         self.open_start::<R>(s, octile(start, goal));
         let _ = self.pop();
         self.expand::<R>(s, 0.0, NO_PARENT);
@@ -783,6 +789,20 @@ impl SearchContext {
             goal: t,
             query: self.query,
         })
+    }
+
+    /// Makes the subgoal search just opened by [`SearchContext::open_subgoals`] weighted
+    /// A\* with weight `weight` (at least 1): its nodes are ordered by `g + weight × h`,
+    /// `h` the consistent bound, so the route it returns costs at most `weight` times the
+    /// optimum (see the design notes, *Fast mode on maps of one cost*). With a weight of
+    /// 1 it stays exact A\*.
+    pub(crate) fn weigh_subgoal_bound(&mut self, weight: f64) {
+        debug_assert!(weight >= 1.0, "a weight below 1 would not bound the search");
+        self.subgoal_weight = weight;
+        if weight > 1.0 {
+            // `g + w·h` may decrease from a node to its successor.
+            self.open.set_any_order();
+        }
     }
 
     /// The subgoal search's second unit of work: the goal's cone scan marks the subgoals
@@ -869,8 +889,9 @@ impl SearchContext {
         self.subgoal_row = Some(row);
         let s = graph.capacity() as u32;
         let ties = std::mem::take(&mut self.start_ties);
+        let weight = self.subgoal_weight;
         for &(d, id) in &ties {
-            let h = subgoal_bound(graph, &row, goal, costs, id);
+            let h = subgoal_bound(graph, (&row, weight), goal, costs, id);
             self.relax::<R>(id, d, s, || h);
         }
         self.start_ties = ties;
@@ -905,7 +926,8 @@ impl SearchContext {
         let row = self
             .subgoal_row
             .expect("the goal is marked before the expansions");
-        let bound = |id: u32| subgoal_bound(graph, &row, goal, costs, id);
+        let weight = self.subgoal_weight;
+        let bound = |id: u32| subgoal_bound(graph, (&row, weight), goal, costs, id);
         let octile = subgoal_octile(costs);
         let per_unit = costs.floor();
         let levels = graph.levels();

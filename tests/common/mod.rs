@@ -367,9 +367,11 @@ pub fn assert_same_structure(
 
 /// Fast mode with clusters small enough (and no minimum size) that random small maps have
 /// many of them, so that the clustered search is exercised: without the short-move search,
-/// which would otherwise answer most queries on such small maps before it.
+/// which would otherwise answer most queries on such small maps before it, and without the
+/// subgoal graph, which would otherwise take the clusters' place on maps of one cost.
 pub fn tiny_clusters(side: u32) -> quadpath::Config {
     quadpath::Config::fast()
+        .with_subgoals(false)
         .with_local_radius(0)
         .with_clusters(Some(
             quadpath::Clustering::default()
@@ -377,4 +379,47 @@ pub fn tiny_clusters(side: u32) -> quadpath::Config {
                 .with_min_side(1)
                 .with_entrances(quadpath::GatePolicy::Adaptive),
         ))
+}
+
+/// A `w`×`h` grid with obstacles from `seed`: about `density / 2` % of the cells start a bar
+/// of 1–4 cells, across or down, so that obstacle corners of every shape occur.
+pub fn bars_grid(w: u32, h: u32, density: u64, seed: u64) -> Grid {
+    let mut rng = Rng(seed | 1);
+    let mut blocked = vec![false; (w * h) as usize];
+    for i in 0..(w * h) as usize {
+        if rng.below(100) < density / 2 {
+            let len = 1 + rng.below(4) as usize;
+            let across = rng.below(2) == 0;
+            for k in 0..len {
+                let (x, y) = (i % w as usize, i / w as usize);
+                let (x, y) = if across { (x + k, y) } else { (x, y + k) };
+                if x < w as usize && y < h as usize {
+                    blocked[y * w as usize + x] = true;
+                }
+            }
+        }
+    }
+    Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize])
+}
+
+/// Calls `check(start, goal, optimum)` for `starts` random free starts (from `seed`) and
+/// every free goal of `grid`, with Dijkstra's length (`None`: unreachable).
+pub fn for_each_query(
+    grid: &Grid,
+    seed: u64,
+    starts: usize,
+    mut check: impl FnMut(Cell, Cell, Option<f64>),
+) {
+    let free: Vec<Cell> = grid.free_cells().collect();
+    if free.is_empty() {
+        return;
+    }
+    let mut rng = Rng(seed | 1);
+    for _ in 0..starts {
+        let start = free[rng.below(free.len() as u64) as usize];
+        let dist = distances(grid, start);
+        for &goal in &free {
+            check(start, goal, dist[(goal.y * grid.width() + goal.x) as usize]);
+        }
+    }
 }

@@ -119,7 +119,8 @@ fn eight_threads_answer_like_one() {
 #[test]
 fn staleness_costs_only_near_the_edit() {
     let grid = field();
-    let mut map = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+    // Fast mode with clusters (on a map of one cost the preset searches subgoals).
+    let mut map = HpaMap::new(grid.clone(), Config::fast().with_subgoals(false)).unwrap();
     assert!(map.cluster_count() >= 16);
     let mut edited = grid.clone();
     let building = Rect::from_size(20, 20, 4, 4).unwrap();
@@ -163,7 +164,8 @@ fn staleness_costs_only_near_the_edit() {
 /// memory where it was after the first few rounds: the deferred work is a bounded set.
 #[test]
 fn unrefreshed_edits_keep_memory_bounded() {
-    let mut map = HpaMap::new(field(), Mode::Fast).unwrap();
+    let clustered = Config::fast().with_subgoals(false);
+    let mut map = HpaMap::new(field(), clustered).unwrap();
     let site = Rect::from_size(60, 70, 4, 4).unwrap();
     let cycle = |map: &mut HpaMap, n: usize| {
         for _ in 0..n {
@@ -184,7 +186,7 @@ fn unrefreshed_edits_keep_memory_bounded() {
         map.memory_bytes()
     );
     map.refresh();
-    let fresh = HpaMap::new(map.grid().clone(), Mode::Fast).unwrap();
+    let fresh = HpaMap::new(map.grid().clone(), clustered).unwrap();
     assert_same_structure(&map.snapshot(), &fresh.snapshot(), "after 5100 cycles");
 }
 

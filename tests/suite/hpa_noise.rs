@@ -5,7 +5,12 @@
 
 use crate::common;
 use common::{assert_same_structure, assert_valid, distances, Rng};
-use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
+use quadpath::{Cell, Config, Grid, HpaMap, Mode, Rect};
+
+/// Fast mode with clusters: on a map of one cost the preset searches the subgoal graph.
+fn clustered() -> Config {
+    Config::fast().with_subgoals(false)
+}
 
 /// A `side²` map with each cell blocked with probability `density`, from a fixed seed.
 fn noise(side: u32, density: f64, seed: u64) -> Grid {
@@ -21,7 +26,7 @@ fn noise(side: u32, density: f64, seed: u64) -> Grid {
 fn noise_costs_fast_mode_no_more_than_exact_mode() {
     let grid = noise(256, 0.17, 7);
     let exact = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
-    let fast = HpaMap::new(grid, Mode::Fast).unwrap();
+    let fast = HpaMap::new(grid, clustered()).unwrap();
     assert!(fast.cluster_count() > 0);
     let (e, f) = (exact.memory_breakdown(), fast.memory_breakdown());
     assert!(
@@ -36,7 +41,7 @@ fn noise_costs_fast_mode_no_more_than_exact_mode() {
 #[test]
 fn plain_clusters_give_valid_paths_through_edits() {
     let mut grid = noise(256, 0.17, 11);
-    let mut map = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+    let mut map = HpaMap::new(grid.clone(), clustered()).unwrap();
     let parts = map.memory_breakdown();
     assert!(parts.clusters < parts.gates, "no plain cluster: {parts:?}");
     let mut rng = Rng(5);
@@ -74,7 +79,7 @@ fn plain_clusters_give_valid_paths_through_edits() {
         check(&map, &grid, &mut rng, &context);
         map.refresh();
         map.check_consistency().unwrap();
-        let fresh = HpaMap::new(grid.clone(), Mode::Fast).unwrap();
+        let fresh = HpaMap::new(grid.clone(), clustered()).unwrap();
         assert_same_structure(&map.snapshot(), &fresh.snapshot(), &context);
         check(&map, &grid, &mut rng, &context);
     }

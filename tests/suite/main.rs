@@ -13,6 +13,7 @@ mod corners_props;
 mod costs_props;
 mod dynamic;
 mod fast_costs;
+mod fast_subgoals;
 mod hpa_edit_stress;
 mod hpa_embedding;
 mod hpa_errors;

@@ -38,58 +38,31 @@ fn grid_strategy_with(
     sides: std::ops::RangeInclusive<u32>,
     densities: std::ops::RangeInclusive<u32>,
 ) -> impl Strategy<Value = Grid> {
-    (sides.clone(), sides, densities, any::<u64>()).prop_map(|(w, h, density, seed)| {
-        let mut rng = Rng(seed | 1);
-        let mut blocked = vec![false; (w * h) as usize];
-        for i in 0..(w * h) as usize {
-            if rng.below(100) < density as u64 / 2 {
-                // A bar of 1-4 cells, across or down.
-                let len = 1 + rng.below(4) as usize;
-                let across = rng.below(2) == 0;
-                for k in 0..len {
-                    let (x, y) = (i % w as usize, i / w as usize);
-                    let (x, y) = if across { (x + k, y) } else { (x, y + k) };
-                    if x < w as usize && y < h as usize {
-                        blocked[y * w as usize + x] = true;
-                    }
-                }
-            }
-        }
-        Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize])
-    })
+    (sides.clone(), sides, densities, any::<u64>())
+        .prop_map(|(w, h, density, seed)| bars_grid(w, h, density as u64, seed))
 }
 
 /// Checks every query from a few starts to every free cell against Dijkstra.
 fn check_queries(map: &HpaMap, seed: u64, context: &str) {
-    let grid = map.grid().clone();
-    let free: Vec<Cell> = grid.free_cells().collect();
-    if free.is_empty() {
-        return;
-    }
-    let mut rng = Rng(seed | 1);
-    for _ in 0..3 {
-        let start = free[rng.below(free.len() as u64) as usize];
-        let dist = distances(&grid, start);
-        for &goal in &free {
-            let want = dist[(goal.y * grid.width() + goal.x) as usize];
-            match (map.find_path(start, goal), want) {
-                (Ok(path), Some(d)) => {
-                    assert_valid(&grid, start, goal, &path);
-                    assert!(
-                        (path.length - d).abs() < 1e-6,
-                        "{context}: {start} -> {goal}: length {} but Dijkstra says {d}",
-                        path.length
-                    );
-                    // The corner points are the same route, written without its cells.
-                    let corners = map.find_corners(start, goal).expect("a path exists");
-                    assert_eq!(corners.cells(), path.cells, "{context}: {start} -> {goal}");
-                    assert!((corners.length - d).abs() < 1e-6, "{context}: corners");
-                }
-                (Err(QueryError::Unreachable { .. }), None) => {}
-                (got, want) => panic!("{context}: {start} -> {goal}: {got:?}, Dijkstra {want:?}"),
+    let grid = map.grid();
+    for_each_query(grid, seed, 3, |start, goal, want| {
+        match (map.find_path(start, goal), want) {
+            (Ok(path), Some(d)) => {
+                assert_valid(grid, start, goal, &path);
+                assert!(
+                    (path.length - d).abs() < 1e-6,
+                    "{context}: {start} -> {goal}: length {} but Dijkstra says {d}",
+                    path.length
+                );
+                // The corner points are the same route, written without its cells.
+                let corners = map.find_corners(start, goal).expect("a path exists");
+                assert_eq!(corners.cells(), path.cells, "{context}: {start} -> {goal}");
+                assert!((corners.length - d).abs() < 1e-6, "{context}: corners");
             }
+            (Err(QueryError::Unreachable { .. }), None) => {}
+            (got, want) => panic!("{context}: {start} -> {goal}: {got:?}, Dijkstra {want:?}"),
         }
-    }
+    });
 }
 
 #[derive(Clone, Debug)]
