@@ -949,8 +949,15 @@ impl SearchContext {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
             // Only the hops after which the route may still be shortest (see
-            // `hpa::subgoals::taut`).
-            let taut = turns(grid, here, self.entered[n as usize]);
+            // `hpa::subgoals::taut`). The pruning's proof needs every subgoal closed at its
+            // true distance through an optimal parent; weighted A* closes subgoals through
+            // whichever parent came first, so a weighted search relaxes every hop and keeps
+            // its `w ×` bound.
+            let taut = if weight > 1.0 {
+                u16::MAX
+            } else {
+                turns(grid, here, self.entered[n as usize])
+            };
             match levels {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
