@@ -138,8 +138,12 @@ fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<EditTime>, Ve
         if !r.cells().all(|c| map.grid().is_free(c)) {
             continue;
         }
-        placed.push(timed(|| drop(map.set_blocked(r, true).unwrap())));
-        removed.push(timed(|| drop(map.set_blocked(r, false).unwrap())));
+        placed.push(timed(|| {
+            map.set_blocked(r, true).unwrap();
+        }));
+        removed.push(timed(|| {
+            map.set_blocked(r, false).unwrap();
+        }));
     }
     (placed, removed)
 }
