@@ -196,9 +196,14 @@ fn unrefreshed_edits_keep_memory_bounded() {
 #[test]
 fn refresh_within_makes_progress_and_finishes() {
     let grid = field();
-    // Exact mode over the gate graph, whose per-cell landmark columns the refresh rebuilds
-    // (a subgoal layer repairs its landmarks as it is edited).
-    for config in [Config::fast(), Config::exact().with_subgoals(false)] {
+    // Fast mode's clusters and exact mode over the gate graph, whose per-cell landmark
+    // columns the refresh rebuilds (a subgoal layer, either mode's default on this map of
+    // one cost, repairs its landmarks as it is edited and rebuilds its levels only at a
+    // call with no edit since the last: `subgoal_props` checks that).
+    for config in [
+        Config::fast().with_subgoals(false),
+        Config::exact().with_subgoals(false),
+    ] {
         let mut map = HpaMap::new(grid.clone(), config).unwrap();
         for i in 0..10 {
             map.set_blocked(Rect::from_size(5 + 24 * i, 5 + 20 * i, 3, 5).unwrap(), true)
