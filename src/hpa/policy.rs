@@ -12,7 +12,7 @@ use crate::grid::Grid;
 /// ```
 /// use quadpath::{Cell, Config, GatePolicy, Grid, HpaMap};
 /// let grid = Grid::from_fn(64, 64, |x, y| x != 32 || y >= 40);
-/// let every = HpaMap::new(grid.clone(), Config::exact())?;
+/// let every = HpaMap::new(grid.clone(), Config::exact().with_subgoals(false))?;
 /// let ends = HpaMap::new(grid, Config::exact().with_gates(GatePolicy::Ends))?;
 /// assert!(ends.gate_count() < every.gate_count());
 /// // Fewer gates, same connectivity: only the path lengths may suffer.
