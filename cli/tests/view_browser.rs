@@ -575,7 +575,8 @@ fn panning_and_zooming_frame_times() {
     }
 }
 
-/// The clusters layer fills the library's entrance cells with its colour, and the units
+/// The clusters layer fills the library's entrance cells with its colour (on a costed map,
+/// where fast mode keeps clusters), and the units
 /// layer shows the `--units` army (on by itself) with the index's cell count.
 #[test]
 #[ignore = "needs headless Chromium: cargo test --test view_browser -- --ignored (CI runs it)"]
@@ -602,23 +603,41 @@ fn the_clusters_and_units_layers_draw_the_librarys_data() {
     // A unit's cell: near-black (the unit, 90% opaque, over whatever is under it).
     let p = img.get_pixel(at.0 as u32, at.1 as u32).0;
     assert!(p.iter().all(|&v| v < 60), "unit at {unit}: pixel {p:?}");
-    page.eval("(() => { for (const [id, on] of [['layer-units', false], ['layer-clusters', true]]) { const b = document.getElementById(id); b.checked = on; b.dispatchEvent(new Event('change')); } })()");
+    drop((server, page));
+    // Fast mode keeps clusters under terrain costs (on a map of one cost it searches the
+    // subgoal graph instead): the RTS valley with its roads and swamps. The ground under
+    // an entrance varies there, so each pixel is compared with the same view before the
+    // clusters layer is switched on.
+    let costs = "G=0.5,S=3";
+    let (_server, _browser, mut page) =
+        open_page_with("rts_valley.png", &["--legend", "rts", "--costs", costs]);
+    page.eval(&format!("viewer.setView({scale}, 4, 4)"));
+    page.idle();
+    let (_, under) = page.screenshot();
+    page.eval("(() => { const b = document.getElementById('layer-clusters'); b.checked = true; b.dispatchEvent(new Event('change')); })()");
     page.wait_for("viewer.state.clusters !== null");
     page.idle();
-    let grid = load_grid(map("room-100-10.map"), &BitmapOptions::default()).unwrap();
-    let fast = HpaMap::new(grid, Mode::Fast).unwrap();
+    let options = BitmapOptions {
+        legend: Some(quadpath::io::ColorLegend::rts_default()),
+        ..Default::default()
+    };
+    let grid = load_grid(map("rts_valley.png"), &options).unwrap();
+    let costs: quadpath::TerrainCosts = costs.parse().unwrap();
+    let fast = HpaMap::with_costs(grid, costs, Mode::Fast).unwrap();
+    assert!(fast.cluster_count() > 1, "rts_valley is clustered");
     let (_, img) = page.screenshot();
     let mut checked = 0;
     for c in fast.cluster_outlines() {
         for &e in c.entrances.iter().take(3) {
             let (x, y) = page.cell_to_client(e);
             // Only cells well inside the canvas (the panel is on the left).
-            if x < 330.0 || y > 780.0 || x > 1190.0 {
+            if x < 330.0 || y < 0.0 || y > 780.0 || x > 1190.0 {
                 continue;
             }
-            // CLUSTER_COLOUR in viewer.js, 95% opaque over the ground.
+            // CLUSTER_COLOUR in viewer.js, 95% opaque over the ground drawn before.
+            let ground = under.get_pixel(x as u32, y as u32).0;
             let want = [150.0, 40.0, 170.0].map(|c| c * 0.95);
-            let want = [0, 1, 2].map(|i| want[i] + GROUND[i] * 0.05);
+            let want = [0, 1, 2].map(|i| want[i] + f64::from(ground[i]) * 0.05);
             assert_pixel(&img, (x, y), want, &format!("entrance {e}"));
             checked += 1;
         }
