@@ -631,7 +631,7 @@ fn the_clusters_and_units_layers_draw_the_librarys_data() {
         for &e in c.entrances.iter().take(3) {
             let (x, y) = page.cell_to_client(e);
             // Only cells well inside the canvas (the panel is on the left).
-            if x < 330.0 || y < 0.0 || y > 780.0 || x > 1190.0 {
+            if !(330.0..=1190.0).contains(&x) || !(0.0..=780.0).contains(&y) {
                 continue;
             }
             // CLUSTER_COLOUR in viewer.js, 95% opaque over the ground drawn before.
