@@ -306,6 +306,18 @@ fn configurations_are_checked() {
         Config::fast().with_local_radius(Config::MAX_LOCAL_RADIUS)
     )
     .is_ok());
+    assert!(matches!(
+        refused(Config::fast().with_subgoal_excess_percent(101)),
+        ConfigError::SubgoalExcess {
+            percent: 101,
+            max: 100
+        }
+    ));
+    assert!(HpaMap::new(
+        grid.clone(),
+        Config::fast().with_subgoal_excess_percent(100)
+    )
+    .is_ok());
     // The limits themselves are accepted, and the message names the field. (Landmarks need
     // something to guide: a wall, and gates around it; open ground gets none.)
     assert_eq!(
