@@ -390,6 +390,7 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
     page.idle();
     grid.set_terrain(Rect::new(mid.x - 2, mid.y - 2, mid.x + 2, mid.y + 2), b'@');
     let after = cells_of(&page.eval("viewer.state.paths.exact.cells"));
+    let fast_after = cells_of(&page.eval("viewer.state.paths.fast.cells"));
     assert_ne!(after, before, "the shown path did not change");
     let shown = quadpath::Path::from_cells(after.clone());
     shown
@@ -398,11 +399,13 @@ fn the_page_finds_edits_and_draws_what_the_library_says() {
     let reference = baseline::astar(&grid, s, g).unwrap().length;
     assert_eq!(page.text("exact-length"), format!("{reference:.4}"));
 
-    // The leaves layer, checked in the pixels of free cells away from the path.
+    // The leaves layer, checked in the pixels of free cells away from both paths (the fast
+    // path need not follow the exact one).
     let hpa = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
     let near_path = |c: Cell| {
         after
             .iter()
+            .chain(&fast_after)
             .chain([&s, &g])
             .any(|p| p.x.abs_diff(c.x) <= 2 && p.y.abs_diff(c.y) <= 2)
     };
