@@ -12,7 +12,8 @@ use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{
-    allows, sector, turns, Reached, Sector, SubgoalGraph, DIRECT, LEVELS, NO_HOP,
+    allows, arrivals, reversed, sector, turns, Reached, Sector, SubgoalGraph, DIRECT, LEVELS,
+    NO_HOP,
 };
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
@@ -54,12 +55,8 @@ pub struct SearchContext {
     /// The short-move search's states, one per cell of the window around its start (see
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
-    /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
-    /// or the upward search from the subgoals it reached did (see
-    /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
-    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`])
-    /// and the middle of the edge of the levels to it ([`DIRECT`] for none).
-    goal_marks: Vec<(u32, f64, u32, u32)>,
+    /// Per subgoal: its mark from the goal's side (see [`GoalMark`]).
+    goal_marks: Vec<GoalMark>,
     /// Per subgoal: the middle of the edge of the levels its search parent reached it by
     /// ([`DIRECT`] for none), so that the corners unpack shortcuts without looking them up.
     /// Read only for subgoals reached over the levels in the same query.
@@ -86,6 +83,35 @@ pub struct SearchContext {
     trace: Option<Vec<RawEvent>>,
     /// How the last search's node indices map to cells, for its trace.
     space: NodeSpace,
+}
+
+/// A subgoal's mark from the goal's side of a subgoal search: stamped with the query
+/// number when the goal's cone scan reached it, or the upward search from the subgoals it
+/// reached did (see `hpa::subgoals::levels`).
+#[derive(Clone, Copy, Debug)]
+struct GoalMark {
+    stamp: u32,
+    /// The distance to the goal (in costs).
+    to_goal: f64,
+    /// The next subgoal on the way there ([`DIRECT`] for the goal itself).
+    next: u32,
+    /// The middle of the edge of the levels to `next` ([`DIRECT`] for none).
+    middle: u32,
+    /// The sector of the first subgoal-graph hop of the way ([`NO_HOP`] at the goal
+    /// itself), for the taut-path pruning of the upward search (see
+    /// `hpa::subgoals::taut`, *Backwards*).
+    leaving: Sector,
+}
+
+impl GoalMark {
+    /// No mark.
+    const NONE: GoalMark = GoalMark {
+        stamp: 0,
+        to_goal: 0.0,
+        next: DIRECT,
+        middle: DIRECT,
+        leaving: NO_HOP,
+    };
 }
 
 /// Per-node search state, in one record so that a relaxation touches one cache line.
@@ -419,7 +445,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
-            self.goal_marks.fill((0, 0.0, DIRECT, DIRECT));
+            self.goal_marks.fill(GoalMark::NONE);
             self.query = 1;
         }
         self.open.clear();
@@ -741,7 +767,7 @@ impl SearchContext {
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
-            self.goal_marks.resize(n, (0, 0.0, DIRECT, DIRECT));
+            self.goal_marks.resize(n, GoalMark::NONE);
             self.arc_middles.resize(n, DIRECT);
             self.entered.resize(n, NO_HOP);
         }
@@ -849,9 +875,20 @@ impl SearchContext {
         }
         for &(d, id) in &reached {
             let m = &mut marks[id as usize];
-            if m.0 != stamp || d < m.1 {
-                let first = m.0 != stamp;
-                *m = (stamp, d, DIRECT, DIRECT);
+            if m.stamp != stamp || d < m.to_goal {
+                let first = m.stamp != stamp;
+                let here = graph.cell(id);
+                *m = GoalMark {
+                    stamp,
+                    to_goal: d,
+                    next: DIRECT,
+                    middle: DIRECT,
+                    leaving: if here == goal {
+                        NO_HOP
+                    } else {
+                        sector(here, goal)
+                    },
+                };
                 if let Some(l) = levels.filter(|l| first && l.is_local(id)) {
                     buckets[l.level(id) as usize].push(id);
                 }
@@ -860,22 +897,40 @@ impl SearchContext {
         // With levels, the goal is reached from above only: the locals its scan reached
         // mark the subgoals above them with the way down. Upward arcs climb strictly in
         // level (see `levels.rs`), so taking the locals level by level settles each before
-        // its arcs are followed: no priority queue is needed.
+        // its arcs are followed: no priority queue is needed. A local follows only the
+        // arcs down which a route may still be shortest after it (see
+        // `hpa::subgoals::taut`, *Backwards*).
         if let Some(l) = levels {
             for level in 0..buckets.len() {
                 let bucket = std::mem::take(&mut buckets[level]);
                 for &id in &bucket {
-                    let d = marks[id as usize].1;
-                    for arc in l.arcs(id) {
-                        let dv = d + arc.weight() * per_unit;
-                        let m = &mut marks[arc.to as usize];
-                        if m.0 != stamp || dv < m.1 {
-                            let first = m.0 != stamp;
-                            *m = (stamp, dv, id, arc.via);
-                            if first && l.is_local(arc.to) {
-                                let above = l.level(arc.to) as usize;
+                    let GoalMark {
+                        to_goal: d,
+                        leaving,
+                        ..
+                    } = marks[id as usize];
+                    let taut = arrivals(grid, graph.cell(id), leaving);
+                    let (ends, firsts, base) = l.arc_ends(id);
+                    for (k, (&first, end)) in firsts.iter().zip(ends).enumerate() {
+                        if !allows(taut, first) {
+                            continue;
+                        }
+                        let dv = d + end.weight() * per_unit;
+                        let m = &mut marks[end.to as usize];
+                        if m.stamp != stamp || dv < m.to_goal {
+                            let fresh = m.stamp != stamp;
+                            let (middle, last) = l.taken(base + k);
+                            *m = GoalMark {
+                                stamp,
+                                to_goal: dv,
+                                next: id,
+                                middle,
+                                leaving: reversed(last),
+                            };
+                            if fresh && l.is_local(end.to) {
+                                let above = l.level(end.to) as usize;
                                 debug_assert!(above > level, "an upward arc climbs");
-                                buckets[above].push(arc.to);
+                                buckets[above].push(end.to);
                             }
                         }
                     }
@@ -944,7 +999,11 @@ impl SearchContext {
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
-            let (marked, to_goal, ..) = self.goal_marks[n as usize];
+            let GoalMark {
+                stamp: marked,
+                to_goal,
+                ..
+            } = self.goal_marks[n as usize];
             if marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
@@ -1022,7 +1081,7 @@ impl SearchContext {
         }
         let mut down = met;
         loop {
-            let (_, _, next, middle) = self.goal_marks[down as usize];
+            let GoalMark { next, middle, .. } = self.goal_marks[down as usize];
             if next == DIRECT {
                 break;
             }
