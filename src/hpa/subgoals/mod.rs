@@ -76,7 +76,7 @@ use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
 use std::time::Instant;
-pub(crate) use taut::{allows, arrivals, reversed, sector, turns, Sector, NO_HOP};
+pub(crate) use taut::{allows, arrivals, reversed, sector, turns, turns_any, Sector, NO_HOP};
 
 /// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
 /// smaller cell first): what a test compares an edited graph and a fresh build by.

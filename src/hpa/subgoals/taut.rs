@@ -288,6 +288,23 @@ pub(crate) fn turns(grid: &Grid, s: Cell, entered: Sector) -> u16 {
     TURNS[blocked_diagonals(grid, s)][entered as usize]
 }
 
+/// The sectors subgoal `s` of `grid` may be left by after it was entered by any of the
+/// sectors of the bit set `entries` (bit [`NO_HOP`] for no hop): the union of [`turns`]
+/// over them, for weighted searches, which remember every sector a subgoal was entered by.
+#[inline]
+pub(crate) fn turns_any(grid: &Grid, s: Cell, entries: u32) -> u16 {
+    if entries >> NO_HOP & 1 == 1 {
+        return u16::MAX;
+    }
+    let row = &TURNS[blocked_diagonals(grid, s)];
+    let (mut out, mut left) = (0, entries);
+    while left != 0 {
+        out |= row[left.trailing_zeros() as usize];
+        left &= left - 1;
+    }
+    out
+}
+
 /// The sectors of the hops out of subgoal `s` of `grid` (as a bit set) over which, walked
 /// back, a route may come into `s` and then leave it by a hop of sector `leaving`
 /// ([`NO_HOP`] when the route ends at `s`): the rule of [`turns`] seen from the far end,
