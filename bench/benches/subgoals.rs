@@ -12,7 +12,9 @@
 //! built, without a gate graph, with the same layer keeping one; `--landmarks 2,4,8`: only
 //! corner queries of subgoal layers built with
 //! each `Config::landmarks`, alternated query by query, with their landmark bytes and edit
-//! times, so that the landmark count is chosen on one run's ratios.)
+//! times, so that the landmark count is chosen on one run's ratios; `--fast`: only corner
+//! queries of the exact and the fast preset's layers, alternated query by query, with
+//! their expansions and the fast paths' mean and worst excess over the optimum.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -51,6 +53,8 @@ struct Args {
     /// Only the landmark sweep: subgoal layers built with each of these
     /// `Config::landmarks`.
     landmarks: Option<Vec<u8>>,
+    /// Only exact against fast corner queries.
+    fast: bool,
 }
 
 fn args() -> Args {
@@ -62,6 +66,7 @@ fn args() -> Args {
         no_edits: false,
         edits: None,
         landmarks: None,
+        fast: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -79,6 +84,7 @@ fn args() -> Args {
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
             "--no-edits" => a.no_edits = true,
             "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
+            "--fast" => a.fast = true,
             "--landmarks" => {
                 a.landmarks = it.next().map(|v| {
                     v.split(',')
@@ -247,6 +253,10 @@ fn main() {
         };
         if let Some(counts) = &args.landmarks {
             landmark_sweep(name, &grid, &queries, counts, args.rounds);
+            continue;
+        }
+        if args.fast {
+            exact_against_fast(name, &grid, &queries, args.rounds);
             continue;
         }
         let (subgoals, subgoals_build) = build(Config::exact());
@@ -458,6 +468,63 @@ fn landmark_sweep(
             micros(e4),
         );
     }
+}
+
+/// `--fast`: corner queries of the exact and the fast preset's layers, alternated query by
+/// query (best median over `rounds`), with the expansions per query and the fast paths'
+/// mean and worst excess over the scenario's optimal length.
+fn exact_against_fast(name: &str, grid: &Grid, queries: &[&quadpath::io::Scenario], rounds: usize) {
+    let exact = HpaMap::new(grid.clone(), Config::exact()).unwrap();
+    let fast = HpaMap::new(grid.clone(), Config::fast()).unwrap();
+    let mut best = [Duration::MAX; 2];
+    for _ in 0..rounds {
+        let mut times = [Vec::new(), Vec::new()];
+        for (i, q) in queries.iter().enumerate() {
+            // Each goes first on every other query: the second finds the thread's search
+            // context warm.
+            let order = if i % 2 == 0 { [0, 1] } else { [1, 0] };
+            for k in order {
+                let map = [&exact, &fast][k];
+                let started = Instant::now();
+                std::hint::black_box(map.find_corners(q.start, q.goal).unwrap());
+                times[k].push(started.elapsed());
+            }
+        }
+        for (b, t) in best.iter_mut().zip(times) {
+            *b = (*b).min(median(t));
+        }
+    }
+    let mut ctx = SearchContext::new();
+    let (mut expansions, mut excess, mut worst) = ([0usize; 2], 0.0, 0.0f64);
+    for q in queries {
+        for (map, e) in [&exact, &fast].into_iter().zip(&mut expansions) {
+            let p = map.find_path_with(&mut ctx, q.start, q.goal).unwrap();
+            *e += ctx.last_expansions();
+            let over = p.length / q.optimal.max(1e-9) - 1.0;
+            assert!(
+                !std::ptr::eq(map, &exact) || (p.length - q.optimal).abs() <= q.tolerance(),
+                "{name} line {}: exact length {} but optimal {}",
+                q.line,
+                p.length,
+                q.optimal
+            );
+            if std::ptr::eq(map, &fast) {
+                excess += over.max(0.0);
+                worst = worst.max(over);
+            }
+        }
+    }
+    let n = queries.len() as f64;
+    println!(
+        "| {name} | exact {:.1} µs | fast {:.1} µs | exact ÷ fast {:.2} | expansions {:.0} / {:.0} | fast excess mean {:.3} % max {:.2} % |",
+        micros(best[0]),
+        micros(best[1]),
+        best[0].as_secs_f64() / best[1].as_secs_f64(),
+        expansions[0] as f64 / n,
+        expansions[1] as f64 / n,
+        100.0 * excess / n,
+        100.0 * worst,
+    );
 }
 
 /// Grid A\*'s path length.

@@ -179,13 +179,18 @@ pub struct Config {
     /// the design notes, *Fast mode on maps of one cost*). Short moves (ends at most
     /// [`Config::local_radius`] apart) are searched with weight 1 and stay optimal.
     ///
+    /// The weighted search prunes hops by the taut-path rule as exact mode's does, taking a
+    /// subgoal again when it is entered by a new sector after it was closed (see the design
+    /// notes).
+    ///
     /// The fast preset sets 5, the largest within a mean excess of 0.5 % and a worst path
-    /// 5 % over the optimum: on the nine StarCraft and Dragon Age maps of issue 25 its
-    /// queries are 1.07–1.37× exact mode's speed (1.2× geomean) with a mean excess of
-    /// 0.12–0.43 % and a worst path 2.9 % over the optimum. A larger weight buys little
-    /// (at 1.5, 1.33× exact's speed with paths 4–8 % longer on average), as much of a
-    /// query's time goes to its two cone scans rather than to expansions. The exact
-    /// preset sets 0. Maps of several costs ignore it (see [`Config::max_excess_percent`]).
+    /// 5 % over the optimum (session 27, before the pruning: mean excess 0.12–0.43 % and a
+    /// worst path 2.9 % over the optimum on the nine StarCraft and Dragon Age maps of issue
+    /// 25). Since session 28 its queries are 1.05–1.27× exact mode's speed on six of them
+    /// (mean excess 0.05–0.23 %, worst 2.98 %; exact mode's own search prunes too, so the
+    /// weight buys little: much of a query's time goes to its two cone scans rather than to
+    /// expansions). The exact preset sets 0. Maps of several costs ignore it (see
+    /// [`Config::max_excess_percent`]).
     pub subgoal_excess_percent: u32,
 }
 

@@ -173,10 +173,9 @@ impl SubgoalLandmarks {
         let k = self.k;
         let mut take = |id: u32, extra: u32| {
             let vals = &self.values[id as usize * k..id as usize * k + k];
+            // Unset stays unset: no branch, so that the loop runs on vector lanes.
             for (r, &v) in row.iter_mut().zip(vals) {
-                if v != UNSET {
-                    *r = (*r).min(v + extra);
-                }
+                *r = (*r).min(v.saturating_add(extra));
             }
         };
         match own {
@@ -204,12 +203,13 @@ impl SubgoalLandmarks {
     pub fn gap(&self, goal: &SparseGoalRow, id: u32) -> u32 {
         let k = self.k;
         let vals = &self.values[id as usize * k..id as usize * k + k];
-        let mut best = 0u32;
-        for ((&v, &g), &m) in vals.iter().zip(&goal.row[..k]).zip(&goal.mask[..k]) {
-            let m = m & ((v != UNSET) as u32).wrapping_neg();
-            best = best.max(v.abs_diff(g) & m);
+        // The usual table (three times the 8 landmarks of the presets) as fixed-size
+        // arrays, so that the loop is unrolled onto vector lanes: a search evaluates this
+        // for every subgoal it reaches.
+        match <&[u32; MAX_SPARSE_LANDMARKS]>::try_from(vals) {
+            Ok(vals) => largest_gap(vals, &goal.row, &goal.mask),
+            Err(_) => largest_gap(vals, &goal.row[..k], &goal.mask[..k]),
         }
-        best
     }
 
     /// Restores the Lipschitz property after an update of `graph` that gave the IDs of
@@ -304,6 +304,20 @@ impl SubgoalLandmarks {
         }
         Ok(())
     }
+}
+
+/// The largest `|v − g|` over the lanes where `mask` is all ones and `v` is set: the
+/// bound of [`SubgoalLandmarks::gap`]. Generic over fixed-size arrays and slices alike.
+#[inline(always)]
+fn largest_gap<V: AsRef<[u32]> + ?Sized>(vals: &V, row: &V, mask: &V) -> u32 {
+    let (vals, row, mask) = (vals.as_ref(), row.as_ref(), mask.as_ref());
+    let mut best = 0u32;
+    for i in 0..vals.len().min(row.len()).min(mask.len()) {
+        let v = vals[i];
+        let m = mask[i] & ((v != UNSET) as u32).wrapping_neg();
+        best = best.max(v.abs_diff(row[i]) & m);
+    }
+    best
 }
 
 /// A subgoal of the graph's largest connected component, if there is any subgoal.

@@ -12,7 +12,8 @@ use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{
-    allows, sector, turns, Reached, Sector, SubgoalGraph, DIRECT, LEVELS, NO_HOP,
+    allows, arrivals, reversed, sector, turns, turns_any, Reached, Sector, SubgoalGraph, DIRECT,
+    LEVELS, NO_HOP,
 };
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
@@ -54,12 +55,8 @@ pub struct SearchContext {
     /// The short-move search's states, one per cell of the window around its start (see
     /// [`SearchContext::search_local`]), stamped like `nodes`.
     window: Vec<NodeState>,
-    /// Per subgoal: stamped with the query number when the goal's cone scan reached it,
-    /// or the upward search from the subgoals it reached did (see
-    /// `hpa::subgoals::levels`), with its distance to the goal and the next subgoal on the
-    /// way there ([`DIRECT`] for the goal itself; see [`SearchContext::open_subgoals`])
-    /// and the middle of the edge of the levels to it ([`DIRECT`] for none).
-    goal_marks: Vec<(u32, f64, u32, u32)>,
+    /// Per subgoal: its mark from the goal's side (see [`GoalMark`]).
+    goal_marks: Vec<GoalMark>,
     /// Per subgoal: the middle of the edge of the levels its search parent reached it by
     /// ([`DIRECT`] for none), so that the corners unpack shortcuts without looking them up.
     /// Read only for subgoals reached over the levels in the same query.
@@ -68,6 +65,11 @@ pub struct SearchContext {
     /// by, for the taut-path pruning (see `hpa::subgoals::taut`). Read only for subgoals
     /// reached in the same query.
     entered: Vec<Sector>,
+    /// Per subgoal, in a weighted search: the sectors it has been entered by (bit
+    /// [`NO_HOP`] for a start tie), and those of them its expansions have answered for
+    /// (see [`SearchContext::step_subgoals`]). Read only for subgoals reached in the same
+    /// query.
+    entries: Vec<(u32, u32)>,
     /// Scratch of the subgoal corners: the route's subgoals with the middle of the edge to
     /// each, and those subgoals with every shortcut unpacked.
     route: Vec<(u32, u32)>,
@@ -86,6 +88,35 @@ pub struct SearchContext {
     trace: Option<Vec<RawEvent>>,
     /// How the last search's node indices map to cells, for its trace.
     space: NodeSpace,
+}
+
+/// A subgoal's mark from the goal's side of a subgoal search: stamped with the query
+/// number when the goal's cone scan reached it, or the upward search from the subgoals it
+/// reached did (see `hpa::subgoals::levels`).
+#[derive(Clone, Copy, Debug)]
+struct GoalMark {
+    stamp: u32,
+    /// The distance to the goal (in costs).
+    to_goal: f64,
+    /// The next subgoal on the way there ([`DIRECT`] for the goal itself).
+    next: u32,
+    /// The middle of the edge of the levels to `next` ([`DIRECT`] for none).
+    middle: u32,
+    /// The sector of the first subgoal-graph hop of the way ([`NO_HOP`] at the goal
+    /// itself), for the taut-path pruning of the upward search (see
+    /// `hpa::subgoals::taut`, *Backwards*).
+    leaving: Sector,
+}
+
+impl GoalMark {
+    /// No mark.
+    const NONE: GoalMark = GoalMark {
+        stamp: 0,
+        to_goal: 0.0,
+        next: DIRECT,
+        middle: DIRECT,
+        leaving: NO_HOP,
+    };
 }
 
 /// Per-node search state, in one record so that a relaxation touches one cache line.
@@ -419,7 +450,7 @@ impl SearchContext {
             // The stamps would wrap: clear them once every 2 billion queries.
             self.nodes.fill(NodeState::default());
             self.window.fill(NodeState::default());
-            self.goal_marks.fill((0, 0.0, DIRECT, DIRECT));
+            self.goal_marks.fill(GoalMark::NONE);
             self.query = 1;
         }
         self.open.clear();
@@ -741,9 +772,10 @@ impl SearchContext {
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
-            self.goal_marks.resize(n, (0, 0.0, DIRECT, DIRECT));
+            self.goal_marks.resize(n, GoalMark::NONE);
             self.arc_middles.resize(n, DIRECT);
             self.entered.resize(n, NO_HOP);
+            self.entries.resize(n, (0, 0));
         }
         let (s, t) = (n as u32, n as u32 + 1);
         self.space = NodeSpace::Subgoals { n: s };
@@ -794,8 +826,10 @@ impl SearchContext {
     /// Makes the subgoal search just opened by [`SearchContext::open_subgoals`] weighted
     /// A\* with weight `weight` (at least 1): its nodes are ordered by `g + weight × h`,
     /// `h` the consistent bound, so the route it returns costs at most `weight` times the
-    /// optimum (see the design notes, *Fast mode on maps of one cost*). With a weight of
-    /// 1 it stays exact A\*.
+    /// optimum (see the design notes, *Fast mode on maps of one cost*). It prunes hops by
+    /// the taut rule over every sector a subgoal was entered by, and takes a closed
+    /// subgoal again when a new sector enters it (see [`SearchContext::pop_weighted`]).
+    /// With a weight of 1 it stays exact A\*.
     pub(crate) fn weigh_subgoal_bound(&mut self, weight: f64) {
         debug_assert!(weight >= 1.0, "a weight below 1 would not bound the search");
         self.subgoal_weight = weight;
@@ -849,9 +883,20 @@ impl SearchContext {
         }
         for &(d, id) in &reached {
             let m = &mut marks[id as usize];
-            if m.0 != stamp || d < m.1 {
-                let first = m.0 != stamp;
-                *m = (stamp, d, DIRECT, DIRECT);
+            if m.stamp != stamp || d < m.to_goal {
+                let first = m.stamp != stamp;
+                let here = graph.cell(id);
+                *m = GoalMark {
+                    stamp,
+                    to_goal: d,
+                    next: DIRECT,
+                    middle: DIRECT,
+                    leaving: if here == goal {
+                        NO_HOP
+                    } else {
+                        sector(here, goal)
+                    },
+                };
                 if let Some(l) = levels.filter(|l| first && l.is_local(id)) {
                     buckets[l.level(id) as usize].push(id);
                 }
@@ -860,22 +905,40 @@ impl SearchContext {
         // With levels, the goal is reached from above only: the locals its scan reached
         // mark the subgoals above them with the way down. Upward arcs climb strictly in
         // level (see `levels.rs`), so taking the locals level by level settles each before
-        // its arcs are followed: no priority queue is needed.
+        // its arcs are followed: no priority queue is needed. A local follows only the
+        // arcs down which a route may still be shortest after it (see
+        // `hpa::subgoals::taut`, *Backwards*).
         if let Some(l) = levels {
             for level in 0..buckets.len() {
                 let bucket = std::mem::take(&mut buckets[level]);
                 for &id in &bucket {
-                    let d = marks[id as usize].1;
-                    for arc in l.arcs(id) {
-                        let dv = d + arc.weight() * per_unit;
-                        let m = &mut marks[arc.to as usize];
-                        if m.0 != stamp || dv < m.1 {
-                            let first = m.0 != stamp;
-                            *m = (stamp, dv, id, arc.via);
-                            if first && l.is_local(arc.to) {
-                                let above = l.level(arc.to) as usize;
+                    let GoalMark {
+                        to_goal: d,
+                        leaving,
+                        ..
+                    } = marks[id as usize];
+                    let taut = arrivals(grid, graph.cell(id), leaving);
+                    let (ends, firsts, base) = l.arc_ends(id);
+                    for (k, (&first, end)) in firsts.iter().zip(ends).enumerate() {
+                        if !allows(taut, first) {
+                            continue;
+                        }
+                        let dv = d + end.weight() * per_unit;
+                        let m = &mut marks[end.to as usize];
+                        if m.stamp != stamp || dv < m.to_goal {
+                            let fresh = m.stamp != stamp;
+                            let (middle, last) = l.taken(base + k);
+                            *m = GoalMark {
+                                stamp,
+                                to_goal: dv,
+                                next: id,
+                                middle,
+                                leaving: reversed(last),
+                            };
+                            if fresh && l.is_local(end.to) {
+                                let above = l.level(end.to) as usize;
                                 debug_assert!(above > level, "an upward arc climbs");
-                                buckets[above].push(arc.to);
+                                buckets[above].push(end.to);
                             }
                         }
                     }
@@ -892,7 +955,12 @@ impl SearchContext {
         let weight = self.subgoal_weight;
         for &(d, id) in &ties {
             let h = subgoal_bound(graph, (&row, weight), goal, costs, id);
-            self.relax::<R>(id, d, s, || h);
+            if weight > 1.0 {
+                let entered = self.entered[id as usize];
+                self.relax_weighted::<R>(id, (d, s), (entered, DIRECT), || h);
+            } else {
+                self.relax::<R>(id, d, s, || h);
+            }
         }
         self.start_ties = ties;
     }
@@ -935,8 +1003,19 @@ impl SearchContext {
             start: s, goal: t, ..
         } = open;
         let stop = self.expanded.saturating_add(max_expansions);
+        let weighted = weight > 1.0;
         while self.expanded < stop {
-            let Some((n, g, p)) = self.pop() else {
+            let popped = match weighted {
+                true => self.pop_weighted(graph, grid, t),
+                false => self.pop().map(|(n, g, p)| {
+                    let taut = match n == t {
+                        true => 0,
+                        false => turns(grid, graph.cell(n), self.entered[n as usize]),
+                    };
+                    (n, g, p, taut, true)
+                }),
+            };
+            let Some((n, g, p, taut, fresh)) = popped else {
                 return Stepped::Exhausted;
             };
             if n == t {
@@ -944,20 +1023,18 @@ impl SearchContext {
             }
             self.expand::<R>(n, g, p);
             let here = graph.cell(n);
-            let (marked, to_goal, ..) = self.goal_marks[n as usize];
-            if marked == self.query {
+            let GoalMark {
+                stamp: marked,
+                to_goal,
+                ..
+            } = self.goal_marks[n as usize];
+            if fresh && marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
             }
-            // Only the hops after which the route may still be shortest (see
-            // `hpa::subgoals::taut`). The pruning's proof needs every subgoal closed at its
-            // true distance through an optimal parent; weighted A* closes subgoals through
-            // whichever parent came first, so a weighted search relaxes every hop and keeps
-            // its `w ×` bound.
-            let taut = if weight > 1.0 {
-                u16::MAX
-            } else {
-                turns(grid, here, self.entered[n as usize])
-            };
+            // Only the hops after which the route may still be shortest (`taut`, see
+            // `hpa::subgoals::taut`); a weighted search's are those of every sector the
+            // subgoal was entered by that an earlier expansion of it has not relaxed (see
+            // [`SearchContext::pop_weighted`]).
             match levels {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
@@ -967,7 +1044,11 @@ impl SearchContext {
                             continue;
                         }
                         let w = end.weight() * per_unit;
-                        if self.relax::<R>(end.to, g + w, n, || bound(end.to)) {
+                        if weighted {
+                            let (middle, last) = l.taken(base + k);
+                            let h = || bound(end.to);
+                            self.relax_weighted::<R>(end.to, (g + w, n), (last, middle), h);
+                        } else if self.relax::<R>(end.to, g + w, n, || bound(end.to)) {
                             let (middle, last) = l.taken(base + k);
                             self.arc_middles[end.to as usize] = middle;
                             self.entered[end.to as usize] = last;
@@ -978,9 +1059,13 @@ impl SearchContext {
                     for &v in graph.neighbours(n) {
                         let c = graph.cell(v);
                         let hop = sector(here, c);
-                        if allows(taut, hop)
-                            && self.relax::<R>(v, g + octile(here, c), n, || bound(v))
-                        {
+                        if !allows(taut, hop) {
+                            continue;
+                        }
+                        let g = g + octile(here, c);
+                        if weighted {
+                            self.relax_weighted::<R>(v, (g, n), (hop, DIRECT), || bound(v));
+                        } else if self.relax::<R>(v, g, n, || bound(v)) {
                             self.entered[v as usize] = hop;
                         }
                     }
@@ -988,6 +1073,83 @@ impl SearchContext {
             }
         }
         Stepped::Paused
+    }
+
+    /// Offers subgoal `node` to a weighted search at cost `g` from `parent`, entered by a
+    /// hop of sector `entered` over an edge of the levels with middle `middle`. As
+    /// [`SearchContext::relax`], and besides: the sector joins those `node` was entered
+    /// by, and a closed `node` entered by a sector it had not been is put back on the open
+    /// list at its own cost, to relax the hops that sector allows (see
+    /// [`SearchContext::pop_weighted`]).
+    #[inline]
+    fn relax_weighted<R: Recorder>(
+        &mut self,
+        node: u32,
+        (g, parent): (f64, u32),
+        (entered, middle): (Sector, u32),
+        h: impl Fn() -> f64,
+    ) {
+        let stamp = self.nodes[node as usize].stamp;
+        let bit = 1u32 << entered;
+        if self.relax::<R>(node, g, parent, &h) {
+            self.arc_middles[node as usize] = middle;
+            self.entered[node as usize] = entered;
+        }
+        let entries = &mut self.entries[node as usize];
+        if stamp < self.query * 2 {
+            *entries = (bit, 0);
+        } else if entries.0 & bit == 0 {
+            entries.0 |= bit;
+            if stamp == self.query * 2 + 1 {
+                let state = self.nodes[node as usize];
+                self.open.push(state.g + h(), node);
+            }
+        }
+    }
+
+    /// The next subgoal a weighted search expands, with its cost and parent field, the
+    /// sectors of the hops it relaxes and whether it is its first expansion: the open
+    /// subgoal of lowest key, or a closed one put back by
+    /// [`SearchContext::relax_weighted`], which relaxes the hops its new sectors allow and
+    /// its earlier expansions did not. (The goal comes with no sectors.)
+    ///
+    /// *Why the bound holds with the pruning* (see the design notes, *Fast mode on maps of
+    /// one cost*): a shortest route keeps the rule at each of its subgoals, so once a
+    /// subgoal of it is closed and entered by the route's hop into it, it relaxes the
+    /// route's next hop, at its own cost, on being taken again if need be; the induction of
+    /// weighted A\* then goes through unchanged.
+    fn pop_weighted(
+        &mut self,
+        graph: &SubgoalGraph,
+        grid: &Grid,
+        t: u32,
+    ) -> Option<(u32, f64, u32, u16, bool)> {
+        let open_stamp = self.query * 2;
+        while let Some(node) = self.open.pop() {
+            let state = &mut self.nodes[node as usize];
+            let first = state.stamp == open_stamp;
+            if first {
+                state.stamp += 1;
+            }
+            let (g, parent) = (state.g, state.parent);
+            if node == t {
+                return first.then_some((node, g, parent, 0, true));
+            }
+            let (entries, answered) = self.entries[node as usize];
+            if !first && entries == answered {
+                continue; // a superseded entry, or nothing new since the last expansion
+            }
+            let here = graph.cell(node);
+            let mut taut = turns_any(grid, here, entries);
+            if !first {
+                taut &= !turns_any(grid, here, answered);
+            }
+            self.entries[node as usize].1 = entries;
+            if first || taut != 0 {
+                return Some((node, g, parent, taut, first));
+            }
+        }
+        None
     }
 
     /// The corner points of the subgoal route that reached `t`: each hop is the cone
@@ -1022,7 +1184,7 @@ impl SearchContext {
         }
         let mut down = met;
         loop {
-            let (_, _, next, middle) = self.goal_marks[down as usize];
+            let GoalMark { next, middle, .. } = self.goal_marks[down as usize];
             if next == DIRECT {
                 break;
             }

@@ -257,10 +257,12 @@ fn refresh_compacts_edited_maps_past_the_threshold() {
             assert_eq!(fresh.memory_breakdown().waste, 0);
             let ratio = map.memory_bytes() as f64 / fresh.memory_bytes() as f64;
             worst = worst.max(ratio);
-            // 25 %, and 5 % for what the waste does not count: leaves an edited tree keeps
-            // apart where a fresh build makes fewer.
+            // 25 %, and 6 % for what the waste does not count: leaves an edited tree keeps
+            // apart where a fresh build makes fewer. (5 % until session 28, when the subgoal
+            // IDs' hash table, as large in an edited map as in a fresh build, gave way to a
+            // smaller rank structure and no longer diluted the ratio: 1.313 on round 6.)
             assert!(
-                ratio <= 1.25 * 1.05,
+                ratio <= 1.25 * 1.06,
                 "{mode:?}, round {round}: {ratio:.3}x a fresh build"
             );
             if report.compacted > 0 {

@@ -58,6 +58,7 @@
 //! graph is searched.
 
 mod field;
+mod ids;
 mod levels;
 mod lines;
 mod scan;
@@ -68,14 +69,14 @@ use super::map::morton;
 use crate::geom::Cell;
 use crate::grid::Grid;
 pub(crate) use field::SubgoalField;
-use hashbrown::HashMap;
+use ids::CellIds;
 use levels::Contraction;
 pub(crate) use levels::{Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
 use std::time::Instant;
-pub(crate) use taut::{allows, sector, turns, Sector, NO_HOP};
+pub(crate) use taut::{allows, arrivals, reversed, sector, turns, turns_any, Sector, NO_HOP};
 
 /// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
 /// smaller cell first): what a test compares an edited graph and a fresh build by.
@@ -95,13 +96,10 @@ const VACANT: Cell = Cell::new(u32::MAX, u32::MAX);
 /// other directly (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SubgoalGraph {
-    width: u32,
     /// Blocked cells and subgoals, where straight runs stop.
     lines: StopLines,
-    /// One bit per cell, row-major: whether it is a subgoal.
-    marks: Vec<u64>,
-    /// Subgoal ID by cell index (`y · width + x`).
-    ids: HashMap<u32, u32, ahash::RandomState>,
+    /// Which cells are subgoals, and their IDs (see `ids.rs`).
+    ids: CellIds,
     /// Cell by subgoal ID ([`VACANT`] for an unused ID).
     cells: Vec<Cell>,
     /// IDs free for reuse.
@@ -139,9 +137,8 @@ impl SubgoalGraph {
     pub fn build(grid: &Grid) -> Self {
         let (w, h) = (grid.width(), grid.height());
         let mut graph = SubgoalGraph {
-            width: w,
             lines: StopLines::new(w, h),
-            marks: vec![0; (w as usize * h as usize).div_ceil(64)],
+            ids: CellIds::new(w, h),
             levels_fit: w.max(h) <= u16::MAX as u32 + 1,
             ..SubgoalGraph::default()
         };
@@ -294,17 +291,13 @@ impl SubgoalGraph {
     /// The ID of the subgoal at `c`, if `c` is one.
     #[inline]
     pub fn id_of(&self, c: Cell) -> Option<u32> {
-        if !self.is_subgoal(c) {
-            return None;
-        }
-        self.ids.get(&self.index(c)).copied()
+        self.ids.get(c.x, c.y)
     }
 
     /// Whether `c`, on the map, is a subgoal.
     #[inline]
     pub fn is_subgoal(&self, c: Cell) -> bool {
-        let i = self.index(c) as usize;
-        self.marks[i / 64] >> (i % 64) & 1 == 1
+        self.ids.contains(c.x, c.y)
     }
 
     /// Heap bytes held.
@@ -321,15 +314,14 @@ impl SubgoalGraph {
             + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
             + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
-            + self.marks.capacity() * 8
-            + self.ids.capacity() * 9
+            + self.ids.memory_bytes()
             + self.cells.capacity() * 8
             + self.vacant.capacity() * 4
             + lists
     }
 
     /// Heap bytes no live subgoal uses: the lists' spare capacity, the vacant IDs' slots,
-    /// the landmarks' spare bytes and the ID map's empty buckets (what edits leave behind; see
+    /// the landmarks' spare bytes and the ID lists' spare capacity (what edits leave behind; see
     /// [`MemoryBreakdown::waste`](super::MemoryBreakdown::waste)).
     pub fn slack_bytes(&self) -> usize {
         let lists: usize = self
@@ -342,7 +334,7 @@ impl SubgoalGraph {
         lists
             + self.landmarks.slack_bytes()
             + self.vacant.len() * per_slot
-            + (self.ids.capacity() - self.ids.len()) * 9
+            + self.ids.slack_bytes()
             + (self.cells.capacity() - self.cells.len()) * 8
     }
 
@@ -395,7 +387,7 @@ impl SubgoalGraph {
                 grid,
                 x,
                 |c| touched.contains(&c),
-                |s, parts| rescan.push((self.ids[&self.index(s)], parts)),
+                |s, parts| rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts)),
             );
         }
         rescan.sort_unstable_by_key(|&(id, _)| id);
@@ -449,9 +441,9 @@ impl SubgoalGraph {
             if let Reached::Subgoal(c) = r {
                 // Most finds were found before: their IDs are in `redo` (a subgoal still
                 // at its cell keeps its ID through an update), which is cheaper to look
-                // through than the ID map.
+                // through than the ID look-up.
                 let found = redo.iter().find(|&&(rc, _)| rc == c).map(|&(_, v)| v);
-                now.push(found.unwrap_or_else(|| self.ids[&self.index(c)]));
+                now.push(found.unwrap_or_else(|| self.id_of(c).expect("a scan reports subgoals")));
             }
         });
         now.sort_unstable();
@@ -510,42 +502,23 @@ impl SubgoalGraph {
                 self.cells.len() as u32 - 1
             }
         };
-        self.ids.insert(self.index(c), id);
-        self.set_mark(c, true, false);
+        self.ids.insert(c.x, c.y, id);
+        self.lines.set(c.x, c.y, true);
         self.added.push(id);
         id
     }
 
     /// Makes `c` no subgoal, dropping its edges; returns its ID, which the caller frees.
     fn remove_subgoal(&mut self, c: Cell, blocked: bool) -> u32 {
-        let id = self
-            .ids
-            .remove(&self.index(c))
-            .expect("a subgoal has an ID");
+        let id = self.ids.remove(c.x, c.y).expect("a subgoal has an ID");
         for v in std::mem::take(&mut self.adjacent[id as usize]) {
             self.adjacent[v as usize].retain(|&u| u != id);
         }
         self.found[id as usize].clear();
         self.cells[id as usize] = VACANT;
-        self.set_mark(c, false, blocked);
-        id
-    }
-
-    /// Marks `c` as a subgoal or not; `blocked` says whether it is blocked now.
-    fn set_mark(&mut self, c: Cell, on: bool, blocked: bool) {
-        let i = self.index(c) as usize;
-        if on {
-            self.marks[i / 64] |= 1 << (i % 64);
-        } else {
-            self.marks[i / 64] &= !(1 << (i % 64));
-        }
         // Runs stop at blocked cells and subgoals.
-        self.lines.set(c.x, c.y, on || blocked);
-    }
-
-    #[inline]
-    fn index(&self, c: Cell) -> u32 {
-        c.y * self.width + c.x
+        self.lines.set(c.x, c.y, blocked);
+        id
     }
 
     /// Every subgoal's own scan finds as sorted `(subgoal, found)` cell pairs: an updated

@@ -65,6 +65,36 @@
 //! hop (into its far end), which a shortcut takes from the arcs it joins.
 //! `tests/suite/subgoal_props.rs` checks paths against Dijkstra with and without the
 //! levels; dropping the corner exception of Lemma 2 makes it fail.
+//!
+//! # Backwards: the goal's upward marks
+//! Over the levels the goal's side is a small search of its own: from the subgoals the
+//! goal's cone scan reached, up the locals' upward arcs level by level, each subgoal
+//! marked with its distance to the goal and the way down (see
+//! `SearchContext::mark_subgoal_goal`). A
+//! marked local `u` records the sector `L` of the first hop of its way down (the scan's
+//! hop `u → goal` for a goal tie, none when `u` is the goal itself) and follows an upward
+//! arc `u → v` only if a route coming down that arc into `u` may leave it by `L`: every
+//! pair of the moves of the arc's first hop walked back, `reversed(first)`, and of `L`
+//! is admissible ([`arrivals`], the same table as the forward rule read from the far end).
+//!
+//! *Why the marks stay exact where the search needs them.* The levels give a shortest
+//! route whose part after its highest subgoal `m` descends `m = v₀ → v₁ → … → v_j →
+//! goal` over upward arcs walked back and a goal tie. Each `v_i` is marked with its true
+//! distance to the goal, by induction from `v_j`: a goal tie is marked with its octile
+//! distance, its true one (the scan's walk), and nothing marks below the truth (every
+//! mark is the length of a walkable way). Say `v_(i+1)` is marked with its true distance
+//! over a recorded way of first-hop sector `L`. Then `v_i`, down the arc to `v_(i+1)`,
+//! then that way, is as long as the route's part from `v_i`, so a shortest path; by
+//! Lemma 1 every ordering of the moves of the arc's last hop into `v_(i+1)` and of the
+//! way's first hop is legal, so none can be cut and by Lemma 2 every pair is admissible:
+//! the arc is followed and `v_i` is marked with its true distance. Locals are taken level
+//! by level and upward arcs climb, so a local's mark and `L` are final before its arcs
+//! are read, and which of several equally short ways it recorded does not matter (the
+//! argument holds for any). So `m` is marked exactly, and the forward search meets it as
+//! before; a subgoal left unmarked or marked above its distance only loses a meeting no
+//! shortest route needs (marks never go below the truth, so the bound of a weighted
+//! search holds too). The same tests fail when the backward rule drops the reversal of
+//! the arc's hop.
 
 use crate::geom::Cell;
 use crate::grid::Grid;
@@ -127,7 +157,7 @@ pub(crate) fn sector(a: Cell, b: Cell) -> Sector {
 
 /// The sector of the same hop walked the other way.
 #[inline]
-pub(crate) fn reversed(s: Sector) -> Sector {
+pub(crate) const fn reversed(s: Sector) -> Sector {
     match s {
         0..8 => (s + 4) % 8,
         8..16 => 8 + (s - 8 + 4) % 8,
@@ -164,6 +194,25 @@ const fn admissible(i: usize, j: usize, blocked: usize) -> bool {
     blocked >> (corner / 2) & 1 == 1
 }
 
+/// Whether a subgoal whose diagonal neighbours in `blocked` are blocked may be entered by
+/// a hop of sector `entered` and left by one of sector `out` (both hops, not
+/// [`NO_HOP`]): every pair of their moves is admissible (the rule of the module docs).
+const fn taut_pair(blocked: usize, entered: usize, out: usize) -> bool {
+    let (m1, m2) = (moves(entered), moves(out));
+    let mut i = 0;
+    while i < 8 {
+        let mut j = 0;
+        while j < 8 {
+            if m1 >> i & 1 == 1 && m2 >> j & 1 == 1 && !admissible(i, j, blocked) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `TURNS[blocked][entered]`: the sectors a subgoal with blocked diagonal neighbours
 /// `blocked` may leave by after entering by sector `entered`, as a bit set.
 static TURNS: [[u16; 17]; 16] = turns_table();
@@ -177,20 +226,7 @@ const fn turns_table() -> [[u16; 17]; 16] {
         while entered < 16 {
             let mut out = 0;
             while out < 16 {
-                let (m1, m2) = (moves(entered), moves(out));
-                let mut all = true;
-                let mut i = 0;
-                while i < 8 {
-                    let mut j = 0;
-                    while j < 8 {
-                        if m1 >> i & 1 == 1 && m2 >> j & 1 == 1 && !admissible(i, j, blocked) {
-                            all = false;
-                        }
-                        j += 1;
-                    }
-                    i += 1;
-                }
-                if all {
+                if taut_pair(blocked, entered, out) {
                     table[blocked][entered] |= 1 << out;
                 }
                 out += 1;
@@ -202,6 +238,46 @@ const fn turns_table() -> [[u16; 17]; 16] {
     table
 }
 
+/// `ARRIVALS[blocked][leaving]`: the sectors `f` of the hops out of a subgoal with blocked
+/// diagonal neighbours `blocked` such that a route coming in over such a hop walked back
+/// (entering by `reversed(f)`) may leave by sector `leaving`, as a bit set; all of them for
+/// [`NO_HOP`] (the route ends there).
+static ARRIVALS: [[u16; 17]; 16] = arrivals_table();
+
+const fn arrivals_table() -> [[u16; 17]; 16] {
+    let mut table = [[0u16; 17]; 16];
+    let mut blocked = 0;
+    while blocked < 16 {
+        table[blocked][NO_HOP as usize] = u16::MAX;
+        let mut leaving = 0;
+        while leaving < 16 {
+            let mut first = 0;
+            while first < 16 {
+                if taut_pair(blocked, reversed(first as Sector) as usize, leaving) {
+                    table[blocked][leaving] |= 1 << first;
+                }
+                first += 1;
+            }
+            leaving += 1;
+        }
+        blocked += 1;
+    }
+    table
+}
+
+/// The blocked diagonal neighbours of `s` (off the map counts as blocked), bit `k` for
+/// the diagonal direction `2k + 1`: what the tables above are indexed by.
+#[inline]
+fn blocked_diagonals(grid: &Grid, s: Cell) -> usize {
+    let (x, y) = (s.x as i64, s.y as i64);
+    let mut blocked = 0;
+    for k in 0..4 {
+        let (dx, dy) = DIRECTIONS[2 * k + 1];
+        blocked |= usize::from(!grid.is_free_at(x + dx as i64, y + dy as i64)) << k;
+    }
+    blocked
+}
+
 /// The sectors subgoal `s` of `grid` may be left by, as a bit set, after it was entered
 /// by a hop of sector `entered` (see the module docs).
 #[inline]
@@ -209,13 +285,36 @@ pub(crate) fn turns(grid: &Grid, s: Cell, entered: Sector) -> u16 {
     if entered == NO_HOP {
         return u16::MAX;
     }
-    let (x, y) = (s.x as i64, s.y as i64);
-    let mut blocked = 0;
-    for k in 0..4 {
-        let (dx, dy) = DIRECTIONS[2 * k + 1];
-        blocked |= usize::from(!grid.is_free_at(x + dx as i64, y + dy as i64)) << k;
+    TURNS[blocked_diagonals(grid, s)][entered as usize]
+}
+
+/// The sectors subgoal `s` of `grid` may be left by after it was entered by any of the
+/// sectors of the bit set `entries` (bit [`NO_HOP`] for no hop): the union of [`turns`]
+/// over them, for weighted searches, which remember every sector a subgoal was entered by.
+#[inline]
+pub(crate) fn turns_any(grid: &Grid, s: Cell, entries: u32) -> u16 {
+    if entries >> NO_HOP & 1 == 1 {
+        return u16::MAX;
     }
-    TURNS[blocked][entered as usize]
+    let row = &TURNS[blocked_diagonals(grid, s)];
+    let (mut out, mut left) = (0, entries);
+    while left != 0 {
+        out |= row[left.trailing_zeros() as usize];
+        left &= left - 1;
+    }
+    out
+}
+
+/// The sectors of the hops out of subgoal `s` of `grid` (as a bit set) over which, walked
+/// back, a route may come into `s` and then leave it by a hop of sector `leaving`
+/// ([`NO_HOP`] when the route ends at `s`): the rule of [`turns`] seen from the far end,
+/// for the goal's upward marks (see the module docs, *Backwards*).
+#[inline]
+pub(crate) fn arrivals(grid: &Grid, s: Cell, leaving: Sector) -> u16 {
+    if leaving == NO_HOP {
+        return u16::MAX;
+    }
+    ARRIVALS[blocked_diagonals(grid, s)][leaving as usize]
 }
 
 /// Whether sector `out` is among the set `turns` (see [`turns`]).
@@ -243,6 +342,22 @@ mod tests {
             let s = sector(o, at(x, y));
             assert_eq!(reversed(s), sector(at(x, y), o));
             assert_eq!(reversed(reversed(s)), s);
+        }
+    }
+
+    #[test]
+    fn arrivals_are_turns_read_backwards() {
+        for blocked in 0..16 {
+            for leaving in 0..16u8 {
+                for first in 0..16u8 {
+                    assert_eq!(
+                        allows(ARRIVALS[blocked][leaving as usize], first),
+                        allows(TURNS[blocked][reversed(first) as usize], leaving),
+                        "blocked {blocked}, leaving {leaving}, first {first}"
+                    );
+                }
+            }
+            assert_eq!(ARRIVALS[blocked][NO_HOP as usize], u16::MAX);
         }
     }
 
