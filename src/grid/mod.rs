@@ -2,6 +2,7 @@
 //! free cells that follow from both. The rules of movement over it live in [`movement`].
 
 mod clearance;
+mod codes;
 mod costs;
 pub mod movement;
 mod patch;
@@ -10,6 +11,7 @@ mod terrain;
 use crate::geom::{Cell, Direction, Rect};
 pub(crate) use clearance::ClearanceChange;
 pub use clearance::ClearanceField;
+use codes::PackedCodes;
 pub use costs::{CostError, TerrainCosts};
 use movement::{legal_step, step_cost};
 pub use movement::{Movement, MovementError, TerrainSet};
@@ -32,6 +34,8 @@ pub(crate) const WALL: u8 = Terrain::WALL.code();
 ///
 /// Whether each cell is free is cached in a bitset, one bit per cell, because it is what
 /// every search reads; every edit keeps it equal to "passable terrain and not obstructed".
+/// The terrain codes are packed in as few bits a cell as the codes in use need (2 for a
+/// Moving AI map), and the obstruction bits exist from the first obstruction on.
 ///
 /// ```
 /// use quadpath::{Cell, Grid, Rect};
@@ -46,17 +50,35 @@ pub(crate) const WALL: u8 = Terrain::WALL.code();
 /// assert!(grid.is_free(road));
 /// assert_eq!(grid.terrain(road), b'G');
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Grid {
     width: u32,
     height: u32,
     /// One bit per cell, row-major; a set bit means free. Derived from the fields below.
     free: Vec<u64>,
     /// One bit per cell, row-major; a set bit means an obstruction stands on the cell.
+    /// Empty until the first obstruction (see [`Grid::is_obstructed_at`]).
     obstructed: Vec<u64>,
-    terrain: Vec<u8>,
+    terrain: PackedCodes,
     passable: TerrainSet,
 }
+
+/// Equal grids hold the same cells: size, passable set, terrain and obstructions, however
+/// they are stored (a grid whose obstructions all went keeps its zeroed bits).
+impl PartialEq for Grid {
+    fn eq(&self, other: &Self) -> bool {
+        let obstructed = |g: &Grid, w: usize| g.obstructed.get(w).copied().unwrap_or(0);
+        let words = self.obstructed.len().max(other.obstructed.len());
+        self.width == other.width
+            && self.height == other.height
+            && self.passable == other.passable
+            && self.free == other.free
+            && (0..words).all(|w| obstructed(self, w) == obstructed(other, w))
+            && self.terrain == other.terrain
+    }
+}
+
+impl Eq for Grid {}
 
 impl std::fmt::Debug for Grid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -149,9 +171,9 @@ impl Grid {
         Grid {
             width,
             height,
-            obstructed: vec![0; free.len()],
+            obstructed: Vec::new(),
             free,
-            terrain: codes,
+            terrain: PackedCodes::new(&codes),
             passable,
         }
     }
@@ -226,7 +248,26 @@ impl Grid {
     #[inline]
     pub(crate) fn cell_passable_for(&self, passable: &TerrainSet, x: u32, y: u32) -> bool {
         let i = self.index(x, y);
-        passable.contains(self.terrain[i]) && !bit(&self.obstructed, i)
+        passable.contains(self.terrain.get(i)) && !self.is_obstructed_at(i)
+    }
+
+    /// Whether an obstruction stands on cell `i` (none before the first).
+    #[inline]
+    fn is_obstructed_at(&self, i: usize) -> bool {
+        self.obstructed
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    /// Places or takes away the obstruction on cell `i`.
+    fn set_obstructed_at(&mut self, i: usize, on: bool) {
+        if self.obstructed.is_empty() {
+            if !on {
+                return;
+            }
+            self.obstructed = vec![0; self.free.len()];
+        }
+        set_bit(&mut self.obstructed, i, on);
     }
 
     /// The terrain of a cell.
@@ -241,7 +282,7 @@ impl Grid {
     /// The terrain byte of a cell, for the loops that compare bytes.
     #[inline]
     pub(crate) fn terrain_code(&self, cell: Cell) -> u8 {
-        self.terrain[self.checked_index(cell)]
+        self.terrain.get(self.checked_index(cell))
     }
 
     /// Whether an obstruction stands on the cell (see [`Grid::set_blocked`]).
@@ -250,7 +291,7 @@ impl Grid {
     /// When the cell is outside the grid.
     #[inline]
     pub fn is_obstructed(&self, cell: Cell) -> bool {
-        bit(&self.obstructed, self.checked_index(cell))
+        self.is_obstructed_at(self.checked_index(cell))
     }
 
     /// The terrain codes this grid treats as passable.
@@ -262,7 +303,7 @@ impl Grid {
     /// Recomputes the free bit of cell `i` from its terrain and obstruction; returns
     /// whether it changed.
     fn refresh_free(&mut self, i: usize) -> bool {
-        let free = self.passable.contains(self.terrain[i]) && !bit(&self.obstructed, i);
+        let free = self.passable.contains(self.terrain.get(i)) && !self.is_obstructed_at(i);
         let changed = bit(&self.free, i) != free;
         set_bit(&mut self.free, i, free);
         changed
@@ -294,7 +335,7 @@ impl Grid {
     /// Sets one cell's terrain byte; returns whether its passability changed.
     pub(crate) fn set_cell_terrain(&mut self, cell: Cell, code: u8) -> bool {
         let i = self.checked_index(cell);
-        self.terrain[i] = code;
+        self.terrain.set(i, code);
         self.refresh_free(i)
     }
 
@@ -339,15 +380,15 @@ impl Grid {
         if bit(&self.free, i) != blocked {
             return false;
         }
-        set_bit(&mut self.obstructed, i, blocked);
-        if !blocked && !self.passable.contains(self.terrain[i]) {
+        self.set_obstructed_at(i, blocked);
+        if !blocked && !self.passable.contains(self.terrain.get(i)) {
             let dug_out = if self.passable.contains(GROUND) {
                 Some(GROUND)
             } else {
                 self.passable.iter().next().map(Terrain::code)
             };
             if let Some(code) = dug_out {
-                self.terrain[i] = code;
+                self.terrain.set(i, code);
             }
         }
         self.refresh_free(i)
@@ -380,9 +421,9 @@ impl Grid {
         rect.cells()
             .filter(|&c| {
                 let i = self.index(c.x, c.y);
-                let changed = bit(&self.obstructed, i) != obstructed;
+                let changed = self.is_obstructed_at(i) != obstructed;
                 if changed {
-                    set_bit(&mut self.obstructed, i, obstructed);
+                    self.set_obstructed_at(i, obstructed);
                     self.refresh_free(i);
                 }
                 changed
@@ -404,13 +445,15 @@ impl Grid {
         self.free.iter().map(|w| w.count_ones() as u64).sum()
     }
 
-    /// Heap bytes held: the passability and obstruction bits and the terrain bytes.
+    /// Heap bytes held: the passability bits, the obstruction bits (from the first
+    /// obstruction on) and the packed terrain codes.
     pub fn memory_bytes(&self) -> usize {
-        (self.free.capacity() + self.obstructed.capacity()) * 8 + self.terrain.capacity()
+        (self.free.capacity() + self.obstructed.capacity()) * 8 + self.terrain.memory_bytes()
     }
 
-    /// Heap bytes a `width × height` grid takes ([`Grid::memory_bytes`] of a new one), to
-    /// check a size from untrusted input before allocating it.
+    /// Heap bytes a `width × height` grid takes at most ([`Grid::memory_bytes`] of a new
+    /// one is no more, whatever its codes), to check a size from untrusted input before
+    /// allocating it.
     pub fn estimate_bytes(width: u32, height: u32) -> usize {
         let cells = width as usize * height as usize;
         cells.div_ceil(64) * 16 + cells

@@ -14,6 +14,7 @@
 
 use super::adjacency::LeafAdjacency;
 use super::graph::{slot_id, LeafId, SlotId};
+use hashbrown::hash_map::{Entry, HashMap};
 use std::collections::VecDeque;
 
 slot_id!(
@@ -21,16 +22,19 @@ slot_id!(
     Label
 );
 
-/// Component labels per leaf, with each label's size in leaves.
+/// Marks a leaf slot not (yet) labelled in [`Components::label`]: 4 bytes a leaf where an
+/// `Option<Label>` takes 8.
+const UNLABELLED: u32 = u32::MAX;
+
+/// Component labels per leaf, with each label's size in leaves: 4 bytes a leaf slot (the
+/// lockstep search's marks live in a table of its own while it runs, sized by the leaves it
+/// visits, not by the map).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Components {
-    /// By leaf; `None` for a leaf slot not (yet) labelled.
-    label: Vec<Option<Label>>,
-    /// Scratch marks of the lockstep search, by leaf: `epoch << 32 | search`.
-    mark: Vec<u64>,
+    /// By leaf slot: a label's index, or [`UNLABELLED`].
+    label: Vec<u32>,
     sizes: Vec<u32>,
     free: Vec<Label>,
-    epoch: u64,
 }
 
 impl Components {
@@ -56,19 +60,28 @@ impl Components {
     fn fit(&mut self, g: &impl LeafAdjacency) {
         let n = g.leaf_capacity();
         if self.label.len() < n {
-            self.label.resize(n, None);
-            self.mark.resize(n, 0);
+            self.label.resize(n, UNLABELLED);
         }
     }
 
     fn set(&mut self, leaf: LeafId, label: Label) {
-        self.label[leaf.index()] = Some(label);
+        self.label[leaf.index()] = label.index() as u32;
+    }
+
+    /// The label of leaf slot `leaf`, if it has one.
+    #[inline]
+    fn label_of(&self, leaf: LeafId) -> Option<Label> {
+        match self.label.get(leaf.index()).copied() {
+            None | Some(UNLABELLED) => None,
+            Some(l) => Some(Label::from_index(l as usize)),
+        }
     }
 
     /// The label of a live, labelled leaf.
     #[inline]
     pub fn of(&self, leaf: LeafId) -> Label {
-        self.label[leaf.index()].expect("every live leaf has a component")
+        self.label_of(leaf)
+            .expect("every live leaf has a component")
     }
 
     /// Whether two live leaves are in one component.
@@ -79,7 +92,8 @@ impl Components {
 
     /// Forgets a leaf that is being removed.
     pub fn forget(&mut self, leaf: LeafId) {
-        if let Some(label) = self.label[leaf.index()].take() {
+        if let Some(label) = self.label_of(leaf) {
+            self.label[leaf.index()] = UNLABELLED;
             self.resize(label, -1);
         }
     }
@@ -93,18 +107,14 @@ impl Components {
     /// not use: per-leaf entries past them (vacant leaf slots and spare capacity) and
     /// vacant labels.
     pub fn slack_bytes(&self, live_leaves: usize) -> usize {
-        self.label.capacity().saturating_sub(live_leaves) * std::mem::size_of::<Option<Label>>()
-            + self.mark.capacity().saturating_sub(live_leaves) * 8
+        self.label.capacity().saturating_sub(live_leaves) * 4
             + (self.sizes.capacity() - self.count()) * 4
             + self.free.capacity() * 4
     }
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.label.capacity() * std::mem::size_of::<Option<Label>>()
-            + self.mark.capacity() * 8
-            + self.sizes.capacity() * 4
-            + self.free.capacity() * 4
+        self.label.capacity() * 4 + self.sizes.capacity() * 4 + self.free.capacity() * 4
     }
 
     #[cfg(any(test, feature = "testing"))]
@@ -115,7 +125,7 @@ impl Components {
         let (mut leaves, mut next) = (Vec::new(), Vec::new());
         g.live_leaves(&mut leaves);
         for &leaf in &leaves {
-            let Some(label) = self.label.get(leaf.index()).copied().flatten() else {
+            let Some(label) = self.label_of(leaf) else {
                 return Err(format!("leaf slot {} has no component", leaf.index()));
             };
             if label.index() >= counted.len() || self.free.contains(&label) {
@@ -149,7 +159,7 @@ impl Components {
         let mut leaves = Vec::new();
         g.live_leaves(&mut leaves);
         for leaf in leaves {
-            if self.label[leaf.index()].is_none() {
+            if self.label_of(leaf).is_none() {
                 let label = self.fresh();
                 self.flood(g, leaf, None, label);
             }
@@ -172,7 +182,7 @@ impl Components {
         while let Some(s) = stack.pop() {
             g.neighbours(s, &mut next);
             for &o in &next {
-                if self.label[o.index()] == from {
+                if self.label_of(o) == from {
                     self.set(o, to);
                     stack.push(o);
                     n += 1;
@@ -195,7 +205,7 @@ impl Components {
         let mut neighbours = Vec::new();
         for &leaf in created {
             g.neighbours(leaf, &mut neighbours);
-            neighbours.retain(|&o| self.label[o.index()].is_some());
+            neighbours.retain(|&o| self.label_of(o).is_some());
             let Some(keep) = neighbours
                 .iter()
                 .map(|&o| self.of(o))
@@ -246,17 +256,16 @@ impl Components {
             }
             i
         }
-        self.epoch += 1;
-        let epoch = self.epoch;
-        let tag = |i: usize| (epoch << 32) | i as u64;
+        // Which search reached each leaf visited so far.
+        let mut mark: HashMap<LeafId, usize, ahash::RandomState> = HashMap::default();
         let mut searches: Vec<Search> = Vec::with_capacity(seeds.len());
         let mut active = 0;
         for &seed in seeds {
-            if self.mark[seed.index()] >> 32 == epoch {
-                continue; // a duplicate seed
-            }
             let i = searches.len();
-            self.mark[seed.index()] = tag(i);
+            match mark.entry(seed) {
+                Entry::Occupied(_) => continue, // a duplicate seed
+                Entry::Vacant(v) => v.insert(i),
+            };
             searches.push(Search {
                 queue: VecDeque::from([seed]),
                 members: vec![seed],
@@ -274,14 +283,16 @@ impl Components {
             let s = searches[turn].queue.pop_front().unwrap();
             g.neighbours(s, &mut next);
             for &o in &next {
-                let mark = self.mark[o.index()];
-                if mark >> 32 != epoch {
-                    self.mark[o.index()] = tag(turn);
-                    searches[turn].queue.push_back(o);
-                    searches[turn].members.push(o);
-                    continue;
-                }
-                let other = root(&mut searches, (mark & 0xffff_ffff) as usize);
+                let reached_by = match mark.entry(o) {
+                    Entry::Occupied(e) => *e.get(),
+                    Entry::Vacant(v) => {
+                        v.insert(turn);
+                        searches[turn].queue.push_back(o);
+                        searches[turn].members.push(o);
+                        continue;
+                    }
+                };
+                let other = root(&mut searches, reached_by);
                 if other != turn {
                     // Two searches met: they are in one piece. Keep `turn` as the root.
                     searches[other].parent = turn;

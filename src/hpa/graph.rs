@@ -12,7 +12,7 @@
 use super::spans::{ShortSpan, Span, SpanArena};
 use crate::geom::{Cell, Rect};
 use crate::quadtree::NodeId;
-use hashbrown::HashMap;
+use hashbrown::HashTable;
 
 /// An index type for [`Slots`]: a dense `u32` position with a type of its own, so that a
 /// leaf index cannot be passed where a gate index is meant.
@@ -51,7 +51,9 @@ slot_id!(
     GateId
 );
 
-/// A free leaf of the quadtree.
+/// A free leaf of the quadtree: 32 bytes. Its gate lists live apart, in a
+/// [`LeafLists`] of the graph's that exists only while the graph holds gates, so that a
+/// layer without a gate graph pays nothing for them (see `HpaMap::keeps_gate_graph`).
 #[derive(Clone, Debug)]
 pub(crate) struct Leaf {
     pub id: NodeId,
@@ -59,6 +61,14 @@ pub(crate) struct Leaf {
     /// What a unit of step length costs anywhere in the leaf (its terrain costs are
     /// uniform, see `hpa::costs`).
     pub cost: f64,
+}
+
+// What the records weigh is what the memory figures of the docs count on.
+const _: () = assert!(std::mem::size_of::<Leaf>() == 32);
+
+/// The gate-graph lists of one free leaf, by leaf slot beside the [`Leaf`] records.
+#[derive(Clone, Copy, Debug, Default)]
+struct LeafLists {
     /// The gates inside this leaf ([`GateGraph::gates_of`]) and their cells in the same
     /// order ([`GateGraph::cells_of`]: the search scans these for every leaf it enters),
     /// one span into two parallel arenas of the graph: 12 bytes where two vectors took 48.
@@ -164,6 +174,22 @@ impl<I: SlotId, T> Slots<I, T> {
         &mut self.items[i.index()]
     }
 
+    /// The slot of `item`, which must be borrowed from these slots (found from its
+    /// address: what lets a reader holding only the item reach a side table by slot).
+    ///
+    /// # Panics
+    /// When `item` does not lie in these slots.
+    #[inline]
+    pub fn slot_of(&self, item: &T) -> I {
+        let size = std::mem::size_of::<T>().max(1);
+        let offset = (item as *const T as usize).wrapping_sub(self.items.as_ptr() as usize);
+        assert!(
+            offset < self.items.len() * size && offset % size == 0,
+            "an item of other slots"
+        );
+        I::from_index(offset / size)
+    }
+
     #[inline]
     pub fn is_live(&self, i: I) -> bool {
         self.live.get(i.index()).copied().unwrap_or(false)
@@ -217,16 +243,22 @@ const NO_GATE: u32 = u32::MAX;
 pub(crate) struct GateGraph {
     leaves: Slots<LeafId, Leaf>,
     gates: Slots<GateId, Gate>,
-    /// Leaf by quadtree node ID (free leaves only).
-    leaf_of_node: HashMap<u64, LeafId, ahash::RandomState>,
+    /// Leaf by quadtree node ID (free leaves only): the live leaf slots, hashed by their
+    /// leaves' node IDs (`node_hasher`), which the records hold: 5 bytes a bucket where a
+    /// map of (ID, slot) pairs took 17.
+    leaf_of_node: HashTable<LeafId>,
+    node_hasher: ahash::RandomState,
     /// Every gate's crossings (see [`Gate::links`]).
     links: SpanArena<GateId>,
     /// Every leaf's gates and, in parallel (the same spans), their cells (see
     /// [`Leaf::gates`]).
     leaf_gates: SpanArena<GateId>,
     leaf_cells: SpanArena<Cell>,
-    /// Every leaf's border index (see [`Leaf::border_gates`]).
+    /// Every leaf's border index (see [`LeafLists::border_gates`]).
     borders: SpanArena<u32>,
+    /// Each leaf slot's lists, while the graph holds gates; empty when it holds none, and
+    /// never longer than the leaf slots.
+    lists: Vec<LeafLists>,
     crossing_count: usize,
 }
 
@@ -237,11 +269,13 @@ impl GateGraph {
         GateGraph {
             leaves: Slots::default(),
             gates: Slots::default(),
-            leaf_of_node: HashMap::default(),
+            leaf_of_node: HashTable::new(),
+            node_hasher: ahash::RandomState::new(),
             links: SpanArena::default(),
             leaf_gates: SpanArena::default(),
             leaf_cells: SpanArena::default(),
             borders: SpanArena::default(),
+            lists: Vec::new(),
             crossing_count: 0,
         }
     }
@@ -272,13 +306,19 @@ impl GateGraph {
             links = links.saturating_add((3 * border + 5 * crowded) * size_of::<GateId>());
         }
         let slots = |n: usize, item: usize| n.next_power_of_two() * (item + 1);
+        // Each leaf slot's spans into those lists.
+        let spans = match gates {
+            true => n_leaves.next_power_of_two() * size_of::<LeafLists>(),
+            false => 0,
+        };
         slots(n_leaves, size_of::<Leaf>())
+            .saturating_add(spans)
             .saturating_add(slots(n_gates, size_of::<Gate>()))
             .saturating_add(lists)
             .saturating_add(links)
             // The node → leaf map's buckets, as it is shrunk after the build.
             .saturating_add(
-                (n_leaves * 8 / 7 + 1).next_power_of_two() * (size_of::<(u64, LeafId)>() + 1) + 32,
+                (n_leaves * 8 / 7 + 1).next_power_of_two() * (size_of::<LeafId>() + 1) + 32,
             )
     }
 
@@ -295,7 +335,10 @@ impl GateGraph {
     /// The free leaf of quadtree node `node`, if it is one.
     #[inline]
     pub fn leaf_of(&self, node: NodeId) -> Option<LeafId> {
-        self.leaf_of_node.get(&node.raw()).copied()
+        let hash = self.node_hasher.hash_one(node.raw());
+        (self.leaf_of_node)
+            .find(hash, |&l| self.leaves.get(l).id == node)
+            .copied()
     }
 
     /// The free leaf of quadtree node `node`, which must be a free leaf.
@@ -362,14 +405,14 @@ impl GateGraph {
     }
 
     pub fn add_leaf(&mut self, id: NodeId, rect: Rect, cost: f64) -> LeafId {
-        let leaf = self.leaves.insert(Leaf {
-            id,
-            rect,
-            cost,
-            gates: Span::default(),
-            border_gates: Span::default(),
-        });
-        self.leaf_of_node.insert(id.raw(), leaf);
+        let leaf = self.leaves.insert(Leaf { id, rect, cost });
+        // A reused slot's lists were emptied when its last leaf went.
+        debug_assert!(self.lists(leaf).gates.is_empty());
+        let (leaves, hasher) = (&self.leaves, &self.node_hasher);
+        self.leaf_of_node
+            .insert_unique(hasher.hash_one(id.raw()), leaf, |&l| {
+                hasher.hash_one(leaves.get(l).id.raw())
+            });
         leaf
     }
 
@@ -382,10 +425,7 @@ impl GateGraph {
     /// layers' per-leaf tables stay valid): what a layer that no longer needs its gate
     /// graph keeps (see `HpaMap::keeps_gate_graph`).
     pub fn drop_gates(&mut self) {
-        for leaf in &mut self.leaves.items {
-            leaf.gates = Span::default();
-            leaf.border_gates = Span::default();
-        }
+        self.lists = Vec::new();
         self.gates = Slots::default();
         self.links = SpanArena::default();
         self.leaf_gates = SpanArena::default();
@@ -397,7 +437,7 @@ impl GateGraph {
     /// Removes a leaf, its gates and every crossing into them; gates of other leaves left
     /// without crossings disappear too.
     pub fn remove_leaf(&mut self, id: LeafId) {
-        let gates = self.leaf(id).gates;
+        let gates = self.lists(id).gates;
         // Releasing gates and dropping links touches other leaves' lists, never this one.
         for k in 0..gates.len() {
             let g = self.leaf_gates.get(gates)[k];
@@ -409,12 +449,16 @@ impl GateGraph {
             }
             self.release_gate(g);
         }
-        let leaf = self.leaves.get_mut(id);
-        self.leaf_of_node.remove(&leaf.id.raw());
-        let mut cells = leaf.gates;
-        self.leaf_gates.free(&mut leaf.gates);
-        self.leaf_cells.free(&mut cells);
-        self.borders.free(&mut leaf.border_gates);
+        let hash = self.node_hasher.hash_one(self.leaf(id).id.raw());
+        if let Ok(entry) = self.leaf_of_node.find_entry(hash, |&l| l == id) {
+            entry.remove();
+        }
+        if let Some(lists) = self.lists.get_mut(id.index()) {
+            let mut cells = lists.gates;
+            self.leaf_gates.free(&mut lists.gates);
+            self.leaf_cells.free(&mut cells);
+            self.borders.free(&mut lists.border_gates);
+        }
         self.leaves.release(id);
         self.compact_if_holed();
     }
@@ -456,13 +500,33 @@ impl GateGraph {
     /// The gates of leaf `l`.
     #[inline]
     pub fn gates_of(&self, l: &Leaf) -> &[GateId] {
-        self.leaf_gates.get(l.gates)
+        self.leaf_gates
+            .get(self.lists(self.leaves.slot_of(l)).gates)
     }
 
     /// The cells of the gates of leaf `l`, in the order of [`GateGraph::gates_of`].
     #[inline]
     pub fn cells_of(&self, l: &Leaf) -> &[Cell] {
-        self.leaf_cells.get(l.gates)
+        self.leaf_cells
+            .get(self.lists(self.leaves.slot_of(l)).gates)
+    }
+
+    /// The lists of leaf slot `id` (empty ones for a leaf without gates).
+    #[inline]
+    fn lists(&self, id: LeafId) -> LeafLists {
+        self.lists.get(id.index()).copied().unwrap_or_default()
+    }
+
+    /// The lists of leaf slot `id`, to change them: the table grows to the leaf slots at
+    /// the first gate.
+    fn lists_mut(&mut self, id: LeafId) -> &mut LeafLists {
+        if self.lists.len() <= id.index() {
+            self.lists.resize(
+                self.leaves.capacity().max(id.index() + 1),
+                LeafLists::default(),
+            );
+        }
+        &mut self.lists[id.index()]
     }
 
     /// Compacts an arena when the holes moved lists left behind weigh more than the lists
@@ -484,16 +548,13 @@ impl GateGraph {
 
     /// Compacts the leaves' arenas, the two parallel ones along the same spans.
     fn compact_leaf_lists(&mut self) {
-        let mut cells: Vec<Span> = self.leaves.items.iter().map(|l| l.gates).collect();
+        let mut cells: Vec<Span> = self.lists.iter().map(|l| l.gates).collect();
         self.leaf_cells.compact(cells.iter_mut());
         self.leaf_gates
-            .compact(self.leaves.items.iter_mut().map(|l| &mut l.gates));
-        debug_assert!(cells
-            .iter()
-            .zip(&self.leaves.items)
-            .all(|(c, l)| *c == l.gates));
+            .compact(self.lists.iter_mut().map(|l| &mut l.gates));
+        debug_assert!(cells.iter().zip(&self.lists).all(|(c, l)| *c == l.gates));
         self.borders
-            .compact(self.leaves.items.iter_mut().map(|l| &mut l.border_gates));
+            .compact(self.lists.iter_mut().map(|l| &mut l.border_gates));
     }
 
     /// Removes `g` from `from`'s links, and `from` itself when that was its last crossing.
@@ -513,32 +574,33 @@ impl GateGraph {
         if !self.gates.is_live(g) {
             return;
         }
-        let leaf = self.leaves.get_mut(self.gates.get(g).leaf);
+        let leaf = self.gates.get(g).leaf;
+        let lists = &mut self.lists[leaf.index()];
         // A scan of 4-byte ids, rarely more than a few dozen: cheaper than keeping each
         // gate's position (4 bytes a gate, and its update on every removal).
-        let pos = (self.leaf_gates.get(leaf.gates).iter())
+        let pos = (self.leaf_gates.get(lists.gates).iter())
             .position(|&x| x == g)
             .expect("a live gate is in its leaf's list");
-        let mut cells = leaf.gates;
+        let mut cells = lists.gates;
         self.leaf_cells.swap_remove(&mut cells, pos);
-        self.leaf_gates.swap_remove(&mut leaf.gates, pos);
+        self.leaf_gates.swap_remove(&mut lists.gates, pos);
         self.release_gate(g);
     }
 
     /// Frees gate `g`'s slot and cell index, leaving its leaf's list to the caller.
     fn release_gate(&mut self, g: GateId) {
         let (cell, leaf) = (self.gate(g).cell, self.gate(g).leaf);
-        let leaf = self.leaves.get(leaf);
-        self.borders.get_mut(leaf.border_gates)[border_index(leaf.rect, cell)] = NO_GATE;
+        let (border, rect) = (self.lists[leaf.index()].border_gates, self.leaf(leaf).rect);
+        self.borders.get_mut(border)[border_index(rect, cell)] = NO_GATE;
         self.links.free(&mut self.gates.get_mut(g).links);
         self.gates.release(g);
     }
 
     /// The gate at `cell` (creating it in `leaf` if there is none yet).
     fn gate_for(&mut self, cell: Cell, leaf: LeafId) -> GateId {
-        let l = self.leaves.get(leaf);
-        let slot = border_index(l.rect, cell);
-        let border = self.borders.get(l.border_gates);
+        let rect = self.leaf(leaf).rect;
+        let slot = border_index(rect, cell);
+        let border = self.borders.get(self.lists(leaf).border_gates);
         if let Some(&g) = border.get(slot).filter(|&&g| g != NO_GATE) {
             return GateId::from_index(g as usize);
         }
@@ -547,16 +609,17 @@ impl GateGraph {
             leaf,
             links: ShortSpan::default(),
         });
-        let l = self.leaves.get_mut(leaf);
-        if l.border_gates.is_empty() {
+        let mut lists = *self.lists_mut(leaf);
+        if lists.border_gates.is_empty() {
             self.borders
-                .fill(&mut l.border_gates, border_len(l.rect), NO_GATE);
+                .fill(&mut lists.border_gates, border_len(rect), NO_GATE);
         }
-        let mut cells = l.gates;
+        let mut cells = lists.gates;
         self.leaf_cells.push(&mut cells, cell);
-        self.leaf_gates.push(&mut l.gates, g);
-        debug_assert_eq!(cells, l.gates, "the parallel arenas stay parallel");
-        self.borders.get_mut(l.border_gates)[slot] = g.index() as u32;
+        self.leaf_gates.push(&mut lists.gates, g);
+        debug_assert_eq!(cells, lists.gates, "the parallel arenas stay parallel");
+        self.borders.get_mut(lists.border_gates)[slot] = g.index() as u32;
+        self.lists[leaf.index()] = lists;
         g
     }
 
@@ -600,14 +663,18 @@ impl GateGraph {
             slots.shrink_to_fit();
         }
         self.leaves.items.shrink_to_fit();
+        self.lists.shrink_to_fit();
         self.gates.items.shrink_to_fit();
-        self.leaf_of_node.shrink_to_fit();
+        let (leaves, hasher) = (&self.leaves, &self.node_hasher);
+        self.leaf_of_node
+            .shrink_to_fit(|&l| hasher.hash_one(leaves.get(l).id.raw()));
     }
 
     /// Heap bytes held by the leaves: their records, cell and gate lists, border indexes,
     /// and the node → leaf map.
     pub fn leaf_bytes(&self) -> usize {
-        let leaf_lists = self.leaf_gates.memory_bytes()
+        let leaf_lists = self.lists.capacity() * std::mem::size_of::<LeafLists>()
+            + self.leaf_gates.memory_bytes()
             + self.leaf_cells.memory_bytes()
             + self.borders.memory_bytes();
         let map = self.leaf_of_node.allocation_size();
@@ -619,13 +686,18 @@ impl GateGraph {
     /// in the live leaves' lists, and node → leaf map slots past its entries.
     pub fn slack_bytes(&self) -> usize {
         use std::mem::size_of;
-        let border: usize = self.leaves.iter().map(|(_, l)| l.border_gates.len()).sum();
-        let leaves = self.leaf_gates.slack_bytes(self.gate_count())
+        let border: usize = self.lists.iter().map(|l| l.border_gates.len()).sum();
+        // Entries of vacant leaf slots and spare capacity; none without gates.
+        let lists = self.lists.capacity().saturating_sub(self.leaf_count())
+            * size_of::<LeafLists>()
+            * usize::from(!self.lists.is_empty());
+        let leaves = lists
+            + self.leaf_gates.slack_bytes(self.gate_count())
             + self.leaf_cells.slack_bytes(self.gate_count())
             + self.borders.slack_bytes(border);
         let links = self.links.slack_bytes(2 * self.crossing_count);
         let map = self.leaf_of_node.allocation_size()
-            - self.leaf_of_node.len() * (size_of::<(u64, LeafId)>() + 1);
+            - self.leaf_of_node.len() * (size_of::<LeafId>() + 1);
         self.leaves.slack_bytes() + self.gates.slack_bytes() + leaves + links + map
     }
 

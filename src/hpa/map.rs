@@ -317,8 +317,8 @@ impl HpaMap {
                 free.iter().map(|&(_, r, _)| r),
                 linked,
             ))
-            // The components' labels and marks, per leaf.
-            .saturating_add(free.len().next_power_of_two() * 32);
+            // The components' labels, 4 bytes a leaf.
+            .saturating_add(free.len().next_power_of_two() * 4);
         check(estimated)?;
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
         // search is bound by cache misses, not arithmetic.

@@ -3,13 +3,16 @@
 use crate::geom::{Cell, Rect};
 
 /// A node as stored: its subtree's object count and kinds, and its objects when it is a
-/// leaf. 24 bytes for small payloads (a hash table slot of 33 with its key and control
-/// byte), so that a tree of a million cells' worth of nodes stays a few MiB.
+/// leaf. 16 bytes for payloads of up to 4 bytes (a hash table slot of 25 with its key and
+/// control byte), so that a tree of a million cells' worth of nodes stays a few MiB.
 #[derive(Clone, Debug)]
 pub(crate) struct Node<T> {
     pub(crate) tally: Tally,
     pub(crate) content: Content<T>,
 }
+
+// A hash table slot of 25 bytes for a path-finding map's tree (see `Node`).
+const _: () = assert!(std::mem::size_of::<Node<u8>>() == 16);
 
 /// What a node holds.
 #[derive(Clone, Debug)]
@@ -18,11 +21,10 @@ pub(crate) enum Content<T> {
     Split,
     /// A leaf without objects (no allocation).
     Empty,
-    /// A leaf with its objects listed. Boxed, so that the many nodes without a list (the
-    /// internal ones, the empty and the packed leaves) do not each pay for a vector's
-    /// three words (the extra allocation is what this saves, hence the allowance).
-    #[allow(clippy::box_collection)]
-    Listed(Box<Vec<(Cell, T)>>),
+    /// A leaf with its objects listed: the index of its list in the tree's [`ListTable`],
+    /// so that the many nodes without a list (the internal ones, the empty and the packed
+    /// leaves) pay neither for a vector's three words nor for a pointer to one.
+    Listed(u32),
     /// A packed leaf: exactly one object at each of its cells, all equal to this one (see
     /// [`Packing`]). A path-finding map's blocked region holds one object per cell, so its
     /// leaves are all of this form and store 1 object instead of thousands.
@@ -30,29 +32,97 @@ pub(crate) enum Content<T> {
 }
 
 impl<T> Content<T> {
-    /// A leaf listing `objects`.
-    pub(crate) fn listed(objects: Vec<(Cell, T)>) -> Self {
-        match objects.is_empty() && objects.capacity() == 0 {
-            true => Content::Empty,
-            false => Content::Listed(Box::new(objects)),
-        }
-    }
-
     #[inline]
     pub(crate) fn is_leaf(&self) -> bool {
         !matches!(self, Content::Split)
     }
+}
 
-    /// Heap bytes of a listed leaf's vector (its header and buffer); `used` counts only
-    /// the slots that hold objects.
-    pub(crate) fn heap_bytes(&self, used: bool) -> usize {
-        match self {
-            Content::Listed(v) => {
-                let slots = if used { v.len() } else { v.capacity() };
-                std::mem::size_of::<Vec<(Cell, T)>>() + slots * std::mem::size_of::<(Cell, T)>()
-            }
-            _ => 0,
+/// The object lists of a tree's listed leaves, each at the index its
+/// [`Content::Listed`] holds. Vacant entries are reused; the table is let go when its
+/// last list goes (a path-finding map's tree lists objects only in the middle of an edit).
+#[derive(Debug)]
+pub(crate) struct ListTable<T> {
+    lists: Vec<Vec<(Cell, T)>>,
+    /// Vacant entries (empty vectors).
+    vacant: Vec<u32>,
+}
+
+impl<T> Default for ListTable<T> {
+    fn default() -> Self {
+        ListTable {
+            lists: Vec::new(),
+            vacant: Vec::new(),
         }
+    }
+}
+
+impl<T> ListTable<T> {
+    /// The content of a leaf holding `objects`: listed, or empty when there are none and
+    /// no buffer to keep.
+    pub(crate) fn content(&mut self, objects: Vec<(Cell, T)>) -> Content<T> {
+        match objects.is_empty() && objects.capacity() == 0 {
+            true => Content::Empty,
+            false => Content::Listed(self.store(objects)),
+        }
+    }
+
+    /// Stores `objects` as a list of their own; returns its index.
+    pub(crate) fn store(&mut self, objects: Vec<(Cell, T)>) -> u32 {
+        match self.vacant.pop() {
+            Some(i) => {
+                self.lists[i as usize] = objects;
+                i
+            }
+            None => {
+                self.lists.push(objects);
+                u32::try_from(self.lists.len() - 1).expect("fewer lists than leaves")
+            }
+        }
+    }
+
+    /// Takes list `i` out, leaving its entry vacant.
+    pub(crate) fn take(&mut self, i: u32) -> Vec<(Cell, T)> {
+        let objects = std::mem::take(&mut self.lists[i as usize]);
+        self.vacant.push(i);
+        if self.vacant.len() == self.lists.len() {
+            *self = ListTable::default();
+        }
+        objects
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, i: u32) -> &[(Cell, T)] {
+        &self.lists[i as usize]
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, i: u32) -> &mut Vec<(Cell, T)> {
+        &mut self.lists[i as usize]
+    }
+
+    /// Gives back the room the table's growth left over.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.lists.shrink_to_fit();
+        self.vacant.shrink_to_fit();
+    }
+
+    /// Heap bytes held: the table, and every list's buffer.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let buffers: usize = self.lists.iter().map(|l| l.capacity()).sum();
+        self.lists.capacity() * std::mem::size_of::<Vec<(Cell, T)>>()
+            + buffers * std::mem::size_of::<(Cell, T)>()
+            + self.vacant.capacity() * 4
+    }
+
+    /// Of [`ListTable::memory_bytes`], what holds no object: vacant entries and spare
+    /// room, in the table and in the lists.
+    pub(crate) fn slack_bytes(&self) -> usize {
+        let live = self.lists.len() - self.vacant.len();
+        let spare: usize = self.lists.iter().map(|l| l.capacity() - l.len()).sum();
+        (self.lists.capacity() - live) * std::mem::size_of::<Vec<(Cell, T)>>()
+            + spare * std::mem::size_of::<(Cell, T)>()
+            + self.vacant.capacity() * 4
     }
 }
 
@@ -225,11 +295,16 @@ impl Tally {
             .fold(Tally::default(), |t, (_, o)| t.added(kind_of(o)))
     }
 
-    /// The tally of a leaf holding `content` over `rect`.
-    pub(crate) fn of_content<T>(content: &Content<T>, rect: Rect, kind_of: fn(&T) -> u8) -> Self {
+    /// The tally of a leaf holding `content` over `rect`, its list (if any) in `lists`.
+    pub(crate) fn of_content<T>(
+        content: &Content<T>,
+        rect: Rect,
+        lists: &ListTable<T>,
+        kind_of: fn(&T) -> u8,
+    ) -> Self {
         match content {
             Content::Split | Content::Empty => Tally::default(),
-            Content::Listed(list) => Tally::of(list, kind_of),
+            Content::Listed(i) => Tally::of(lists.get(*i), kind_of),
             Content::Filled(o) => Tally::new(rect.area(), kind_of(o), kind_of(o)),
         }
     }

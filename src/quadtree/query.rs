@@ -1,7 +1,7 @@
 //! Read-only queries: point location, ranges, covering nodes, neighbours and iteration.
 
 use super::id::{NodeId, Shape};
-use super::node::{Content, Node, Objects};
+use super::node::{Content, ListTable, Node, Objects};
 use super::tree::QuadTree;
 use super::QuadtreeError;
 use crate::geom::{Cell, Direction, Rect};
@@ -28,6 +28,8 @@ pub struct NodeRef<'a, T> {
     id: NodeId,
     rect: Rect,
     node: &'a Node<T>,
+    /// The tree's lists, for a listed leaf's objects.
+    lists: &'a ListTable<T>,
 }
 
 impl<T> Clone for NodeRef<'_, T> {
@@ -73,7 +75,7 @@ impl<'a, T> NodeRef<'a, T> {
     pub fn objects(&self) -> Objects<'a, T> {
         match &self.node.content {
             Content::Split | Content::Empty => Objects::Listed(&[]),
-            Content::Listed(list) => Objects::Listed(list),
+            Content::Listed(i) => Objects::Listed(self.lists.get(*i)),
             Content::Filled(object) => Objects::Filled(self.rect, object),
         }
     }
@@ -86,6 +88,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             id,
             rect: self.shape.rect(id),
             node,
+            lists: &self.lists,
         })
     }
 
@@ -253,6 +256,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 id,
                 rect: self.shape.rect(id),
                 node,
+                lists: &self.lists,
             }
         })
     }

@@ -1,7 +1,7 @@
 //! The tree itself: storage, bulk build, edits and the change feed.
 
 use super::id::{is_unit, partition_quadrants, NodeId, Shape, MAX_SIDE};
-use super::node::{Content, Node, Packing, Tally};
+use super::node::{Content, ListTable, Node, Packing, Tally};
 use super::stopper::SplitStopper;
 use super::QuadtreeError;
 use crate::geom::{Cell, Rect};
@@ -76,6 +76,8 @@ pub struct QuadTree<T, S = ahash::RandomState> {
     /// [`QuadTree::build_packed`]).
     packing: Option<Packing<T>>,
     pub(crate) nodes: HashMap<u64, Node<T>, S>,
+    /// The object lists of the listed leaves (see [`Content::Listed`]).
+    pub(crate) lists: ListTable<T>,
     stopper: SplitStopper,
     /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth.
     depth_counts: Vec<u64>,
@@ -242,6 +244,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             kind_of,
             packing,
             nodes: HashMap::with_hasher(hasher),
+            lists: ListTable::default(),
             stopper,
             depth_counts: vec![0; shape.max_possible_depth() as usize + 1],
             max_depth: 0,
@@ -249,6 +252,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             changes: None,
         };
         tree.grow(NodeId::ROOT, objects);
+        tree.lists.shrink_to_fit();
         Ok(tree)
     }
 
@@ -370,23 +374,34 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// The object list of `leaf`, unpacked first if it was packed.
     fn leaf_objects_mut(&mut self, leaf: NodeId) -> &mut Vec<(Cell, T)> {
-        let rect = self.shape.rect(leaf);
-        let packing = self.packing;
-        let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
-        let content = std::mem::replace(&mut node.content, Content::Split);
-        let list = match content {
-            Content::Split => unreachable!("{leaf} is a leaf"),
-            Content::Empty => Box::default(),
-            Content::Listed(list) => list,
-            Content::Filled(o) => {
-                let packing = packing.expect("only a packing tree packs");
-                Box::new(packing.unpack(rect, &o))
+        let i = match self.nodes[&leaf.0].content {
+            Content::Listed(i) => i,
+            _ => {
+                let objects = self.take_objects(leaf);
+                let i = self.lists.store(objects);
+                self.nodes
+                    .get_mut(&leaf.0)
+                    .expect("a leaf of this tree")
+                    .content = Content::Listed(i);
+                i
             }
         };
-        node.content = Content::Listed(list);
-        match &mut node.content {
-            Content::Listed(list) => list,
-            _ => unreachable!(),
+        self.lists.get_mut(i)
+    }
+
+    /// Takes the objects of `leaf` out, unpacked, leaving the node marked internal (its
+    /// caller makes it a leaf again or splits it).
+    fn take_objects(&mut self, leaf: NodeId) -> Vec<(Cell, T)> {
+        let rect = self.shape.rect(leaf);
+        let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
+        match std::mem::replace(&mut node.content, Content::Split) {
+            Content::Split => unreachable!("{leaf} is a leaf"),
+            Content::Empty => Vec::new(),
+            Content::Listed(i) => self.lists.take(i),
+            Content::Filled(o) => {
+                let packing = self.packing.expect("only a packing tree packs");
+                packing.unpack(rect, &o)
+            }
         }
     }
 
@@ -396,11 +411,14 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let rect = self.shape.rect(leaf);
         let packing = self.packing;
         let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
-        if let Content::Listed(list) = &node.content {
+        if let Content::Listed(i) = node.content {
+            let list = self.lists.get(i);
             if let Some(o) = packing.and_then(|p| Some((p.copy)(p.packs(rect, list)?))) {
                 node.content = Content::Filled(o);
+                self.lists.take(i);
             } else if list.is_empty() {
                 node.content = Content::Empty;
+                self.lists.take(i);
             }
         }
     }
@@ -425,7 +443,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     fn retally(&mut self, c: Cell, leaf: NodeId) {
         let (kind_of, rect) = (self.kind_of, self.shape.rect(leaf));
         let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
-        node.tally = Tally::of_content(&node.content, rect, kind_of);
+        node.tally = Tally::of_content(&node.content, rect, &self.lists, kind_of);
         for d in (0..leaf.depth()).rev() {
             let id = self.shape.cell_id(d, c);
             let tally = self
@@ -480,8 +498,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 self.log(LeafChange::Created { id: leaf, rect });
             }
             None => {
-                let objects = std::mem::take(self.leaf_objects_mut(leaf));
-                self.nodes.get_mut(&leaf.0).unwrap().content = Content::Split;
+                let objects = self.take_objects(leaf);
                 self.leaf_count -= 1;
                 self.log(LeafChange::Removed {
                     id: leaf,
@@ -570,7 +587,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             } else {
                 let list: Vec<_> = run.collect();
                 if !list.is_empty() {
-                    self.nodes.get_mut(&leaf.id.0).unwrap().content = Content::listed(list);
+                    let content = Content::Listed(self.lists.store(list));
+                    self.nodes.get_mut(&leaf.id.0).unwrap().content = content;
                 }
             }
             self.leaf_count += 1;
@@ -594,7 +612,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 continue;
             }
             match node.content {
-                Content::Listed(list) => objects.extend(*list),
+                Content::Listed(i) => objects.extend(self.lists.take(i)),
                 Content::Filled(o) => {
                     let packing = self.packing.expect("only a packing tree packs");
                     objects.extend(packing.unpack(rect, &o));
@@ -607,7 +625,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         while self.max_depth > 0 && self.depth_counts[self.max_depth as usize] == 0 {
             self.max_depth -= 1;
         }
-        self.nodes.get_mut(&id.0).unwrap().content = Content::listed(objects);
+        let content = self.lists.content(objects);
+        self.nodes.get_mut(&id.0).unwrap().content = content;
         self.settle(id);
         self.leaf_count += 1;
         self.log(LeafChange::Created {
@@ -641,28 +660,20 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     /// Of [`QuadTree::memory_bytes`], what no node uses: node table slots past its
-    /// entries, and spare capacity in the leaves' object buffers.
+    /// entries, vacant list table entries, and spare capacity in the leaves' object
+    /// buffers.
     pub fn slack_bytes(&self) -> usize {
-        let objects: usize = self
-            .nodes
-            .values()
-            .map(|n| n.content.heap_bytes(false) - n.content.heap_bytes(true))
-            .sum();
-        self.nodes.allocation_size() - self.nodes.len() * slot_bytes::<T>() + objects
+        self.nodes.allocation_size() - self.nodes.len() * slot_bytes::<T>()
+            + self.lists.slack_bytes()
     }
 
     /// The heap memory the tree holds, in bytes: the hash table's allocation (slots and
-    /// control bytes, every bucket, used or not), plus the listed leaves' object buffers (a packed leaf's one object
-    /// lives in its slot).
+    /// control bytes, every bucket, used or not), plus the list table with the listed
+    /// leaves' object buffers (a packed leaf's one object lives in its slot).
     pub fn memory_bytes(&self) -> usize {
-        let objects: usize = self
-            .nodes
-            .values()
-            .map(|n| n.content.heap_bytes(false))
-            .sum();
         std::mem::size_of::<Self>()
             + self.nodes.allocation_size()
-            + objects
+            + self.lists.memory_bytes()
             + self.depth_counts.len() * 8
     }
 }

@@ -289,3 +289,52 @@ fn refresh_compacts_edited_maps_past_the_threshold() {
         );
     }
 }
+
+/// Session 28 (issue 25, memory): what a subgoal layer holds per free leaf and per cell,
+/// counted exactly. A layer that keeps no gate graph holds each free leaf's 32-byte record
+/// and live flag, its node → leaf index (5 bytes a bucket) and its component label (4
+/// bytes): no gate lists. A Moving AI grid of three codes packs its terrain in 2 bits a
+/// cell beside its free bits, and holds obstruction bits from the first building on.
+#[test]
+fn a_lean_layer_pays_records_labels_and_packed_terrain_only() {
+    let grid = quadpath::io::read_map("maps/den312d.map").unwrap();
+    let cells = grid.width() as usize * grid.height() as usize;
+    let bits = |per_cell: usize| (cells * per_cell).div_ceil(64) * 8;
+    let codes: std::collections::BTreeSet<u8> = grid
+        .bounds()
+        .cells()
+        .map(|c| grid.terrain(c).code())
+        .collect();
+    assert!(codes.len() <= 4, "{codes:?}");
+    // The terrain (2 bits a cell and a palette of a few bytes) and the free bits.
+    let packed = grid.memory_bytes();
+    assert!(
+        packed >= bits(1) + bits(2) && packed <= bits(1) + bits(2) + 16,
+        "{packed} bytes"
+    );
+    let map = HpaMap::new(grid.clone(), Mode::Exact).unwrap();
+    assert_eq!(map.gate_count(), 0, "a lean layer");
+    let (leaves, parts) = (map.free_leaf_count(), map.memory_breakdown());
+    let buckets = (leaves * 8 / 7 + 1).next_power_of_two();
+    assert!(
+        parts.leaves >= leaves * 33 && parts.leaves <= leaves * 33 + buckets * 5 + 32,
+        "{} bytes for {leaves} leaves",
+        parts.leaves
+    );
+    // A label a leaf, and each component's size.
+    let components = map.component_count();
+    assert!(
+        parts.components <= 4 * leaves + 8 * components + 64,
+        "{} bytes for {leaves} leaves",
+        parts.components
+    );
+    // Asked for its gate graph, the layer holds each leaf's gate lists besides.
+    let goal = grid.free_cells().next().unwrap();
+    map.flow_field(goal).unwrap();
+    assert!(map.memory_breakdown().leaves >= parts.leaves + leaves * 24);
+    // A building brings the obstruction bits.
+    let mut edited = grid;
+    let free = edited.free_cells().nth(cells / 3).unwrap();
+    edited.set_blocked(free, true);
+    assert_eq!(edited.memory_bytes(), packed + bits(1));
+}
