@@ -231,3 +231,32 @@ proptest! {
         check_from(&map, &starts, 1.0, "without levels")?;
     }
 }
+
+/// A closed subgoal entered by a sector it had not been entered by is taken again for the
+/// hops that sector allows (fast mode's retakes, see `SearchContext::pop_weighted`). On
+/// this staircase map (61×70, found by the weighted property test above run on maps up to
+/// 90 cells a side) a search at 100 % that left the retakes out closed a subgoal through a
+/// poor route whose sector pruned the one hop onward, and answered `Unreachable` from
+/// (8, 13) to (43, 0), which Dijkstra reaches in 68.3. Every free cell from that start and
+/// two others must be reached within the bound, over the levels and without them.
+#[test]
+fn closed_subgoals_are_taken_again_for_new_sectors() {
+    let grid = read_movingai(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fast_retake_staircase.map"),
+    );
+    let starts = [Cell::new(8, 13), Cell::new(30, 35), Cell::new(55, 60)];
+    for &start in &starts {
+        assert!(grid.is_free(start), "{start} is free on the map");
+    }
+    let mut map = HpaMap::new(grid, Config::fast().with_subgoal_excess_percent(100)).unwrap();
+    assert!(
+        map.subgoal_levels_size().is_some(),
+        "the failing search ran over the levels"
+    );
+    check_from(&map, &starts, 2.0, "with levels").unwrap();
+    let c = Cell::new(0, 1);
+    map.set_blocked(c, true).unwrap();
+    map.set_blocked(c, false).unwrap();
+    check_from(&map, &starts, 2.0, "without levels").unwrap();
+}
