@@ -109,12 +109,13 @@ impl SubgoalLandmarks {
             lm.values = Vec::new();
             return lm;
         };
-        lm.fill(graph, seed, &mut column);
+        let mut dijkstra = FlatDijkstra::new(graph);
+        dijkstra.fill(seed, &mut column);
         // Smallest distance to the landmarks placed so far, per subgoal.
         let mut nearest = vec![UNSET; n];
         for l in 0..k {
             let here = farthest(&column, &nearest);
-            lm.fill(graph, here, &mut column);
+            dijkstra.fill(here, &mut column);
             for (id, &d) in column.iter().enumerate() {
                 lm.values[id * k + l] = d;
                 nearest[id] = nearest[id].min(d);
@@ -137,27 +138,6 @@ impl SubgoalLandmarks {
     /// spare capacity (what edits leave behind, counted as waste).
     pub fn slack_bytes(&self) -> usize {
         (self.values.capacity() - self.values.len()) * 4 + self.heap.capacity() * 8
-    }
-
-    /// Dijkstra over `graph` from subgoal `from`, distances into `column`.
-    fn fill(&mut self, graph: &SubgoalGraph, from: u32, column: &mut [u32]) {
-        column.fill(UNSET);
-        column[from as usize] = 0;
-        self.heap.clear();
-        self.heap.push(Reverse((0, from)));
-        while let Some(Reverse((d, u))) = self.heap.pop() {
-            if d > column[u as usize] {
-                continue;
-            }
-            let here = graph.cell(u);
-            for &v in graph.neighbours(u) {
-                let dv = d + lattice_octile(here, graph.cell(v));
-                if dv < column[v as usize] {
-                    column[v as usize] = dv;
-                    self.heap.push(Reverse((dv, v)));
-                }
-            }
-        }
     }
 
     /// The goal's row: its own values when it is subgoal `own`, else the smallest
@@ -306,6 +286,94 @@ impl SubgoalLandmarks {
     }
 }
 
+/// The build's Dijkstra over a subgoal graph: the edges copied once into flat arrays
+/// with their lattice weights (one contiguous run per subgoal, `edges[start[u]..start[u +
+/// 1]]`), so that each of the build's `k + 1` searches reads no cell and follows no
+/// pointer per edge, and a bucket queue as its open list.
+///
+/// Bucket `i` holds the subgoals reached at a distance in `[29·i, 29·(i + 1))`. Every
+/// edge weighs at least one straight step, 29 units, so a subgoal settled from bucket `i`
+/// only ever lowers others into later buckets: when the sweep reaches a bucket, every
+/// distance in it is final, and its subgoals may be settled in any order (Dial's queue
+/// with buckets as wide as the lightest edge). A subgoal lowered again is listed again;
+/// the stale entry is skipped. Distances are unique, so the columns equal those of any
+/// other Dijkstra (the table is the one a binary-heap Dijkstra built before, see
+/// `sparse_landmark_columns_equal_a_plain_dijkstra`).
+struct FlatDijkstra {
+    start: Vec<u32>,
+    /// `(neighbour, lattice weight)`.
+    edges: Vec<(u32, u32)>,
+    buckets: Vec<Vec<u32>>,
+    settled: Vec<bool>,
+}
+
+impl FlatDijkstra {
+    fn new(graph: &SubgoalGraph) -> Self {
+        let n = graph.capacity();
+        let mut start = Vec::with_capacity(n + 1);
+        let mut edges = Vec::with_capacity(2 * graph.edge_count());
+        for u in 0..n as u32 {
+            start.push(edges.len() as u32);
+            if !graph.is_live(u) {
+                continue;
+            }
+            let here = graph.cell(u);
+            edges.extend(
+                graph
+                    .neighbours(u)
+                    .iter()
+                    .map(|&v| (v, lattice_octile(here, graph.cell(v)))),
+            );
+        }
+        start.push(edges.len() as u32);
+        FlatDijkstra {
+            start,
+            edges,
+            buckets: Vec::new(),
+            settled: vec![false; n],
+        }
+    }
+
+    /// Distances from subgoal `from` into `column`.
+    fn fill(&mut self, from: u32, column: &mut [u32]) {
+        const WIDTH: u32 = LATTICE_STRAIGHT;
+        column.fill(UNSET);
+        self.settled.fill(false);
+        column[from as usize] = 0;
+        let mut buckets = std::mem::take(&mut self.buckets);
+        if buckets.is_empty() {
+            buckets.push(Vec::new());
+        }
+        buckets[0].push(from);
+        let mut i = 0;
+        while i < buckets.len() {
+            let mut bucket = std::mem::take(&mut buckets[i]);
+            for &u in &bucket {
+                if std::mem::replace(&mut self.settled[u as usize], true) {
+                    continue;
+                }
+                let d = column[u as usize];
+                let (a, b) = (self.start[u as usize], self.start[u as usize + 1]);
+                for &(v, w) in &self.edges[a as usize..b as usize] {
+                    let dv = d + w;
+                    if dv < column[v as usize] {
+                        column[v as usize] = dv;
+                        let j = (dv / WIDTH) as usize;
+                        if j >= buckets.len() {
+                            buckets.resize_with(j + 1, Vec::new);
+                        }
+                        buckets[j].push(v);
+                    }
+                }
+            }
+            bucket.clear();
+            buckets[i] = bucket;
+            i += 1;
+        }
+        self.buckets = buckets;
+    }
+}
+
 /// The largest `|v − g|` over the lanes where `mask` is all ones and `v` is set: the
 /// bound of [`SubgoalLandmarks::gap`]. Generic over fixed-size arrays and slices alike.
 #[inline(always)]
@@ -364,4 +432,58 @@ fn farthest(column: &[u32], nearest: &[u32]) -> u32 {
         }
     }
     best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lattice_octile, FlatDijkstra, UNSET};
+    use crate::hpa::subgoals::SubgoalGraph;
+    use crate::Grid;
+    use proptest::prelude::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    /// Textbook Dijkstra over the graph's own lists, with a binary heap: the oracle.
+    fn plain_dijkstra(graph: &SubgoalGraph, from: u32) -> Vec<u32> {
+        let mut column = vec![UNSET; graph.capacity()];
+        let mut heap = BinaryHeap::new();
+        column[from as usize] = 0;
+        heap.push(Reverse((0u32, from)));
+        while let Some(Reverse((d, u))) = heap.pop() {
+            if d > column[u as usize] {
+                continue;
+            }
+            for &v in graph.neighbours(u) {
+                let dv = d + lattice_octile(graph.cell(u), graph.cell(v));
+                if dv < column[v as usize] {
+                    column[v as usize] = dv;
+                    heap.push(Reverse((dv, v)));
+                }
+            }
+        }
+        column
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The build's flat bucket-queue Dijkstra gives, from every subgoal, the columns
+        /// of a binary-heap Dijkstra over the graph's lists (break the bucket width or the
+        /// settled check and this fails).
+        #[test]
+        fn sparse_landmark_columns_equal_a_plain_dijkstra(
+            (w, h, blocked) in (2u32..48, 2u32..48)
+                .prop_flat_map(|(w, h)| (Just(w), Just(h), proptest::collection::vec(
+                    proptest::bool::weighted(0.3), (w * h) as usize))),
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let graph = SubgoalGraph::build(&grid);
+            let mut flat = FlatDijkstra::new(&graph);
+            let mut column = vec![0; graph.capacity()];
+            for from in 0..graph.capacity() as u32 {
+                flat.fill(from, &mut column);
+                prop_assert_eq!(&column, &plain_dijkstra(&graph, from), "from subgoal {}", from);
+            }
+        }
+    }
 }

@@ -3,7 +3,6 @@
 //! Queries live in `query.rs`, edits and refreshes in `edit.rs`, the test hooks in
 //! `invariants.rs`; this file holds the structure and what building it takes.
 
-use super::adjacency::TreeAdjacency;
 use super::clusters::Clusters;
 use super::components::Components;
 use super::config::Config;
@@ -237,26 +236,40 @@ impl HpaMap {
             grid.memory_bytes()
                 .saturating_add(blocked.saturating_mul(12)),
         )?;
-        let mut objects = bands.objects(&grid);
         let tree_error = |e| match e {
             QuadtreeError::BadSize { width, height } => too_large(width, height),
             QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
         };
-        // Counting the tree before it is built walks its splits once more: only a limit
-        // needs that (without one, the estimate counts the tree as built).
-        if config.max_memory.is_some() {
-            let tree_bytes = QuadTree::estimate_bytes_packed(
-                grid.width(),
-                grid.height(),
-                &stopper,
-                &mut objects,
+        let (width, height) = (grid.width(), grid.height());
+        // On a map of one passable band the tree's objects are the blocked cells, and it
+        // is built from their counts (`quadtree::counted`), without listing them, unless a
+        // memory limit wants the list to count the tree before building it.
+        let counted = bands.uniform().is_some()
+            && config.max_memory.is_none()
+            && crate::quadtree::counted_build_fits(width, height);
+        let mut tree = if counted {
+            QuadTree::build_packed_cells(
+                width,
+                height,
+                stopper,
+                grid.blocked_cells(),
+                BLOCKED,
+                |band| *band,
             )
-            .map_err(tree_error)?;
-            check(grid.memory_bytes().saturating_add(tree_bytes))?;
-        }
-        let mut tree =
-            QuadTree::build_packed(grid.width(), grid.height(), stopper, objects, |band| *band)
-                .map_err(tree_error)?;
+            .map_err(tree_error)?
+        } else {
+            let mut objects = bands.objects(&grid);
+            // Counting the tree before it is built walks its splits once more: only a
+            // limit needs that (without one, the estimate counts the tree as built).
+            if config.max_memory.is_some() {
+                let tree_bytes =
+                    QuadTree::estimate_bytes_packed(width, height, &stopper, &mut objects)
+                        .map_err(tree_error)?;
+                check(grid.memory_bytes().saturating_add(tree_bytes))?;
+            }
+            QuadTree::build_packed(width, height, stopper, objects, |band| *band)
+                .map_err(tree_error)?
+        };
         tree.track_changes(true);
         profile.tree = lap();
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
@@ -627,17 +640,11 @@ impl HpaMap {
         }
     }
 
-    /// Labels every free leaf's component from scratch, over the gates when the layer
-    /// keeps them and the quadtree's neighbours when not.
+    /// Labels every free leaf's component from scratch, from the grid's free cells (the
+    /// same labels as a walk over the gates or the quadtree's neighbours, see
+    /// [`Components::label_all_by_cells`]).
     pub(super) fn label_components(&mut self) {
-        match self.linked {
-            true => self.components.label_all(&*self.graph),
-            false => self.components.label_all(&TreeAdjacency {
-                graph: &self.graph,
-                tree: &self.tree,
-                grid: &self.grid,
-            }),
-        }
+        self.components.label_all_by_cells(&self.graph, &self.grid);
     }
 
     /// Whether this map should keep a subgoal graph: asked for, exact, and of one

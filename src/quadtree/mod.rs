@@ -8,6 +8,7 @@
 //! - queries live on [`QuadTree`] too: [`QuadTree::find`], ranges, covering nodes and
 //!   [`QuadTree::neighbours`] in the 8 directions.
 
+mod counted;
 mod estimate;
 mod id;
 mod node;
@@ -15,6 +16,7 @@ mod query;
 mod stopper;
 mod tree;
 
+pub(crate) use counted::counted_build_fits;
 pub use id::{ChildIds, NodeId, Shape, MAX_SIDE};
 pub use node::Objects;
 pub use query::NodeRef;

@@ -71,18 +71,18 @@ pub struct QuadTree<T, S = ahash::RandomState> {
     pub(crate) shape: Shape,
     /// The kind of each object, for stoppers that keep kinds apart (see
     /// [`QuadTree::build_with_kinds`]); every object is of kind 0 otherwise.
-    kind_of: fn(&T) -> u8,
+    pub(super) kind_of: fn(&T) -> u8,
     /// Set for a tree that packs leaves holding one equal object per cell (see
     /// [`QuadTree::build_packed`]).
-    packing: Option<Packing<T>>,
+    pub(super) packing: Option<Packing<T>>,
     pub(crate) nodes: HashMap<u64, Node<T>, S>,
     /// The object lists of the listed leaves (see [`Content::Listed`]).
     pub(crate) lists: ListTable<T>,
-    stopper: SplitStopper,
+    pub(super) stopper: SplitStopper,
     /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth.
-    depth_counts: Vec<u64>,
+    pub(super) depth_counts: Vec<u64>,
     pub(crate) max_depth: u32,
-    leaf_count: usize,
+    pub(super) leaf_count: usize,
     changes: Option<Vec<LeafChange>>,
 }
 
@@ -510,7 +510,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     #[inline]
-    fn log(&mut self, change: LeafChange) {
+    pub(super) fn log(&mut self, change: LeafChange) {
         if let Some(c) = self.changes.as_mut() {
             c.push(change);
         }

@@ -439,6 +439,12 @@ impl Contraction {
                         Some(arc) => out.push((a, arc)),
                         None => fits = false,
                     }
+                    // Past the limit the answer is known: the other pairs are not looked
+                    // at (the build spends most of its contraction time on subgoals that
+                    // stay global).
+                    if !fits || out.len() > MAX_SHORTCUTS {
+                        break;
+                    }
                 }
             }
             for arc in &adj[a as usize] {
