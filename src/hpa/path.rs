@@ -138,17 +138,24 @@ impl Corners {
     /// and its cost under `costs` on `grid` computed piece by piece.
     pub(crate) fn from_waypoints(waypoints: &[Cell], grid: &Grid, costs: &TerrainCosts) -> Self {
         let mut points: Vec<Cell> = Vec::with_capacity(waypoints.len());
+        // The heading of the last piece (`None` before there is one, or when it is no
+        // straight or diagonal run): extending the piece along it keeps it. Only set once
+        // there are two points.
+        let mut last_heading = None;
         for &c in waypoints {
-            let n = points.len();
-            if n >= 1 && points[n - 1] == c {
+            let Some(last) = points.last_mut() else {
+                points.push(c);
+                continue;
+            };
+            if *last == c {
                 continue;
             }
-            let heading = |i: usize| run_heading(points[i], points[i + 1]);
-            if n >= 2 && heading(n - 2).is_some() && heading(n - 2) == run_heading(points[n - 1], c)
-            {
-                points[n - 1] = c; // the run goes on
+            let heading = run_heading(*last, c);
+            if heading.is_some() && heading == last_heading {
+                *last = c; // the run goes on
             } else {
                 points.push(c);
+                last_heading = heading;
             }
         }
         let pieces = || points.windows(2).map(|w| (w[0], w[1]));

@@ -45,8 +45,9 @@ impl StopLines {
 
     /// How many steps from `(x, y)` along the axis direction `(dx, dy)` (one of them ±1,
     /// the other 0) the first stop lies, counting the map's edge as a stop: `Some(k)` with
-    /// `1 ≤ k ≤ limit`, or `None` when the first `limit` cells hold none.
-    #[inline]
+    /// `1 ≤ k ≤ limit`, or `None` when the first `limit` cells hold none. Always inlined:
+    /// the scans call it with a constant axis, which folds its two tests away.
+    #[inline(always)]
     pub fn first_stop(&self, x: u32, y: u32, (dx, dy): (i32, i32), limit: u32) -> Option<u32> {
         let (line, from, len) = if dy == 0 {
             let y = y as usize;

@@ -148,6 +148,7 @@ impl SubgoalGraph {
     /// straight steps away free and no subgoal (the *parallelogram* between the two
     /// cells), except that a run may end on a subgoal at the previous run's length.
     /// Subgoals where runs stop are reported; the scan never passes through one.
+    #[inline]
     pub(crate) fn reach(
         &self,
         grid: &Grid,
@@ -162,6 +163,10 @@ impl SubgoalGraph {
     /// runs along the axes of `parts`, its diagonal walks (with their runs) along the
     /// diagonals of `parts`. The four first runs are made whatever `parts` holds, since
     /// they limit the walks' runs.
+    ///
+    /// Inlined into its callers, so that [`SubgoalGraph::reach`]'s copy, which every
+    /// query's two scans run, has its `parts` tests folded away.
+    #[inline(always)]
     pub(super) fn reach_parts(
         &self,
         grid: &Grid,
@@ -184,40 +189,65 @@ impl SubgoalGraph {
                 }
             });
         }
-        for (q, d) in DIAGONALS.into_iter().enumerate() {
-            let (h, v) = ((d.0, 0), (0, d.1));
-            let (on_h, on_v) = (parts.has_series(q, h), parts.has_series(q, v));
-            if !on_h && !on_v {
-                continue;
+        // One call per diagonal, each inlined with its direction a constant, so that
+        // its runs' axis tests fold away.
+        self.walk(grid, (from, target), parts, &first, 0, &mut found);
+        self.walk(grid, (from, target), parts, &first, 1, &mut found);
+        self.walk(grid, (from, target), parts, &first, 2, &mut found);
+        self.walk(grid, (from, target), parts, &first, 3, &mut found);
+    }
+
+    /// The diagonal walk along `DIAGONALS[q]` of [`SubgoalGraph::reach_parts`], with the
+    /// runs of its series in `parts`, limited first by the first runs `first`.
+    #[inline(always)]
+    fn walk(
+        &self,
+        grid: &Grid,
+        (from, target): (Cell, Option<Cell>),
+        parts: Parts,
+        first: &[u32; 4],
+        q: usize,
+        found: &mut impl FnMut(Reached),
+    ) {
+        let d = DIAGONALS[q];
+        let (h, v) = ((d.0, 0), (0, d.1));
+        let (on_h, on_v) = (parts.has_series(q, h), parts.has_series(q, v));
+        if !on_h && !on_v {
+            return;
+        }
+        // With one series only, the walk's own find (at its end, shared by both
+        // series) is not asked for: once that series' runs are cut to nothing (limits
+        // never grow), the rest of the walk finds nothing for it.
+        let whole = on_h && on_v;
+        // Only the walk into the target's quadrant can meet it (every cell it reaches
+        // lies strictly inside that quadrant), so the others look for no target.
+        let target = target.filter(|t| {
+            (t.x as i64 - from.x as i64) * d.0 as i64 > 0
+                && (t.y as i64 - from.y as i64) * d.1 as i64 > 0
+        });
+        let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
+        let mut p = from;
+        while diagonal_step_ok(grid, p, d) {
+            p = Cell::new(
+                (p.x as i64 + d.0 as i64) as u32,
+                (p.y as i64 + d.1 as i64) as u32,
+            );
+            if target == Some(p) {
+                found(Reached::Target);
             }
-            // With one series only, the walk's own find (at its end, shared by both
-            // series) is not asked for: once that series' runs are cut to nothing (limits
-            // never grow), the rest of the walk finds nothing for it.
-            let whole = on_h && on_v;
-            let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
-            let mut p = from;
-            while diagonal_step_ok(grid, p, d) {
-                p = Cell::new(
-                    (p.x as i64 + d.0 as i64) as u32,
-                    (p.y as i64 + d.1 as i64) as u32,
-                );
-                if target == Some(p) {
-                    found(Reached::Target);
-                }
-                if self.is_subgoal(p) {
-                    found(Reached::Subgoal(p));
-                    break;
-                }
-                // A run with no steps left finds nothing (and leaves its limit at 0).
-                if on_h && lh > 0 {
-                    lh = self.run(grid, p, h, lh, target, &mut found);
-                }
-                if on_v && lv > 0 {
-                    lv = self.run(grid, p, v, lv, target, &mut found);
-                }
-                if !whole && (if on_h { lh } else { lv }) == 0 {
-                    break;
-                }
+            if self.is_subgoal(p) {
+                found(Reached::Subgoal(p));
+                break;
+            }
+            // A run with no steps left finds nothing (and leaves its limit at 0).
+            if on_h && lh > 0 {
+                lh = self.run(grid, p, h, lh, target, found);
+            }
+            if on_v && lv > 0 {
+                lv = self.run(grid, p, v, lv, target, found);
+            }
+            if !whole && (if on_h { lh } else { lv }) == 0 {
+                break;
             }
         }
     }
@@ -226,7 +256,7 @@ impl SubgoalGraph {
     /// steps. Reports a subgoal where it stops and the target when it passes it; returns
     /// the limit for the next run along this axis: the run's free length, or its length to
     /// a subgoal it stopped on.
-    #[inline]
+    #[inline(always)]
     fn run(
         &self,
         grid: &Grid,
@@ -249,12 +279,12 @@ impl SubgoalGraph {
             }
             None => limit,
         };
-        if let Some(t) = target {
+        // The target lies on this run's line only if it shares the run's row (column).
+        if let Some(t) = target.filter(|t| if axis.0 == 0 { t.x == p.x } else { t.y == p.y }) {
             let free_len = stop.map_or(limit, |k| k - 1);
             let (dx, dy) = (t.x as i64 - p.x as i64, t.y as i64 - p.y as i64);
             let along = dx * axis.0 as i64 + dy * axis.1 as i64;
-            let aligned = if axis.0 == 0 { dx == 0 } else { dy == 0 };
-            if aligned && along >= 1 && along <= free_len as i64 {
+            if along >= 1 && along <= free_len as i64 {
                 found(Reached::Target);
             }
         }
@@ -414,6 +444,98 @@ impl SubgoalGraph {
                 _ => k.saturating_sub(2),
             },
             None => limit,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The cone scan from its definition, one cell at a time and with no stop bits: the
+    /// subgoals it reports (sorted) and whether `target` lies on a cell it visits.
+    fn naive_reach(
+        graph: &SubgoalGraph,
+        grid: &Grid,
+        from: Cell,
+        target: Cell,
+    ) -> (Vec<Cell>, bool) {
+        let (mut found, mut hit) = (Vec::new(), false);
+        // A straight run of at most `limit` steps: its reach, as `SubgoalGraph::run`'s.
+        let run = |p: Cell, axis: (i32, i32), limit: u32, found: &mut Vec<Cell>, hit: &mut bool| {
+            let mut k = 0;
+            while k < limit {
+                let Some(q) = offset(grid, p, axis, k as i64 + 1) else {
+                    return k;
+                };
+                if !grid.is_free(q) {
+                    return k;
+                }
+                if graph.is_subgoal(q) {
+                    found.push(q);
+                    return k + 1;
+                }
+                *hit |= q == target;
+                k += 1;
+            }
+            limit
+        };
+        let first: Vec<u32> = AXES
+            .iter()
+            .map(|&a| run(from, a, u32::MAX, &mut found, &mut hit))
+            .collect();
+        for d in DIAGONALS {
+            let (h, v) = ((d.0, 0), (0, d.1));
+            let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
+            let mut p = from;
+            while diagonal_step_ok(grid, p, d) {
+                p = offset(grid, p, d, 1).expect("a legal step stays on the map");
+                hit |= p == target;
+                if graph.is_subgoal(p) {
+                    found.push(p);
+                    break;
+                }
+                lh = run(p, h, lh, &mut found, &mut hit);
+                lv = run(p, v, lv, &mut found, &mut hit);
+            }
+        }
+        found.sort_unstable();
+        (found, hit)
+    }
+
+    proptest! {
+        /// The scan reports the subgoals and the target the definition does: a walk that
+        /// looked for the target only outside its quadrant, or a run that did not look on
+        /// the target's line, would miss a goal in the start's cone.
+        #[test]
+        fn scans_match_the_definition(
+            w in 1u32..24, h in 1u32..24, density in 0u64..45, seed in any::<u64>(),
+        ) {
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let blocked: Vec<bool> = (0..w * h).map(|_| next() % 100 < density).collect();
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let graph = SubgoalGraph::build(&grid);
+            let free: Vec<Cell> = grid.free_cells().collect();
+            for _ in 0..free.len().min(40) {
+                let from = free[(next() % free.len() as u64) as usize];
+                let target = free[(next() % free.len() as u64) as usize];
+                let (mut found, mut hit) = (Vec::new(), false);
+                graph.reach(&grid, from, Some(target), |r| match r {
+                    Reached::Subgoal(c) => found.push(c),
+                    Reached::Target => hit = true,
+                });
+                found.sort_unstable();
+                let (expected, expected_hit) = naive_reach(&graph, &grid, from, target);
+                prop_assert_eq!(&found, &expected, "subgoals from {}", from);
+                prop_assert_eq!(hit, expected_hit, "target {} from {}", target, from);
+            }
         }
     }
 }
