@@ -35,7 +35,10 @@ pub(crate) trait LeafAdjacency {
     /// Leaf slots ever allocated: the length a per-leaf table needs.
     fn leaf_capacity(&self) -> usize;
 
-    /// The live free leaves, into `out` (cleared first).
+    /// The live free leaves, into `out` (cleared first). Only the consistency checks and
+    /// the leaf-walk labelling kept as their oracle read it: a build labels from the
+    /// cells.
+    #[cfg(any(test, feature = "testing"))]
     fn live_leaves(&self, out: &mut Vec<LeafId>);
 
     /// The free leaves joined to live leaf `leaf`, into `out` (cleared first), possibly
@@ -49,6 +52,7 @@ impl LeafAdjacency for GateGraph {
         GateGraph::leaf_capacity(self)
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn live_leaves(&self, out: &mut Vec<LeafId>) {
         out.clear();
         out.extend(self.leaves().map(|(id, _)| id));
@@ -83,6 +87,7 @@ impl LeafAdjacency for TreeAdjacency<'_> {
         self.graph.leaf_capacity()
     }
 
+    #[cfg(any(test, feature = "testing"))]
     fn live_leaves(&self, out: &mut Vec<LeafId>) {
         LeafAdjacency::live_leaves(self.graph, out);
     }
