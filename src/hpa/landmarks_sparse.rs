@@ -85,6 +85,23 @@ pub(crate) struct SparseGoalRow {
     mask: [u32; MAX_SPARSE_LANDMARKS],
 }
 
+impl SparseGoalRow {
+    /// The row of the goal's values `row` ([`UNSET`] for none), with its mask.
+    fn new(mut row: [u32; MAX_SPARSE_LANDMARKS]) -> Self {
+        let mut mask = [0; MAX_SPARSE_LANDMARKS];
+        for (m, r) in mask.iter_mut().zip(&mut row) {
+            // Unset, or too far to read as a non-negative `i32` in the bound's signed
+            // lanes (see `largest_gap`): left out, which only loosens the bound.
+            if *r > i32::MAX as u32 {
+                *r = 0;
+            } else {
+                *m = u32::MAX;
+            }
+        }
+        SparseGoalRow { row, mask }
+    }
+}
+
 impl SubgoalLandmarks {
     /// Places `k` landmarks (at most [`MAX_SPARSE_LANDMARKS`]) on the subgoals of `graph`
     /// and fills in their columns. The first lies farthest from a subgoal of the largest
@@ -166,15 +183,7 @@ impl SubgoalLandmarks {
                 }
             }
         }
-        let mut mask = [0; MAX_SPARSE_LANDMARKS];
-        for (m, r) in mask.iter_mut().zip(&mut row) {
-            if *r == UNSET {
-                *r = 0;
-            } else {
-                *m = u32::MAX;
-            }
-        }
-        SparseGoalRow { row, mask }
+        SparseGoalRow::new(row)
     }
 
     /// A lower bound on the distance from subgoal `id` to the goal of `goal`, in lattice
@@ -379,13 +388,20 @@ impl FlatDijkstra {
 #[inline(always)]
 fn largest_gap<V: AsRef<[u32]> + ?Sized>(vals: &V, row: &V, mask: &V) -> u32 {
     let (vals, row, mask) = (vals.as_ref(), row.as_ref(), mask.as_ref());
-    let mut best = 0u32;
+    // In signed lanes: x86-64's baseline vector set (SSE2) compares signed 32-bit lanes
+    // but not unsigned ones, which the `u32` form had to emulate. The goal row's lanes
+    // hold values below 2³¹ only (others are masked out there), and a value of 2³¹ or more
+    // here (`UNSET` among them) reads as negative and is masked out too: both operands are
+    // then non-negative `i32`s, whose difference cannot overflow. Leaving a landmark out
+    // only loosens the bound (a largest gap over fewer landmarks), so it stays a lower
+    // bound; on maps below about 2²⁵ cells no distance comes near 2³¹.
+    let mut best = 0i32;
     for i in 0..vals.len().min(row.len()).min(mask.len()) {
-        let v = vals[i];
-        let m = mask[i] & ((v != UNSET) as u32).wrapping_neg();
-        best = best.max(v.abs_diff(row[i]) & m);
+        let v = vals[i] as i32;
+        let m = mask[i] as i32 & -((v >= 0) as i32);
+        best = best.max(v.wrapping_sub(row[i] as i32).wrapping_abs() & m);
     }
-    best
+    best as u32
 }
 
 /// A subgoal of the graph's largest connected component, if there is any subgoal.
@@ -436,7 +452,7 @@ fn farthest(column: &[u32], nearest: &[u32]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{lattice_octile, FlatDijkstra, UNSET};
+    use super::{largest_gap, lattice_octile, FlatDijkstra, SparseGoalRow, UNSET};
     use crate::hpa::subgoals::SubgoalGraph;
     use crate::Grid;
     use proptest::prelude::*;
@@ -464,8 +480,47 @@ mod tests {
         column
     }
 
+    /// A value drawn near the edges that matter: small distances, values around 2³¹ (which
+    /// the signed lanes must leave out) and unset ones.
+    fn landmark_value() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            0u32..5_000,
+            (i32::MAX as u32 - 3)..(i32::MAX as u32 + 3),
+            Just(u32::MAX - 1),
+            Just(UNSET),
+        ]
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// The bound in signed lanes is the largest `|v − g|` over the landmarks whose
+        /// values at both ends are set and below 2³¹ (worked out here in `i64`): never
+        /// more (it must stay a lower bound), and no landmark in range left out.
+        #[test]
+        fn the_signed_bound_is_the_largest_gap_in_range(
+            vals in prop::array::uniform24(landmark_value()),
+            goal in prop::array::uniform24(landmark_value()),
+        ) {
+            let row = SparseGoalRow::new(goal);
+            let want = vals
+                .iter()
+                .zip(&goal)
+                .filter(|&(&v, &g)| v <= i32::MAX as u32 && g <= i32::MAX as u32)
+                .map(|(&v, &g)| (v as i64 - g as i64).unsigned_abs())
+                .max()
+                .unwrap_or(0);
+            prop_assert_eq!(largest_gap(&vals, &row.row, &row.mask) as u64, want);
+            let k = 7;
+            let want_k = vals[..k]
+                .iter()
+                .zip(&goal[..k])
+                .filter(|&(&v, &g)| v <= i32::MAX as u32 && g <= i32::MAX as u32)
+                .map(|(&v, &g)| (v as i64 - g as i64).unsigned_abs())
+                .max()
+                .unwrap_or(0);
+            prop_assert_eq!(largest_gap(&vals[..k], &row.row[..k], &row.mask[..k]) as u64, want_k);
+        }
 
         /// The build's flat bucket-queue Dijkstra gives, from every subgoal, the columns
         /// of a binary-heap Dijkstra over the graph's lists (break the bucket width or the
