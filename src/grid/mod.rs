@@ -528,6 +528,23 @@ impl Grid {
     }
 }
 
+/// Random maps for the property tests of the layers above: a width and a height drawn
+/// from `sides`, and each cell blocked with probability `blocked`, row by row.
+#[cfg(test)]
+pub(crate) fn arb_blocked_cells(
+    sides: std::ops::Range<u32>,
+    blocked: f64,
+) -> impl proptest::strategy::Strategy<Value = (u32, u32, Vec<bool>)> {
+    use proptest::prelude::*;
+    (sides.clone(), sides).prop_flat_map(move |(w, h)| {
+        (
+            Just(w),
+            Just(h),
+            proptest::collection::vec(proptest::bool::weighted(blocked), (w * h) as usize),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

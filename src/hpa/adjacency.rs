@@ -152,9 +152,7 @@ mod tests {
         /// two free leaves. (Drop a side, or the corner rule, and this fails.)
         #[test]
         fn tree_neighbours_are_the_exact_gate_graphs_links(
-            (w, h, blocked) in (1u32..40, 1u32..40)
-                .prop_flat_map(|(w, h)| (Just(w), Just(h), proptest::collection::vec(
-                    proptest::bool::weighted(0.35), (w * h) as usize))),
+            (w, h, blocked) in crate::grid::arb_blocked_cells(1..40, 0.35),
             side in prop_oneof![Just(None), (1u32..5).prop_map(Some)],
         ) {
             let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);

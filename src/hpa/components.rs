@@ -476,9 +476,7 @@ mod tests {
         /// and this fails.)
         #[test]
         fn cell_labels_equal_the_leaf_walks(
-            (w, h, blocked) in (1u32..40, 1u32..40)
-                .prop_flat_map(|(w, h)| (Just(w), Just(h), proptest::collection::vec(
-                    proptest::bool::weighted(0.4), (w * h) as usize))),
+            (w, h, blocked) in crate::grid::arb_blocked_cells(1..40, 0.4),
             side in prop_oneof![Just(None), (1u32..5).prop_map(Some)],
         ) {
             let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);

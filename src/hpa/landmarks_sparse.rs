@@ -527,9 +527,7 @@ mod tests {
         /// settled check and this fails).
         #[test]
         fn sparse_landmark_columns_equal_a_plain_dijkstra(
-            (w, h, blocked) in (2u32..48, 2u32..48)
-                .prop_flat_map(|(w, h)| (Just(w), Just(h), proptest::collection::vec(
-                    proptest::bool::weighted(0.3), (w * h) as usize))),
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..48, 0.3),
         ) {
             let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
             let graph = SubgoalGraph::build(&grid);

@@ -168,9 +168,7 @@ mod tests {
         /// partly filled leaf, and this fails).
         #[test]
         fn counted_build_equals_the_partition_build(
-            (w, h, blocked) in (1u32..70, 1u32..70)
-                .prop_flat_map(|(w, h)| (Just(w), Just(h), proptest::collection::vec(
-                    proptest::bool::weighted(0.45), (w * h) as usize))),
+            (w, h, blocked) in crate::grid::arb_blocked_cells(1..70, 0.45),
             side in prop_oneof![Just(None), (1u32..9).prop_map(Some)],
             mixed in any::<bool>(),
         ) {
