@@ -15,7 +15,7 @@ use super::profile::{BuildProfile, MemoryBreakdown};
 use super::subgoals::SubgoalGraph;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::{Grid, TerrainCosts};
-use crate::quadtree::{NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
+use crate::quadtree::{CellCounts, NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
 use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -242,21 +242,23 @@ impl HpaMap {
         };
         let (width, height) = (grid.width(), grid.height());
         // On a map of one passable band the tree's objects are the blocked cells, and it
-        // is built from their counts (`quadtree::counted`), without listing them, unless a
-        // memory limit wants the list to count the tree before building it.
+        // is built from their counts (`quadtree::counted`), without listing them, when the
+        // count table fits the memory limit beside the grid (else from the object list, as
+        // a map of several bands is); under a limit the tree's estimate is walked over the
+        // table, and checked, before the tree is built.
         let counted = bands.uniform().is_some()
-            && config.max_memory.is_none()
-            && crate::quadtree::counted_build_fits(width, height);
+            && crate::quadtree::counted_build_fits(width, height)
+            && grid.memory_bytes() + CellCounts::table_bytes(width, height) <= limit;
         let mut tree = if counted {
-            QuadTree::build_packed_cells(
-                width,
-                height,
-                stopper,
-                grid.blocked_cells(),
-                BLOCKED,
-                |band| *band,
-            )
-            .map_err(tree_error)?
+            let counts = CellCounts::new(width, height, grid.blocked_cells());
+            if config.max_memory.is_some() {
+                let tree_bytes = counts
+                    .estimate_tree_bytes::<u8>(&stopper)
+                    .map_err(tree_error)?;
+                check(grid.memory_bytes().saturating_add(tree_bytes))?;
+            }
+            QuadTree::build_packed_counted(&counts, stopper, BLOCKED, |band| *band)
+                .map_err(tree_error)?
         } else {
             let mut objects = bands.objects(&grid);
             // Counting the tree before it is built walks its splits once more: only a

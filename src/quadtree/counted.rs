@@ -11,7 +11,8 @@
 //! node whose every cell holds the value is packed, as there), which
 //! `counted_build_equals_the_partition_build` checks on random maps.
 
-use super::id::NodeId;
+use super::estimate::table_estimate;
+use super::id::{NodeId, Shape, MAX_SIDE};
 use super::node::{Content, Node, Packing, Tally};
 use super::stopper::SplitStopper;
 use super::tree::{LeafChange, QuadTree};
@@ -30,13 +31,27 @@ pub(crate) fn counted_build_fits(width: u32, height: u32) -> bool {
 
 /// A summed-area table of a set of cells: `sums[y · (w + 1) + x]` counts the cells above
 /// row `y` and left of column `x`.
-struct CellCounts {
+pub(crate) struct CellCounts {
+    width: u32,
+    height: u32,
     stride: usize,
     sums: Vec<u32>,
 }
 
 impl CellCounts {
-    fn new(width: u32, height: u32, cells: impl IntoIterator<Item = Cell>) -> Self {
+    /// The heap bytes of the table of a `width × height` grid: what a caller with a memory
+    /// limit checks before making one.
+    pub(crate) fn table_bytes(width: u32, height: u32) -> usize {
+        (width as usize + 1) * (height as usize + 1) * std::mem::size_of::<u32>()
+    }
+
+    /// The table of `cells` (each at most once, all on the `width × height` grid, which
+    /// [`counted_build_fits`] accepts).
+    pub(crate) fn new(width: u32, height: u32, cells: impl IntoIterator<Item = Cell>) -> Self {
+        debug_assert!(
+            counted_build_fits(width, height),
+            "a count table this large"
+        );
         let stride = width as usize + 1;
         let mut sums = vec![0u32; stride * (height as usize + 1)];
         for c in cells {
@@ -49,7 +64,60 @@ impl CellCounts {
                 sums[y * stride + x] = sums[(y - 1) * stride + x] + row;
             }
         }
-        CellCounts { stride, sums }
+        CellCounts {
+            width,
+            height,
+            stride,
+            sums,
+        }
+    }
+
+    /// An upper bound on the heap bytes of the tree [`QuadTree::build_packed_counted`]
+    /// makes from these counts with `stopper`, payloads of type `T`, as
+    /// [`QuadTree::estimate_bytes_packed`] counts it from an object list: the same walk of
+    /// the splits, each node's count read from the table, no node stored. A map with a
+    /// memory limit is refused before its tree exists.
+    ///
+    /// # Errors
+    /// As [`QuadTree::build`].
+    pub(crate) fn estimate_tree_bytes<T>(
+        &self,
+        stopper: &SplitStopper,
+    ) -> Result<usize, QuadtreeError> {
+        let (width, height) = (self.width, self.height);
+        if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(QuadtreeError::BadSize { width, height });
+        }
+        let shape = Shape::new(self.width, self.height);
+        let (nodes, slots, lists) = self.count_nodes(&shape, stopper, NodeId::ROOT);
+        Ok(table_estimate::<T>(&shape, nodes, slots, lists))
+    }
+
+    /// The nodes of the subtree the counted build grows at `id`, the object slots of its
+    /// listed (partly filled) leaves and their number.
+    fn count_nodes(
+        &self,
+        shape: &Shape,
+        stopper: &SplitStopper,
+        id: NodeId,
+    ) -> (usize, usize, usize) {
+        let rect = shape.rect(id);
+        let n = self.count(rect);
+        if stopper.stops_with_kinds(rect, n, true) {
+            return match n {
+                0 => (1, 0, 0),
+                n if n == rect.area() => (1, 0, 0),
+                n => (1, n as usize, 1),
+            };
+        }
+        let (mut nodes, mut slots, mut lists) = (1, 0, 0);
+        for &kid in shape.children(id, rect).iter() {
+            let (a, b, c) = self.count_nodes(shape, stopper, kid);
+            nodes += a;
+            slots += b;
+            lists += c;
+        }
+        (nodes, slots, lists)
     }
 
     /// How many of the cells lie in `r`.
@@ -62,33 +130,30 @@ impl CellCounts {
 }
 
 impl<T: Copy + PartialEq> QuadTree<T> {
-    /// [`QuadTree::build_packed`] over `object` at each of `cells` (each at most once, all
-    /// on the grid), built from their counts (see the module docs), for a grid
-    /// [`counted_build_fits`] accepts.
+    /// [`QuadTree::build_packed`] over `object` at each of the cells `counts` holds,
+    /// built from their counts (see the module docs).
     ///
     /// # Errors
     /// As [`QuadTree::build`].
-    pub(crate) fn build_packed_cells(
-        width: u32,
-        height: u32,
+    pub(crate) fn build_packed_counted(
+        counts: &CellCounts,
         stopper: SplitStopper,
-        cells: impl IntoIterator<Item = Cell>,
         object: T,
         kind_of: fn(&T) -> u8,
     ) -> Result<Self, QuadtreeError> {
         // An empty tree checks the size, as the listed build does.
-        let mut tree = QuadTree::with_hasher(width, height, stopper, ahash::RandomState::new())?;
-        debug_assert!(
-            counted_build_fits(width, height),
-            "a count table this large"
-        );
+        let mut tree = QuadTree::with_hasher(
+            counts.width,
+            counts.height,
+            stopper,
+            ahash::RandomState::new(),
+        )?;
         tree.kind_of = kind_of;
         tree.packing = Some(Packing::new());
         tree.nodes.clear();
         tree.leaf_count = 0;
         tree.depth_counts.fill(0);
-        let counts = CellCounts::new(width, height, cells);
-        tree.grow_counted(NodeId::ROOT, &counts, object);
+        tree.grow_counted(NodeId::ROOT, counts, object);
         tree.lists.shrink_to_fit();
         Ok(tree)
     }
@@ -134,6 +199,7 @@ impl<T: Copy + PartialEq> QuadTree<T> {
 
 #[cfg(test)]
 mod tests {
+    use super::CellCounts;
     use crate::geom::Cell;
     use crate::quadtree::{QuadTree, SplitStopper};
     use proptest::prelude::*;
@@ -164,8 +230,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         /// The counted build makes the nodes, tallies and contents of the partition
-        /// build, with the depth and leaf counts (count one cell wrong, or pack a
-        /// partly filled leaf, and this fails).
+        /// build, with the depth and leaf counts, and its estimate is the listed one
+        /// (count one cell wrong, or pack a partly filled leaf, and this fails).
         #[test]
         fn counted_build_equals_the_partition_build(
             (w, h, blocked) in crate::grid::arb_blocked_cells(1..70, 0.45),
@@ -187,11 +253,17 @@ mod tests {
                     None => s,
                 }
             };
-            let listed = QuadTree::build_packed(
-                w, h, stopper(), cells.iter().map(|&c| (c, 0u8)), |k| *k,
-            ).unwrap();
-            let counted = QuadTree::build_packed_cells(w, h, stopper(), cells, 0u8, |k| *k)
+            let mut objects: Vec<(Cell, u8)> = cells.iter().map(|&c| (c, 0u8)).collect();
+            let listed_estimate =
+                QuadTree::estimate_bytes_packed(w, h, &stopper(), &mut objects).unwrap();
+            let listed = QuadTree::build_packed(w, h, stopper(), objects, |k| *k).unwrap();
+            let counts = CellCounts::new(w, h, cells);
+            let counted_estimate = counts.estimate_tree_bytes::<u8>(&stopper()).unwrap();
+            let counted = QuadTree::build_packed_counted(&counts, stopper(), 0u8, |k| *k)
                 .unwrap();
+            // The estimate from the counts is the object list's, and bounds the tree.
+            prop_assert_eq!(counted_estimate, listed_estimate);
+            prop_assert!(counted.memory_bytes() <= counted_estimate);
             prop_assert_eq!(nodes(&counted), nodes(&listed));
             prop_assert_eq!(counted.depth(), listed.depth());
             prop_assert_eq!(counted.leaf_count(), listed.leaf_count());

@@ -111,24 +111,8 @@ impl<I> Walk<'_, I> {
             shape.check((self.cell)(item))?;
         }
         let (nodes, object_slots, lists) = self.count_nodes(&shape, NodeId::ROOT, items);
-        // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
-        // from 8 buckets on (all but one below).
-        let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
-        let mut buckets = 4;
-        while usable(buckets) < nodes {
-            buckets *= 2;
-        }
-        let objects = object_slots * std::mem::size_of::<(Cell, T)>()
-            + lists * std::mem::size_of::<Vec<(Cell, T)>>();
-        Ok(std::mem::size_of::<QuadTree<T>>()
-            // The table: its slots, a control byte per bucket, a group of trailing control
-            // bytes and the padding before them (at most 16 each).
-            + buckets * slot_bytes::<T>()
-            + 32
-            + objects
-            + (shape.max_possible_depth() as usize + 1) * 8)
+        Ok(table_estimate::<T>(&shape, nodes, object_slots, lists))
     }
-
     /// The nodes of the subtree [`QuadTree::build`] grows at `id` over `items` (which lie
     /// in it), the object slots its listed leaves hold (a list has room for its objects
     /// only; an edit that grows it reallocates, and is counted by the map as waste), and
@@ -167,4 +151,31 @@ impl<I> Walk<'_, I> {
         }
         (nodes, slots, lists)
     }
+}
+
+/// The heap bytes of a tree of `T` payloads over `shape` with `nodes` nodes, whose listed
+/// leaves (`lists` of them) hold `object_slots` objects: the table at the capacity a map
+/// of that many nodes grows to, the lists, the depth counts.
+pub(super) fn table_estimate<T>(
+    shape: &Shape,
+    nodes: usize,
+    object_slots: usize,
+    lists: usize,
+) -> usize {
+    // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
+    // from 8 buckets on (all but one below).
+    let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
+    let mut buckets = 4;
+    while usable(buckets) < nodes {
+        buckets *= 2;
+    }
+    let objects = object_slots * std::mem::size_of::<(Cell, T)>()
+        + lists * std::mem::size_of::<Vec<(Cell, T)>>();
+    std::mem::size_of::<QuadTree<T>>()
+        // The table: its slots, a control byte per bucket, a group of trailing control
+        // bytes and the padding before them (at most 16 each).
+        + buckets * slot_bytes::<T>()
+        + 32
+        + objects
+        + (shape.max_possible_depth() as usize + 1) * 8
 }

@@ -16,7 +16,7 @@ mod query;
 mod stopper;
 mod tree;
 
-pub(crate) use counted::counted_build_fits;
+pub(crate) use counted::{counted_build_fits, CellCounts};
 pub use id::{ChildIds, NodeId, Shape, MAX_SIDE};
 pub use node::Objects;
 pub use query::NodeRef;

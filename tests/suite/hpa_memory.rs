@@ -124,6 +124,15 @@ fn dense_pattern_is_refused_under_a_few_mebibytes() {
         matches!(err, BuildError::MemoryLimit { estimated, .. } if estimated == dots.memory_bytes() + tree),
         "{err}"
     );
+    // With room for the count table (4 bytes a cell) the tree is counted from the table
+    // instead of the list (`quadtree::counted`): the same estimate, still refused before
+    // the tree is built.
+    let limit = dots.memory_bytes() + 1025 * 1025 * 4 + (1 << 20);
+    let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();
+    assert!(
+        matches!(err, BuildError::MemoryLimit { estimated, .. } if estimated == dots.memory_bytes() + tree),
+        "{err}"
+    );
 }
 
 #[test]
