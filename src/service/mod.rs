@@ -181,10 +181,6 @@ impl Request {
     fn key(&self) -> GroupKey {
         (self.class, self.goal, self.options.when_unreachable)
     }
-
-    fn goal_is_cell(&self) -> bool {
-        self.goal.x1 == self.goal.x2 && self.goal.y1 == self.goal.y2
-    }
 }
 
 /// A request waiting for the next tick's intake.

@@ -4,7 +4,7 @@
 
 use super::job::{Allowance, Answer, Job, Kind};
 use super::types::{Budget, Outcome, TickReport, Ticket, WhenUnreachable};
-use super::watch::{bounding_box, piece_reaches, reach, EditLog};
+use super::watch::EditLog;
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
 use crate::geom::{Cell, Rect};
@@ -310,14 +310,15 @@ impl PathService {
             if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
                 continue; // cancelled before it was taken in
             }
-            let revision = world.layer(key.0).map_or(0, |l| l.revision());
-            if let Some((outcome, at)) = self.recent.answers.get(&(key, start)) {
+            let layer = world.layer(key.0);
+            let revision = layer.map_or(0, |l| l.revision());
+            if let (Some((outcome, at)), Some(layer)) =
+                (self.recent.answers.get(&(key, start)), layer)
+            {
                 if *at == revision {
-                    let answer = Answer {
-                        ticket,
-                        outcome: outcome.clone(),
-                        shared: true,
-                    };
+                    let size = world.movement(key.0).map_or(1, |m| m.size());
+                    let found = (ticket, outcome.clone(), true);
+                    let (answer, _) = Answer::prepare(layer, size, true, found);
                     self.deliver(world, answer, report);
                     continue;
                 }
@@ -422,7 +423,8 @@ impl PathService {
         queue.insert(at, job);
     }
 
-    /// Hands `answer` to its ticket, if the ticket still waits for it.
+    /// Hands `answer` to its ticket, if the ticket still waits for it: moves what the lane
+    /// prepared into place (see [`Answer`]).
     fn deliver(&mut self, world: &World, answer: Answer, report: &mut TickReport) {
         let Some(state) = self.tickets.get_mut(&answer.ticket) else {
             return; // cancelled
@@ -431,21 +433,9 @@ impl PathService {
             return;
         };
         let (request, start) = (*request, *start);
-        if let (true, Some(layer)) = (request.goal_is_cell(), world.layer(request.class)) {
-            self.recent.answers.insert(
-                (request.key(), start),
-                (answer.outcome.clone(), layer.revision()),
-            );
+        if let (Some(kept), Some(layer)) = (answer.kept, world.layer(request.class)) {
+            (self.recent.answers).insert((request.key(), start), (kept, layer.revision()));
         }
-        let layer = world.layer(request.class).expect("a class of the world");
-        // Under unit costs no edit can re-price a position: nothing to remember.
-        let priced = !layer.costs().is_unit();
-        let costs = answer.outcome.path().filter(|_| priced).map(|p| {
-            p.cells
-                .iter()
-                .map(|&c| layer.costs().cell_cost(layer.grid(), c))
-                .collect()
-        });
         if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
             *n -= 1;
             if *n == 0 {
@@ -453,17 +443,13 @@ impl PathService {
             }
         }
         self.pending -= 1;
-        let size = world.movement(request.class).map_or(1, |m| m.size());
-        let cells = answer.outcome.path().map_or(&[][..], |p| &p.cells[..]);
-        let reach = bounding_box(cells).map(|b| reach(b, size));
-        let pieces = piece_reaches(cells, size);
         *state = TicketState::Done {
             request,
-            outcome: answer.outcome.clone(),
-            costs,
+            outcome: answer.held,
+            costs: answer.costs,
             progress: 0,
-            reach,
-            pieces,
+            reach: answer.reach,
+            pieces: answer.pieces,
             walked: 0.0,
             // Answered on the map as it stands: true after every edit reported so far.
             checked: self.sweep.reported,
@@ -488,6 +474,7 @@ fn add_split(total: &mut super::WorkSplit, lane: &super::WorkSplit) {
     total.vouched += lane.vouched;
     total.repair_searches += lane.repair_searches;
     total.closest += lane.closest;
+    total.delivery += lane.delivery;
 }
 
 /// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else
