@@ -9,8 +9,9 @@
 //! (default `maps/Aftershock.map`, 2000 units, 2000 frames, 1000 µs, `1`; `0` skips the
 //! comparison, which takes far longer than the service). The 1024² maps of the issue are
 //! `../shared/maps/sc1/Cauldron.map` and `Expedition.map`. Prints the figures of the "Path
-//! service" section of BENCHMARKS.md; with `REPLAY_SLOW` set, every tick over 1.2 × the budget in
-//! CPU time is printed with its report (where the time goes).
+//! service" section of BENCHMARKS.md; with `REPLAY_SLOW=f` set, every tick over `f` × the budget
+//! in CPU time (1.2 × when `f` is not a number) is printed with its report (where the time
+//! goes).
 
 use quadpath::service::{
     Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
@@ -115,6 +116,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|v| v.parse().ok())
         .map_or(Budget::Time(budget), Budget::Expansions);
+    // `REPLAY_SLOW=f` prints every tick over `f` × the budget in CPU time (1.2 when `f` is
+    // not a number).
+    let slow_factor = std::env::var("REPLAY_SLOW")
+        .ok()
+        .map(|v| v.parse::<f64>().unwrap_or(1.2));
     let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
     let mut progress = vec![0usize; units];
     let mut asked_at: HashMap<Ticket, usize> = HashMap::new();
@@ -247,11 +253,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let report = service.tick(&world, tick_budget)?;
         let tick_end = Instant::now();
         tick_cpu_us.push(thread_cpu_us() - tick_cpu);
-        if std::env::var_os("REPLAY_SLOW").is_some()
-            && tick_cpu_us
+        if slow_factor.is_some_and(|f| {
+            tick_cpu_us
                 .last()
-                .is_some_and(|&t| t > budget.as_secs_f64() * 1.2e6)
-        {
+                .is_some_and(|&t| t > budget.as_secs_f64() * 1e6 * f)
+        }) {
             eprintln!(
                 "slow frame {frame}: tick {:?}, CPU {:.0} µs, {report:?}",
                 tick_end - tick_start,
@@ -419,6 +425,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("vouched answers", split.vouched),
         ("repair searches", split.repair_searches),
         ("closest-position scans", split.closest),
+        ("delivery", split.delivery),
     ];
     let listed: Vec<String> = parts
         .iter()

@@ -3,7 +3,7 @@
 
 use super::closest::{ClosestRoute, ClosestScan};
 use super::types::{Failure, Outcome, Ticket, WhenUnreachable, WorkSplit};
-use super::watch::EditLog;
+use super::watch::{bounding_box, piece_reaches, reach, EditLog};
 use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
 use crate::hpa::{
@@ -47,6 +47,7 @@ pub(super) enum Kind {
     Vouched,
     RepairSearches,
     Closest,
+    Delivery,
 }
 
 impl Kind {
@@ -63,6 +64,7 @@ impl Kind {
             Kind::Vouched => &mut split.vouched,
             Kind::RepairSearches => &mut split.repair_searches,
             Kind::Closest => &mut split.closest,
+            Kind::Delivery => &mut split.delivery,
         };
         *part += work as u64;
     }
@@ -79,6 +81,14 @@ pub(super) struct Allowance {
     pub largest_step: usize,
     /// `work` by kind.
     pub split: WorkSplit,
+    /// Under a time budget: the most the next resumable step may take (set by
+    /// [`Allowance::admit`]).
+    time_slice: usize,
+    /// Steps a job took with this allowance.
+    steps: usize,
+    /// Under a time budget: what the lane's steps have cost lately (the lane keeps it from
+    /// tick to tick).
+    pub pace: Pace,
 }
 
 impl Allowance {
@@ -90,7 +100,7 @@ impl Allowance {
     /// The most a resumable step may take now.
     fn slice(&self) -> usize {
         if self.deadline.is_some() {
-            TIME_SLICE
+            self.time_slice
         } else {
             self.left
         }
@@ -104,6 +114,45 @@ impl Allowance {
             work: 0,
             largest_step: 0,
             split: WorkSplit::default(),
+            time_slice: TIME_SLICE,
+            steps: 0,
+            pace: Pace::default(),
+        }
+    }
+
+    /// Under a time budget, whether a step of `kind` still fits before the deadline by
+    /// what such steps have cost lately, and if so, the slice a resumable one may take
+    /// (fewer units where they have cost more than usual); the first step of a lane's
+    /// tick always runs (so that every tick makes progress). Returns the time the step
+    /// starts at, for [`Allowance::done`]. Always admits under a budget of units (which
+    /// stays deterministic).
+    fn admit(&mut self, kind: StepKind) -> Result<Option<Instant>, ()> {
+        let Some(deadline) = self.deadline else {
+            return Ok(None);
+        };
+        let now = Instant::now();
+        let left_us = deadline.saturating_duration_since(now).as_secs_f32() * 1e6;
+        let (per_step, per_unit) = self.pace.estimate(kind);
+        self.time_slice = if kind.is_sliced() {
+            // At least one unit (the step could not stop sooner anyway).
+            (left_us / per_unit).clamp(1.0, TIME_SLICE as f32) as usize
+        } else {
+            TIME_SLICE
+        };
+        // A resumable step's least cost is one unit.
+        let cost = if kind.is_sliced() { per_unit } else { per_step };
+        if self.steps > 0 && cost > left_us {
+            return Err(());
+        }
+        self.steps += 1;
+        Ok(Some(now))
+    }
+
+    /// Learns what the step admitted at `started` cost: `work` units.
+    fn done(&mut self, kind: StepKind, started: Option<Instant>, work: usize) {
+        if let Some(t) = started {
+            let us = t.elapsed().as_secs_f32() * 1e6;
+            self.pace.learn(kind, us, work);
         }
     }
 
@@ -116,13 +165,142 @@ impl Allowance {
     }
 }
 
-/// One answer a job gives.
+/// Positions of a path prepared for delivery per work unit (copying it once or twice,
+/// working out the reach of its pieces): about 12 ns each (measured on the replay's
+/// deliveries), a unit of a field's growth about 0.6 µs.
+const DELIVERY_CELLS: usize = 64;
+
+/// The kinds of a job's steps, by what they cost (see [`Pace`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepKind {
+    /// A start's first checks.
+    Checks,
+    /// Starting a field for the job (a subgoal field's arrays reset: up to a few hundred
+    /// microseconds on a 1,024² map, for one unit) and joining the first member to it, or
+    /// a slice of a gate field's build.
+    FieldStart,
+    /// Joining a member to the job's field (its cone scan and direct line).
+    Join,
+    /// A slice of a single search (to the goal, or to a closest position).
+    Search,
+    /// A slice of a subgoal field's growth, or writing out a member's path.
+    Growth,
+    /// A slice of a repair search over a field older than the map (its cone scans of the
+    /// goal's outline make a unit cost up to 20 times a growth's).
+    Repair,
+    /// A slice of a walk down a gate field, or of a closest-position scan.
+    Walk,
+}
+
+impl StepKind {
+    const COUNT: usize = 7;
+
+    /// Whether the step stops after the slice it is given.
+    fn is_sliced(self) -> bool {
+        !matches!(
+            self,
+            StepKind::Checks | StepKind::FieldStart | StepKind::Join
+        )
+    }
+}
+
+/// What a lane's steps have cost lately under a time budget, in microseconds, by kind:
+/// a fixed cost per step and a cost per work unit. Estimates rise at once to half-way
+/// toward a dearer step and fall slowly (so that a rare long step is remembered for a
+/// while), and a step is never admitted late in a tick when its estimate would overrun
+/// the deadline: the tick stops before it instead (see [`Allowance::admit`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Pace {
+    per_step: [f32; StepKind::COUNT],
+    per_unit: [f32; StepKind::COUNT],
+}
+
+impl Pace {
+    /// The estimates for `kind`: per step, per unit.
+    fn estimate(&self, kind: StepKind) -> (f32, f32) {
+        let k = kind as usize;
+        (self.per_step[k], self.per_unit[k].max(0.001))
+    }
+
+    /// Learns a step of `kind` that took `us` microseconds and `work` units.
+    fn learn(&mut self, kind: StepKind, us: f32, work: usize) {
+        let k = kind as usize;
+        let (estimate, sample) = if kind.is_sliced() {
+            (&mut self.per_unit[k], us / work.max(1) as f32)
+        } else {
+            (&mut self.per_step[k], us)
+        };
+        // A sample far above the estimate (most likely the thread was preempted: the
+        // clock is the wall's) moves it only so far.
+        let slack = if kind.is_sliced() { 1.0 } else { 50.0 };
+        let sample = sample.min(4.0 * *estimate + slack);
+        if sample > *estimate {
+            *estimate += (sample - *estimate) / 2.0;
+        } else {
+            *estimate += (sample - *estimate) / 16.0;
+        }
+    }
+}
+
+/// One answer a job gives, ready to be handed to its ticket. What delivering it needs
+/// besides the outcome (the ticket's own copy, the reach the sweep after edits looks at)
+/// is worked out by whoever found it: a lane, within its share of the budget (and off the
+/// calling thread with `parallel`). Delivering on the calling thread, after the lanes'
+/// deadline, only moves it into place: copying the paths there took up to ~0.5 ms in a
+/// tick that delivered 170 outcomes of a few hundred positions each.
 #[derive(Clone, Debug)]
 pub(super) struct Answer {
     pub ticket: Ticket,
+    /// The copy handed to the game by `drain_finished`.
     pub outcome: Outcome,
     /// Answered from work shared with other requests.
     pub shared: bool,
+    /// The ticket's own copy of the outcome.
+    pub held: Outcome,
+    /// A copy for the answers kept for the next tick's requests (cell goals only).
+    pub kept: Option<Outcome>,
+    /// Each position's cost when found, on a layer with terrain costs.
+    pub costs: Option<Vec<f64>>,
+    /// The edited cells that may touch the path (`watch::reach`).
+    pub reach: Option<Rect>,
+    /// The same for each piece of the path (`watch::piece_reaches`).
+    pub pieces: Vec<Rect>,
+}
+
+impl Answer {
+    /// `outcome` for `ticket`, prepared for delivery on `map` for a class of footprint
+    /// `size` (`keep`: also a copy for the answers kept for the next tick). Returns it
+    /// with the work units it took: one, plus one per [`DELIVERY_CELLS`] positions.
+    pub(super) fn prepare(
+        map: &HpaMap,
+        size: u32,
+        keep: bool,
+        (ticket, outcome, shared): (Ticket, Outcome, bool),
+    ) -> (Answer, usize) {
+        // Under unit costs no edit can re-price a position: nothing to remember.
+        let priced = !map.costs().is_unit();
+        let cells = outcome.path().map_or(&[][..], |p| &p.cells[..]);
+        let costs = (priced && !cells.is_empty()).then(|| {
+            cells
+                .iter()
+                .map(|&c| map.costs().cell_cost(map.grid(), c))
+                .collect()
+        });
+        let reach = bounding_box(cells).map(|b| reach(b, size));
+        let pieces = piece_reaches(cells, size);
+        let work = 1 + cells.len() / DELIVERY_CELLS;
+        let answer = Answer {
+            ticket,
+            held: outcome.clone(),
+            kept: keep.then(|| outcome.clone()),
+            outcome,
+            shared,
+            costs,
+            reach,
+            pieces,
+        };
+        (answer, work)
+    }
 }
 
 /// Where the answer for the current start stands.
@@ -333,24 +511,49 @@ impl Job {
             self.goal_closed = false;
         }
         let shared_job = self.tickets() > 1 || self.field_reused;
+        let size = world.movement(self.class).map_or(1, |m| m.size());
+        let keep = self.goal.x1 == self.goal.x2 && self.goal.y1 == self.goal.y2;
         while !self.is_done() && !allowance.spent() {
             if self.starts[self.next].1.is_empty() {
                 self.next += 1;
                 self.attempt = Attempt::Fresh;
                 continue;
             }
-            if let Some(outcome) = self.step(map, ctx, allowance) {
+            let kind = self.next_step_kind();
+            let Ok(started) = allowance.admit(kind) else {
+                break; // the step would overrun the deadline: the next tick takes it first
+            };
+            let before = allowance.work;
+            let outcome = self.step(map, ctx, allowance);
+            allowance.done(kind, started, allowance.work - before);
+            if let Some(outcome) = outcome {
                 let (_, tickets) = &self.starts[self.next];
+                let mut work = 0;
                 for &ticket in tickets {
-                    out.push(Answer {
-                        ticket,
-                        outcome: outcome.clone(),
-                        shared: shared_job,
-                    });
+                    let (answer, units) =
+                        Answer::prepare(map, size, keep, (ticket, outcome.clone(), shared_job));
+                    out.push(answer);
+                    work += units;
                 }
+                allowance.book(work, work, Kind::Delivery);
                 self.next += 1;
                 self.attempt = Attempt::Fresh;
             }
+        }
+    }
+
+    /// What the next [`Job::step`] does, by what it costs.
+    fn next_step_kind(&self) -> StepKind {
+        match self.attempt {
+            Attempt::Fresh => StepKind::Checks,
+            Attempt::Field if self.subgoals.is_none() && self.field.is_none() => {
+                StepKind::FieldStart
+            }
+            Attempt::Field => StepKind::Join,
+            Attempt::Direct(_) | Attempt::ToClosest(..) => StepKind::Search,
+            Attempt::Member(_) => StepKind::Growth,
+            Attempt::Repair(_) => StepKind::Repair,
+            Attempt::Walk(_) | Attempt::Scan(_) => StepKind::Walk,
         }
     }
 
@@ -701,5 +904,81 @@ fn run_search(
     match progress {
         SearchProgress::Done(answer) => Some(answer),
         SearchProgress::Paused => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// An allowance with a minute left and a pace that prices a field's start at `start_us`
+    /// and a unit of a repair search at `repair_us`.
+    fn priced(start_us: f32, repair_us: f32) -> Allowance {
+        let mut allowance = Allowance::new(usize::MAX, Some(Instant::now() + MINUTE));
+        allowance.pace.per_step[StepKind::FieldStart as usize] = start_us;
+        allowance.pace.per_unit[StepKind::Repair as usize] = repair_us;
+        allowance
+    }
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_step_priced_past_the_deadline_waits_unless_it_is_the_first() {
+        // Priced at an hour: the first step of the tick runs anyway (progress), the next
+        // one waits for the next tick.
+        let mut allowance = priced(3.6e9, 0.0);
+        assert!(allowance.admit(StepKind::FieldStart).is_ok());
+        assert!(allowance.admit(StepKind::FieldStart).is_err());
+        // A step priced within the minute left still runs.
+        let mut allowance = priced(1e6, 0.0);
+        assert!(allowance.admit(StepKind::Checks).is_ok());
+        assert!(allowance.admit(StepKind::FieldStart).is_ok());
+    }
+
+    #[test]
+    fn dear_units_get_thinner_slices() {
+        // 10 s a unit with a minute left: at most 6 units (not the usual 32).
+        let mut allowance = priced(0.0, 1e7);
+        allowance.admit(StepKind::Checks).unwrap();
+        allowance.admit(StepKind::Repair).unwrap();
+        assert!(
+            (5..=6).contains(&allowance.slice()),
+            "{}",
+            allowance.slice()
+        );
+        // Other kinds keep the usual slice.
+        allowance.admit(StepKind::Growth).unwrap();
+        assert_eq!(allowance.slice(), TIME_SLICE);
+        // Two minutes a unit: not even one fits; the step waits.
+        let mut allowance = priced(0.0, 1.2e8);
+        allowance.admit(StepKind::Checks).unwrap();
+        assert!(allowance.admit(StepKind::Repair).is_err());
+    }
+
+    #[test]
+    fn the_pace_rises_fast_falls_slowly_and_shrugs_off_outliers() {
+        let mut pace = Pace::default();
+        pace.learn(StepKind::FieldStart, 40.0, 1);
+        // Up from nothing, half-way: 20.
+        assert_eq!(pace.estimate(StepKind::FieldStart).0, 20.0);
+        pace.learn(StepKind::FieldStart, 45.0, 1);
+        assert_eq!(pace.estimate(StepKind::FieldStart).0, 32.5);
+        // Down by a sixteenth of the gap.
+        pace.learn(StepKind::FieldStart, 3.0, 1);
+        assert_eq!(pace.estimate(StepKind::FieldStart).0, 30.656_25);
+        // An outlier (preempted?) counts as at most 4 × 30.66 + 50.
+        pace.learn(StepKind::FieldStart, 5_000.0, 1);
+        assert_eq!(pace.estimate(StepKind::FieldStart).0, 101.640_625);
+        // Per unit for sliced kinds: 64 µs over 32 units is 2 µs a unit, capped at
+        // 4 × 0 + 1 from nothing.
+        pace.learn(StepKind::Repair, 64.0, 32);
+        assert_eq!(pace.estimate(StepKind::Repair).1, 0.5);
+        // Under a budget of units nothing is refused and slices are the units left.
+        let mut units = Allowance::new(7, None);
+        units.pace = pace;
+        units.steps = 1;
+        assert_eq!(units.admit(StepKind::FieldStart), Ok(None));
+        assert_eq!(units.slice(), 7);
     }
 }

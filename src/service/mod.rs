@@ -84,9 +84,12 @@
 //! threads (lanes, not threads, divide the work, and answers are delivered in lane order).
 //! [`Budget::Time`] gives that up: where a search pauses depends on the machine's speed,
 //! so outcomes may arrive in other frames (their paths are the same). Under a time budget
-//! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock every 32
-//! units of work; the calling thread waits for them in `tick`, never past the budget by
-//! more than a step.
+//! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock before
+//! every step, in slices of at most 32 units; each lane also learns what its kinds of step
+//! have cost lately and does not start one late in a tick whose cost would overrun the
+//! deadline (it waits for the next tick), and cuts slices thinner where units cost more.
+//! The calling thread waits for them in `tick`, never past the budget by more than a
+//! step.
 //!
 //! Within a lane, single searches go before field jobs and the oldest first within a kind
 //! (never ahead of a paused search, which would restart); new jobs go to the lane with the
@@ -180,10 +183,6 @@ struct Request {
 impl Request {
     fn key(&self) -> GroupKey {
         (self.class, self.goal, self.options.when_unreachable)
-    }
-
-    fn goal_is_cell(&self) -> bool {
-        self.goal.x1 == self.goal.x2 && self.goal.y1 == self.goal.y2
     }
 }
 

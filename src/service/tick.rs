@@ -4,7 +4,7 @@
 
 use super::job::{Allowance, Answer, Job, Kind};
 use super::types::{Budget, Outcome, TickReport, Ticket, WhenUnreachable};
-use super::watch::{bounding_box, piece_reaches, reach, EditLog};
+use super::watch::EditLog;
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
 use crate::geom::{Cell, Rect};
@@ -37,7 +37,21 @@ pub(super) struct Lane {
     /// Tickets cancelled since the last tick, with their job's number: taken out of their
     /// jobs at the start of the lane's next run (so that `cancel` stays O(log n)).
     pub cancelled: Vec<(u64, Ticket)>,
+    /// What the lane's steps have cost lately, under a time budget.
+    pace: super::job::Pace,
+    /// Subgoal fields no longer used and beyond the spares: freed one per tick, at the
+    /// start of the lane's run and within its share (freeing one, its arrays and its
+    /// thousands of bucket lists, takes up to a few hundred microseconds on a 1,024² map).
+    retired: Vec<SubgoalField>,
 }
+
+/// [`Lane::retired`] fields beyond which the rest are freed at once (a bound on memory;
+/// fields are retired a few at a time, after edits that free ground, and freed one a
+/// tick).
+const RETIRED_FIELDS: usize = 8;
+
+/// Work units booked for freeing one retired subgoal field.
+const FREE_FIELD_UNITS: usize = 16;
 
 /// What a lane did in one tick.
 #[derive(Debug, Default)]
@@ -59,9 +73,16 @@ struct LaneRun {
 impl Lane {
     fn run(&mut self, world: &World, edits: &EditLog, mut allowance: Allowance) -> LaneRun {
         let mut run = LaneRun::default();
+        allowance.pace = self.pace;
         if !allowance.spent() {
             // (Else the next tick does it, before the jobs it serves run.)
             self.take_out_cancelled(&mut allowance);
+        }
+        if !allowance.spent() {
+            if let Some(field) = self.retired.pop() {
+                drop(field);
+                allowance.book(FREE_FIELD_UNITS, FREE_FIELD_UNITS, Kind::Cancels);
+            }
         }
         while let Some(job) = self.queue.front_mut() {
             if allowance.spent() {
@@ -89,12 +110,23 @@ impl Lane {
                 }
             }
         }
+        self.pace = allowance.pace;
         run.allowance = Some(allowance);
         run
     }
 }
 
 impl Lane {
+    /// Keeps `field`'s buffers as a spare if there is room, else retires it to be freed
+    /// in a later tick (at once beyond [`RETIRED_FIELDS`]).
+    fn retire(&mut self, field: SubgoalField) {
+        if self.spare.len() < super::job::SPARE_FIELDS {
+            self.spare.push(field);
+        } else if self.retired.len() < RETIRED_FIELDS {
+            self.retired.push(field);
+        }
+    }
+
     /// Takes the tickets cancelled since the last tick out of their jobs, in one pass over
     /// the queue, and drops the jobs left with no one to answer. One unit per 16 tickets
     /// and per 64 starts looked at (the lane runs it before anything else, so it is never
@@ -113,7 +145,17 @@ impl Lane {
                 credit += job.remove_all(tickets);
             }
         }
-        self.queue.retain(|job| job.tickets() > 0);
+        // A job left with no one keeps its subgoal field's buffers for the lane (freeing
+        // them here took up to ~0.8 ms in one tick).
+        let mut kept = VecDeque::with_capacity(self.queue.len());
+        for mut job in std::mem::take(&mut self.queue) {
+            if job.tickets() > 0 {
+                kept.push_back(job);
+            } else if let Some(field) = job.subgoals.take() {
+                self.retire(field);
+            }
+        }
+        self.queue = kept;
         let units = credit.div_ceil(64);
         allowance.book(units, units, Kind::Cancels);
     }
@@ -267,14 +309,13 @@ impl PathService {
                 self.deliver(world, answer, &mut report);
             }
         }
-        // Spare fields go to the lanes with the fewest (dropped beyond a few each: rarely).
+        // Spare fields go to the lanes with the fewest (beyond a few each, retired to be
+        // freed in later ticks).
         for field in spare {
             let lane = (self.lanes.iter_mut())
-                .min_by_key(|l| l.spare.len())
+                .min_by_key(|l| (l.spare.len(), l.retired.len()))
                 .expect("at least one lane");
-            if lane.spare.len() < super::job::SPARE_FIELDS {
-                lane.spare.push(field);
-            }
+            lane.retire(field);
         }
         report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();
         self.frame += 1;
@@ -310,14 +351,15 @@ impl PathService {
             if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
                 continue; // cancelled before it was taken in
             }
-            let revision = world.layer(key.0).map_or(0, |l| l.revision());
-            if let Some((outcome, at)) = self.recent.answers.get(&(key, start)) {
+            let layer = world.layer(key.0);
+            let revision = layer.map_or(0, |l| l.revision());
+            if let (Some((outcome, at)), Some(layer)) =
+                (self.recent.answers.get(&(key, start)), layer)
+            {
                 if *at == revision {
-                    let answer = Answer {
-                        ticket,
-                        outcome: outcome.clone(),
-                        shared: true,
-                    };
+                    let size = world.movement(key.0).map_or(1, |m| m.size());
+                    let found = (ticket, outcome.clone(), true);
+                    let (answer, _) = Answer::prepare(layer, size, true, found);
                     self.deliver(world, answer, report);
                     continue;
                 }
@@ -422,7 +464,8 @@ impl PathService {
         queue.insert(at, job);
     }
 
-    /// Hands `answer` to its ticket, if the ticket still waits for it.
+    /// Hands `answer` to its ticket, if the ticket still waits for it: moves what the lane
+    /// prepared into place (see [`Answer`]).
     fn deliver(&mut self, world: &World, answer: Answer, report: &mut TickReport) {
         let Some(state) = self.tickets.get_mut(&answer.ticket) else {
             return; // cancelled
@@ -431,21 +474,9 @@ impl PathService {
             return;
         };
         let (request, start) = (*request, *start);
-        if let (true, Some(layer)) = (request.goal_is_cell(), world.layer(request.class)) {
-            self.recent.answers.insert(
-                (request.key(), start),
-                (answer.outcome.clone(), layer.revision()),
-            );
+        if let (Some(kept), Some(layer)) = (answer.kept, world.layer(request.class)) {
+            (self.recent.answers).insert((request.key(), start), (kept, layer.revision()));
         }
-        let layer = world.layer(request.class).expect("a class of the world");
-        // Under unit costs no edit can re-price a position: nothing to remember.
-        let priced = !layer.costs().is_unit();
-        let costs = answer.outcome.path().filter(|_| priced).map(|p| {
-            p.cells
-                .iter()
-                .map(|&c| layer.costs().cell_cost(layer.grid(), c))
-                .collect()
-        });
         if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
             *n -= 1;
             if *n == 0 {
@@ -453,17 +484,13 @@ impl PathService {
             }
         }
         self.pending -= 1;
-        let size = world.movement(request.class).map_or(1, |m| m.size());
-        let cells = answer.outcome.path().map_or(&[][..], |p| &p.cells[..]);
-        let reach = bounding_box(cells).map(|b| reach(b, size));
-        let pieces = piece_reaches(cells, size);
         *state = TicketState::Done {
             request,
-            outcome: answer.outcome.clone(),
-            costs,
+            outcome: answer.held,
+            costs: answer.costs,
             progress: 0,
-            reach,
-            pieces,
+            reach: answer.reach,
+            pieces: answer.pieces,
             walked: 0.0,
             // Answered on the map as it stands: true after every edit reported so far.
             checked: self.sweep.reported,
@@ -488,6 +515,7 @@ fn add_split(total: &mut super::WorkSplit, lane: &super::WorkSplit) {
     total.vouched += lane.vouched;
     total.repair_searches += lane.repair_searches;
     total.closest += lane.closest;
+    total.delivery += lane.delivery;
 }
 
 /// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else

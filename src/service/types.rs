@@ -509,6 +509,9 @@ pub struct WorkSplit {
     pub repair_searches: u64,
     /// Closest-position scans and the searches to their candidates.
     pub closest: u64,
+    /// Preparing answers for delivery (the ticket's copy of the path, the path's reach for
+    /// the sweep after edits), done by the lane that found them.
+    pub delivery: u64,
 }
 
 impl WorkSplit {
@@ -525,6 +528,7 @@ impl WorkSplit {
             + self.vouched
             + self.repair_searches
             + self.closest
+            + self.delivery
     }
 }
 
