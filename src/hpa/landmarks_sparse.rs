@@ -441,22 +441,23 @@ impl SubgoalLandmarks {
 /// 1]]`), so that each of the build's `k + 1` searches reads no cell and follows no
 /// pointer per edge, and a bucket queue as its open list.
 ///
-/// Bucket `i` holds the subgoals reached at a distance in `[a·i, a·(i + 1))`, `a` the
-/// lattice's straight step. Every edge weighs at least one straight step, `a` units, so
-/// a subgoal settled from bucket `i` only ever lowers others into later buckets: when the
-/// sweep reaches a bucket, every distance in it is final, and its subgoals may be settled
-/// in any order (Dial's queue with buckets as wide as the lightest edge). A subgoal
-/// lowered again is listed again; the stale entry is skipped. Distances are unique, so the
-/// columns equal those of any other Dijkstra (the table is the one a binary-heap Dijkstra
-/// built before, see `sparse_landmark_columns_equal_a_plain_dijkstra`).
+/// Bucket `i` holds the subgoals reached at a distance in `[w·i, w·(i + 1))`, `w` the
+/// largest power of two no wider than the lattice's straight step (16 for 29 units: a
+/// shift, not a division, files a subgoal). Every edge weighs at least one straight step,
+/// so a subgoal settled from bucket `i` only ever lowers others into later buckets: when
+/// the sweep reaches a bucket, every distance in it is final, and its subgoals may be
+/// settled in any order (Dial's queue with buckets no wider than the lightest edge). A
+/// subgoal lowered again is listed again; its earlier entry, in a later bucket than its
+/// distance now reads, is skipped (one lowered twice within one bucket is settled twice,
+/// the second time lowering nothing). Distances are unique, so the columns equal those of
+/// any other Dijkstra (see `sparse_landmark_columns_equal_a_plain_dijkstra`).
 struct FlatDijkstra {
-    /// The lattice's straight step: the lightest edge, the buckets' width.
-    width: u32,
+    /// The buckets' width as a power of two.
+    shift: u32,
     start: Vec<u32>,
     /// `(neighbour, lattice weight)`.
     edges: Vec<(u32, u32)>,
     buckets: Vec<Vec<u32>>,
-    settled: Vec<bool>,
 }
 
 impl FlatDijkstra {
@@ -480,38 +481,38 @@ impl FlatDijkstra {
         }
         start.push(edges.len() as u32);
         FlatDijkstra {
-            width: lattice.straight,
+            shift: lattice.straight.ilog2(),
             start,
             edges,
             buckets: Vec::new(),
-            settled: vec![false; n],
         }
     }
 
     /// Distances from subgoal `from` into `column`.
     fn fill(&mut self, from: u32, column: &mut [u32]) {
         column.fill(UNREACHED);
-        self.settled.fill(false);
         column[from as usize] = 0;
         let mut buckets = std::mem::take(&mut self.buckets);
         if buckets.is_empty() {
             buckets.push(Vec::new());
         }
         buckets[0].push(from);
+        // In locals: a push may reallocate, after which fields would be read again.
+        let (shift, start, edges) = (self.shift, &self.start[..], &self.edges[..]);
         let mut i = 0;
         while i < buckets.len() {
             let mut bucket = std::mem::take(&mut buckets[i]);
             for &u in &bucket {
-                if std::mem::replace(&mut self.settled[u as usize], true) {
+                let d = column[u as usize];
+                if (d >> shift) as usize != i {
                     continue;
                 }
-                let d = column[u as usize];
-                let (a, b) = (self.start[u as usize], self.start[u as usize + 1]);
-                for &(v, w) in &self.edges[a as usize..b as usize] {
+                let (a, b) = (start[u as usize], start[u as usize + 1]);
+                for &(v, w) in &edges[a as usize..b as usize] {
                     let dv = d + w;
                     if dv < column[v as usize] {
                         column[v as usize] = dv;
-                        let j = (dv / self.width) as usize;
+                        let j = (dv >> shift) as usize;
                         if j >= buckets.len() {
                             buckets.resize_with(j + 1, Vec::new);
                         }
@@ -670,7 +671,7 @@ mod tests {
 
         /// The build's flat bucket-queue Dijkstra gives, from every subgoal and in any
         /// lattice, the columns of a binary-heap Dijkstra over the graph's lists (break
-        /// the bucket width or the settled check and this fails).
+        /// the bucket width and this fails).
         #[test]
         fn sparse_landmark_columns_equal_a_plain_dijkstra(
             (w, h, blocked) in crate::grid::arb_blocked_cells(2..48, 0.3),
