@@ -17,7 +17,7 @@ use super::subgoals::{
 };
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
-use crate::grid::movement::{octile, step_cost, LATTICE_STRAIGHT};
+use crate::grid::movement::{octile, step_cost};
 use crate::grid::Grid;
 use hashbrown::HashMap;
 
@@ -218,8 +218,8 @@ fn subgoal_bound(
     if landmarks.count() == 0 {
         return weight * o;
     }
-    // Lattice units (1/29 of a cell, see `hpa::landmarks_sparse`) to costs.
-    let gap = landmarks.gap(row, id) as f64 * per_unit / LATTICE_STRAIGHT as f64;
+    // Lattice units (the layer's, see `hpa::landmarks_sparse`) to costs.
+    let gap = f64::from(landmarks.gap(row, id)) * per_unit / landmarks.units_per_cell();
     weight * o.max(gap)
 }
 
