@@ -179,11 +179,6 @@ impl EdgeLists {
         self.unused = 0;
     }
 
-    /// Drops the spare capacity of the slot table (after a build).
-    pub fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
-    }
-
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Slot>() + self.arena.capacity() * 4

@@ -73,7 +73,7 @@ use edges::EdgeLists;
 pub(crate) use field::SubgoalField;
 use ids::CellIds;
 use levels::Contraction;
-pub(crate) use levels::{Levels, DIRECT, LEVELS};
+pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
