@@ -12,8 +12,8 @@ use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{
-    allows, arrivals, reversed, sector, turns, turns_any, Reached, Sector, SubgoalGraph, DIRECT,
-    LEVELS, NO_HOP,
+    allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Reached, Sector,
+    SubgoalGraph, DIRECT, LEVELS, NO_HOP,
 };
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
 use crate::geom::{Cell, Direction};
@@ -918,9 +918,10 @@ impl SearchContext {
                         ..
                     } = marks[id as usize];
                     let taut = arrivals(grid, graph.cell(id), leaving);
-                    let (ends, firsts, base) = l.arc_ends(id);
-                    for (k, (&first, end)) in firsts.iter().zip(ends).enumerate() {
-                        if !allows(taut, first) {
+                    let (ends, hops, base) = l.arc_ends(id);
+                    let taut = hop_turns(taut);
+                    for (k, (&hops, end)) in hops.iter().zip(ends).enumerate() {
+                        if !allows_hops(taut, hops) {
                             continue;
                         }
                         let dv = d + end.weight() * per_unit;
@@ -1038,9 +1039,10 @@ impl SearchContext {
             match levels {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
-                    let (ends, firsts, base) = l.arc_ends(n);
-                    for (k, (&first, end)) in firsts.iter().zip(ends).enumerate() {
-                        if !allows(taut, first) {
+                    let (ends, hops, base) = l.arc_ends(n);
+                    let taut = hop_turns(taut);
+                    for (k, (&hops, end)) in hops.iter().zip(ends).enumerate() {
+                        if !allows_hops(taut, hops) {
                             continue;
                         }
                         let w = end.weight() * per_unit;

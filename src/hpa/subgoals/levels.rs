@@ -30,11 +30,13 @@
 //! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
 //! against Dijkstra with the levels on, and fails when shortcuts are left out.
 //!
-//! Arcs are stored in one CSR array of 16 bytes each: the far end, the middle of a
-//! shortcut, the sectors of the first and last subgoal-graph hop it stands for (for the
-//! search's taut-path pruning, see `taut.rs`), and the weight as counts of straight and
-//! diagonal steps (which add exactly; a subgoal whose shortcut would need more than 65535
-//! of either stays global, and a map more than 65,536 cells a side gets no levels).
+//! Arcs are stored in CSR arrays, 9 bytes an arc and a little more: the far end and the
+//! weight as counts of straight and diagonal steps (which add exactly; a subgoal whose
+//! shortcut would need more than 65535 of either stays global, and a map more than 65,536
+//! cells a side gets no levels), and a byte with the sector of the first subgoal-graph hop
+//! it stands for (for the search's taut-path pruning, see `taut.rs`) and whether it is a
+//! shortcut. A direct edge's last hop is its first; a shortcut's last hop and its middle
+//! are listed apart (see [`Shortcuts`]: 2–4 % of the arcs are shortcuts).
 //!
 //! # Edits
 //! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
@@ -143,6 +145,32 @@ impl Arc {
     }
 }
 
+/// The bit of an arc's hop byte (see [`first_hop`]) that marks a shortcut.
+const SHORTCUT: u8 = 16;
+
+/// The first hop's sector of an arc from its hop byte (see [`Levels::arc_ends`]): arcs'
+/// sectors are below 16 (only a query's start has [`NO_HOP`](super::NO_HOP)), so the
+/// byte has room for the [`SHORTCUT`] bit.
+#[inline]
+fn first_hop(hops: u8) -> Sector {
+    hops & (SHORTCUT - 1)
+}
+
+/// A set of sectors (see [`allows`](super::allows)) as [`allows_hops`] reads it: twice
+/// over, so that an arc's hop byte indexes it with or without its [`SHORTCUT`] bit. Made
+/// once per expansion, it spares the search a mask for every arc it looks at.
+#[inline]
+pub(crate) fn hop_turns(turns: u16) -> u32 {
+    turns as u32 | (turns as u32) << SHORTCUT
+}
+
+/// Whether the set `hop_turns` (see [`hop_turns`]) allows the first hop of the arc with
+/// hop byte `hops`.
+#[inline]
+pub(crate) fn allows_hops(hop_turns: u32, hops: u8) -> bool {
+    hop_turns >> hops & 1 == 1
+}
+
 /// The part of an [`Arc`] the search reads for every arc of a subgoal it expands (that
 /// the pruning lets through): the far end and the weight (8 bytes). The rest is kept
 /// apart, so that an expansion reads 9 bytes an arc rather than 16.
@@ -170,14 +198,13 @@ pub(crate) struct Levels {
     /// of every subgoal its upward edges lead to).
     level: Vec<u8>,
     /// Arcs `offsets[id]..offsets[id + 1]`: the upward edges of local `id`, the edges of
-    /// global `id` to other globals, in four parallel arrays (see [`Arc`]): the far ends
-    /// with the weights, the first hops' sectors (read for every arc, by the pruning), and
-    /// the middles and last hops' sectors (read for the arcs a relaxation takes).
+    /// global `id` to other globals, in parallel arrays (see [`Arc`]): the far ends with
+    /// the weights, the hop bytes (see [`first_hop`]: read for every arc, by the pruning),
+    /// and the shortcuts' middles and last hops (read for the arcs a relaxation takes).
     offsets: Vec<u32>,
     ends: Vec<ArcEnd>,
-    firsts: Vec<Sector>,
-    middles: Vec<u32>,
-    lasts: Vec<Sector>,
+    hops: Vec<u8>,
+    shortcuts: Shortcuts,
 }
 
 impl Levels {
@@ -240,30 +267,39 @@ impl Levels {
     pub fn arcs(&self, id: u32) -> impl Iterator<Item = Arc> + '_ {
         self.range(id).map(|i| {
             let end = self.ends[i];
+            let (via, last) = self.taken(i);
             Arc {
                 to: end.to,
-                via: self.middles[i],
+                via,
                 straight: end.straight,
                 diagonal: end.diagonal,
-                first: self.firsts[i],
-                last: self.lasts[i],
+                first: first_hop(self.hops[i]),
+                last,
             }
         })
     }
 
     /// The arcs of [`Levels::arcs`] as the search reads them: the far ends with the
-    /// weights, the first hops' sectors, and the index of the first arc for
-    /// [`Levels::taken`].
+    /// weights, the hop bytes (the first hop's sector by [`first_hop`]), and the index of
+    /// the first arc for [`Levels::taken`].
     #[inline]
-    pub fn arc_ends(&self, id: u32) -> (&[ArcEnd], &[Sector], usize) {
+    pub fn arc_ends(&self, id: u32) -> (&[ArcEnd], &[u8], usize) {
         let r = self.range(id);
-        (&self.ends[r.clone()], &self.firsts[r.clone()], r.start)
+        (&self.ends[r.clone()], &self.hops[r.clone()], r.start)
     }
 
     /// The middle (or [`DIRECT`]) and the last hop's sector of arc `i`.
-    #[inline]
+    // Always inlined: the search calls it for every relaxation that improves a subgoal,
+    // and a direct edge (most of them) needs only the byte just read.
+    #[inline(always)]
     pub fn taken(&self, i: usize) -> (u32, Sector) {
-        (self.middles[i], self.lasts[i])
+        let hops = self.hops[i];
+        if hops & SHORTCUT == 0 {
+            // A direct edge is one hop: its last is its first.
+            (DIRECT, hops)
+        } else {
+            self.shortcuts.get(i)
+        }
     }
 
     /// The subgoal-graph hops that the edge of the levels between `a` and `b` with middle
@@ -303,9 +339,8 @@ impl Levels {
             + self.level.capacity()
             + self.offsets.capacity() * 4
             + self.ends.capacity() * std::mem::size_of::<ArcEnd>()
-            + self.firsts.capacity()
-            + self.middles.capacity() * 4
-            + self.lasts.capacity()
+            + self.hops.capacity()
+            + self.shortcuts.memory_bytes()
     }
 
     /// Number of arcs.
@@ -501,16 +536,132 @@ impl Contraction {
             };
             for &arc in arcs {
                 levels.ends.push(arc.end());
-                levels.firsts.push(arc.first);
-                levels.middles.push(arc.via);
-                levels.lasts.push(arc.last);
+                debug_assert!(
+                    arc.first < SHORTCUT && arc.last < SHORTCUT,
+                    "hops have sectors"
+                );
+                let i = levels.hops.len();
+                if arc.via == DIRECT {
+                    debug_assert_eq!(arc.first, arc.last, "a direct edge is one hop");
+                    levels.hops.push(arc.first);
+                } else {
+                    levels.hops.push(arc.first | SHORTCUT);
+                    levels.shortcuts.push(i, arc.via, arc.last);
+                }
             }
             levels.offsets.push(levels.ends.len() as u32);
         }
         levels.ends.shrink_to_fit();
-        levels.firsts.shrink_to_fit();
-        levels.middles.shrink_to_fit();
-        levels.lasts.shrink_to_fit();
+        levels.hops.shrink_to_fit();
+        levels.shortcuts.finish(levels.hops.len());
         levels
+    }
+}
+
+/// The middles and last hops of the shortcuts among the arcs, by arc index: only a few
+/// arcs are shortcuts (2–4 % on the StarCraft maps), so rather than 5 bytes an arc, one
+/// bit an arc says whether it is one, and the shortcuts' middles and last hops are listed
+/// in arc order. A shortcut's entry is found by its rank among the shortcuts: the count
+/// kept for its word of bits plus the set bits before it in that word (one population
+/// count), as `CellIds` finds an ID.
+#[derive(Clone, Debug, Default)]
+struct Shortcuts {
+    /// One bit per arc, arc `i` in word `i / 64`: whether it is a shortcut.
+    marks: Vec<u64>,
+    /// Per word of `marks`: the shortcuts in the words before it.
+    before: Vec<u32>,
+    /// The middles of the shortcuts, in arc order.
+    vias: Vec<u32>,
+    /// The sectors of the shortcuts' last hops, in arc order.
+    lasts: Vec<Sector>,
+}
+
+impl Shortcuts {
+    /// Marks arc `i`, after every arc marked so far, as a shortcut through `via` whose last
+    /// hop has sector `last`.
+    fn push(&mut self, i: usize, via: u32, last: Sector) {
+        self.cover(i + 1);
+        self.marks[i / 64] |= 1 << (i % 64);
+        self.vias.push(via);
+        self.lasts.push(last);
+    }
+
+    /// Covers `arcs` arcs, those not marked yet no shortcuts.
+    fn cover(&mut self, arcs: usize) {
+        while self.marks.len() < arcs.div_ceil(64) {
+            self.marks.push(0);
+            self.before.push(self.vias.len() as u32);
+        }
+    }
+
+    /// Covers all `arcs` arcs, those not marked yet no shortcuts, and drops spare
+    /// capacity.
+    fn finish(&mut self, arcs: usize) {
+        self.cover(arcs);
+        self.marks.shrink_to_fit();
+        self.before.shrink_to_fit();
+        self.vias.shrink_to_fit();
+        self.lasts.shrink_to_fit();
+    }
+
+    /// The middle and the last hop's sector of arc `i`, a shortcut (kept out of line: the
+    /// search's relaxation inlines the test for a direct edge, not this).
+    #[inline(never)]
+    fn get(&self, i: usize) -> (u32, Sector) {
+        let (word, b) = (self.marks[i / 64], i % 64);
+        debug_assert!(word >> b & 1 == 1, "arc {i} is a shortcut");
+        let rank = self.before[i / 64] as usize + (word & ((1u64 << b) - 1)).count_ones() as usize;
+        (self.vias[rank], self.lasts[rank])
+    }
+
+    /// Heap bytes held.
+    fn memory_bytes(&self) -> usize {
+        self.marks.capacity() * 8
+            + self.before.capacity() * 4
+            + self.vias.capacity() * 4
+            + self.lasts.capacity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{allows_hops, first_hop, hop_turns, Shortcuts, SHORTCUT};
+    use proptest::prelude::*;
+
+    /// An arc's hop byte is allowed by a set of sectors exactly when its first hop is,
+    /// shortcut or not.
+    #[test]
+    fn hop_bytes_read_their_first_hop() {
+        for turns in [0u16, 1, 0x8001, 0x5a5a, 0xffff, 0x1234] {
+            for first in 0..SHORTCUT {
+                for hops in [first, first | SHORTCUT] {
+                    assert_eq!(first_hop(hops), first);
+                    let want = crate::hpa::subgoals::allows(turns, first);
+                    assert_eq!(allows_hops(hop_turns(turns), hops), want);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// Every shortcut's middle and last hop read back as pushed, across word
+        /// boundaries, whatever arcs between them are direct.
+        #[test]
+        fn shortcuts_read_back(arcs in prop::collection::vec(prop::option::weighted(0.3, (0u32..1000, 0u8..16)), 0..400)) {
+            let mut shortcuts = Shortcuts::default();
+            for (i, arc) in arcs.iter().enumerate() {
+                if let Some((via, last)) = *arc {
+                    shortcuts.push(i, via, last);
+                }
+            }
+            shortcuts.finish(arcs.len());
+            prop_assert_eq!(shortcuts.marks.len(), arcs.len().div_ceil(64));
+            for (i, arc) in arcs.iter().enumerate() {
+                prop_assert_eq!(shortcuts.marks[i / 64] >> (i % 64) & 1 == 1, arc.is_some());
+                if let Some(arc) = *arc {
+                    prop_assert_eq!(shortcuts.get(i), arc);
+                }
+            }
+        }
     }
 }

@@ -57,6 +57,7 @@
 //! query inside one free leaf (an obstacle-free rectangle) as a straight line, before this
 //! graph is searched.
 
+mod edges;
 mod field;
 mod ids;
 mod levels;
@@ -68,10 +69,11 @@ use super::landmarks_sparse::SubgoalLandmarks;
 use super::map::morton;
 use crate::geom::Cell;
 use crate::grid::Grid;
+use edges::EdgeLists;
 pub(crate) use field::SubgoalField;
 use ids::CellIds;
 use levels::Contraction;
-pub(crate) use levels::{Levels, DIRECT, LEVELS};
+pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
@@ -104,10 +106,9 @@ pub(crate) struct SubgoalGraph {
     cells: Vec<Cell>,
     /// IDs free for reuse.
     vacant: Vec<u32>,
-    /// The subgoals each subgoal's own scan reached, sorted.
-    found: Vec<Vec<u32>>,
-    /// The edges: `b ∈ adjacent[a]` when either scan reached the other.
-    adjacent: Vec<Vec<u32>>,
+    /// The edges by subgoal: `b` is in `a`'s list when either scan reached the other, among
+    /// `a`'s finds (sorted, first) when `a`'s own scan reached `b` (see `edges.rs`).
+    edges: EdgeLists,
     /// Landmark distances at the subgoals, for the search's bound.
     landmarks: SubgoalLandmarks,
     /// IDs given to new subgoals since the landmarks were last repaired.
@@ -119,6 +120,9 @@ pub(crate) struct SubgoalGraph {
     /// Scratch of [`SubgoalGraph::rescan`]: the previous finds of the parts scanned
     /// again, with their cells.
     scratch_redo: Vec<(Cell, u32)>,
+    /// Scratch of [`SubgoalGraph::rescan`]: the previous finds, then the others anew.
+    scratch_previous: Vec<u32>,
+    scratch_others: Vec<u32>,
     /// The two levels (see `levels.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
     /// Their rebuild under way after an edit dropped them (see
@@ -160,12 +164,61 @@ impl SubgoalGraph {
         for s in subgoals {
             graph.add_subgoal(s);
         }
-        for id in 0..graph.cells.len() as u32 {
-            graph.rescan(grid, id, Parts::ALL);
-        }
+        graph.cells.shrink_to_fit();
+        graph.link_all(grid);
         graph.added = Vec::new();
         graph.linked = Vec::new();
         graph
+    }
+
+    /// Scans from every subgoal and writes the edge lists in one pass (a build's: as
+    /// rescanning each subgoal would, without moving lists as they grow).
+    fn link_all(&mut self, grid: &Grid) {
+        let n = self.cells.len();
+        // Every subgoal's finds, sorted, one after the other.
+        let mut finds: Vec<u32> = Vec::new();
+        let mut ends: Vec<usize> = Vec::with_capacity(n + 1);
+        ends.push(0);
+        for id in 0..n as u32 {
+            let from = finds.len();
+            self.reach_parts(grid, self.cell(id), None, Parts::ALL, |r| {
+                if let Reached::Subgoal(c) = r {
+                    finds.push(self.id_of(c).expect("a scan reports subgoals"));
+                }
+            });
+            finds[from..].sort_unstable();
+            let mut kept = from;
+            for i in from..finds.len() {
+                if i == from || finds[i] != finds[kept - 1] {
+                    finds[kept] = finds[i];
+                    kept += 1;
+                }
+            }
+            finds.truncate(kept);
+            ends.push(finds.len());
+        }
+        let of = |id: u32| &finds[ends[id as usize]..ends[id as usize + 1]];
+        // Others: `a` for `b` when `a` found `b` and `b` did not find `a`.
+        let mut others: Vec<(u32, u32)> = Vec::new();
+        for a in 0..n as u32 {
+            for &b in of(a) {
+                if of(b).binary_search(&a).is_err() {
+                    others.push((b, a));
+                }
+            }
+        }
+        others.sort_unstable();
+        self.edges = EdgeLists::new(n);
+        let mut k = 0;
+        for id in 0..n as u32 {
+            let from = k;
+            while k < others.len() && others[k].0 == id {
+                k += 1;
+            }
+            let tail: Vec<u32> = others[from..k].iter().map(|&(_, a)| a).collect();
+            self.edges.set(id, of(id), &tail);
+        }
+        self.edges.pack(0);
     }
 
     /// Places landmarks on the subgoals for a layer configured with `k` per-cell ones and
@@ -265,7 +318,7 @@ impl SubgoalGraph {
 
     /// Number of edges, each counted once.
     pub fn edge_count(&self) -> usize {
-        self.adjacent.iter().map(Vec::len).sum::<usize>() / 2
+        self.edges.entries() / 2
     }
 
     /// The cell of subgoal `id`.
@@ -277,15 +330,15 @@ impl SubgoalGraph {
     /// The subgoals joined to subgoal `id`.
     #[inline]
     pub fn neighbours(&self, id: u32) -> &[u32] {
-        &self.adjacent[id as usize]
+        self.edges.all(id)
     }
 
     /// Whether subgoal `a`'s own cone scan reached subgoal `b` (so the scan's walk from
     /// `a` to `b` is legal), rather than only `b`'s scan reaching `a`.
     #[inline]
     pub fn reached(&self, a: u32, b: u32) -> bool {
-        // Found lists are sorted.
-        self.found[a as usize].binary_search(&b).is_ok()
+        // Finds are sorted.
+        self.edges.finds(a).binary_search(&b).is_ok()
     }
 
     /// The ID of the subgoal at `c`, if `c` is one.
@@ -302,38 +355,28 @@ impl SubgoalGraph {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        let lists: usize = self
-            .found
-            .iter()
-            .chain(&self.adjacent)
-            .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
-            .sum();
         self.lines.memory_bytes()
             + (self.added.capacity() + self.linked.capacity() * 2) * 4
-            + self.scratch_found.capacity() * 4
+            + (self.scratch_found.capacity()
+                + self.scratch_previous.capacity()
+                + self.scratch_others.capacity())
+                * 4
             + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
             + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
             + self.ids.memory_bytes()
             + self.cells.capacity() * 8
             + self.vacant.capacity() * 4
-            + lists
+            + self.edges.memory_bytes()
     }
 
     /// Heap bytes no live subgoal uses: the lists' spare capacity, the vacant IDs' slots,
     /// the landmarks' spare bytes and the ID lists' spare capacity (what edits leave behind; see
     /// [`MemoryBreakdown::waste`](super::MemoryBreakdown::waste)).
     pub fn slack_bytes(&self) -> usize {
-        let lists: usize = self
-            .found
-            .iter()
-            .chain(&self.adjacent)
-            .map(|l| (l.capacity() - l.len()) * 4)
-            .sum();
-        let per_slot = 8 + 2 * std::mem::size_of::<Vec<u32>>();
-        lists
+        self.edges.slack_bytes()
             + self.landmarks.slack_bytes()
-            + self.vacant.len() * per_slot
+            + self.vacant.len() * (8 + edges::SLOT_BYTES)
             + self.ids.slack_bytes()
             + (self.cells.capacity() - self.cells.len()) * 8
     }
@@ -419,18 +462,22 @@ impl SubgoalGraph {
     /// other parts found stays.
     fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts) {
         let from = self.cell(id);
-        let mut previous = std::mem::take(&mut self.found[id as usize]);
         // Scratch lists, kept between rescans so that an edit allocates nothing here: the
-        // finds now, and the previous finds of the parts scanned again with their cells.
+        // previous finds, the finds now, the previous finds of the parts scanned again
+        // with their cells, and the others.
+        let mut previous = std::mem::take(&mut self.scratch_previous);
         let mut now = std::mem::take(&mut self.scratch_found);
         let mut redo = std::mem::take(&mut self.scratch_redo);
+        let mut others = std::mem::take(&mut self.scratch_others);
+        previous.clear();
+        previous.extend_from_slice(self.edges.finds(id));
+        others.clear();
+        others.extend_from_slice(self.edges.others(id));
         now.clear();
         redo.clear();
         for &v in &previous {
+            // Removing a subgoal takes it out of every list: no find is vacant.
             let c = self.cells[v as usize];
-            if c == VACANT {
-                continue;
-            }
             if parts.contains(Parts::finding(from, c)) {
                 redo.push((c, v));
             } else {
@@ -450,23 +497,28 @@ impl SubgoalGraph {
         now.dedup();
         // One walk over both sorted lists: the subgoals found before and no more, and the
         // new finds (a subgoal found before has its edge already, so only new finds need a
-        // look at the possibly long edge list).
+        // look at the others).
         let (mut i, mut j) = (0, 0);
         loop {
             let (was, is) = (previous.get(i).copied(), now.get(j).copied());
             if let Some(a) = was.filter(|&a| is.map_or(true, |b| a <= b)) {
                 if is == Some(a) {
                     j += 1;
-                } else if self.cells[a as usize] != VACANT
-                    && self.found[a as usize].binary_search(&id).is_err()
-                {
-                    self.unlink(id, a);
+                } else if self.edges.finds(a).binary_search(&id).is_ok() {
+                    // Still joined by `a`'s own scan: an other of `id` now.
+                    others.push(a);
+                } else {
+                    // `id` was an other of `a`.
+                    self.edges.remove(a, id);
                 }
                 i += 1;
             } else if let Some(b) = is {
-                if !self.adjacent[id as usize].contains(&b) {
-                    self.adjacent[id as usize].push(b);
-                    self.adjacent[b as usize].push(id);
+                if let Some(k) = others.iter().position(|&v| v == b) {
+                    // Joined by `b`'s scan before, by both now: `id` stays an other of
+                    // `b`, which found it.
+                    others.swap_remove(k);
+                } else {
+                    self.edges.push_other(b, id);
                     self.linked.push((id, b));
                 }
                 j += 1;
@@ -474,18 +526,11 @@ impl SubgoalGraph {
                 break;
             }
         }
-        // The list keeps its own allocation (sized to its subgoal), the scratch theirs.
-        previous.clear();
-        previous.extend_from_slice(&now);
-        self.found[id as usize] = previous;
+        self.edges.set(id, &now, &others);
+        self.scratch_previous = previous;
         self.scratch_found = now;
         self.scratch_redo = redo;
-    }
-
-    /// Removes the edge between `a` and `b`.
-    fn unlink(&mut self, a: u32, b: u32) {
-        self.adjacent[a as usize].retain(|&v| v != b);
-        self.adjacent[b as usize].retain(|&v| v != a);
+        self.scratch_others = others;
     }
 
     /// Makes `c` a subgoal without edges; returns its ID.
@@ -497,8 +542,7 @@ impl SubgoalGraph {
             }
             None => {
                 self.cells.push(c);
-                self.found.push(Vec::new());
-                self.adjacent.push(Vec::new());
+                self.edges.push_empty();
                 self.cells.len() as u32 - 1
             }
         };
@@ -511,10 +555,15 @@ impl SubgoalGraph {
     /// Makes `c` no subgoal, dropping its edges; returns its ID, which the caller frees.
     fn remove_subgoal(&mut self, c: Cell, blocked: bool) -> u32 {
         let id = self.ids.remove(c.x, c.y).expect("a subgoal has an ID");
-        for v in std::mem::take(&mut self.adjacent[id as usize]) {
-            self.adjacent[v as usize].retain(|&u| u != id);
+        let mut joined = std::mem::take(&mut self.scratch_others);
+        joined.clear();
+        joined.extend_from_slice(self.edges.all(id));
+        for &v in &joined {
+            let was = self.edges.remove(v, id);
+            debug_assert!(was, "edges are kept at both ends");
         }
-        self.found[id as usize].clear();
+        self.scratch_others = joined;
+        self.edges.clear(id);
         self.cells[id as usize] = VACANT;
         // Runs stop at blocked cells and subgoals.
         self.lines.set(c.x, c.y, blocked);
@@ -528,7 +577,7 @@ impl SubgoalGraph {
     pub fn scan_pairs(&self) -> Vec<(Cell, Cell)> {
         let mut pairs: Vec<(Cell, Cell)> = (0..self.cells.len() as u32)
             .filter(|&a| self.is_live(a))
-            .flat_map(|a| self.found[a as usize].iter().map(move |&b| (a, b)))
+            .flat_map(|a| self.edges.finds(a).iter().map(move |&b| (a, b)))
             .map(|(a, b)| (self.cell(a), self.cell(b)))
             .collect();
         pairs.sort_unstable();

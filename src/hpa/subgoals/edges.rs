@@ -1,0 +1,283 @@
+//! The subgoal graph's edges, one list per subgoal in one flat arena.
+//!
+//! A subgoal's list holds every subgoal it is joined to: first, sorted, those its own cone
+//! scan found (the *finds*, which tell the search that the scan's walk from this subgoal is
+//! legal), then, in no order, those joined to it only because their scan found it (the
+//! *others*). One list with a count of finds replaces a list of finds and a list of
+//! neighbours per subgoal: each edge is written once at each end, not up to three times.
+//!
+//! The lists live in one `Vec<u32>`, each in a block of its own capacity, rather than a
+//! `Vec` per list (a 24-byte header and a heap block with its allocator overhead and
+//! growth slack, for lists of 20 entries on average). A list that outgrows its block moves
+//! to a larger one at the arena's end, half as large again, and leaves its old block
+//! unused; when the arena's capacity runs out, the lists are packed again (each block
+//! exactly its list) and an eighth of spare room is reserved. Each packing copies the
+//! arena once, and at least an eighth of it was written by moves since the last, so the
+//! amortised cost is a few copies per moved entry. [`EdgeLists::pack`] after a build
+//! leaves no slack at all. (The gate graph's `SpanArena` grows its arena by doubling and
+//! packs only when holes weigh more than the lists: after a few edits a subgoal graph's
+//! arena would hold twice its edges.)
+
+/// A list's place in the arena.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    /// Its first entry in the arena.
+    start: u32,
+    /// Its block's size.
+    capacity: u32,
+    /// Entries: the finds, then the others.
+    len: u32,
+    /// The finds, the first `finds` entries.
+    finds: u32,
+}
+
+impl Slot {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+/// Bytes of a list's place in the arena, kept for each ID, vacant or not.
+pub(super) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
+/// The edge lists of the subgoals by ID (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct EdgeLists {
+    /// Per ID, its list's place in `arena`.
+    slots: Vec<Slot>,
+    /// The blocks of the lists, with unused blocks left by lists that moved.
+    arena: Vec<u32>,
+    /// Entries of `arena` in no list's block (left behind by moves).
+    unused: usize,
+    /// Entries in all lists: twice the edges.
+    entries: usize,
+}
+
+impl EdgeLists {
+    /// Lists for `n` IDs, all empty.
+    pub fn new(n: usize) -> Self {
+        EdgeLists {
+            slots: vec![Slot::default(); n],
+            ..EdgeLists::default()
+        }
+    }
+
+    /// Adds an empty list for the next ID.
+    pub fn push_empty(&mut self) {
+        self.slots.push(Slot::default());
+    }
+
+    /// Everything joined to `id`: its finds, then its others.
+    #[inline]
+    pub fn all(&self, id: u32) -> &[u32] {
+        &self.arena[self.slots[id as usize].range()]
+    }
+
+    /// What `id`'s own scan found, sorted.
+    #[inline]
+    pub fn finds(&self, id: u32) -> &[u32] {
+        let slot = self.slots[id as usize];
+        &self.arena[slot.start as usize..(slot.start + slot.finds) as usize]
+    }
+
+    /// What is joined to `id` only by its own scan finding it, in no order.
+    #[inline]
+    pub fn others(&self, id: u32) -> &[u32] {
+        let slot = self.slots[id as usize];
+        &self.arena[(slot.start + slot.finds) as usize..(slot.start + slot.len) as usize]
+    }
+
+    /// Number of entries of all lists: twice the edges.
+    pub fn entries(&self) -> usize {
+        self.entries
+    }
+
+    /// Replaces `id`'s list by `finds` (sorted) and `others`.
+    pub fn set(&mut self, id: u32, finds: &[u32], others: &[u32]) {
+        debug_assert!(finds.windows(2).all(|p| p[0] < p[1]), "finds are sorted");
+        let len = finds.len() + others.len();
+        let slot = self.make_room(id, len);
+        let start = slot.start as usize;
+        self.arena[start..start + finds.len()].copy_from_slice(finds);
+        self.arena[start + finds.len()..start + len].copy_from_slice(others);
+        self.entries = self.entries + len - slot.len as usize;
+        let slot = &mut self.slots[id as usize];
+        slot.len = len as u32;
+        slot.finds = finds.len() as u32;
+    }
+
+    /// Appends `other` to `id`'s others.
+    pub fn push_other(&mut self, id: u32, other: u32) {
+        let len = self.slots[id as usize].len as usize;
+        let slot = self.make_room(id, len + 1);
+        self.arena[slot.start as usize + len] = other;
+        self.slots[id as usize].len += 1;
+        self.entries += 1;
+    }
+
+    /// Removes `x` from `id`'s list, a find or an other; returns whether it was there.
+    /// The finds stay sorted.
+    pub fn remove(&mut self, id: u32, x: u32) -> bool {
+        let slot = self.slots[id as usize];
+        let range = slot.range();
+        let Some(k) = self.arena[range.clone()].iter().position(|&v| v == x) else {
+            return false;
+        };
+        let at = range.start + k;
+        self.arena.copy_within(at + 1..range.end, at);
+        let slot = &mut self.slots[id as usize];
+        slot.len -= 1;
+        if (k as u32) < slot.finds {
+            slot.finds -= 1;
+        }
+        self.entries -= 1;
+        true
+    }
+
+    /// Empties `id`'s list (its block stays, for the next subgoal given the ID).
+    pub fn clear(&mut self, id: u32) {
+        let slot = &mut self.slots[id as usize];
+        self.entries -= slot.len as usize;
+        slot.len = 0;
+        slot.finds = 0;
+    }
+
+    /// `id`'s slot, its block first moved to one of at least `len` entries (its entries
+    /// kept) if it is smaller.
+    fn make_room(&mut self, id: u32, len: usize) -> Slot {
+        let slot = self.slots[id as usize];
+        if len <= slot.capacity as usize {
+            return slot;
+        }
+        let capacity = len.max(slot.capacity as usize * 3 / 2).max(4);
+        if self.arena.len() + capacity > self.arena.capacity() {
+            let spare = (self.arena.len() - self.unused) / 8 + capacity;
+            self.pack(spare);
+        }
+        let slot = self.slots[id as usize];
+        let start = self.arena.len();
+        self.arena.extend_from_within(slot.range());
+        self.arena.resize(start + capacity, 0);
+        self.unused += slot.capacity as usize;
+        let slot = &mut self.slots[id as usize];
+        slot.start = u32::try_from(start).expect("the edge lists fit 2^32 entries");
+        slot.capacity = capacity as u32;
+        *slot
+    }
+
+    /// Packs the lists anew, each block exactly its list, in ID order, with room for
+    /// `spare` more entries in the arena.
+    pub fn pack(&mut self, spare: usize) {
+        let mut arena = Vec::with_capacity(self.entries + spare);
+        for slot in &mut self.slots {
+            let start = arena.len();
+            arena.extend_from_slice(&self.arena[slot.range()]);
+            slot.start = u32::try_from(start).expect("the edge lists fit 2^32 entries");
+            slot.capacity = slot.len;
+        }
+        self.arena = arena;
+        self.unused = 0;
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.arena.capacity() * 4
+    }
+
+    /// Heap bytes no list uses: unused blocks, the blocks' room past their lists, the
+    /// arena's spare capacity and the slot table's.
+    pub fn slack_bytes(&self) -> usize {
+        (self.arena.capacity() - self.entries) * 4
+            + (self.slots.capacity() - self.slots.len()) * std::mem::size_of::<Slot>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EdgeLists;
+    use proptest::prelude::*;
+
+    /// An operation on the lists of a few IDs.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Set(u32, Vec<u32>, Vec<u32>),
+        PushOther(u32, u32),
+        Remove(u32, u32),
+        Clear(u32),
+        PushEmpty,
+        Pack(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let id = 0u32..12;
+        let list = || prop::collection::vec(0u32..40, 0..30);
+        prop_oneof![
+            3 => (id.clone(), list(), list()).prop_map(|(id, mut f, o)| {
+                f.sort_unstable();
+                f.dedup();
+                Op::Set(id, f, o)
+            }),
+            4 => (id.clone(), 0u32..40).prop_map(|(id, x)| Op::PushOther(id, x)),
+            3 => (id.clone(), 0u32..40).prop_map(|(id, x)| Op::Remove(id, x)),
+            1 => id.prop_map(Op::Clear),
+            1 => Just(Op::PushEmpty),
+            1 => (0usize..20).prop_map(Op::Pack),
+        ]
+    }
+
+    proptest! {
+        /// Any sequence of operations leaves every list as a pair of plain vectors would
+        /// (finds, others), through moves and packings; the entry count and the memory
+        /// accounting stay true.
+        #[test]
+        fn lists_match_vectors(ops in prop::collection::vec(op(), 1..200)) {
+            let mut lists = EdgeLists::new(8);
+            let mut model: Vec<(Vec<u32>, Vec<u32>)> = vec![Default::default(); 8];
+            for op in ops {
+                match op {
+                    Op::Set(id, f, o) if (id as usize) < model.len() => {
+                        lists.set(id, &f, &o);
+                        model[id as usize] = (f, o);
+                    }
+                    Op::PushOther(id, x) if (id as usize) < model.len() => {
+                        lists.push_other(id, x);
+                        model[id as usize].1.push(x);
+                    }
+                    Op::Remove(id, x) if (id as usize) < model.len() => {
+                        let (f, o) = &mut model[id as usize];
+                        let was = if let Some(k) = f.iter().position(|&v| v == x) {
+                            f.remove(k);
+                            true
+                        } else if let Some(k) = o.iter().position(|&v| v == x) {
+                            o.remove(k);
+                            true
+                        } else {
+                            false
+                        };
+                        prop_assert_eq!(lists.remove(id, x), was);
+                    }
+                    Op::Clear(id) if (id as usize) < model.len() => {
+                        lists.clear(id);
+                        model[id as usize] = Default::default();
+                    }
+                    Op::PushEmpty => {
+                        lists.push_empty();
+                        model.push(Default::default());
+                    }
+                    Op::Pack(spare) => lists.pack(spare),
+                    _ => {}
+                }
+                for (id, (f, o)) in model.iter().enumerate() {
+                    let id = id as u32;
+                    prop_assert_eq!(lists.finds(id), &f[..]);
+                    prop_assert_eq!(lists.others(id), &o[..]);
+                    let all: Vec<u32> = f.iter().chain(o).copied().collect();
+                    prop_assert_eq!(lists.all(id), &all[..]);
+                }
+                let entries: usize = model.iter().map(|(f, o)| f.len() + o.len()).sum();
+                prop_assert_eq!(lists.entries(), entries);
+                prop_assert!(lists.slack_bytes() + entries * 4 <= lists.memory_bytes());
+            }
+        }
+    }
+}
