@@ -994,10 +994,11 @@ fn max_memory_refuses_with_one_line() {
     let arena = arena.to_str().unwrap();
     let scen = root().join("maps/arena.map.scen");
     let scen = scen.to_str().unwrap();
+    // arena's layer is 56 KiB since session 30's leaner subgoals and landmarks (64K fit).
     for args in [
-        vec!["find", arena, "3,3", "45,40", "--max-memory", "64K"],
-        vec!["info", arena, "--max-memory", "64K"],
-        vec!["scen", scen, "--max-memory", "64K"],
+        vec!["find", arena, "3,3", "45,40", "--max-memory", "16K"],
+        vec!["info", arena, "--max-memory", "16K"],
+        vec!["scen", scen, "--max-memory", "16K"],
         vec![
             "render",
             arena,
@@ -1005,7 +1006,7 @@ fn max_memory_refuses_with_one_line() {
             "-o",
             "/dev/null",
             "--max-memory",
-            "64K",
+            "16K",
         ],
     ] {
         let o = run(&args);
