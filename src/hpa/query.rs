@@ -435,8 +435,13 @@ impl HpaMap {
             };
         }
         let before = ctx.last_expansions();
-        let stepped =
-            ctx.step_subgoals(maps, (search.start, search.goal), open, &self.costs, budget);
+        let stepped = ctx.step_subgoals(
+            subgoals,
+            (search.start, search.goal),
+            open,
+            &self.costs,
+            budget,
+        );
         search.expansions += ctx.last_expansions() - before;
         Some(stepped)
     }

@@ -917,7 +917,7 @@ impl SearchContext {
                         leaving,
                         ..
                     } = marks[id as usize];
-                    let taut = arrivals(grid, graph.cell(id), leaving);
+                    let taut = arrivals(graph.blocked_diagonals(id), leaving);
                     let (ends, hops, base) = l.arc_ends(id);
                     let taut = hop_turns(taut);
                     for (k, (&hops, end)) in hops.iter().zip(ends).enumerate() {
@@ -973,19 +973,19 @@ impl SearchContext {
     /// shortest path, consecutive ones on one straight or diagonal run.
     pub(crate) fn step_subgoals(
         &mut self,
-        maps: (&SubgoalGraph, &Grid),
+        graph: &SubgoalGraph,
         (start, goal): (Cell, Cell),
         open: OpenSearch,
         costs: &CostBands,
         max_expansions: usize,
     ) -> Stepped {
-        with_recorder!(self.step_subgoals_as(maps, (start, goal), open, costs, max_expansions))
+        with_recorder!(self.step_subgoals_as(graph, (start, goal), open, costs, max_expansions))
     }
 
     /// [`SearchContext::step_subgoals`] with recorder `R`.
     fn step_subgoals_as<R: Recorder>(
         &mut self,
-        (graph, grid): (&SubgoalGraph, &Grid),
+        graph: &SubgoalGraph,
         (start, goal): (Cell, Cell),
         open: OpenSearch,
         costs: &CostBands,
@@ -1007,11 +1007,11 @@ impl SearchContext {
         let weighted = weight > 1.0;
         while self.expanded < stop {
             let popped = match weighted {
-                true => self.pop_weighted(graph, grid, t),
+                true => self.pop_weighted(graph, t),
                 false => self.pop().map(|(n, g, p)| {
                     let taut = match n == t {
                         true => 0,
-                        false => turns(grid, graph.cell(n), self.entered[n as usize]),
+                        false => turns(graph.blocked_diagonals(n), self.entered[n as usize]),
                     };
                     (n, g, p, taut, true)
                 }),
@@ -1023,7 +1023,6 @@ impl SearchContext {
                 return Stepped::Found(self.unwind_subgoals(graph, start, goal, s, t), g);
             }
             self.expand::<R>(n, g, p);
-            let here = graph.cell(n);
             let GoalMark {
                 stamp: marked,
                 to_goal,
@@ -1058,6 +1057,7 @@ impl SearchContext {
                     }
                 }
                 None => {
+                    let here = graph.cell(n);
                     for &v in graph.neighbours(n) {
                         let c = graph.cell(v);
                         let hop = sector(here, c);
@@ -1120,12 +1120,7 @@ impl SearchContext {
     /// subgoal of it is closed and entered by the route's hop into it, it relaxes the
     /// route's next hop, at its own cost, on being taken again if need be; the induction of
     /// weighted A\* then goes through unchanged.
-    fn pop_weighted(
-        &mut self,
-        graph: &SubgoalGraph,
-        grid: &Grid,
-        t: u32,
-    ) -> Option<(u32, f64, u32, u16, bool)> {
+    fn pop_weighted(&mut self, graph: &SubgoalGraph, t: u32) -> Option<(u32, f64, u32, u16, bool)> {
         let open_stamp = self.query * 2;
         while let Some(node) = self.open.pop() {
             let state = &mut self.nodes[node as usize];
@@ -1141,10 +1136,10 @@ impl SearchContext {
             if !first && entries == answered {
                 continue; // a superseded entry, or nothing new since the last expansion
             }
-            let here = graph.cell(node);
-            let mut taut = turns_any(grid, here, entries);
+            let blocked = graph.blocked_diagonals(node);
+            let mut taut = turns_any(blocked, entries);
             if !first {
-                taut &= !turns_any(grid, here, answered);
+                taut &= !turns_any(blocked, answered);
             }
             self.entries[node as usize].1 = entries;
             if first || taut != 0 {

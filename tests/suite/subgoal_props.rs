@@ -6,7 +6,8 @@
 //!   and `Unreachable` comes exactly when Dijkstra finds no path. A missing edge, a wrong
 //!   subgoal rule or a scan that stops too early makes some path longer or unreachable.
 //! - After random sequences of cell and building edits, the incrementally updated graph
-//!   equals a fresh build of the same grid (subgoals and edges), the landmark distances
+//!   equals a fresh build of the same grid (subgoals with the blocked diagonal neighbours
+//!   the taut rule reads, and edges), the landmark distances
 //!   at the subgoals are still Lipschitz on every edge (`HpaMap::check_consistency`), each
 //!   subgoal's own scan finds what a fresh build's does (`subgoal_scan_pairs`), and
 //!   queries are still optimal.

@@ -50,7 +50,9 @@
 //! axis, or strictly inside its quadrant on its series' side of the diagonal, so the
 //! other parts' finds are kept as they were (they read no changed cell). An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
-//! fresh build (tested).
+//! fresh build (tested). Each subgoal's blocked diagonal neighbours, kept for the search's
+//! taut rule (`taut.rs`), change only when a cell diagonal to it does: the update sets them
+//! anew for every subgoal within one cell of a changed cell.
 //!
 //! # Where the hierarchy comes in
 //! The quadtree still answers first: "unreachable" from the component labels, and a
@@ -78,12 +80,16 @@ use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{offset, Parts, DIAGONALS};
 use std::time::Instant;
-pub(crate) use taut::{allows, arrivals, reversed, sector, turns, turns_any, Sector, NO_HOP};
+use taut::blocked_diagonals_at;
+pub(crate) use taut::{
+    allows, arrivals, reversed, sector, turns, turns_any, BlockedDiagonals, Sector, NO_HOP,
+};
 
-/// A subgoal graph as its sorted subgoal cells and its sorted edges (each a cell pair,
+/// A subgoal graph as its sorted subgoal cells, each with its blocked diagonal neighbours
+/// as the graph keeps them (see `taut.rs`), and its sorted edges (each a cell pair,
 /// smaller cell first): what a test compares an edited graph and a fresh build by.
 #[cfg(any(test, feature = "testing"))]
-pub type SubgoalSnapshot = (Vec<Cell>, Vec<(Cell, Cell)>);
+pub type SubgoalSnapshot = (Vec<(Cell, u8)>, Vec<(Cell, Cell)>);
 
 /// The levels of a subgoal graph by cell: the local subgoals, sorted, and the arcs as
 /// (subgoal, far end, middle of a shortcut, straight and diagonal steps), sorted: what a
@@ -104,6 +110,11 @@ pub(crate) struct SubgoalGraph {
     ids: CellIds,
     /// Cell by subgoal ID ([`VACANT`] for an unused ID).
     cells: Vec<Cell>,
+    /// Blocked diagonal neighbours by subgoal ID, for the taut rule (see `taut.rs`): the
+    /// search reads them at every expansion, and one byte here spares it four reads of
+    /// the grid. An edit changes them only within one cell of a changed cell, where
+    /// [`SubgoalGraph::update`] looks anyway.
+    blocked_diagonals: Vec<BlockedDiagonals>,
     /// IDs free for reuse.
     vacant: Vec<u32>,
     /// The edges by subgoal: `b` is in `a`'s list when either scan reached the other, among
@@ -161,10 +172,11 @@ impl SubgoalGraph {
         // in memory.
         subgoals.sort_unstable_by_key(|c| morton(c.x, c.y));
         subgoals.dedup();
+        graph.cells.reserve_exact(subgoals.len());
+        graph.blocked_diagonals.reserve_exact(subgoals.len());
         for s in subgoals {
-            graph.add_subgoal(s);
+            graph.add_subgoal(grid, s);
         }
-        graph.cells.shrink_to_fit();
         graph.link_all(grid);
         graph.added = Vec::new();
         graph.linked = Vec::new();
@@ -327,6 +339,13 @@ impl SubgoalGraph {
         self.cells[id as usize]
     }
 
+    /// The blocked diagonal neighbours of subgoal `id` (see `taut.rs`), which the taut
+    /// rule's tables are indexed by.
+    #[inline]
+    pub fn blocked_diagonals(&self, id: u32) -> BlockedDiagonals {
+        self.blocked_diagonals[id as usize]
+    }
+
     /// The subgoals joined to subgoal `id`.
     #[inline]
     pub fn neighbours(&self, id: u32) -> &[u32] {
@@ -366,6 +385,7 @@ impl SubgoalGraph {
             + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
             + self.ids.memory_bytes()
             + self.cells.capacity() * 8
+            + self.blocked_diagonals.capacity()
             + self.vacant.capacity() * 4
             + self.edges.memory_bytes()
     }
@@ -376,9 +396,10 @@ impl SubgoalGraph {
     pub fn slack_bytes(&self) -> usize {
         self.edges.slack_bytes()
             + self.landmarks.slack_bytes()
-            + self.vacant.len() * (8 + edges::SLOT_BYTES)
+            + self.vacant.len() * (8 + 1 + edges::SLOT_BYTES)
             + self.ids.slack_bytes()
             + (self.cells.capacity() - self.cells.len()) * 8
+            + (self.blocked_diagonals.capacity() - self.blocked_diagonals.len())
     }
 
     /// Brings the graph up to date with `grid`, in which the cells of `changed` were
@@ -414,11 +435,15 @@ impl SubgoalGraph {
         for c in around {
             let now = is_subgoal_cell(grid, c);
             if now == self.is_subgoal(c) {
+                if let Some(id) = self.id_of(c) {
+                    // A subgoal still: a changed cell may be one of its diagonal neighbours.
+                    self.blocked_diagonals[id as usize] = blocked_diagonals_at(grid, c);
+                }
                 continue;
             }
             touched.push(c);
             if now {
-                fresh.push(self.add_subgoal(c));
+                fresh.push(self.add_subgoal(grid, c));
             } else {
                 removed.push(self.remove_subgoal(c, !grid.is_free(c)));
             }
@@ -533,15 +558,18 @@ impl SubgoalGraph {
         self.scratch_others = others;
     }
 
-    /// Makes `c` a subgoal without edges; returns its ID.
-    fn add_subgoal(&mut self, c: Cell) -> u32 {
+    /// Makes `c`, a subgoal of `grid`, a subgoal without edges; returns its ID.
+    fn add_subgoal(&mut self, grid: &Grid, c: Cell) -> u32 {
+        let blocked = blocked_diagonals_at(grid, c);
         let id = match self.vacant.pop() {
             Some(id) => {
                 self.cells[id as usize] = c;
+                self.blocked_diagonals[id as usize] = blocked;
                 id
             }
             None => {
                 self.cells.push(c);
+                self.blocked_diagonals.push(blocked);
                 self.edges.push_empty();
                 self.cells.len() as u32 - 1
             }
@@ -584,15 +612,17 @@ impl SubgoalGraph {
         pairs
     }
 
-    /// The subgoals as cells and the edges as cell pairs (smaller cell first), both
-    /// sorted: what a fresh build and an updated graph are compared by.
+    /// The subgoals as cells with their blocked diagonal neighbours and the edges as cell
+    /// pairs (smaller cell first), both sorted: what a fresh build and an updated graph
+    /// are compared by.
     #[cfg(any(test, feature = "testing"))]
     pub fn snapshot(&self) -> SubgoalSnapshot {
-        let mut cells: Vec<Cell> = self
+        let mut cells: Vec<(Cell, u8)> = self
             .cells
             .iter()
             .copied()
-            .filter(|&c| c != VACANT)
+            .zip(self.blocked_diagonals.iter().copied())
+            .filter(|&(c, _)| c != VACANT)
             .collect();
         cells.sort_unstable();
         let mut edges: Vec<(Cell, Cell)> = (0..self.cells.len() as u32)

@@ -61,6 +61,12 @@
 //! recorded, so ties need no care; following such hops from the start reaches the goal
 //! at the optimal cost before any longer route can pop.
 //!
+//! The blocked diagonal neighbours the rule depends on are kept per subgoal by the graph
+//! ([`BlockedDiagonals`], refreshed by its update for every subgoal within one cell of a
+//! changed cell, the only cells whose diagonal neighbours can change), so the search reads
+//! one byte and not the grid; `tests/suite/subgoal_props.rs` compares them with a fresh
+//! build's after random edits.
+//!
 //! Over the levels the rule reads an arc's *first* hop (out of its source) and *last*
 //! hop (into its far end), which a shortcut takes from the arcs it joins.
 //! `tests/suite/subgoal_props.rs` checks paths against Dijkstra with and without the
@@ -265,38 +271,38 @@ const fn arrivals_table() -> [[u16; 17]; 16] {
     table
 }
 
-/// The blocked diagonal neighbours of `s` (off the map counts as blocked), bit `k` for
-/// the diagonal direction `2k + 1`: what the tables above are indexed by.
-#[inline]
-fn blocked_diagonals(grid: &Grid, s: Cell) -> usize {
+/// A subgoal's blocked diagonal neighbours (off the map counts as blocked), bit `k` for
+/// the diagonal direction `2k + 1`: what the tables above are indexed by. The graph keeps
+/// one per subgoal (see `SubgoalGraph::blocked_diagonals`), so that a search reads one
+/// byte where it would read four cells of the grid on two rows.
+pub(crate) type BlockedDiagonals = u8;
+
+/// The blocked diagonal neighbours of `s` in `grid` (see [`BlockedDiagonals`]).
+pub(super) fn blocked_diagonals_at(grid: &Grid, s: Cell) -> BlockedDiagonals {
     let (x, y) = (s.x as i64, s.y as i64);
     let mut blocked = 0;
     for k in 0..4 {
         let (dx, dy) = DIRECTIONS[2 * k + 1];
-        blocked |= usize::from(!grid.is_free_at(x + dx as i64, y + dy as i64)) << k;
+        blocked |= u8::from(!grid.is_free_at(x + dx as i64, y + dy as i64)) << k;
     }
     blocked
 }
 
-/// The sectors subgoal `s` of `grid` may be left by, as a bit set, after it was entered
-/// by a hop of sector `entered` (see the module docs).
+/// The sectors a subgoal with blocked diagonal neighbours `blocked` may be left by, as a
+/// bit set, after it was entered by a hop of sector `entered` (see the module docs).
 #[inline]
-pub(crate) fn turns(grid: &Grid, s: Cell, entered: Sector) -> u16 {
-    if entered == NO_HOP {
-        return u16::MAX;
-    }
-    TURNS[blocked_diagonals(grid, s)][entered as usize]
+pub(crate) fn turns(blocked: BlockedDiagonals, entered: Sector) -> u16 {
+    // Masking keeps the index in bounds without a check (the mask has four bits).
+    TURNS[usize::from(blocked & 15)][usize::from(entered)]
 }
 
-/// The sectors subgoal `s` of `grid` may be left by after it was entered by any of the
-/// sectors of the bit set `entries` (bit [`NO_HOP`] for no hop): the union of [`turns`]
-/// over them, for weighted searches, which remember every sector a subgoal was entered by.
+/// The sectors a subgoal with blocked diagonal neighbours `blocked` may be left by after
+/// it was entered by any of the sectors of the bit set `entries` (bit [`NO_HOP`] for no
+/// hop): the union of [`turns`] over them, for weighted searches, which remember every
+/// sector a subgoal was entered by.
 #[inline]
-pub(crate) fn turns_any(grid: &Grid, s: Cell, entries: u32) -> u16 {
-    if entries >> NO_HOP & 1 == 1 {
-        return u16::MAX;
-    }
-    let row = &TURNS[blocked_diagonals(grid, s)];
+pub(crate) fn turns_any(blocked: BlockedDiagonals, entries: u32) -> u16 {
+    let row = &TURNS[usize::from(blocked & 15)];
     let (mut out, mut left) = (0, entries);
     while left != 0 {
         out |= row[left.trailing_zeros() as usize];
@@ -305,16 +311,14 @@ pub(crate) fn turns_any(grid: &Grid, s: Cell, entries: u32) -> u16 {
     out
 }
 
-/// The sectors of the hops out of subgoal `s` of `grid` (as a bit set) over which, walked
-/// back, a route may come into `s` and then leave it by a hop of sector `leaving`
-/// ([`NO_HOP`] when the route ends at `s`): the rule of [`turns`] seen from the far end,
-/// for the goal's upward marks (see the module docs, *Backwards*).
+/// The sectors of the hops out of a subgoal with blocked diagonal neighbours `blocked`
+/// (as a bit set) over which, walked back, a route may come into it and then leave it by
+/// a hop of sector `leaving` ([`NO_HOP`] when the route ends there): the rule of
+/// [`turns`] seen from the far end, for the goal's upward marks (see the module docs,
+/// *Backwards*).
 #[inline]
-pub(crate) fn arrivals(grid: &Grid, s: Cell, leaving: Sector) -> u16 {
-    if leaving == NO_HOP {
-        return u16::MAX;
-    }
-    ARRIVALS[blocked_diagonals(grid, s)][leaving as usize]
+pub(crate) fn arrivals(blocked: BlockedDiagonals, leaving: Sector) -> u16 {
+    ARRIVALS[usize::from(blocked & 15)][usize::from(leaving)]
 }
 
 /// Whether sector `out` is among the set `turns` (see [`turns`]).
@@ -358,6 +362,9 @@ mod tests {
                 }
             }
             assert_eq!(ARRIVALS[blocked][NO_HOP as usize], u16::MAX);
+            // The start, entered by no hop, prunes nothing.
+            assert_eq!(turns(blocked as u8, NO_HOP), u16::MAX);
+            assert_eq!(turns_any(blocked as u8, 1 << NO_HOP | 1), u16::MAX);
         }
     }
 
