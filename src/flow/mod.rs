@@ -47,7 +47,7 @@ mod error;
 mod field;
 mod solve;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use error::FlowError;
 pub(crate) use field::FieldBuild;

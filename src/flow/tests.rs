@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use std::collections::BinaryHeap;
 
 /// Every cell's distance to the free cells of `goal` (unit costs), by a plain Dijkstra.
-fn oracle(grid: &Grid, goal: Rect) -> Vec<Option<f64>> {
+pub(crate) fn oracle(grid: &Grid, goal: Rect) -> Vec<Option<f64>> {
     let w = grid.width();
     let mut dist: Vec<Option<f64>> = vec![None; (w * grid.height()) as usize];
     // Keys negated and scaled for a max-heap of integers.
@@ -39,7 +39,7 @@ fn oracle(grid: &Grid, goal: Rect) -> Vec<Option<f64>> {
 }
 
 /// A `w × h` map with rocks and a wall with one gap, from `seed`.
-fn grid(seed: u64, w: u32, h: u32) -> Grid {
+pub(crate) fn grid(seed: u64, w: u32, h: u32) -> Grid {
     let mut rng = seed | 1;
     let mut next = move || {
         rng ^= rng << 13;

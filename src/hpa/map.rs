@@ -312,7 +312,7 @@ impl HpaMap {
         // keeps a blocked cell (`update_subgoals`).
         let cells = map.grid.width() as u64 * map.grid.height() as u64;
         map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
-            .then(|| Box::new(SubgoalGraph::build(&map.grid)));
+            .then(|| Box::new(SubgoalGraph::build(&map.grid).stamped(map.revision)));
         profile.subgoals = lap();
         if let Some(graph) = &mut map.subgoals {
             graph.build_landmarks(config.landmarks as usize);

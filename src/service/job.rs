@@ -175,9 +175,9 @@ const DELIVERY_CELLS: usize = 64;
 enum StepKind {
     /// A start's first checks.
     Checks,
-    /// Starting a field for the job (a subgoal field's arrays reset: up to a few hundred
-    /// microseconds on a 1,024² map, for one unit) and joining the first member to it, or
-    /// a slice of a gate field's build.
+    /// Starting a field for the job (a subgoal field's start, priced by what the previous
+    /// use of its buffers left to empty, see `HpaMap::start_subgoal_field`) and joining
+    /// the first member to it, or a slice of a gate field's build.
     FieldStart,
     /// Joining a member to the job's field (its cone scan and direct line).
     Join,
@@ -718,18 +718,22 @@ impl Job {
         start: Cell,
         allowance: &mut Allowance,
     ) -> Option<Option<Outcome>> {
+        // The field's start and the first member's join are one step.
+        let mut started = 0;
         if self.subgoals.is_none() {
-            self.subgoals = Some(map.start_subgoal_field(self.goal, &mut self.spare)?);
+            let (field, work) = map.start_subgoal_field(self.goal, &mut self.spare)?;
+            self.subgoals = Some(field);
             self.repairs_on_field = 0;
             self.subgoal_fields_started += 1;
-            allowance.book(1, 1, Kind::SubgoalFields);
+            allowance.book(work, work, Kind::SubgoalFields);
+            started = work;
         }
         if !reaches(map, start, self.goal) {
             return Some(self.unreachable(start));
         }
         let field = self.subgoals.as_mut().expect("started above");
         let (member, work) = field.join(map, start);
-        allowance.book(work, work, Kind::SubgoalFields);
+        allowance.book(work, started + work, Kind::SubgoalFields);
         self.attempt = Attempt::Member(member);
         Some(None)
     }

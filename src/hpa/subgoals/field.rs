@@ -53,18 +53,24 @@
 //!
 //! A member that joins after the edit runs its cone scan and direct line on the new map
 //! (ties by the *new* subgoal IDs; an ID may have been vacated and reused for another
-//! cell, so the field keeps the cell of every ID when it started and trusts an ID's
-//! distance only where the cell is the same). By the argument above applied to the new
-//! map, `OPT_new = min(direct, min over ties t of h(start, t) + dist_new(t))`, hence
+//! cell, so the field trusts what it learnt of an ID only where the ID still stands for
+//! the cell it stood for then: where the graph says that no edit since the field started
+//! gave the ID a cell, [`SubgoalGraph::held_since`], which each ID's stamp of the revision
+//! that last gave it a cell tells; the ID held its present cell then). By the argument
+//! above applied to the new map, `OPT_new = min(direct, min over ties t of h(start, t) +
+//! dist_new(t))`, hence
 //!
 //! `LB = min(direct, min over ties t of h(start, t) + lb(t)) ≤ OPT_new`,
 //!
-//! with `lb(t)` = `D(t)` (same cell, settled), `max(r, h_G(t))` (same cell, unsettled) or
-//! `h_G(t)` (a cell that was no subgoal at that ID). The field answers the member with
+//! with `lb(t)` = `D(t)` (held since, settled), `max(r, h_G(t))` (held since, unsettled:
+//! it was a subgoal the field had not settled) or `h_G(t)` (given a cell since: nothing is
+//! known of that cell). The field answers the member with
 //! the direct line when it is `≤ LB`, else with a settled tie `t` with
 //! `h(start, t) + D(t) ≤ LB` whose path (the start's walk to `t`, then `t`'s old chain of
 //! parents to a seed) is **clear on the new map**, each hop trying both of its two-piece
-//! walks (either one is a path of the hop's octile length). That path is a real path on
+//! walks (either one is a path of the hop's octile length; every ID of the chain must have
+//! held its cell since, so that the chain's cells are the ones the field settled). That
+//! path is a real path on
 //! the new map of length `≤ LB ≤ OPT_new`: a shortest one. A member it cannot vouch for
 //! this way (its path crosses the new obstacle, or a tie's bound is below every clear
 //! answer) needs a fresh field. The field does not grow after the edit (its graph
@@ -83,6 +89,18 @@
 //! `notify_edit`; it drops the field when an edit went unreported or more than a few
 //! freed).
 //!
+//! # Buffers used again
+//! A field's arrays are indexed by subgoal ID, tens of thousands of entries on a 1,024²
+//! map; the service starts a field for every new order, in the buffers of a spare one.
+//! A start wipes none of them: each label carries the *use* of the buffers that wrote it
+//! ([`Label::mark`]), and a label of an earlier use reads as "not reached" (`D = ∞`,
+//! unsettled), exactly what a wiped one held. So every read above (a settled `D`, a
+//! parent, whether a subgoal is settled) sees what a field with fresh arrays would, and
+//! the arguments above stand word for word. The queue is emptied (only the buckets
+//! between its lowest and highest entry), and after [`MAX_USES`] uses the labels are
+//! wiped once. `a_spare_field_answers_as_a_fresh_one` (`field/tests.rs`) reuses one
+//! field's buffers across goals, maps and revisions against a fresh field and Dijkstra.
+//!
 //! The property test `subgoal_fields_match_dijkstra` (tests/suite/service_subgoals.rs)
 //! compares every member's length with a Dijkstra on the grid, on random maps, after
 //! random edits, with the search cut into slices of every size;
@@ -90,6 +108,8 @@
 //! them down between members joining one field.
 
 mod stale;
+#[cfg(test)]
+mod tests;
 
 use super::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Rect};
@@ -128,7 +148,47 @@ enum Via {
     Subgoal(u32),
 }
 
+/// What a field knows of one subgoal ID, valid only in the use of the field's buffers
+/// that wrote it (see [`SubgoalField::uses`]): older labels read as "not reached".
+#[derive(Clone, Copy, Debug)]
+struct Label {
+    /// `D` so far.
+    dist: f64,
+    /// The next subgoal toward the goal, or `capacity + k` for seed `k`.
+    parent: u32,
+    /// `2 × use + settled`, `use` the field's use that wrote the label.
+    mark: u32,
+}
+
+/// A label no use has written.
+const BLANK: Label = Label {
+    dist: f64::INFINITY,
+    parent: NO_PARENT,
+    mark: 0,
+};
+
+/// Uses of one field's buffers before their labels are all wiped (the mark keeps the use
+/// in 31 bits).
+const MAX_USES: u32 = u32::MAX >> 1;
+
+/// Array entries a field's start writes per work unit, when it grows its arrays for a
+/// larger graph (or wipes them once every [`MAX_USES`] uses): 24 bytes an entry, fresh
+/// pages faulted in; a unit of a field's growth (one settled subgoal) takes about as long
+/// as a few hundred entries.
+const ENTRIES_PER_UNIT: usize = 256;
+
+/// Queue buckets a field's start empties per work unit.
+const BUCKETS_PER_UNIT: usize = 256;
+
+/// Members of a field's previous use a start drops (each one's list of ties) per unit.
+const MEMBERS_PER_UNIT: usize = 16;
+
 /// A backward search over the subgoal graph from a goal rectangle (see the module docs).
+///
+/// Its buffers are used again for field after field (spare fields lend them): a start
+/// does not wipe the arrays indexed by subgoal ID, it begins a new *use*, and a label
+/// counts only if the current use wrote it (`Label::mark`). A start therefore costs what
+/// the previous use left in the queue and its members, not the size of the graph.
 #[derive(Clone, Debug)]
 pub(crate) struct SubgoalField {
     /// The layer revision it was started on: it answers on that map only.
@@ -138,17 +198,16 @@ pub(crate) struct SubgoalField {
     seeds: Vec<Cell>,
     /// Seeds whose scans have run.
     seeded: usize,
-    /// `D` by subgoal ID (infinite when not reached yet).
-    dist: Vec<f64>,
-    /// The next subgoal toward the goal by ID, or `capacity + k` for seed `k`.
-    parent: Vec<u32>,
-    settled: Vec<bool>,
+    /// The graph's number of ID slots when the field was started: a parent at or beyond
+    /// it is a seed.
+    capacity: usize,
+    /// The current use of the buffers (from 1; see [`Label`]).
+    uses: u32,
+    /// What this use knows of each subgoal ID (at least `capacity` long).
+    labels: Vec<Label>,
     /// Queued subgoals by `D`.
     open: Buckets,
     members: Vec<Member>,
-    /// The cell of every subgoal ID when the field was started (for use after an edit
-    /// that only blocked: IDs may be reused for other cells).
-    cells: Vec<Cell>,
     /// For repair searches after edits: the goal outline's cones on the map as it is.
     targets: Option<stale::Targets>,
     /// The repair search under way (one member at a time).
@@ -156,17 +215,22 @@ pub(crate) struct SubgoalField {
 }
 
 impl HpaMap {
-    /// A subgoal field to `goal` on this map, or `None` when the map keeps no subgoal
-    /// graph or the goal's outline is too long for one (see [`MAX_OUTLINE`]). Nothing is
-    /// searched yet: [`SubgoalField::step`] does the work. A field from `spare` lends its
-    /// buffers (a field holds a few arrays the size of the graph and a queue of a few
-    /// thousand buckets: freeing them and faulting fresh pages in cost a few hundred
-    /// microseconds on a 1,024² map).
+    /// A subgoal field to `goal` on this map, and the work units its start cost, or `None`
+    /// when the map keeps no subgoal graph or the goal's outline is too long for one (see
+    /// [`MAX_OUTLINE`]). Nothing is searched yet: [`SubgoalField::step`] does the work.
+    ///
+    /// A field from `spare` lends its buffers (arrays the size of the graph and a queue of
+    /// a few thousand buckets: freeing them and faulting fresh pages in cost a few hundred
+    /// microseconds on a 1,024² map), and none of them is wiped: the start costs 1 unit,
+    /// plus 1 per [`BUCKETS_PER_UNIT`] buckets the last use left in the queue's range and
+    /// per [`MEMBERS_PER_UNIT`] members it had, plus 1 per [`ENTRIES_PER_UNIT`] array
+    /// entries added (all of them without a spare, or when the graph has grown) or wiped
+    /// (once every [`MAX_USES`] uses).
     pub(crate) fn start_subgoal_field(
         &self,
         goal: Rect,
         spare: &mut Vec<SubgoalField>,
-    ) -> Option<SubgoalField> {
+    ) -> Option<(SubgoalField, usize)> {
         let graph = self.subgoals.as_ref()?;
         let (w, h) = (goal.width() as usize, goal.height() as usize);
         if 2 * (w + h) > MAX_OUTLINE + 4 {
@@ -178,12 +242,11 @@ impl HpaMap {
             goal,
             seeds: Vec::new(),
             seeded: 0,
-            dist: Vec::new(),
-            parent: Vec::new(),
-            settled: Vec::new(),
+            capacity: 0,
+            uses: 0,
+            labels: Vec::new(),
             open: Buckets::default(),
             members: Vec::new(),
-            cells: Vec::new(),
             targets: None,
             repair: None,
         });
@@ -194,21 +257,29 @@ impl HpaMap {
             .seeds
             .extend(outline(goal).filter(|&c| self.grid.is_free(c)));
         field.seeded = 0;
-        field.dist.clear();
-        field.dist.resize(n, f64::INFINITY);
-        field.parent.clear();
-        field.parent.resize(n, NO_PARENT);
-        field.settled.clear();
-        field.settled.resize(n, false);
-        field.open.clear();
+        field.capacity = n;
+        let mut entries = n.saturating_sub(field.labels.len());
+        if field.uses >= MAX_USES {
+            field.labels.fill(BLANK);
+            field.uses = 0;
+            entries += field.labels.len();
+        }
+        field.uses += 1;
+        if field.labels.len() < n {
+            field.labels.resize(n, BLANK);
+        }
+        let buckets = field.open.clear();
+        let members = field.members.len();
         field.members.clear();
-        field.cells.clear();
-        field.cells.extend((0..n as u32).map(|id| graph.cell(id)));
         field.targets = None;
         if let Some(repair) = &mut field.repair {
             repair.retire();
         }
-        Some(field)
+        let work = 1
+            + entries / ENTRIES_PER_UNIT
+            + buckets / BUCKETS_PER_UNIT
+            + members / MEMBERS_PER_UNIT;
+        Some((field, work))
     }
 }
 
@@ -295,11 +366,13 @@ impl SubgoalField {
             let Some(id) = self.open.pop() else {
                 break;
             };
-            if self.settled[id as usize] {
+            // Queued by this use, so its label is this use's.
+            let label = &mut self.labels[id as usize];
+            if label.mark & 1 == 1 {
                 continue; // an entry superseded by a cheaper one
             }
-            let d = self.dist[id as usize];
-            self.settled[id as usize] = true;
+            label.mark |= 1;
+            let d = label.dist;
             work += 1;
             let here = graph.cell(id);
             for &v in graph.neighbours(id) {
@@ -313,7 +386,7 @@ impl SubgoalField {
     /// Ties seed `k` to itself (if a subgoal) and to the subgoals of its cone scan.
     fn seed(&mut self, graph: &SubgoalGraph, grid: &Grid, k: usize) {
         let g = self.seeds[k];
-        let root = graph.capacity() as u32 + k as u32;
+        let root = (self.capacity + k) as u32;
         if let Some(id) = graph.id_of(g) {
             self.offer(id, 0.0, root);
         }
@@ -331,17 +404,28 @@ impl SubgoalField {
         }
     }
 
-    /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has. (A
-    /// settled subgoal never is: its `D` is at most the popped one's, and every edge is at
-    /// least 1 long.)
+    /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has (a
+    /// label of an earlier use is no distance at all). (A settled subgoal never is: its
+    /// `D` is at most the popped one's, and every edge is at least 1 long.)
     #[inline]
     fn offer(&mut self, id: u32, d: f64, parent: u32) {
-        let i = id as usize;
-        if d < self.dist[i] {
-            self.dist[i] = d;
-            self.parent[i] = parent;
+        let uses = self.uses;
+        let label = &mut self.labels[id as usize];
+        if label.mark >> 1 != uses || d < label.dist {
+            *label = Label {
+                dist: d,
+                parent,
+                mark: uses << 1,
+            };
             self.open.push(d, id);
         }
+    }
+
+    /// `D` of subgoal `id` if this use of the field has settled it.
+    #[inline]
+    fn settled_dist(&self, id: u32) -> Option<f64> {
+        let label = self.labels.get(id as usize)?;
+        (label.mark == self.uses << 1 | 1).then_some(label.dist)
     }
 
     /// The smallest `D` still queued: every unsettled subgoal is at least this far.
@@ -357,9 +441,11 @@ impl SubgoalField {
         let member = &self.members[m];
         let mut best = member.direct.map(|(g, h)| (h, Via::Direct(g)));
         for &(s, h) in &member.ties {
-            let i = s as usize;
-            if self.settled[i] && best.map_or(true, |(b, _)| h + self.dist[i] < b) {
-                best = Some((h + self.dist[i], Via::Subgoal(s)));
+            let Some(d) = self.settled_dist(s) else {
+                continue;
+            };
+            if best.map_or(true, |(b, _)| h + d < b) {
+                best = Some((h + d, Via::Subgoal(s)));
             }
         }
         best
@@ -379,7 +465,7 @@ impl SubgoalField {
         self.members[m]
             .ties
             .iter()
-            .all(|&(s, h)| self.settled[s as usize] || h + r >= best)
+            .all(|&(s, h)| h + r >= best || self.settled_dist(s).is_some())
     }
 
     /// The cells of member `m`'s shortest path to the goal, once it is answered; `None`
@@ -399,10 +485,10 @@ impl SubgoalField {
                 let mut v = s;
                 loop {
                     let here = graph.cell(v);
-                    let p = self.parent[v as usize];
-                    if p as usize >= graph.capacity() {
+                    let p = self.labels[v as usize].parent;
+                    if p as usize >= self.capacity {
                         // The seed's scan found `v`: its walk starts at the seed.
-                        let g = self.seeds[p as usize - graph.capacity()];
+                        let g = self.seeds[p as usize - self.capacity];
                         points.extend([bend(g, here), g]);
                         break;
                     }
@@ -424,12 +510,9 @@ impl SubgoalField {
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.dist.capacity() * 8
-            + self.parent.capacity() * 4
-            + self.settled.capacity()
+        self.labels.capacity() * std::mem::size_of::<Label>()
             + self.open.memory_bytes()
             + self.seeds.capacity() * 8
-            + self.cells.capacity() * 8
             + self.repair.as_ref().map_or(0, |r| r.memory_bytes())
             + self
                 .members
@@ -449,9 +532,12 @@ impl SubgoalField {
 /// `D` leaves a stale entry behind, skipped once the subgoal is settled.
 #[derive(Clone, Debug, Default)]
 struct Buckets {
+    /// Lists of every bucket used so far (kept when emptied, for their memory).
     lists: Vec<Vec<u32>>,
     /// No bucket below this one holds an entry.
     low: usize,
+    /// Nor at or above this one: the buckets of the lists in use (the others are empty).
+    high: usize,
 }
 
 impl Buckets {
@@ -462,19 +548,24 @@ impl Buckets {
             self.lists.resize_with(b + 1, Vec::new);
         }
         self.lists[b].push(id);
+        self.high = self.high.max(b + 1);
     }
 
-    /// Empties the queue, keeping its buckets' memory.
-    fn clear(&mut self) {
-        for list in &mut self.lists {
+    /// Empties the queue, keeping its buckets' memory; returns the buckets looked at (those
+    /// between the lowest and the highest that may hold entries).
+    fn clear(&mut self) -> usize {
+        let range = self.high.saturating_sub(self.low);
+        for list in self.lists.get_mut(self.low..self.high).unwrap_or_default() {
             list.clear();
         }
         self.low = 0;
+        self.high = 0;
+        range
     }
 
     fn pop(&mut self) -> Option<u32> {
-        while let Some(list) = self.lists.get_mut(self.low) {
-            if let Some(id) = list.pop() {
+        while self.low < self.high {
+            if let Some(id) = self.lists[self.low].pop() {
                 return Some(id);
             }
             self.low += 1;
@@ -485,7 +576,7 @@ impl Buckets {
     /// A lower bound of every queued `D`: the lowest non-empty bucket's (infinite when
     /// none is left).
     fn floor(&self) -> f64 {
-        (self.low..self.lists.len())
+        (self.low..self.high)
             .find(|&b| !self.lists[b].is_empty())
             .map_or(f64::INFINITY, |b| b as f64)
     }

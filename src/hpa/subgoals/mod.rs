@@ -100,6 +100,15 @@ pub type LevelsSnapshot = (Vec<Cell>, Vec<(Cell, Cell, Option<Cell>, (u16, u16))
 /// A cell that is no subgoal: the place of a removed subgoal's ID until it is reused.
 const VACANT: Cell = Cell::new(u32::MAX, u32::MAX);
 
+/// A birth revision too large for 32 bits: an ID stamped with it is never trusted to have
+/// held its cell since any revision.
+const UNKNOWN_REVISION: u32 = u32::MAX;
+
+/// `revision` in 32 bits, saturated at [`UNKNOWN_REVISION`].
+fn short_revision(revision: u64) -> u32 {
+    u32::try_from(revision).unwrap_or(UNKNOWN_REVISION)
+}
+
 /// The subgoals of a grid of one terrain cost and the edges between those that reach each
 /// other directly (see the module docs).
 #[derive(Clone, Debug, Default)]
@@ -115,6 +124,11 @@ pub(crate) struct SubgoalGraph {
     /// the grid. An edit changes them only within one cell of a changed cell, where
     /// [`SubgoalGraph::update`] looks anyway.
     blocked_diagonals: Vec<BlockedDiagonals>,
+    /// By subgoal ID: the map revision at which it was last given its cell, saturated at
+    /// [`UNKNOWN_REVISION`] (see [`SubgoalGraph::held_since`]).
+    born: Vec<u32>,
+    /// The map revision new IDs are stamped with: the edit under way, or the build's.
+    revision: u64,
     /// IDs free for reuse.
     vacant: Vec<u32>,
     /// The edges by subgoal: `b` is in `a`'s list when either scan reached the other, among
@@ -174,6 +188,7 @@ impl SubgoalGraph {
         subgoals.dedup();
         graph.cells.reserve_exact(subgoals.len());
         graph.blocked_diagonals.reserve_exact(subgoals.len());
+        graph.born.reserve_exact(subgoals.len());
         for s in subgoals {
             graph.add_subgoal(grid, s);
         }
@@ -181,6 +196,27 @@ impl SubgoalGraph {
         graph.added = Vec::new();
         graph.linked = Vec::new();
         graph
+    }
+
+    /// The graph with every ID stamped as given its cell at map revision `revision` (the
+    /// revision of the map it was built for; a graph never stamped counts as built at
+    /// revision 0).
+    pub fn stamped(mut self, revision: u64) -> Self {
+        self.revision = revision;
+        self.born.fill(short_revision(revision));
+        self
+    }
+
+    /// Whether subgoal `id` has held the cell it holds now since map revision `revision`
+    /// at least (neither vacated nor given to another cell by an edit after it): a search
+    /// started on that revision can then trust what it learnt of `id` to be about the same
+    /// cell. `false` for an ID beyond the graph or vacant.
+    #[inline]
+    pub fn held_since(&self, id: u32, revision: u64) -> bool {
+        let Some(&born) = self.born.get(id as usize) else {
+            return false;
+        };
+        born != UNKNOWN_REVISION && u64::from(born) <= revision && self.is_live(id)
     }
 
     /// Scans from every subgoal and writes the edge lists in one pass (a build's: as
@@ -386,6 +422,7 @@ impl SubgoalGraph {
             + self.ids.memory_bytes()
             + self.cells.capacity() * 8
             + self.blocked_diagonals.capacity()
+            + self.born.capacity() * 4
             + self.vacant.capacity() * 4
             + self.edges.memory_bytes()
     }
@@ -396,15 +433,18 @@ impl SubgoalGraph {
     pub fn slack_bytes(&self) -> usize {
         self.edges.slack_bytes()
             + self.landmarks.slack_bytes()
-            + self.vacant.len() * (8 + 1 + edges::SLOT_BYTES)
+            + self.vacant.len() * (8 + 1 + 4 + edges::SLOT_BYTES)
             + self.ids.slack_bytes()
             + (self.cells.capacity() - self.cells.len()) * 8
             + (self.blocked_diagonals.capacity() - self.blocked_diagonals.len())
+            + (self.born.capacity() - self.born.len()) * 4
     }
 
     /// Brings the graph up to date with `grid`, in which the cells of `changed` were
-    /// blocked or freed (see the module docs).
-    pub fn update(&mut self, grid: &Grid, changed: &[Cell]) {
+    /// blocked or freed (see the module docs), by the edit that gave the map revision
+    /// `revision` (IDs given a cell now are stamped with it).
+    pub fn update(&mut self, grid: &Grid, changed: &[Cell], revision: u64) {
+        self.revision = revision;
         // Cells whose passability or subgoal status changed: what a scan may read
         // differently now (a changed cell may only have been recosted).
         let mut touched: Vec<Cell> = changed
@@ -565,11 +605,13 @@ impl SubgoalGraph {
             Some(id) => {
                 self.cells[id as usize] = c;
                 self.blocked_diagonals[id as usize] = blocked;
+                self.born[id as usize] = short_revision(self.revision);
                 id
             }
             None => {
                 self.cells.push(c);
                 self.blocked_diagonals.push(blocked);
+                self.born.push(short_revision(self.revision));
                 self.edges.push_empty();
                 self.cells.len() as u32 - 1
             }
@@ -667,10 +709,10 @@ impl super::HpaMap {
         match &mut self.subgoals {
             Some(graph) => {
                 let changed: Vec<Cell> = raised.iter().chain(lowered).copied().collect();
-                graph.update(&self.grid, &changed);
+                graph.update(&self.grid, &changed, self.revision);
             }
             None => {
-                let mut graph = SubgoalGraph::build(&self.grid);
+                let mut graph = SubgoalGraph::build(&self.grid).stamped(self.revision);
                 graph.build_landmarks(self.config.landmarks as usize);
                 graph.build_levels();
                 self.subgoals = Some(Box::new(graph));

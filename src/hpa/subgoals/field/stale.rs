@@ -15,7 +15,9 @@
 //! the bound is the distance itself off the new obstacle, and the search expands little
 //! more than the subgoals around it.
 
-use super::{bend, octile, refine, HpaMap, Member, SubgoalField, NO_PARENT, SCAN_UNITS};
+use super::{
+    bend, octile, refine, HpaMap, Member, SubgoalField, ENTRIES_PER_UNIT, NO_PARENT, SCAN_UNITS,
+};
 use crate::geom::{Cell, Rect};
 use crate::grid::Grid;
 use crate::hpa::path::line_is_clear;
@@ -70,18 +72,18 @@ impl SubgoalField {
     /// `r` is the field's radius ([`SubgoalField::radius`], fixed since the field stops
     /// growing once the map changes; passed in, as finding it scans the queue's buckets).
     fn floor(&self, graph: &SubgoalGraph, id: u32, r: f64, freed: &[Rect]) -> (f64, Option<f64>) {
-        let i = id as usize;
         let cell = graph.cell(id);
-        let same = self.cells.get(i) == Some(&cell);
         let through_freed = (freed.iter())
             .map(|&z| gap_octile(z, cell) + rect_gap_octile(z, self.goal))
             .fold(f64::INFINITY, f64::min);
-        let (old, exact) = if same && self.settled[i] {
-            (self.dist[i], Some(self.dist[i]))
-        } else if same {
-            (r.max(gap_octile(self.goal, cell)), None)
-        } else {
+        // What the field learnt of `id` is about `cell` only if no edit since the field
+        // started gave `id` a cell (it held this one then).
+        let (old, exact) = if !graph.held_since(id, self.revision) {
             (gap_octile(self.goal, cell), None)
+        } else if let Some(d) = self.settled_dist(id) {
+            (d, Some(d))
+        } else {
+            (r.max(gap_octile(self.goal, cell)), None)
         };
         (old.min(through_freed), exact)
     }
@@ -121,7 +123,7 @@ impl SubgoalField {
             }
             // Checking a chain walks about `length` cells.
             work += 1 + length as usize / CHECKED_CELLS_PER_UNIT;
-            if let Some(points) = self.old_chain(&map.grid, start, id) {
+            if let Some(points) = self.old_chain(graph, &map.grid, start, id) {
                 return (Some(refine(&points)), work);
             }
         }
@@ -131,8 +133,16 @@ impl SubgoalField {
     /// The waypoints from `start` through settled subgoal `s` (by the IDs the field was
     /// started with) and its parents to a seed, each hop by a two-piece walk clear on
     /// `grid`; `None` when a hop has none.
-    fn old_chain(&self, grid: &Grid, start: Cell, s: u32) -> Option<Vec<Cell>> {
-        let capacity = self.cells.len();
+    fn old_chain(
+        &self,
+        graph: &SubgoalGraph,
+        grid: &Grid,
+        start: Cell,
+        s: u32,
+    ) -> Option<Vec<Cell>> {
+        let capacity = self.capacity;
+        // The cell `v` stood for when the field started, if the graph still knows it.
+        let old_cell = |v: u32| graph.held_since(v, self.revision).then(|| graph.cell(v));
         let mut points = vec![start];
         let hop = |a: Cell, b: Cell, points: &mut Vec<Cell>| {
             let corner = [bend(a, b), bend(b, a)]
@@ -141,16 +151,16 @@ impl SubgoalField {
             points.extend([corner, b]);
             Some(())
         };
-        hop(start, self.cells[s as usize], &mut points)?;
+        hop(start, old_cell(s)?, &mut points)?;
         let mut v = s;
         loop {
-            let here = self.cells[v as usize];
-            let p = self.parent[v as usize];
+            let here = old_cell(v)?;
+            let p = self.labels[v as usize].parent;
             if p as usize >= capacity {
                 hop(here, self.seeds[p as usize - capacity], &mut points)?;
                 break;
             }
-            hop(here, self.cells[p as usize], &mut points)?;
+            hop(here, old_cell(p)?, &mut points)?;
             v = p;
         }
         points.dedup();
@@ -161,7 +171,8 @@ impl SubgoalField {
     /// holds none for `m`) on `map`, edited since the field started with every opened
     /// position in `freed`, for about `max` units of work (one per node expanded and one
     /// per [`NEIGHBOURS_PER_UNIT`] of its neighbours, [`SCAN_UNITS`] per cone scan of the
-    /// goal's outline). Returns the work done and, once
+    /// goal's outline, and to start it, 1 per [`ENTRIES_PER_UNIT`] labels the last search
+    /// touched or the graph's growth adds). Returns the work done and, once
     /// it is over, the member's shortest path on `map` (`None` if the goal is out of its
     /// reach). A search paused on an earlier revision of the map is started again.
     pub fn repair(
@@ -172,6 +183,8 @@ impl SubgoalField {
         freed: &[Rect],
     ) -> (usize, Option<Option<Vec<Cell>>>) {
         let capacity = map.subgoals.as_ref().map_or(0, |g| g.capacity());
+        // Entries of the labels reset or added to start a search.
+        let mut entries = 0;
         let mut search = match self.repair.take() {
             Some(s) if s.member == m && s.revision == map.revision() => s,
             old => {
@@ -180,8 +193,10 @@ impl SubgoalField {
                     for &t in &old.touched {
                         old.labels[t as usize] = (f64::INFINITY, NO_PARENT);
                     }
+                    entries += old.touched.len();
                     labels = old.labels;
                 }
+                entries += (capacity + 1).saturating_sub(labels.len());
                 labels.resize(capacity + 1, (f64::INFINITY, NO_PARENT));
                 StaleSearch {
                     member: m,
@@ -196,6 +211,7 @@ impl SubgoalField {
             }
         };
         let (work, done) = self.step_repair(map, &mut search, max, freed);
+        let work = work + entries / ENTRIES_PER_UNIT;
         if done.is_none() {
             self.repair = Some(search);
         }

@@ -1,0 +1,160 @@
+//! One field's buffers used again and again (as the service's spare fields are), across
+//! goals, edits of the map and uses of the field on a map edited since it started, against
+//! a field started in fresh buffers and an independent Dijkstra over the grid.
+
+use super::{HpaMap, SubgoalField, MAX_USES};
+use crate::flow::tests::{grid, oracle};
+use crate::geom::{Cell, Direction, Rect};
+use crate::grid::movement::octile;
+use crate::grid::Grid;
+use crate::hpa::Config;
+use proptest::prelude::*;
+
+/// A draw below `n` from `state` (the high bits of a 64-bit linear congruential
+/// generator).
+fn below(state: &mut u64, n: u64) -> u64 {
+    *state =
+        (state.wrapping_mul(6_364_136_223_846_793_005)).wrapping_add(1_442_695_040_888_963_407);
+    (*state >> 33) % n.max(1)
+}
+
+/// Checks that `path` is a legal walk on `grid` from `start` into `goal` whose length is
+/// the optimum `dist` (Dijkstra's).
+fn check_path(
+    grid: &Grid,
+    goal: Rect,
+    start: Cell,
+    dist: f64,
+    path: &[Cell],
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(path.first(), Some(&start));
+    let end = *path.last().expect("not empty");
+    prop_assert!(
+        goal.contains(end),
+        "the path from {start} ends at {end}, off {goal:?}"
+    );
+    for s in path.windows(2) {
+        let dir = Direction::between(s[0], s[1]);
+        prop_assert!(
+            dir.is_some_and(|d| grid.can_step(s[0], d)),
+            "{} -> {}",
+            s[0],
+            s[1]
+        );
+    }
+    let length: f64 = path.windows(2).map(|s| octile(s[0], s[1])).sum();
+    prop_assert!(
+        (length - dist).abs() < 1e-6,
+        "from {start}: {length}, optimum {dist}"
+    );
+    Ok(())
+}
+
+/// The answer of a new member `start` of `field`: grown as far as it needs while the
+/// field is current, else vouched for or searched for on the map as it is (`freed`: the
+/// zones opened since the field started). Searches run `slice` units at a time.
+fn answer(
+    map: &HpaMap,
+    field: &mut SubgoalField,
+    start: Cell,
+    slice: usize,
+    freed: &[Rect],
+) -> Option<Vec<Cell>> {
+    let (m, _) = field.join(map, start);
+    if field.is_current(map) {
+        while !field.is_answered(m) {
+            assert!(
+                field.step(map, slice) > 0,
+                "a field stopped short of a member"
+            );
+        }
+        return field.path(map, m);
+    }
+    if let (Some(path), _) = field.stale_path(map, m, freed) {
+        return Some(path);
+    }
+    loop {
+        if let (_, Some(done)) = field.repair(map, m, slice, freed) {
+            return done;
+        }
+    }
+}
+
+/// A free cell of `map` from which `goal` is reachable, if the draws find one.
+fn reachable_start(rng: &mut u64, map: &HpaMap, truth: &[Option<f64>]) -> Option<(Cell, f64)> {
+    let (w, h) = (map.grid.width(), map.grid.height());
+    (0..50).find_map(|_| {
+        let c = Cell::new(below(rng, w as u64) as u32, below(rng, h as u64) as u32);
+        let d = truth[(c.y * w + c.x) as usize]?;
+        map.grid.is_free(c).then_some((c, d))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// One field's buffers serve goal after goal on a map edited between them (subgoals
+    /// added, vacated and their IDs reused, the graph growing), each use also answering
+    /// members after a further edit (vouched-for answers and repair searches), and once
+    /// through the wipe after [`MAX_USES`] uses: every answer equals a fresh field's,
+    /// and is a legal path of Dijkstra's length on the map as it stands.
+    #[test]
+    fn a_spare_field_answers_as_a_fresh_one(seed in any::<u64>(), slice in 1usize..60) {
+        let (w, h) = (30, 22);
+        let mut map = HpaMap::new(grid(seed, w, h), Config::exact().with_subgoals(true)).unwrap();
+        prop_assume!(map.subgoals.is_some());
+        let mut rng = seed;
+        let mut spare: Vec<SubgoalField> = Vec::new();
+        let edit = |map: &mut HpaMap, rng: &mut u64| -> Vec<Rect> {
+            let (x, y) = (below(rng, w as u64 - 3) as u32, below(rng, h as u64 - 3) as u32);
+            let area = Rect::new(x, y, x + below(rng, 3) as u32, y + below(rng, 3) as u32);
+            let block = below(rng, 2) == 0;
+            map.set_blocked(area, block).unwrap();
+            // The positions a freeing edit opened (agents of size 1), as the service
+            // passes them.
+            if block {
+                Vec::new()
+            } else {
+                vec![Rect::new(
+                    area.x1.saturating_sub(1),
+                    area.y1.saturating_sub(1),
+                    (area.x2 + 1).min(w - 1),
+                    (area.y2 + 1).min(h - 1),
+                )]
+            }
+        };
+        for round in 0..6 {
+            if round > 0 {
+                edit(&mut map, &mut rng);
+            }
+            let (x, y) = (below(&mut rng, w as u64 - 2) as u32, below(&mut rng, h as u64 - 2) as u32);
+            let goal = Rect::new(x, y, x + below(&mut rng, 3) as u32, y + below(&mut rng, 3) as u32);
+            let (mut used, _) = map.start_subgoal_field(goal, &mut spare).unwrap();
+            let (mut fresh, _) = map.start_subgoal_field(goal, &mut Vec::new()).unwrap();
+            let truth = oracle(&map.grid, goal);
+            for _ in 0..1 + below(&mut rng, 6) {
+                let Some((start, d)) = reachable_start(&mut rng, &map, &truth) else { continue };
+                let a = answer(&map, &mut used, start, slice, &[]);
+                let b = answer(&map, &mut fresh, start, slice, &[]);
+                prop_assert_eq!(&a, &b, "round {}, from {}", round, start);
+                check_path(&map.grid, goal, start, d, &a.expect("the goal is reachable"))?;
+            }
+            // The map changes under both fields: members that join now are answered from
+            // what the fields learnt before the edit.
+            let freed = edit(&mut map, &mut rng);
+            let truth = oracle(&map.grid, goal);
+            for _ in 0..1 + below(&mut rng, 4) {
+                let Some((start, d)) = reachable_start(&mut rng, &map, &truth) else { continue };
+                let a = answer(&map, &mut used, start, slice, &freed);
+                let b = answer(&map, &mut fresh, start, slice, &freed);
+                prop_assert_eq!(&a, &b, "round {}, after an edit, from {}", round, start);
+                check_path(&map.grid, goal, start, d, &a.expect("the goal is reachable"))?;
+            }
+            if round == 2 {
+                // The next start wipes the labels and counts the uses from 1 again.
+                used.uses = MAX_USES;
+            }
+            spare.push(used);
+        }
+    }
+}
