@@ -179,9 +179,12 @@ proptest! {
             prop_assert!(slices < 10_000, "the rebuild does not end");
         }
         let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
+        // A map whose edits freed its last blocked cell keeps its graph, now without
+        // subgoals, where a fresh build of a map without a blocked cell makes none (its
+        // searches need none): both have no levels to speak of.
         prop_assert_eq!(
-            map.subgoal_levels_snapshot(),
-            fresh.subgoal_levels_snapshot(),
+            map.subgoal_levels_snapshot().unwrap_or_default(),
+            fresh.subgoal_levels_snapshot().unwrap_or_default(),
             "levels after {} slices (first: {:?}, graph before: {})",
             slices,
             first,
