@@ -11,9 +11,9 @@
 //! node whose every cell holds the value is packed, as there), which
 //! `counted_build_equals_the_partition_build` checks on random maps.
 
-use super::estimate::table_estimate;
+use super::estimate::{table_estimate, Census};
 use super::id::{NodeId, Shape, MAX_SIDE};
-use super::node::{Content, Node, Packing, Tally};
+use super::node::{Content, Packing, Tally};
 use super::stopper::SplitStopper;
 use super::tree::{LeafChange, QuadTree};
 use super::QuadtreeError;
@@ -89,35 +89,27 @@ impl CellCounts {
             return Err(QuadtreeError::BadSize { width, height });
         }
         let shape = Shape::new(self.width, self.height);
-        let (nodes, slots, lists) = self.count_nodes(&shape, stopper, NodeId::ROOT);
-        Ok(table_estimate::<T>(&shape, nodes, slots, lists))
+        let mut census = Census::default();
+        self.count_nodes(&shape, stopper, NodeId::ROOT, &mut census);
+        Ok(table_estimate::<T>(&shape, &census))
     }
 
-    /// The nodes of the subtree the counted build grows at `id`, the object slots of its
-    /// listed (partly filled) leaves and their number.
-    fn count_nodes(
-        &self,
-        shape: &Shape,
-        stopper: &SplitStopper,
-        id: NodeId,
-    ) -> (usize, usize, usize) {
+    /// Counts into `census` the nodes of the subtree the counted build grows at `id`.
+    fn count_nodes(&self, shape: &Shape, stopper: &SplitStopper, id: NodeId, census: &mut Census) {
         let rect = shape.rect(id);
         let n = self.count(rect);
+        census.nodes += 1;
         if stopper.stops_with_kinds(rect, n, true) {
-            return match n {
-                0 => (1, 0, 0),
-                n if n == rect.area() => (1, 0, 0),
-                n => (1, n as usize, 1),
-            };
+            match n {
+                0 => {}
+                n if n == rect.area() => census.packed += 1,
+                n => census.listed(n as usize),
+            }
+            return;
         }
-        let (mut nodes, mut slots, mut lists) = (1, 0, 0);
         for &kid in shape.children(id, rect).iter() {
-            let (a, b, c) = self.count_nodes(shape, stopper, kid);
-            nodes += a;
-            slots += b;
-            lists += c;
+            self.count_nodes(shape, stopper, kid, census);
         }
-        (nodes, slots, lists)
     }
 
     /// How many of the cells lie in `r`.
@@ -155,6 +147,7 @@ impl<T: Copy + PartialEq> QuadTree<T> {
         tree.depth_counts.fill(0);
         tree.grow_counted(NodeId::ROOT, counts, object);
         tree.lists.shrink_to_fit();
+        tree.filled.shrink_to_fit();
         Ok(tree)
     }
 
@@ -170,8 +163,7 @@ impl<T: Copy + PartialEq> QuadTree<T> {
             n => Tally::new(n, kind, kind),
         };
         if !self.stopper.stops_with_kinds(rect, n, true) {
-            let content = Content::Split;
-            self.nodes.insert(id.0, Node { tally, content });
+            self.nodes.insert(id, Content::Split(tally).into());
             for &kid in self.shape.children(id, rect).iter() {
                 self.grow_counted(kid, counts, object);
             }
@@ -180,7 +172,7 @@ impl<T: Copy + PartialEq> QuadTree<T> {
         let content = if n == 0 {
             Content::Empty
         } else if n == rect.area() {
-            Content::Filled(object)
+            Content::Filled(self.filled.store(object))
         } else {
             // Not packed (a stopper that keeps mixed leaves): its cells, row by row.
             let mut list = Vec::with_capacity(n as usize);
@@ -189,16 +181,16 @@ impl<T: Copy + PartialEq> QuadTree<T> {
                     .filter(|c| counts.count(Rect::new(c.x, c.y, c.x, c.y)) == 1)
                     .map(|c| (c, object)),
             );
-            Content::Listed(self.lists.store(list))
+            Content::Listed(self.lists.store(list, tally))
         };
-        self.nodes.insert(id.0, Node { tally, content });
+        self.nodes.insert(id, content.into());
         self.leaf_count += 1;
         self.log(LeafChange::Created { id, rect });
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::CellCounts;
     use crate::geom::Cell;
     use crate::quadtree::{QuadTree, SplitStopper};
@@ -206,20 +198,23 @@ mod tests {
 
     /// Every node of a tree with its tally and content, sorted: what two builds are
     /// compared by.
-    fn nodes(tree: &QuadTree<u8>) -> Vec<String> {
+    pub(crate) fn nodes<S: std::hash::BuildHasher>(tree: &QuadTree<u8, S>) -> Vec<String> {
         let mut all: Vec<String> = tree
             .nodes
             .iter()
             .map(|(id, node)| {
-                let objects = match &node.content {
+                let content = node.content();
+                let objects = match content {
+                    super::Content::Split(_) => "split".to_string(),
+                    super::Content::Empty => "empty".to_string(),
                     super::Content::Listed(i) => {
-                        let mut list = tree.lists.get(*i).to_vec();
+                        let mut list = tree.lists.get(i).to_vec();
                         list.sort_unstable_by_key(|(c, _)| (c.y, c.x));
-                        format!("{list:?}")
+                        format!("listed {list:?}")
                     }
-                    other => format!("{other:?}"),
+                    super::Content::Filled(i) => format!("filled {:?}", tree.filled.get(i)),
                 };
-                format!("{id} {:?} {objects}", node.tally)
+                format!("{id} {:?} {objects}", tree.tally_of(id, content))
             })
             .collect();
         all.sort_unstable();

@@ -1,9 +1,9 @@
 //! What a tree would weigh, counted before it is built.
 
 use super::id::{partition_quadrants, NodeId, Shape, MAX_SIDE};
-use super::node::covers_each_cell_once;
+use super::node::{covers_each_cell_once, ListTable};
 use super::stopper::SplitStopper;
-use super::tree::slot_bytes;
+use super::table::NodeTable;
 use super::{QuadTree, QuadtreeError};
 use crate::geom::Cell;
 
@@ -110,15 +110,15 @@ impl<I> Walk<'_, I> {
         for item in items.iter() {
             shape.check((self.cell)(item))?;
         }
-        let (nodes, object_slots, lists) = self.count_nodes(&shape, NodeId::ROOT, items);
-        Ok(table_estimate::<T>(&shape, nodes, object_slots, lists))
+        let mut census = Census::default();
+        self.count_nodes(&shape, NodeId::ROOT, items, &mut census);
+        Ok(table_estimate::<T>(&shape, &census))
     }
-    /// The nodes of the subtree [`QuadTree::build`] grows at `id` over `items` (which lie
-    /// in it), the object slots its listed leaves hold (a list has room for its objects
-    /// only; an edit that grows it reallocates, and is counted by the map as waste), and
-    /// the number of those lists; `items` is partitioned in place the way the build shares
-    /// objects out among children.
-    fn count_nodes(&self, shape: &Shape, id: NodeId, items: &mut [I]) -> (usize, usize, usize) {
+
+    /// Counts into `census` the nodes of the subtree [`QuadTree::build`] grows at `id`
+    /// over `items` (which lie in it); `items` is partitioned in place the way the build
+    /// shares objects out among children.
+    fn count_nodes(&self, shape: &Shape, id: NodeId, items: &mut [I], census: &mut Census) {
         let rect = shape.rect(id);
         let one_kind = items.first().map_or(true, |first| {
             items.iter().all(|i| (self.kind)(i) == (self.kind)(first))
@@ -131,50 +131,65 @@ impl<I> Walk<'_, I> {
                 && one_kind
                 && items.len() as u64 == rect.area()
                 && covers_each_cell_once(rect, items.iter().map(self.cell));
-            return match items.len() {
-                0 => (1, 0, 0),
-                _ if packed => (1, 0, 0),
-                n => (1, n, 1),
-            };
+            census.nodes += 1;
+            match items.len() {
+                0 => {}
+                _ if packed => census.packed += 1,
+                n => census.listed(n),
+            }
+            return;
         }
+        census.nodes += 1;
         let kids = shape.children(id, rect);
         let counts = partition_quadrants(shape, rect, &kids, items, self.cell);
-        let (mut nodes, mut slots, mut lists) = (1, 0, 0);
         let mut rest = items;
         for (&kid, &n) in kids.iter().zip(&counts) {
             let (mine, others) = rest.split_at_mut(n);
-            let (a, b, c) = self.count_nodes(shape, kid, mine);
-            nodes += a;
-            slots += b;
-            lists += c;
+            self.count_nodes(shape, kid, mine, census);
             rest = others;
         }
-        (nodes, slots, lists)
     }
 }
 
-/// The heap bytes of a tree of `T` payloads over `shape` with `nodes` nodes, whose listed
-/// leaves (`lists` of them) hold `object_slots` objects: the table at the capacity a map
-/// of that many nodes grows to, the lists, the depth counts.
-pub(super) fn table_estimate<T>(
-    shape: &Shape,
-    nodes: usize,
-    object_slots: usize,
-    lists: usize,
-) -> usize {
+/// What an estimate counts of a tree before it is built.
+#[derive(Default)]
+pub(super) struct Census {
+    /// Nodes, internal and leaves.
+    pub(super) nodes: usize,
+    /// Packed leaves (each keeps one object in the tree's filled table).
+    pub(super) packed: usize,
+    /// Listed leaves.
+    pub(super) lists: usize,
+    /// The objects the listed leaves hold (a list has room for its objects only; an edit
+    /// that grows it reallocates, and is counted by the map as waste).
+    pub(super) listed_objects: usize,
+}
+
+impl Census {
+    /// One more listed leaf, of `n` objects.
+    pub(super) fn listed(&mut self, n: usize) {
+        self.lists += 1;
+        self.listed_objects += n;
+    }
+}
+
+/// The heap bytes of a tree of `T` payloads over `shape` as `census` counts it: the
+/// table at the capacity a map of that many nodes grows to, the lists, the packed leaves'
+/// objects, the depth counts.
+pub(super) fn table_estimate<T>(shape: &Shape, census: &Census) -> usize {
     // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
     // from 8 buckets on (all but one below).
     let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
     let mut buckets = 4;
-    while usable(buckets) < nodes {
+    while usable(buckets) < census.nodes {
         buckets *= 2;
     }
-    let objects = object_slots * std::mem::size_of::<(Cell, T)>()
-        + lists * std::mem::size_of::<Vec<(Cell, T)>>();
+    let objects = ListTable::<T>::bytes_for(census.lists, census.listed_objects)
+        + census.packed * std::mem::size_of::<T>();
     std::mem::size_of::<QuadTree<T>>()
         // The table: its slots, a control byte per bucket, a group of trailing control
         // bytes and the padding before them (at most 16 each).
-        + buckets * slot_bytes::<T>()
+        + buckets * NodeTable::<()>::slot_bytes_for(shape)
         + 32
         + objects
         + (shape.max_possible_depth() as usize + 1) * 8

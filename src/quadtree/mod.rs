@@ -14,6 +14,7 @@ mod id;
 mod node;
 mod query;
 mod stopper;
+mod table;
 mod tree;
 
 pub(crate) use counted::{counted_build_fits, CellCounts};

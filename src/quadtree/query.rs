@@ -1,7 +1,7 @@
 //! Read-only queries: point location, ranges, covering nodes, neighbours and iteration.
 
 use super::id::{NodeId, Shape};
-use super::node::{Content, ListTable, Node, Objects};
+use super::node::{Content, FilledTable, ListTable, Node, Objects};
 use super::tree::QuadTree;
 use super::QuadtreeError;
 use crate::geom::{Cell, Direction, Rect};
@@ -27,9 +27,11 @@ use std::hash::BuildHasher;
 pub struct NodeRef<'a, T> {
     id: NodeId,
     rect: Rect,
-    node: &'a Node<T>,
+    content: Content,
     /// The tree's lists, for a listed leaf's objects.
     lists: &'a ListTable<T>,
+    /// The tree's packed leaves' objects.
+    filled: &'a FilledTable<T>,
 }
 
 impl<T> Clone for NodeRef<'_, T> {
@@ -61,22 +63,27 @@ impl<'a, T> NodeRef<'a, T> {
     /// Whether it is a leaf.
     #[inline]
     pub fn is_leaf(&self) -> bool {
-        self.node.content.is_leaf()
+        self.content.is_leaf()
     }
 
     /// Number of objects in its subtree.
     #[inline]
     pub fn object_count(&self) -> u64 {
-        self.node.tally.count()
+        match self.content {
+            Content::Split(tally) => tally.count(),
+            Content::Empty => 0,
+            Content::Listed(i) => self.lists.tally(i).count(),
+            Content::Filled(_) => self.rect.area(),
+        }
     }
 
     /// The objects it holds with their cells; none for internal nodes.
     #[inline]
     pub fn objects(&self) -> Objects<'a, T> {
-        match &self.node.content {
-            Content::Split | Content::Empty => Objects::Listed(&[]),
-            Content::Listed(i) => Objects::Listed(self.lists.get(*i)),
-            Content::Filled(object) => Objects::Filled(self.rect, object),
+        match self.content {
+            Content::Split(_) | Content::Empty => Objects::Listed(&[]),
+            Content::Listed(i) => Objects::Listed(self.lists.get(i)),
+            Content::Filled(i) => Objects::Filled(self.rect, self.filled.get(i)),
         }
     }
 }
@@ -84,12 +91,18 @@ impl<'a, T> NodeRef<'a, T> {
 impl<T, S: BuildHasher> QuadTree<T, S> {
     #[inline]
     fn node_ref(&self, id: NodeId) -> Option<NodeRef<'_, T>> {
-        self.nodes.get(&id.0).map(|node| NodeRef {
+        Some(self.node_ref_of(id, self.nodes.get(id)?))
+    }
+
+    #[inline]
+    fn node_ref_of(&self, id: NodeId, node: Node) -> NodeRef<'_, T> {
+        NodeRef {
             id,
             rect: self.shape.rect(id),
-            node,
+            content: node.content(),
             lists: &self.lists,
-        })
+            filled: &self.filled,
+        }
     }
 
     /// The node with this ID, if the tree has it.
@@ -118,8 +131,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
             let id = self.shape.cell_id(mid, c);
-            match self.nodes.get(&id.0) {
-                Some(n) if n.content.is_leaf() => return id,
+            match self.nodes.get(id) {
+                Some(n) if n.is_leaf() => return id,
                 Some(_) => lo = mid + 1,
                 None => hi = mid - 1,
             }
@@ -164,7 +177,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let (first, last) = (Cell::new(r.x1, r.y1), Cell::new(r.x2, r.y2));
         let covers = |d: u32| {
             let a = self.shape.cell_id(d, first);
-            (a == self.shape.cell_id(d, last) && self.nodes.contains_key(&a.0)).then_some(a)
+            (a == self.shape.cell_id(d, last) && self.nodes.contains(a)).then_some(a)
         };
         let (mut lo, mut hi) = (0, self.max_depth);
         while lo < hi {
@@ -250,15 +263,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
 
     /// Iterates over every node.
     pub fn nodes(&self) -> impl Iterator<Item = NodeRef<'_, T>> + '_ {
-        self.nodes.iter().map(|(&k, node)| {
-            let id = NodeId(k);
-            NodeRef {
-                id,
-                rect: self.shape.rect(id),
-                node,
-                lists: &self.lists,
-            }
-        })
+        self.nodes
+            .iter()
+            .map(|(id, node)| self.node_ref_of(id, node))
     }
 
     /// Iterates over the leaves.

@@ -1,11 +1,11 @@
 //! The tree itself: storage, bulk build, edits and the change feed.
 
 use super::id::{is_unit, partition_quadrants, NodeId, Shape, MAX_SIDE};
-use super::node::{Content, ListTable, Node, Packing, Tally};
+use super::node::{Content, FilledTable, ListTable, Packing, Tally};
 use super::stopper::SplitStopper;
+use super::table::NodeTable;
 use super::QuadtreeError;
 use crate::geom::{Cell, Rect};
-use hashbrown::HashMap;
 use std::hash::BuildHasher;
 
 /// One entry of the change feed: a leaf that appeared or disappeared.
@@ -47,8 +47,9 @@ pub enum LeafChange {
 
 /// A region quadtree over a W×H cell grid, storing objects of type `T` at cells.
 ///
-/// Nodes live in a hash map keyed by their packed [`NodeId`]; there are no child
-/// pointers, because a child's ID is computed from its parent's. The hasher is the type
+/// Nodes live in a hash map keyed by their packed [`NodeId`] (4 bytes of it on grids up to
+/// 2^14 a side); there are no child pointers, because a child's ID is computed from its
+/// parent's. The hasher is the type
 /// parameter `S`, [`ahash`] by default.
 ///
 /// The shape is canonical: it depends only on the current objects and the
@@ -75,9 +76,11 @@ pub struct QuadTree<T, S = ahash::RandomState> {
     /// Set for a tree that packs leaves holding one equal object per cell (see
     /// [`QuadTree::build_packed`]).
     pub(super) packing: Option<Packing<T>>,
-    pub(crate) nodes: HashMap<u64, Node<T>, S>,
+    pub(crate) nodes: NodeTable<S>,
     /// The object lists of the listed leaves (see [`Content::Listed`]).
     pub(crate) lists: ListTable<T>,
+    /// The objects of the packed leaves (see [`Content::Filled`]).
+    pub(crate) filled: FilledTable<T>,
     pub(super) stopper: SplitStopper,
     /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth.
     pub(super) depth_counts: Vec<u64>,
@@ -147,6 +150,7 @@ impl<T> QuadTree<T, ahash::RandomState> {
             ahash::RandomState::new(),
             kind_of,
             None,
+            false,
         )
     }
 
@@ -190,6 +194,7 @@ impl<T> QuadTree<T, ahash::RandomState> {
             ahash::RandomState::new(),
             kind_of,
             Some(Packing::new()),
+            false,
         )
     }
 }
@@ -219,10 +224,13 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         objects: impl IntoIterator<Item = (Cell, T)>,
         hasher: S,
     ) -> Result<Self, QuadtreeError> {
-        Self::build_full(width, height, stopper, objects, hasher, |_| 0, None)
+        Self::build_full(width, height, stopper, objects, hasher, |_| 0, None, false)
     }
 
-    fn build_full(
+    /// The one build every public build is: `wide` keys the nodes by their whole ID
+    /// whatever the grid (see `table.rs`), which only the tests ask for.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn build_full(
         width: u32,
         height: u32,
         stopper: SplitStopper,
@@ -230,6 +238,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         hasher: S,
         kind_of: fn(&T) -> u8,
         packing: Option<Packing<T>>,
+        wide: bool,
     ) -> Result<Self, QuadtreeError> {
         if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
             return Err(QuadtreeError::BadSize { width, height });
@@ -243,8 +252,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             shape,
             kind_of,
             packing,
-            nodes: HashMap::with_hasher(hasher),
+            nodes: NodeTable::new(&shape, hasher, wide),
             lists: ListTable::default(),
+            filled: FilledTable::default(),
             stopper,
             depth_counts: vec![0; shape.max_possible_depth() as usize + 1],
             max_depth: 0,
@@ -253,6 +263,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         };
         tree.grow(NodeId::ROOT, objects);
         tree.lists.shrink_to_fit();
+        tree.filled.shrink_to_fit();
         Ok(tree)
     }
 
@@ -307,8 +318,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn add(&mut self, c: Cell, obj: T) -> Result<(), QuadtreeError> {
         self.shape.check(c)?;
         let kind = (self.kind_of)(&obj);
-        let leaf = self.update_path(c, |t| t.added(kind));
-        self.leaf_objects_mut(leaf).push((c, obj));
+        let leaf = self.update_ancestors(c, |t| t.added(kind));
+        let i = self.listed(leaf);
+        self.lists.push(i, (c, obj), kind);
         self.restructure(c, leaf);
         Ok(())
     }
@@ -323,18 +335,20 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     {
         self.shape.check(c)?;
         let leaf = self.find_id(c);
-        match &self.nodes[&leaf.0].content {
+        match self.content(leaf) {
             // Not there: the leaf stays as it is stored.
             Content::Empty => return Ok(false),
-            Content::Filled(o) if o != obj => return Ok(false),
+            Content::Filled(i) if self.filled.get(i) != obj => return Ok(false),
             _ => {}
         }
-        let objects = self.leaf_objects_mut(leaf);
-        let Some(i) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
+        let i = self.listed(leaf);
+        let objects = self.lists.get_mut(i);
+        let Some(at) = objects.iter().position(|(at, o)| *at == c && o == obj) else {
             return Ok(false);
         };
-        let (_, gone) = objects.swap_remove(i);
+        let (_, gone) = objects.swap_remove(at);
         let kind = (self.kind_of)(&gone);
+        self.lists.recount(i, 1, kind, self.kind_of);
         self.uncount(c, leaf, 1, kind);
         self.restructure(c, leaf);
         Ok(true)
@@ -347,10 +361,11 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     pub fn remove_all(&mut self, c: Cell) -> Result<Vec<T>, QuadtreeError> {
         self.shape.check(c)?;
         let leaf = self.find_id(c);
-        if matches!(self.nodes[&leaf.0].content, Content::Empty) {
+        if self.content(leaf) == Content::Empty {
             return Ok(Vec::new());
         }
-        let objects = self.leaf_objects_mut(leaf);
+        let i = self.listed(leaf);
+        let objects = self.lists.get_mut(i);
         let (taken, kept): (Vec<_>, Vec<_>) = std::mem::take(objects)
             .into_iter()
             .partition(|(at, _)| *at == c);
@@ -360,7 +375,9 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             // all leave it as it was.
             let kind = (self.kind_of)(first);
             let same = taken.iter().all(|(_, o)| (self.kind_of)(o) == kind);
-            self.uncount(c, leaf, taken.len() as u64, if same { kind } else { 0 });
+            let (k, kind) = (taken.len() as u64, if same { kind } else { 0 });
+            self.lists.recount(i, k, kind, self.kind_of);
+            self.uncount(c, leaf, k, kind);
             if !same {
                 self.retally(c, leaf);
             }
@@ -372,63 +389,96 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         Ok(taken.into_iter().map(|(_, o)| o).collect())
     }
 
-    /// The object list of `leaf`, unpacked first if it was packed.
-    fn leaf_objects_mut(&mut self, leaf: NodeId) -> &mut Vec<(Cell, T)> {
-        let i = match self.nodes[&leaf.0].content {
-            Content::Listed(i) => i,
-            _ => {
-                let objects = self.take_objects(leaf);
-                let i = self.lists.store(objects);
-                self.nodes
-                    .get_mut(&leaf.0)
-                    .expect("a leaf of this tree")
-                    .content = Content::Listed(i);
-                i
-            }
-        };
-        self.lists.get_mut(i)
+    /// What node `id`, which must exist, holds.
+    #[inline]
+    pub(super) fn content(&self, id: NodeId) -> Content {
+        self.nodes.get(id).expect("a node of this tree").content()
     }
 
-    /// Takes the objects of `leaf` out, unpacked, leaving the node marked internal (its
-    /// caller makes it a leaf again or splits it).
-    fn take_objects(&mut self, leaf: NodeId) -> Vec<(Cell, T)> {
-        let rect = self.shape.rect(leaf);
-        let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
-        match std::mem::replace(&mut node.content, Content::Split) {
-            Content::Split => unreachable!("{leaf} is a leaf"),
-            Content::Empty => Vec::new(),
-            Content::Listed(i) => self.lists.take(i),
-            Content::Filled(o) => {
-                let packing = self.packing.expect("only a packing tree packs");
-                packing.unpack(rect, &o)
+    #[inline]
+    pub(super) fn set_content(&mut self, id: NodeId, content: Content) {
+        *self.nodes.get_mut(id).expect("a node of this tree") = content.into();
+    }
+
+    /// The tally of node `id` holding `content`: stored for an internal node, and for a
+    /// leaf what its objects make (a packed leaf's one object over its area).
+    #[inline]
+    pub(super) fn tally_of(&self, id: NodeId, content: Content) -> Tally {
+        match content {
+            Content::Split(tally) => tally,
+            Content::Empty => Tally::default(),
+            Content::Listed(i) => self.lists.tally(i),
+            Content::Filled(i) => {
+                let kind = (self.kind_of)(self.filled.get(i));
+                Tally::new(self.shape.rect(id).area(), kind, kind)
             }
         }
+    }
+
+    /// The index of `leaf`'s object list, its objects listed first if they were not.
+    fn listed(&mut self, leaf: NodeId) -> u32 {
+        match self.content(leaf) {
+            Content::Listed(i) => i,
+            _ => {
+                let (objects, tally) = self.take_objects(leaf);
+                let i = self.lists.store(objects, tally);
+                self.set_content(leaf, Content::Listed(i));
+                i
+            }
+        }
+    }
+
+    /// Takes the objects of `leaf` out, unpacked, with their tally, leaving the node
+    /// internal with that tally (its caller makes it a leaf again or splits it).
+    fn take_objects(&mut self, leaf: NodeId) -> (Vec<(Cell, T)>, Tally) {
+        let content = self.content(leaf);
+        let tally = self.tally_of(leaf, content);
+        self.set_content(leaf, Content::Split(tally));
+        let objects = match content {
+            Content::Split(_) => unreachable!("{leaf} is a leaf"),
+            Content::Empty => Vec::new(),
+            Content::Listed(i) => self.lists.take(i),
+            Content::Filled(i) => self.unpack(leaf, i),
+        };
+        (objects, tally)
+    }
+
+    /// The objects of packed leaf `leaf`, whose object is entry `i` of the filled table,
+    /// listed; the entry is let go.
+    fn unpack(&mut self, leaf: NodeId, i: u32) -> Vec<(Cell, T)> {
+        let packing = self.packing.expect("only a packing tree packs");
+        let objects = packing.unpack(self.shape.rect(leaf), self.filled.get(i));
+        self.filled.release(i);
+        objects
     }
 
     /// Stores `leaf`'s objects in their smallest form: packed when the tree packs and they
     /// allow it, nothing for no objects.
     fn settle(&mut self, leaf: NodeId) {
+        let Content::Listed(i) = self.content(leaf) else {
+            return;
+        };
+        let list = self.lists.get(i);
         let rect = self.shape.rect(leaf);
-        let packing = self.packing;
-        let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
-        if let Content::Listed(i) = node.content {
-            let list = self.lists.get(i);
-            if let Some(o) = packing.and_then(|p| Some((p.copy)(p.packs(rect, list)?))) {
-                node.content = Content::Filled(o);
-                self.lists.take(i);
-            } else if list.is_empty() {
-                node.content = Content::Empty;
-                self.lists.take(i);
-            }
+        if let Some(o) = self
+            .packing
+            .and_then(|p| Some((p.copy)(p.packs(rect, list)?)))
+        {
+            let content = Content::Filled(self.filled.store(o));
+            self.set_content(leaf, content);
+            self.lists.take(i);
+        } else if list.is_empty() {
+            self.set_content(leaf, Content::Empty);
+            self.lists.take(i);
         }
     }
 
-    /// Takes `k` objects of kind `kind` at `c` (already gone from `leaf`'s list) off the
-    /// tallies on the root-to-`leaf` path, recomputing their kind ranges when the removal
-    /// may have narrowed them.
+    /// Takes `k` objects of kind `kind` at `c` (already gone from `leaf`'s list, whose
+    /// tally is counted again) off the tallies of `leaf`'s ancestors, recomputing their
+    /// kind ranges when the removal may have narrowed them.
     fn uncount(&mut self, c: Cell, leaf: NodeId, k: u64, kind: u8) {
         let mut exact = true;
-        self.update_path(c, |t| {
+        self.update_ancestors(c, |t| {
             let (t, ok) = t.removed(k, kind);
             exact &= ok;
             t
@@ -438,38 +488,36 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         }
     }
 
-    /// Recomputes the kind ranges on the root-to-`leaf` path exactly, bottom-up: the leaf
-    /// from its objects, each ancestor from its children.
+    /// Recomputes the tallies of `leaf`'s ancestors exactly, bottom-up, each from its
+    /// children (a leaf's tally follows from its objects).
     fn retally(&mut self, c: Cell, leaf: NodeId) {
-        let (kind_of, rect) = (self.kind_of, self.shape.rect(leaf));
-        let node = self.nodes.get_mut(&leaf.0).expect("a leaf of this tree");
-        node.tally = Tally::of_content(&node.content, rect, &self.lists, kind_of);
         for d in (0..leaf.depth()).rev() {
             let id = self.shape.cell_id(d, c);
             let tally = self
                 .shape
                 .children(id, self.shape.rect(id))
                 .iter()
-                .filter_map(|kid| self.nodes.get(&kid.0))
-                .fold(Tally::default(), |t, n| t.joined(n.tally));
-            self.nodes.get_mut(&id.0).expect("an ancestor").tally = tally;
+                .filter_map(|&kid| Some(self.tally_of(kid, self.nodes.get(kid)?.content())))
+                .fold(Tally::default(), |t, kid| t.joined(kid));
+            self.set_content(id, Content::Split(tally));
         }
     }
 
-    /// Applies `f` to the tally of every node from the root down to the leaf holding `c`,
-    /// and returns that leaf.
-    fn update_path(&mut self, c: Cell, mut f: impl FnMut(Tally) -> Tally) -> NodeId {
+    /// Applies `f` to the tally of every internal node from the root down to the leaf
+    /// holding `c`, and returns that leaf (whose tally follows from its objects, which
+    /// the caller changes).
+    fn update_ancestors(&mut self, c: Cell, mut f: impl FnMut(Tally) -> Tally) -> NodeId {
         let mut d = 0;
         loop {
             let id = self.shape.cell_id(d, c);
             let node = self
                 .nodes
-                .get_mut(&id.0)
+                .get_mut(id)
                 .expect("every ancestor of a leaf exists");
-            node.tally = f(node.tally);
-            if node.content.is_leaf() {
+            let Content::Split(tally) = node.content() else {
                 return id;
-            }
+            };
+            *node = Content::Split(f(tally)).into();
             d += 1;
         }
     }
@@ -483,10 +531,10 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     fn restructure(&mut self, c: Cell, leaf: NodeId) {
         let top = (0..=leaf.depth())
             .map(|d| self.shape.cell_id(d, c))
-            .find(|id| {
-                let t = self.nodes[&id.0].tally;
+            .find(|&id| {
+                let t = self.tally_of(id, self.content(id));
                 self.stopper
-                    .stops_with_kinds(self.shape.rect(*id), t.count(), t.one_kind())
+                    .stops_with_kinds(self.shape.rect(id), t.count(), t.one_kind())
             });
         match top {
             Some(id) if id != leaf => self.merge(id),
@@ -498,7 +546,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 self.log(LeafChange::Created { id: leaf, rect });
             }
             None => {
-                let objects = self.take_objects(leaf);
+                let (objects, _) = self.take_objects(leaf);
                 self.leaf_count -= 1;
                 self.log(LeafChange::Removed {
                     id: leaf,
@@ -552,12 +600,15 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
                 id,
                 objects: objects.len(),
                 packed: packed.is_some(),
+                tally,
             });
-            let content = packed.map_or(Content::Empty, Content::Filled);
-            self.nodes.insert(id.0, Node { tally, content });
+            let content = match packed {
+                Some(o) => Content::Filled(self.filled.store(o)),
+                None => Content::Empty,
+            };
+            self.nodes.insert(id, content.into());
         } else {
-            let content = Content::Split;
-            self.nodes.insert(id.0, Node { tally, content });
+            self.nodes.insert(id, Content::Split(tally).into());
             self.split_in_place(id, objects, leaves);
         }
     }
@@ -587,8 +638,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             } else {
                 let list: Vec<_> = run.collect();
                 if !list.is_empty() {
-                    let content = Content::Listed(self.lists.store(list));
-                    self.nodes.get_mut(&leaf.id.0).unwrap().content = content;
+                    let content = Content::Listed(self.lists.store(list, leaf.tally));
+                    self.set_content(leaf.id, content);
                 }
             }
             self.leaf_count += 1;
@@ -602,31 +653,31 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         let mut objects = Vec::new();
         let mut stack: Vec<NodeId> = self.shape.children(id, self.shape.rect(id)).to_vec();
         while let Some(n) = stack.pop() {
-            let Some(node) = self.nodes.remove(&n.0) else {
+            let Some(node) = self.nodes.get(n) else {
                 continue;
             };
-            self.depth_counts[n.depth() as usize] -= 1;
             let rect = self.shape.rect(n);
-            if !node.content.is_leaf() {
-                stack.extend_from_slice(&self.shape.children(n, rect));
-                continue;
-            }
-            match node.content {
-                Content::Listed(i) => objects.extend(self.lists.take(i)),
-                Content::Filled(o) => {
-                    let packing = self.packing.expect("only a packing tree packs");
-                    objects.extend(packing.unpack(rect, &o));
+            match node.content() {
+                Content::Split(_) => {
+                    stack.extend_from_slice(&self.shape.children(n, rect));
+                    self.nodes.remove(n);
+                    self.depth_counts[n.depth() as usize] -= 1;
+                    continue;
                 }
-                Content::Split | Content::Empty => {}
+                Content::Listed(i) => objects.extend(self.lists.take(i)),
+                Content::Filled(i) => objects.extend(self.unpack(n, i)),
+                Content::Empty => {}
             }
+            self.nodes.remove(n);
+            self.depth_counts[n.depth() as usize] -= 1;
             self.leaf_count -= 1;
             self.log(LeafChange::Removed { id: n, rect });
         }
         while self.max_depth > 0 && self.depth_counts[self.max_depth as usize] == 0 {
             self.max_depth -= 1;
         }
-        let content = self.lists.content(objects);
-        self.nodes.get_mut(&id.0).unwrap().content = content;
+        let content = self.lists.content(objects, self.kind_of);
+        self.set_content(id, content);
         self.settle(id);
         self.leaf_count += 1;
         self.log(LeafChange::Created {
@@ -650,7 +701,8 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     /// Number of objects stored.
     #[inline]
     pub fn object_count(&self) -> u64 {
-        self.nodes[&NodeId::ROOT.0].tally.count()
+        self.tally_of(NodeId::ROOT, self.content(NodeId::ROOT))
+            .count()
     }
 
     /// Depth of the deepest leaf; a tree that is only its root has depth 0.
@@ -660,27 +712,24 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
     }
 
     /// Of [`QuadTree::memory_bytes`], what no node uses: node table slots past its
-    /// entries, vacant list table entries, and spare capacity in the leaves' object
-    /// buffers.
+    /// entries, vacant list and packed-object table entries, and spare capacity in the
+    /// leaves' object buffers.
     pub fn slack_bytes(&self) -> usize {
-        self.nodes.allocation_size() - self.nodes.len() * slot_bytes::<T>()
+        self.nodes.allocation_size() - self.nodes.len() * self.nodes.slot_bytes()
             + self.lists.slack_bytes()
+            + self.filled.slack_bytes()
     }
 
     /// The heap memory the tree holds, in bytes: the hash table's allocation (slots and
     /// control bytes, every bucket, used or not), plus the list table with the listed
-    /// leaves' object buffers (a packed leaf's one object lives in its slot).
+    /// leaves' object buffers and the packed leaves' objects (one each).
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.nodes.allocation_size()
             + self.lists.memory_bytes()
+            + self.filled.memory_bytes()
             + self.depth_counts.len() * 8
     }
-}
-
-/// Bytes of one node table slot: key, node and control byte.
-pub(crate) fn slot_bytes<T>() -> usize {
-    std::mem::size_of::<(u64, Node<T>)>() + 1
 }
 
 /// A leaf [`QuadTree::grow_in_place`] made, waiting for its run of objects.
@@ -690,6 +739,8 @@ struct NewLeaf {
     objects: usize,
     /// Whether it holds them packed already.
     packed: bool,
+    /// Their tally.
+    tally: Tally,
 }
 
 impl<T: std::fmt::Debug, S> std::fmt::Debug for QuadTree<T, S> {
