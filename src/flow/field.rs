@@ -527,7 +527,7 @@ impl FlowField {
                         table
                     });
                     Area {
-                        rect: graph.leaf(leaf).rect,
+                        rect: graph.leaf_rect(leaf),
                         table,
                     }
                 }

@@ -66,8 +66,7 @@ impl GateDijkstra {
         let search = self;
         for &leaf in &goal_leaves {
             let l = graph.leaf(leaf);
-            let part = l
-                .rect
+            let part = (graph.rect_of(l))
                 .intersection(&goal)
                 .expect("the leaf overlaps the goal");
             for (&g, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
@@ -205,7 +204,7 @@ pub(super) fn leaf_distances(
     goal: Rect,
 ) -> Box<[f64]> {
     let l = graph.leaf(leaf);
-    let r = l.rect;
+    let r = graph.rect_of(l);
     let w = r.width() as usize;
     let at = |c: Cell| (c.y - r.y1) as usize * w + (c.x - r.x1) as usize;
     let mut table = vec![UNREACHED; r.area() as usize];

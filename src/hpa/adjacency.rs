@@ -95,7 +95,7 @@ impl LeafAdjacency for TreeAdjacency<'_> {
     fn neighbours(&self, leaf: LeafId, out: &mut Vec<LeafId>) {
         out.clear();
         let l = self.graph.leaf(leaf);
-        let (id, r) = (l.id, l.rect);
+        let (id, r) = (l.id, self.graph.rect_of(l));
         for dir in [Direction::N, Direction::E, Direction::S, Direction::W] {
             self.tree.for_each_neighbour(id, dir, |n| {
                 out.extend(self.graph.leaf_of(n.id()));

@@ -343,7 +343,7 @@ impl Clusters {
             let area = built
                 .leaves
                 .iter()
-                .map(|&l| g.leaf(l).rect.area())
+                .map(|&l| g.leaf_rect(l).area())
                 .sum::<u64>() as usize;
             if rows {
                 self.job = Some(RouteJob {
@@ -440,7 +440,7 @@ impl Clusters {
     /// Puts a new free leaf into its cluster, which becomes stale, and returns it.
     pub fn attach(&mut self, g: &GateGraph, shape: &Shape, leaf: LeafId) -> ClusterId {
         self.cancel_job();
-        let (id, rect) = (g.leaf(leaf).id, g.leaf(leaf).rect);
+        let (id, rect) = (g.leaf(leaf).id, g.leaf_rect(leaf));
         let key = shape.cell_id(id.depth().min(self.depth), Cell::new(rect.x1, rect.y1));
         let cluster = *self.by_key.entry(key.raw()).or_insert_with(|| {
             self.items.insert(Cluster {

@@ -178,7 +178,8 @@ impl Components {
         // By root run: its component's label, or UNLABELLED.
         let mut label_of_root = vec![UNLABELLED; runs.len()];
         for (leaf, l) in graph.leaves() {
-            let root = runs.root(runs.run_at(l.rect.x1, l.rect.y1));
+            let r = graph.rect_of(l);
+            let root = runs.root(runs.run_at(r.x1, r.y1));
             let label = match label_of_root[root as usize] {
                 UNLABELLED => {
                     let fresh = self.fresh();

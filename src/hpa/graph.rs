@@ -11,7 +11,7 @@
 
 use super::spans::{ShortSpan, Span, SpanArena};
 use crate::geom::{Cell, Rect};
-use crate::quadtree::NodeId;
+use crate::quadtree::{NodeId, Shape};
 use hashbrown::HashTable;
 
 /// An index type for [`Slots`]: a dense `u32` position with a type of its own, so that a
@@ -51,20 +51,21 @@ slot_id!(
     GateId
 );
 
-/// A free leaf of the quadtree: 32 bytes. Its gate lists live apart, in a
-/// [`LeafLists`] of the graph's that exists only while the graph holds gates, so that a
-/// layer without a gate graph pays nothing for them (see `HpaMap::keeps_gate_graph`).
+/// A free leaf of the quadtree: 16 bytes. Its rectangle follows from its node ID and the
+/// tree's [`Shape`] ([`GateGraph::rect_of`]; no query's inner loop reads it). Its gate
+/// lists live apart, in a [`LeafLists`] of the graph's that exists only while the graph
+/// holds gates, so that a layer without a gate graph pays nothing for them (see
+/// `HpaMap::keeps_gate_graph`).
 #[derive(Clone, Debug)]
 pub(crate) struct Leaf {
     pub id: NodeId,
-    pub rect: Rect,
     /// What a unit of step length costs anywhere in the leaf (its terrain costs are
     /// uniform, see `hpa::costs`).
     pub cost: f64,
 }
 
 // What the records weigh is what the memory figures of the docs count on.
-const _: () = assert!(std::mem::size_of::<Leaf>() == 32);
+const _: () = assert!(std::mem::size_of::<Leaf>() == 16);
 
 /// The gate-graph lists of one free leaf, by leaf slot beside the [`Leaf`] records.
 #[derive(Clone, Copy, Debug, Default)]
@@ -241,6 +242,8 @@ const NO_GATE: u32 = u32::MAX;
 /// Free leaves, gates and crossings, with the indexes needed to edit them.
 #[derive(Clone, Debug)]
 pub(crate) struct GateGraph {
+    /// The tree's grid, which gives each leaf's rectangle from its node ID.
+    shape: Shape,
     leaves: Slots<LeafId, Leaf>,
     gates: Slots<GateId, Gate>,
     /// Leaf by quadtree node ID (free leaves only): the live leaf slots, hashed by their
@@ -263,10 +266,11 @@ pub(crate) struct GateGraph {
 }
 
 impl GateGraph {
-    /// An empty graph. Nothing in it grows with the map's area: a gate's index lives in its
-    /// leaf.
-    pub fn new() -> Self {
+    /// An empty graph over the leaves of a tree of `shape`. Nothing in it grows with the
+    /// map's area: a gate's index lives in its leaf.
+    pub fn new(shape: Shape) -> Self {
         GateGraph {
+            shape,
             leaves: Slots::default(),
             gates: Slots::default(),
             leaf_of_node: HashTable::new(),
@@ -325,6 +329,18 @@ impl GateGraph {
     #[inline]
     pub fn leaf(&self, id: LeafId) -> &Leaf {
         self.leaves.get(id)
+    }
+
+    /// The cells of leaf `l`, a leaf of this graph.
+    #[inline]
+    pub fn rect_of(&self, l: &Leaf) -> Rect {
+        self.shape.rect(l.id)
+    }
+
+    /// The cells of leaf `id`.
+    #[inline]
+    pub fn leaf_rect(&self, id: LeafId) -> Rect {
+        self.rect_of(self.leaf(id))
     }
 
     #[inline]
@@ -405,7 +421,8 @@ impl GateGraph {
     }
 
     pub fn add_leaf(&mut self, id: NodeId, rect: Rect, cost: f64) -> LeafId {
-        let leaf = self.leaves.insert(Leaf { id, rect, cost });
+        debug_assert_eq!(rect, self.shape.rect(id), "the rectangle of leaf {id}");
+        let leaf = self.leaves.insert(Leaf { id, cost });
         // A reused slot's lists were emptied when its last leaf went.
         debug_assert!(self.lists(leaf).gates.is_empty());
         let (leaves, hasher) = (&self.leaves, &self.node_hasher);
@@ -590,7 +607,7 @@ impl GateGraph {
     /// Frees gate `g`'s slot and cell index, leaving its leaf's list to the caller.
     fn release_gate(&mut self, g: GateId) {
         let (cell, leaf) = (self.gate(g).cell, self.gate(g).leaf);
-        let (border, rect) = (self.lists[leaf.index()].border_gates, self.leaf(leaf).rect);
+        let (border, rect) = (self.lists[leaf.index()].border_gates, self.leaf_rect(leaf));
         self.borders.get_mut(border)[border_index(rect, cell)] = NO_GATE;
         self.links.free(&mut self.gates.get_mut(g).links);
         self.gates.release(g);
@@ -598,7 +615,7 @@ impl GateGraph {
 
     /// The gate at `cell` (creating it in `leaf` if there is none yet).
     fn gate_for(&mut self, cell: Cell, leaf: LeafId) -> GateId {
-        let rect = self.leaf(leaf).rect;
+        let rect = self.leaf_rect(leaf);
         let slot = border_index(rect, cell);
         let border = self.borders.get(self.lists(leaf).border_gates);
         if let Some(&g) = border.get(slot).filter(|&&g| g != NO_GATE) {

@@ -199,7 +199,7 @@ impl HpaMap {
                 if !g.is_live_gate(gate)
                     || gt.leaf != leaf_id
                     || gt.cell != cell
-                    || !leaf.rect.contains(gt.cell)
+                    || !g.rect_of(leaf).contains(gt.cell)
                 {
                     return Err(format!("gate {} misfiled in leaf {}", gt.cell, leaf.id));
                 }

@@ -284,7 +284,7 @@ impl HpaMap {
             })
             .collect();
         let mut map = HpaMap {
-            graph: Box::new(GateGraph::new()),
+            graph: Box::new(GateGraph::new(tree.shape())),
             linked: false,
             asked_gates: OnceLock::new(),
             gates_asked,
@@ -566,7 +566,8 @@ impl HpaMap {
 
     /// Gives `graph` its gates and crossings in place.
     pub(super) fn link_gates(&mut self) {
-        let mut graph = std::mem::replace(&mut self.graph, Box::new(GateGraph::new()));
+        let empty = GateGraph::new(self.tree.shape());
+        let mut graph = std::mem::replace(&mut self.graph, Box::new(empty));
         debug_assert!(graph.is_unlinked());
         self.link_all(&mut graph);
         self.graph = graph;
@@ -746,7 +747,7 @@ impl HpaMap {
     /// leaf meets each adjacent pair exactly once, with half the neighbour queries of all
     /// eight directions.
     fn later_neighbours(&self, graph: &GateGraph, leaf: LeafId, out: &mut Vec<LeafId>) {
-        let (id, r) = (graph.leaf(leaf).id, graph.leaf(leaf).rect);
+        let (id, r) = (graph.leaf(leaf).id, graph.leaf_rect(leaf));
         out.clear();
         for dir in [Direction::E, Direction::S, Direction::SE, Direction::SW] {
             self.tree.for_each_neighbour(id, dir, |n| {
@@ -789,7 +790,7 @@ fn link_pair(
     } else {
         (b, a)
     };
-    let (ra, rb) = (graph.leaf(a).rect, graph.leaf(b).rect);
+    let (ra, rb) = (graph.leaf_rect(a), graph.leaf_rect(b));
     buf.clear();
     policy::select_crossings(grid, ra, rb, policy, buf);
     for &(ca, cb) in buf.iter() {

@@ -117,7 +117,7 @@ fn dense_pattern_is_refused_under_a_few_mebibytes() {
     let mut cells: Vec<(Cell, u8)> = dots.blocked_cells().map(|c| (c, 0)).collect();
     let tree =
         QuadTree::estimate_bytes_packed(1024, 1024, &SplitStopper::uniform(), &mut cells).unwrap();
-    assert!(tree > 32 << 20, "the tree alone would take {tree} bytes");
+    assert!(tree > 24 << 20, "the tree alone would take {tree} bytes");
     let limit = dots.memory_bytes() + cells.len() * 12 + (1 << 20);
     let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();
     assert!(
@@ -300,9 +300,9 @@ fn refresh_compacts_edited_maps_past_the_threshold() {
 }
 
 /// Session 28 (issue 25, memory): what a subgoal layer holds per free leaf and per cell,
-/// counted exactly. A layer that keeps no gate graph holds each free leaf's 32-byte record
-/// and live flag, its node → leaf index (5 bytes a bucket) and its component label (4
-/// bytes): no gate lists. A Moving AI grid of three codes packs its terrain in 2 bits a
+/// counted exactly. A layer that keeps no gate graph holds each free leaf's 16-byte record
+/// (32 before session 31) and live flag, its node → leaf index (5 bytes a bucket) and its
+/// component label (4 bytes): no gate lists. A Moving AI grid of three codes packs its terrain in 2 bits a
 /// cell beside its free bits, and holds obstruction bits from the first building on.
 #[test]
 fn a_lean_layer_pays_records_labels_and_packed_terrain_only() {
@@ -326,7 +326,7 @@ fn a_lean_layer_pays_records_labels_and_packed_terrain_only() {
     let (leaves, parts) = (map.free_leaf_count(), map.memory_breakdown());
     let buckets = (leaves * 8 / 7 + 1).next_power_of_two();
     assert!(
-        parts.leaves >= leaves * 33 && parts.leaves <= leaves * 33 + buckets * 5 + 32,
+        parts.leaves >= leaves * 17 && parts.leaves <= leaves * 17 + buckets * 5 + 32,
         "{} bytes for {leaves} leaves",
         parts.leaves
     );
