@@ -187,6 +187,23 @@ impl Default for SubgoalLandmarks {
     }
 }
 
+/// Lowers each lane of `row` to the paired value of `vals` plus `extra`, saturating: the
+/// goal's row taking one subgoal its scan reached (see [`SubgoalLandmarks::goal_row`]).
+#[inline(always)]
+fn lower_row(row: &mut [u16], vals: &[u16], extra: u16) {
+    // Eight lanes at a time, as `gap::largest_gap`, so that each chunk is one register;
+    // `min` as two saturating operations, which SSE2 has for 16-bit lanes (it has no
+    // unsigned 16-bit minimum).
+    for (r, v) in row.chunks_exact_mut(LANES).zip(vals.chunks_exact(LANES)) {
+        let mut lanes = [0u16; LANES];
+        lanes.copy_from_slice(r);
+        for (r, &v) in lanes.iter_mut().zip(v) {
+            *r -= (*r).saturating_sub(v.saturating_add(extra));
+        }
+        r.copy_from_slice(&lanes);
+    }
+}
+
 /// The goal's values, ready for the bounds of one query.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SparseGoalRow {
@@ -284,6 +301,19 @@ impl SubgoalLandmarks {
         &self.values[start..start + self.stride]
     }
 
+    /// Lowers each lane of the goal's `row` to subgoal `id`'s value plus `extra` (its
+    /// lattice length to the goal), saturating at `u16::MAX`.
+    #[inline(always)]
+    fn lower_row_by(&self, row: &mut [u16; MAX_SPARSE_LANDMARKS], id: u32, extra: u32) {
+        let extra = extra.min(u32::from(u16::MAX)) as u16;
+        let vals = self.row(id);
+        // The usual table as fixed-size arrays, unrolled into three vector registers.
+        match <&[u16; MAX_SPARSE_LANDMARKS]>::try_from(vals) {
+            Ok(vals) => lower_row(row, vals, extra),
+            Err(_) => lower_row(&mut row[..vals.len()], vals, extra),
+        }
+    }
+
     /// The goal's row: its own values when it is subgoal `own`, else the smallest
     /// `D̂(L, s) + lat(s, goal)` over the subgoals `reached` directly by its scan, clamped.
     pub fn goal_row(
@@ -293,26 +323,28 @@ impl SubgoalLandmarks {
         own: Option<u32>,
         reached: impl IntoIterator<Item = u32>,
     ) -> SparseGoalRow {
-        let mut row = [UNREACHED; MAX_SPARSE_LANDMARKS];
+        // In 16 bits, saturating: `min(CAP, x)` is the same whether the sums saturate
+        // at `u16::MAX = CAP` first or not (and `cap ≤ CAP`), and the lanes are half as
+        // wide: three vector registers for the usual 24 landmarks. The goal's scan may
+        // reach dozens of subgoals.
+        let mut row = [u16::MAX; MAX_SPARSE_LANDMARKS];
         let k = self.k;
         let mut any = false;
-        let mut take = |id: u32, extra: u32| {
-            any = true;
-            for (r, &v) in row[..k].iter_mut().zip(self.row(id)) {
-                *r = (*r).min(u32::from(v) + extra);
-            }
-        };
         match own {
-            Some(id) => take(id, 0),
+            Some(id) => {
+                any = true;
+                self.lower_row_by(&mut row, id, 0);
+            }
             None => {
                 for id in reached {
-                    take(id, self.lattice.length(graph.cell(id), goal));
+                    any = true;
+                    self.lower_row_by(&mut row, id, self.lattice.length(graph.cell(id), goal));
                 }
             }
         }
         let mut values = [0; MAX_SPARSE_LANDMARKS];
         for (value, &r) in values[..k].iter_mut().zip(&row) {
-            *value = r.min(u32::from(self.cap)) as u16;
+            *value = r.min(self.cap);
         }
         SparseGoalRow {
             row: values,
@@ -697,7 +729,9 @@ mod tests {
         /// derived as the search derives it, from the subgoals the goal's scan reaches) and
         /// is consistent: across every edge it changes by no more than the edge's length.
         /// Rounding the diagonal weight up instead of down (`round` for `floor`), or
-        /// rounding coarse values rather than coarse weights, makes this fail.
+        /// rounding coarse values rather than coarse weights, makes this fail. The goal's
+        /// row, summed in saturating 16-bit lanes, equals its definition summed in 32 bits
+        /// (leaving a subgoal's lattice length out of it fails that).
         #[test]
         fn the_sixteen_bit_bound_is_admissible_and_consistent(
             (w, h, blocked) in crate::grid::arb_blocked_cells(2..22, 0.3),
@@ -719,7 +753,24 @@ mod tests {
                         reached.extend(graph.id_of(c));
                     }
                 });
-                let row = lm.goal_row(&graph, goal, own, reached);
+                let row = lm.goal_row(&graph, goal, own, reached.iter().copied());
+                // The row is `min(cap, min_s D̂(L, s) + lat(s, goal))` (its own values when
+                // the goal is a subgoal), here summed in 32 bits, the padding zero.
+                let expected: Vec<u16> = (0..lm.stride)
+                    .map(|l| {
+                        let best = match own {
+                            _ if l >= k => return 0,
+                            Some(id) => u32::from(lm.row(id)[l]),
+                            None => reached
+                                .iter()
+                                .map(|&id| u32::from(lm.row(id)[l]) + lm.lattice.length(graph.cell(id), goal))
+                                .min()
+                                .unwrap_or(u32::MAX),
+                        };
+                        best.min(u32::from(lm.cap)) as u16
+                    })
+                    .collect();
+                prop_assert_eq!(&row.row[..lm.stride], &expected[..], "goal {:?}", goal);
                 let dist = cell_distances(&grid, goal);
                 let bound = |id: u32| f64::from(lm.gap(&row, id)) / units;
                 for u in (0..graph.capacity() as u32).filter(|&u| graph.is_live(u)) {

@@ -26,6 +26,11 @@ pub(crate) struct OpenList {
     /// Bucket `b > 0` holds keys whose highest bit differing from `last` is bit `b - 1`;
     /// bucket 0 holds keys equal to `last`.
     buckets: [Vec<(u64, u32)>; 65],
+    /// Bit `b` set when bucket `1 ≤ b ≤ 63` holds entries (exactly then), bit 0 whenever
+    /// bucket 0 or 64 ever did since the last clear (a pop looks at both itself), so that a
+    /// pop finds the lowest filled bucket with one bit scan rather than looking at up to 64:
+    /// keys are fixed point, and after a pop the next entries often sit 30 buckets up.
+    filled: u64,
     /// Set for keys that may go below the last popped one: every entry goes to `heap`.
     any_order: bool,
     /// The entries of an any-order search, lowest key first and among equal keys the
@@ -40,6 +45,7 @@ impl Default for OpenList {
         OpenList {
             last: 0,
             buckets: std::array::from_fn(|_| Vec::new()),
+            filled: 0,
             any_order: false,
             heap: BinaryHeap::new(),
             pushed: 0,
@@ -61,6 +67,7 @@ impl OpenList {
         for b in &mut self.buckets {
             b.clear();
         }
+        self.filled = 0;
         self.any_order = false;
         self.heap.clear();
         self.pushed = 0;
@@ -76,7 +83,10 @@ impl OpenList {
 
     /// Whether no entry is left.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.buckets.iter().all(Vec::is_empty)
+        self.heap.is_empty()
+            && self.filled & !1 == 0
+            && self.buckets[0].is_empty()
+            && self.buckets[64].is_empty()
     }
 
     /// Adds `node` with key `f`, which must not be below the last key popped by more
@@ -91,7 +101,16 @@ impl OpenList {
         }
         // Rounding can put a child a hair below its parent's `f`: it is popped next anyway.
         let key = ((f * Self::SCALE) as u64).max(self.last);
-        self.buckets[Self::bucket(key, self.last)].push((key, node));
+        self.file(key, node);
+    }
+
+    /// Files entry `(key, node)`, `key` at least `last`, in its bucket.
+    #[inline]
+    fn file(&mut self, key: u64, node: u32) {
+        let b = Self::bucket(key, self.last);
+        self.buckets[b].push((key, node));
+        // Bit 0 stands for buckets 0 and 64 (see `filled`): one `or` of a shift.
+        self.filled |= 1 << (b & 63);
     }
 
     /// Removes a node with the lowest key; among equal keys the last pushed.
@@ -103,8 +122,16 @@ impl OpenList {
             return Some(node);
         }
         if self.buckets[0].is_empty() {
-            let b = (1..self.buckets.len()).find(|&b| !self.buckets[b].is_empty())?;
+            let b = match self.filled & !1 {
+                0 if self.buckets[64].is_empty() => return None,
+                0 => 64,
+                higher => {
+                    self.filled &= !(1 << higher.trailing_zeros());
+                    higher.trailing_zeros() as usize
+                }
+            };
             let moved = std::mem::take(&mut self.buckets[b]);
+            debug_assert!(!moved.is_empty(), "a bucket marked filled holds entries");
             self.last = moved
                 .iter()
                 .map(|e| e.0)
@@ -113,7 +140,7 @@ impl OpenList {
             // Every entry lands in a lower bucket: they all share bits above `b - 1` with
             // the new `last`, and the minimum itself lands in bucket 0.
             for &(key, node) in &moved {
-                self.buckets[Self::bucket(key, self.last)].push((key, node));
+                self.file(key, node);
             }
             let mut moved = moved;
             moved.clear();

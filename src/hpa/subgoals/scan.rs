@@ -127,8 +127,10 @@ pub(super) fn offset(grid: &Grid, c: Cell, d: (i32, i32), k: i64) -> Option<Cell
 }
 
 /// Whether the diagonal step from `c` along `d` is legal: target free, no corner cut.
-#[inline]
-pub(super) fn diagonal_step_ok(grid: &Grid, c: Cell, (dx, dy): (i32, i32)) -> bool {
+/// Cell by cell, for the tests' scan from the definition (the scans themselves ask
+/// [`Grid::diagonal_step_free`]).
+#[cfg(test)]
+fn diagonal_step_ok(grid: &Grid, c: Cell, (dx, dy): (i32, i32)) -> bool {
     let (x, y) = (c.x as i64, c.y as i64);
     grid.is_free_at(x + dx as i64, y + dy as i64)
         && grid.is_free_at(x + dx as i64, y)
@@ -227,7 +229,7 @@ impl SubgoalGraph {
         });
         let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
         let mut p = from;
-        while diagonal_step_ok(grid, p, d) {
+        while grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
             p = Cell::new(
                 (p.x as i64 + d.0 as i64) as u32,
                 (p.y as i64 + d.1 as i64) as u32,

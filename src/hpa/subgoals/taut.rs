@@ -136,21 +136,45 @@ const fn direction(sx: i32, sy: i32) -> u8 {
     panic!("not a move")
 }
 
+/// The index in [`DIRECTIONS`] of each move, by `3 (sy + 1) + sx + 1` ([`NO_HOP`] for
+/// no move): a query computes the sector of every subgoal its two scans reach, and a
+/// table read is cheaper than searching [`DIRECTIONS`].
+const DIRECTION_OF: [u8; 9] = {
+    let mut table = [NO_HOP; 9];
+    let mut i = 0;
+    while i < 9 {
+        let (sx, sy) = ((i % 3) as i32 - 1, (i / 3) as i32 - 1);
+        if sx != 0 || sy != 0 {
+            table[i] = direction(sx, sy);
+        }
+        i += 1;
+    }
+    table
+};
+
+/// [`direction`] read from [`DIRECTION_OF`].
+#[inline]
+fn direction_of(sx: i64, sy: i64) -> u8 {
+    DIRECTION_OF[(3 * (sy + 1) + sx + 1) as usize]
+}
+
 /// The sector of the hop from `a` to `b` (distinct cells).
 #[inline]
 pub(crate) fn sector(a: Cell, b: Cell) -> Sector {
     let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
     debug_assert!(dx != 0 || dy != 0, "a hop joins two cells");
-    let (sx, sy) = (dx.signum() as i32, dy.signum() as i32);
+    let (sx, sy) = (dx.signum(), dy.signum());
     let (ax, ay) = (dx.abs(), dy.abs());
+    // The move of the hop's signs: its one direction when it is straight or diagonal,
+    // else its diagonal move.
+    let diagonal = direction_of(sx, sy);
     if ax == ay || ax == 0 || ay == 0 {
-        return direction(sx, sy);
+        return diagonal;
     }
-    let diagonal = direction(sx, sy);
     let straight = if ax > ay {
-        direction(sx, 0)
+        direction_of(sx, 0)
     } else {
-        direction(0, sy)
+        direction_of(0, sy)
     };
     // The octant between two neighbouring directions is named by the first, turning
     // in index order.
