@@ -235,6 +235,33 @@ impl Grid {
         self.contains(cell) && bit(&self.free, self.index(cell.x, cell.y))
     }
 
+    /// 64 cells of row `y` at once, from column `x` on: bit `j` is [`Grid::is_free_at`]
+    /// of `(x + j, y)` (cells off the grid count as blocked). For scans that look at a
+    /// row a word at a time.
+    #[inline]
+    pub(crate) fn free_bits_at(&self, x: i64, y: i64) -> u64 {
+        let (w, h) = (self.width as i64, self.height as i64);
+        if y < 0 || y >= h || x >= w || x <= -64 {
+            return 0;
+        }
+        // The first column on the grid, and its bit in the row-major bitset.
+        let first = x.max(0);
+        let i = (y * w + first) as usize;
+        let (word, shift) = (i / 64, i % 64);
+        let mut bits = self.free[word] >> shift;
+        if shift > 0 {
+            if let Some(&next) = self.free.get(word + 1) {
+                bits |= next << (64 - shift);
+            }
+        }
+        // Columns past the row's end belong to the next row.
+        let columns = w - first;
+        if columns < 64 {
+            bits &= (1u64 << columns) - 1;
+        }
+        bits << (first - x)
+    }
+
     /// [`Grid::is_free`] on signed coordinates, so that callers can probe one step outside
     /// the grid without wrapping.
     #[inline]
@@ -567,6 +594,26 @@ pub(crate) fn arb_blocked_cells(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// A word of a row reads as its cells one by one, off the grid included, on
+        /// widths that are and are not multiples of 64.
+        #[test]
+        fn free_bits_read_as_cells(
+            (w, h) in (1u32..200, 1u32..5),
+            free in prop::collection::vec(any::<bool>(), 200 * 5),
+        ) {
+            let g = Grid::from_fn(w, h, |x, y| free[(y * 200 + x) as usize]);
+            for y in -1..=h as i64 {
+                for x in (-70..w as i64 + 3).step_by(7) {
+                    let bits = g.free_bits_at(x, y);
+                    for j in 0..64 {
+                        prop_assert_eq!(bits >> j & 1 == 1, g.is_free_at(x + j, y), "({}, {}) + {}", x, y, j);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn bits_and_terrain() {

@@ -276,11 +276,16 @@ impl HpaMap {
         profile.tree = lap();
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
         check(estimated)?;
-        let mut free: Vec<(NodeId, Rect, f64)> = tree
+        // The free leaves, each with its Z-order key (see below), worked out once.
+        let mut free: Vec<(u64, NodeId, Rect, f64)> = tree
             .leaves()
             .filter_map(|l| {
                 let band = bands.leaf_band(&l);
-                (band != BLOCKED).then(|| (l.id(), l.rect(), bands.band_cost(band)))
+                let rect = l.rect();
+                (band != BLOCKED).then(|| {
+                    let key = morton(rect.x1, rect.y1);
+                    (key, l.id(), rect, bands.band_cost(band))
+                })
             })
             .collect();
         let mut map = HpaMap {
@@ -329,18 +334,19 @@ impl HpaMap {
         let linked = map.keeps_gate_graph();
         estimated = estimated
             .saturating_add(GateGraph::estimate_bytes(
-                free.iter().map(|&(_, r, _)| r),
+                free.iter().map(|&(_, _, r, _)| r),
                 linked,
             ))
             // The components' labels, 4 bytes a leaf.
             .saturating_add(free.len().next_power_of_two() * 4);
         check(estimated)?;
         // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
-        // search is bound by cache misses, not arithmetic.
-        free.sort_unstable_by_key(|(_, r, _)| morton(r.x1, r.y1));
+        // search is bound by cache misses, not arithmetic. Leaves do not overlap, so their
+        // keys differ and the order is the same whatever the sort.
+        free.sort_unstable_by_key(|&(key, ..)| key);
         let leaves: Vec<LeafId> = free
             .iter()
-            .map(|&(id, rect, cost)| map.graph.add_leaf(id, rect, cost))
+            .map(|&(_, id, rect, cost)| map.graph.add_leaf(id, rect, cost))
             .collect();
         drop(free);
         if linked {

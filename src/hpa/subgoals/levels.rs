@@ -95,13 +95,14 @@ impl Arc {
         let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
         // Levels are built only on maps at most 2^16 cells a side (`levels_fit`).
         debug_assert!(dx.max(dy) <= u16::MAX as u32, "a direct edge fits");
+        let hop = sector(a, b);
         Arc {
             to,
             via: DIRECT,
             straight: (dx.max(dy) - dx.min(dy)) as u16,
             diagonal: dx.min(dy) as u16,
-            first: sector(a, b),
-            last: sector(a, b),
+            first: hop,
+            last: hop,
         }
     }
 
@@ -461,12 +462,17 @@ impl Contraction {
                     *r = r.min(arc.weight());
                 }
             }
+            let to_a = x.weight();
             for y in &around[i + 1..] {
                 let b = y.to;
-                let need = x.weight() + y.weight();
-                let witnessed = reach[b as usize] <= need + TIE
+                let most = to_a + y.weight() + TIE;
+                // `reach[v]` stays infinite (the loop above skips `v`), so no witness
+                // passes through `v`; a middle `a` does not reach is skipped before its
+                // edge's weight is worked out (every weight is positive).
+                let witnessed = reach[b as usize] <= most
                     || adj[b as usize].iter().any(|arc| {
-                        arc.to != v && reach[arc.to as usize] + arc.weight() <= need + TIE
+                        let r = reach[arc.to as usize];
+                        r < most && r + arc.weight() <= most
                     });
                 if !witnessed {
                     // `x` leads from `v` to `a`: the same steps lead back.
@@ -477,6 +483,49 @@ impl Contraction {
                     // Past the limit the answer is known: the other pairs are not looked
                     // at (the build spends most of its contraction time on subgoals that
                     // stay global).
+                    if !fits || out.len() > MAX_SHORTCUTS {
+                        break;
+                    }
+                }
+            }
+            for arc in &adj[a as usize] {
+                reach[arc.to as usize] = f64::INFINITY;
+            }
+            if !fits || out.len() > MAX_SHORTCUTS {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`Contraction::shortcuts`] as it was written first, with no early skip in the
+    /// witness test: the oracle its faster test is held to.
+    #[cfg(test)]
+    fn shortcuts_reference(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
+        out.clear();
+        let (adj, reach) = (&self.adj, &mut self.reach);
+        let around = &adj[v as usize];
+        let mut fits = true;
+        for (i, x) in around.iter().enumerate() {
+            let a = x.to;
+            for arc in &adj[a as usize] {
+                if arc.to != v {
+                    let r = &mut reach[arc.to as usize];
+                    *r = r.min(arc.weight());
+                }
+            }
+            for y in &around[i + 1..] {
+                let b = y.to;
+                let need = x.weight() + y.weight();
+                let witnessed = reach[b as usize] <= need + TIE
+                    || adj[b as usize].iter().any(|arc| {
+                        arc.to != v && reach[arc.to as usize] + arc.weight() <= need + TIE
+                    });
+                if !witnessed {
+                    match Arc::joined(x.reversed(v), *y, v) {
+                        Some(arc) => out.push((a, arc)),
+                        None => fits = false,
+                    }
                     if !fits || out.len() > MAX_SHORTCUTS {
                         break;
                     }
@@ -625,7 +674,9 @@ impl Shortcuts {
 
 #[cfg(test)]
 mod tests {
-    use super::{allows_hops, first_hop, hop_turns, Shortcuts, SHORTCUT};
+    use super::{allows_hops, first_hop, hop_turns, Contraction, Shortcuts, MAX_LEVEL, SHORTCUT};
+    use crate::grid::Grid;
+    use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
 
     /// An arc's hop byte is allowed by a set of sectors exactly when its first hop is,
@@ -644,6 +695,33 @@ mod tests {
     }
 
     proptest! {
+        /// The witness test with its early skips decides every pair as the plain one
+        /// does, step by step of a whole contraction of a random map's subgoal graph: the
+        /// same subgoals contracted, with the same shortcuts in the same order.
+        #[test]
+        fn shortcuts_equal_the_plain_witness_test(
+            (w, h) in (4u32..48, 4u32..48),
+            blocked in prop::collection::vec(prop::bool::weighted(0.3), 48 * 48),
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * 48 + x) as usize]);
+            let graph = SubgoalGraph::build(&grid);
+            let mut contraction = Contraction::new(&graph);
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            while contraction.visited < contraction.order.len() {
+                let v = contraction.order[contraction.visited];
+                contraction.visited += 1;
+                if contraction.level[v as usize] >= MAX_LEVEL {
+                    continue;
+                }
+                let fits = contraction.shortcuts(v, &mut got);
+                prop_assert_eq!(fits, contraction.shortcuts_reference(v, &mut want));
+                prop_assert_eq!(&got, &want);
+                if fits {
+                    contraction.contract(v, &got);
+                }
+            }
+        }
+
         /// Every shortcut's middle and last hop read back as pushed, across word
         /// boundaries, whatever arcs between them are direct.
         #[test]
