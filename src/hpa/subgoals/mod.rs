@@ -193,6 +193,7 @@ impl SubgoalGraph {
             graph.add_subgoal(grid, s);
         }
         graph.link_all(grid);
+        graph.ids.shrink_to_fit();
         graph.added = Vec::new();
         graph.linked = Vec::new();
         graph
