@@ -918,12 +918,14 @@ impl SearchContext {
                         ..
                     } = marks[id as usize];
                     let taut = arrivals(graph.blocked_diagonals(id), leaving);
-                    let (ends, hops, base) = l.arc_ends(id);
+                    let (arcs, base) = l.arc_ends(id);
+                    let layout = l.layout();
                     let taut = hop_turns(taut);
-                    for (k, (&hops, end)) in hops.iter().zip(ends).enumerate() {
-                        if !allows_hops(taut, hops) {
+                    for (k, &arc) in arcs.iter().enumerate() {
+                        if !allows_hops(taut, arc.hops()) {
                             continue;
                         }
+                        let end = layout.end(arc);
                         let dv = d + end.weight() * per_unit;
                         let m = &mut marks[end.to as usize];
                         if m.stamp != stamp || dv < m.to_goal {
@@ -1038,12 +1040,14 @@ impl SearchContext {
             match levels {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
-                    let (ends, hops, base) = l.arc_ends(n);
+                    let (arcs, base) = l.arc_ends(n);
+                    let layout = l.layout();
                     let taut = hop_turns(taut);
-                    for (k, (&hops, end)) in hops.iter().zip(ends).enumerate() {
-                        if !allows_hops(taut, hops) {
+                    for (k, &arc) in arcs.iter().enumerate() {
+                        if !allows_hops(taut, arc.hops()) {
                             continue;
                         }
+                        let end = layout.end(arc);
                         let w = end.weight() * per_unit;
                         if weighted {
                             let (middle, last) = l.taken(base + k);

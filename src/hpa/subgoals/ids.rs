@@ -109,6 +109,14 @@ impl CellIds {
     pub fn slack_bytes(&self) -> usize {
         self.rows.iter().map(|r| (r.capacity() - r.len()) * 4).sum()
     }
+
+    /// Drops the ID lists' spare capacity (after a build, which inserts one ID at a time:
+    /// the lists' growth left about a quarter of them unused).
+    pub fn shrink_to_fit(&mut self) {
+        for row in &mut self.rows {
+            row.shrink_to_fit();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -30,13 +30,17 @@
 //! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
 //! against Dijkstra with the levels on, and fails when shortcuts are left out.
 //!
-//! Arcs are stored in CSR arrays, 9 bytes an arc and a little more: the far end and the
-//! weight as counts of straight and diagonal steps (which add exactly; a subgoal whose
-//! shortcut would need more than 65535 of either stays global, and a map more than 65,536
-//! cells a side gets no levels), and a byte with the sector of the first subgoal-graph hop
-//! it stands for (for the search's taut-path pruning, see `taut.rs`) and whether it is a
-//! shortcut. A direct edge's last hop is its first; a shortcut's last hop and its middle
-//! are listed apart (see [`Shortcuts`]: 2–4 % of the arcs are shortcuts).
+//! Arcs are stored in CSR arrays, 6 bytes an arc and a little more (see [`PackedArc`]):
+//! the hop byte (the sector of the first subgoal-graph hop the arc stands for, for the
+//! search's taut-path pruning, see `taut.rs`, and whether it is a shortcut), the far end,
+//! and the weight as counts of straight and diagonal steps (which add exactly), each in as
+//! many bits as the graph's IDs and the 48 bits leave (see [`ArcLayout`]: 14 bits of ID
+//! and 14 a count on a 1024² map of 16,000 subgoals). A subgoal whose shortcut would need
+//! more steps of either kind than a count holds stays global; a graph with a direct edge
+//! that long (a map thousands of cells a side with hundreds of thousands of subgoals) or a
+//! map more than 65,536 cells a side gets no levels. A direct edge's last hop is its first;
+//! a shortcut's last hop and its middle are listed apart (see [`Shortcuts`]: 2–4 % of the
+//! arcs are shortcuts).
 //!
 //! # Edits
 //! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
@@ -117,32 +121,32 @@ impl Arc {
     }
 
     /// The shortcut from the far end of `first` to that of `second` through `via`, unless
-    /// its step counts overflow.
-    fn joined(first: Arc, second: Arc, via: u32) -> Option<Self> {
+    /// either of its step counts would exceed `limit`.
+    fn joined(first: Arc, second: Arc, via: u32, limit: u16) -> Option<Self> {
+        let add = |a: u16, b: u16| {
+            u16::try_from(a as u32 + b as u32)
+                .ok()
+                .filter(|&n| n <= limit)
+        };
         Some(Arc {
             to: second.to,
             via,
-            straight: first.straight.checked_add(second.straight)?,
-            diagonal: first.diagonal.checked_add(second.diagonal)?,
+            straight: add(first.straight, second.straight)?,
+            diagonal: add(first.diagonal, second.diagonal)?,
             first: first.first,
             last: second.last,
         })
     }
 
+    /// Whether both step counts are at most `limit`.
+    fn fits(self, limit: u16) -> bool {
+        self.straight.max(self.diagonal) <= limit
+    }
+
     /// The edge's weight in cells.
     #[inline]
     pub fn weight(self) -> f64 {
-        self.end().weight()
-    }
-
-    /// The far end and the weight: what the search reads of every arc.
-    #[inline]
-    fn end(self) -> ArcEnd {
-        ArcEnd {
-            to: self.to,
-            straight: self.straight,
-            diagonal: self.diagonal,
-        }
+        self.straight as f64 + self.diagonal as f64 * SQRT_2
     }
 }
 
@@ -172,14 +176,14 @@ pub(crate) fn allows_hops(hop_turns: u32, hops: u8) -> bool {
     hop_turns >> hops & 1 == 1
 }
 
-/// The part of an [`Arc`] the search reads for every arc of a subgoal it expands (that
-/// the pruning lets through): the far end and the weight (8 bytes). The rest is kept
-/// apart, so that an expansion reads 9 bytes an arc rather than 16.
+/// The part of an [`Arc`] the search reads for every arc of a subgoal it expands that the
+/// pruning lets through, unpacked from its [`PackedArc`] by [`ArcLayout::end`]: the far
+/// end and the weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ArcEnd {
     pub to: u32,
-    straight: u16,
-    diagonal: u16,
+    straight: u32,
+    diagonal: u32,
 }
 
 impl ArcEnd {
@@ -187,6 +191,100 @@ impl ArcEnd {
     #[inline]
     pub fn weight(self) -> f64 {
         self.straight as f64 + self.diagonal as f64 * SQRT_2
+    }
+}
+
+/// Bits of a [`PackedArc`] that hold its hop byte (see [`first_hop`]): the sector, below
+/// 16, and the [`SHORTCUT`] bit.
+const HOP_BITS: u32 = 5;
+/// Bits of a [`PackedArc`].
+const PACKED_BITS: u32 = 48;
+
+/// An arc of the levels in 6 bytes (three `u16`, so that a slice of them has no padding):
+/// from the lowest bit up, its hop byte in [`HOP_BITS`], its far end, its straight steps
+/// and its diagonal steps, the last three as wide as the levels' [`ArcLayout`] says. The
+/// search reads the hop byte of every arc of a subgoal it expands, and the rest of those
+/// the pruning lets through; before, the far end and the steps took 8 bytes and the hop
+/// byte one more, apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PackedArc([u16; 3]);
+
+impl PackedArc {
+    /// The arc's hop byte (see [`first_hop`]): its lowest bits.
+    #[inline]
+    pub fn hops(self) -> u8 {
+        (self.0[0] & ((1 << HOP_BITS) - 1)) as u8
+    }
+
+    /// The arc's 48 bits.
+    #[inline]
+    fn bits(self) -> u64 {
+        self.0[0] as u64 | (self.0[1] as u64) << 16 | (self.0[2] as u64) << 32
+    }
+}
+
+/// How wide the fields of the levels' [`PackedArc`]s are: the far end as wide as the
+/// graph's largest ID needs, the two step counts sharing what is left of the 48 bits (at
+/// most 16 bits each, as [`Arc`] counts). Chosen when a contraction starts, from the
+/// graph's ID capacity only, so that the levels are the same whatever the arcs hold: the
+/// contraction keeps global a subgoal whose shortcut would have a count above
+/// [`ArcLayout::count_limit`], and does not start when a direct edge has one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ArcLayout {
+    /// Bits of the far end.
+    to_bits: u32,
+    /// Bits of each step count.
+    count_bits: u32,
+}
+
+impl ArcLayout {
+    /// The layout for a graph of `capacity` ID slots, or `None` when its IDs leave no room
+    /// for the counts (more than 2^41 of them).
+    fn for_ids(capacity: usize) -> Option<Self> {
+        let to_bits = (usize::BITS - capacity.saturating_sub(1).leading_zeros()).max(1);
+        let count_bits = (PACKED_BITS.checked_sub(HOP_BITS + to_bits)? / 2).min(u16::BITS);
+        (count_bits > 0).then_some(ArcLayout {
+            to_bits,
+            count_bits,
+        })
+    }
+
+    /// The most steps of either kind an arc may count.
+    fn count_limit(self) -> u16 {
+        ((1u32 << self.count_bits) - 1) as u16
+    }
+
+    /// `arc` with hop byte `hops` packed, or `None` when its far end or a count does not
+    /// fit (the contraction keeps the counts within [`ArcLayout::count_limit`]).
+    fn pack(self, arc: &Arc, hops: u8) -> Option<PackedArc> {
+        let fits = u64::from(arc.to) < 1 << self.to_bits && arc.fits(self.count_limit());
+        if !fits || u32::from(hops) >= 1 << HOP_BITS {
+            return None;
+        }
+        let bits = u64::from(hops)
+            | u64::from(arc.to) << HOP_BITS
+            | u64::from(arc.straight) << (HOP_BITS + self.to_bits)
+            | u64::from(arc.diagonal) << (HOP_BITS + self.to_bits + self.count_bits);
+        Some(PackedArc([
+            bits as u16,
+            (bits >> 16) as u16,
+            (bits >> 32) as u16,
+        ]))
+    }
+
+    /// The far end and the weight of `arc`.
+    #[inline]
+    pub fn end(self, arc: PackedArc) -> ArcEnd {
+        let bits = arc.bits();
+        let to_mask = (1u64 << self.to_bits) - 1;
+        let count_mask = (1u64 << self.count_bits) - 1;
+        let straight_at = HOP_BITS + self.to_bits;
+        ArcEnd {
+            to: (bits >> HOP_BITS & to_mask) as u32,
+            straight: (bits >> straight_at & count_mask) as u32,
+            // The highest field: nothing lies above it.
+            diagonal: (bits >> (straight_at + self.count_bits)) as u32,
+        }
     }
 }
 
@@ -199,22 +297,24 @@ pub(crate) struct Levels {
     /// of every subgoal its upward edges lead to).
     level: Vec<u8>,
     /// Arcs `offsets[id]..offsets[id + 1]`: the upward edges of local `id`, the edges of
-    /// global `id` to other globals, in parallel arrays (see [`Arc`]): the far ends with
-    /// the weights, the hop bytes (see [`first_hop`]: read for every arc, by the pruning),
-    /// and the shortcuts' middles and last hops (read for the arcs a relaxation takes).
+    /// global `id` to other globals (see [`Arc`]): packed with the hop bytes, the far ends
+    /// and the weights (see [`PackedArc`]: read for every arc, by the pruning), and apart
+    /// the shortcuts' middles and last hops (read for the arcs a relaxation takes).
     offsets: Vec<u32>,
-    ends: Vec<ArcEnd>,
-    hops: Vec<u8>,
+    arcs: Vec<PackedArc>,
+    /// How `arcs` are packed.
+    layout: ArcLayout,
     shortcuts: Shortcuts,
 }
 
 impl Levels {
-    /// Contracts `graph`'s subgoals (see the module docs).
-    pub fn build(graph: &SubgoalGraph) -> Self {
-        let mut contraction = Contraction::new(graph);
+    /// Contracts `graph`'s subgoals (see the module docs), or `None` when its arcs cannot
+    /// be packed (see [`ArcLayout`]).
+    pub fn build(graph: &SubgoalGraph) -> Option<Self> {
+        let mut contraction = Contraction::new(graph)?;
         let done = contraction.run(graph, None);
         debug_assert!(done, "an unlimited contraction finishes");
-        contraction.finish()
+        Some(contraction.finish())
     }
 
     /// The local subgoals and the edges of the levels by cell (local or not, far end,
@@ -267,26 +367,33 @@ impl Levels {
     #[inline]
     pub fn arcs(&self, id: u32) -> impl Iterator<Item = Arc> + '_ {
         self.range(id).map(|i| {
-            let end = self.ends[i];
+            let end = self.layout.end(self.arcs[i]);
             let (via, last) = self.taken(i);
             Arc {
                 to: end.to,
                 via,
-                straight: end.straight,
-                diagonal: end.diagonal,
-                first: first_hop(self.hops[i]),
+                // The layout's counts are at most 16 bits.
+                straight: end.straight as u16,
+                diagonal: end.diagonal as u16,
+                first: first_hop(self.arcs[i].hops()),
                 last,
             }
         })
     }
 
-    /// The arcs of [`Levels::arcs`] as the search reads them: the far ends with the
-    /// weights, the hop bytes (the first hop's sector by [`first_hop`]), and the index of
-    /// the first arc for [`Levels::taken`].
+    /// The arcs of [`Levels::arcs`] as the search reads them: packed (the hop byte by
+    /// [`PackedArc::hops`], the far end and the weight by the [`Levels::layout`]'s
+    /// [`ArcLayout::end`]), and the index of the first arc for [`Levels::taken`].
     #[inline]
-    pub fn arc_ends(&self, id: u32) -> (&[ArcEnd], &[u8], usize) {
+    pub fn arc_ends(&self, id: u32) -> (&[PackedArc], usize) {
         let r = self.range(id);
-        (&self.ends[r.clone()], &self.hops[r.clone()], r.start)
+        (&self.arcs[r.clone()], r.start)
+    }
+
+    /// How the arcs are packed: a copy for the search to keep in registers.
+    #[inline]
+    pub fn layout(&self) -> ArcLayout {
+        self.layout
     }
 
     /// The middle (or [`DIRECT`]) and the last hop's sector of arc `i`.
@@ -294,7 +401,7 @@ impl Levels {
     // and a direct edge (most of them) needs only the byte just read.
     #[inline(always)]
     pub fn taken(&self, i: usize) -> (u32, Sector) {
-        let hops = self.hops[i];
+        let hops = self.arcs[i].hops();
         if hops & SHORTCUT == 0 {
             // A direct edge is one hop: its last is its first.
             (DIRECT, hops)
@@ -339,14 +446,13 @@ impl Levels {
         self.local.capacity() * 8
             + self.level.capacity()
             + self.offsets.capacity() * 4
-            + self.ends.capacity() * std::mem::size_of::<ArcEnd>()
-            + self.hops.capacity()
+            + self.arcs.capacity() * std::mem::size_of::<PackedArc>()
             + self.shortcuts.memory_bytes()
     }
 
     /// Number of arcs.
     pub fn arc_count(&self) -> usize {
-        self.ends.len()
+        self.arcs.len()
     }
 
     /// Number of global (uncontracted) subgoal slots.
@@ -372,12 +478,17 @@ pub(crate) struct Contraction {
     visited: usize,
     /// The witness search's table: the shortest edge from the current first neighbour.
     reach: Vec<f64>,
+    /// How the levels' arcs will be packed: it bounds the shortcuts' step counts.
+    layout: ArcLayout,
 }
 
 impl Contraction {
-    /// A contraction of `graph`'s subgoals that has not begun.
-    pub fn new(graph: &SubgoalGraph) -> Self {
+    /// A contraction of `graph`'s subgoals that has not begun, or `None` when the levels'
+    /// arcs could not be packed: the IDs leave too few bits for a direct edge's steps (see
+    /// [`ArcLayout`]).
+    pub fn new(graph: &SubgoalGraph) -> Option<Self> {
         let n = graph.capacity();
+        let layout = ArcLayout::for_ids(n)?;
         let adj: Vec<Vec<Arc>> = (0..n as u32)
             .map(|id| {
                 if !graph.is_live(id) {
@@ -391,6 +502,13 @@ impl Contraction {
                     .collect()
             })
             .collect();
+        if !adj
+            .iter()
+            .flatten()
+            .all(|arc| arc.fits(layout.count_limit()))
+        {
+            return None;
+        }
         let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
         // By cell among equal degrees, so that the levels do not depend on the IDs, which
         // edits hand out differently from a fresh build.
@@ -398,7 +516,7 @@ impl Contraction {
             let c = graph.cell(id);
             (graph.neighbours(id).len(), c.y, c.x)
         });
-        Contraction {
+        Some(Contraction {
             adj,
             up: vec![Vec::new(); n],
             local: vec![false; n],
@@ -406,7 +524,8 @@ impl Contraction {
             order,
             visited: 0,
             reach: vec![f64::INFINITY; n],
-        }
+            layout,
+        })
     }
 
     /// Subgoals visited so far (contracted or kept global): the work done.
@@ -448,9 +567,11 @@ impl Contraction {
     }
 
     /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` when
-    /// there would be more than [`MAX_SHORTCUTS`] or one would overflow its step counts.
+    /// there would be more than [`MAX_SHORTCUTS`] or one would count more steps than the
+    /// arcs' layout holds.
     fn shortcuts(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
+        let limit = self.layout.count_limit();
         let (adj, reach) = (&self.adj, &mut self.reach);
         let around = &adj[v as usize];
         let mut fits = true;
@@ -476,7 +597,7 @@ impl Contraction {
                     });
                 if !witnessed {
                     // `x` leads from `v` to `a`: the same steps lead back.
-                    match Arc::joined(x.reversed(v), *y, v) {
+                    match Arc::joined(x.reversed(v), *y, v, limit) {
                         Some(arc) => out.push((a, arc)),
                         None => fits = false,
                     }
@@ -503,6 +624,7 @@ impl Contraction {
     #[cfg(test)]
     fn shortcuts_reference(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
+        let limit = self.layout.count_limit();
         let (adj, reach) = (&self.adj, &mut self.reach);
         let around = &adj[v as usize];
         let mut fits = true;
@@ -522,7 +644,7 @@ impl Contraction {
                         arc.to != v && reach[arc.to as usize] + arc.weight() <= need + TIE
                     });
                 if !witnessed {
-                    match Arc::joined(x.reversed(v), *y, v) {
+                    match Arc::joined(x.reversed(v), *y, v, limit) {
                         Some(arc) => out.push((a, arc)),
                         None => fits = false,
                     }
@@ -573,6 +695,7 @@ impl Contraction {
             local: vec![0; n.div_ceil(64)],
             level: self.level,
             offsets: Vec::with_capacity(n + 1),
+            layout: self.layout,
             ..Levels::default()
         };
         levels.offsets.push(0);
@@ -583,26 +706,27 @@ impl Contraction {
             } else {
                 &self.adj[id]
             };
-            for &arc in arcs {
-                levels.ends.push(arc.end());
+            for arc in arcs {
                 debug_assert!(
                     arc.first < SHORTCUT && arc.last < SHORTCUT,
                     "hops have sectors"
                 );
-                let i = levels.hops.len();
-                if arc.via == DIRECT {
+                let i = levels.arcs.len();
+                let hops = if arc.via == DIRECT {
                     debug_assert_eq!(arc.first, arc.last, "a direct edge is one hop");
-                    levels.hops.push(arc.first);
+                    arc.first
                 } else {
-                    levels.hops.push(arc.first | SHORTCUT);
                     levels.shortcuts.push(i, arc.via, arc.last);
-                }
+                    arc.first | SHORTCUT
+                };
+                // The IDs fit the layout, and the contraction kept the counts within it.
+                let packed = self.layout.pack(arc, hops).expect("an arc fits its layout");
+                levels.arcs.push(packed);
             }
-            levels.offsets.push(levels.ends.len() as u32);
+            levels.offsets.push(levels.arcs.len() as u32);
         }
-        levels.ends.shrink_to_fit();
-        levels.hops.shrink_to_fit();
-        levels.shortcuts.finish(levels.hops.len());
+        levels.arcs.shrink_to_fit();
+        levels.shortcuts.finish(levels.arcs.len());
         levels
     }
 }
@@ -674,10 +798,74 @@ impl Shortcuts {
 
 #[cfg(test)]
 mod tests {
-    use super::{allows_hops, first_hop, hop_turns, Contraction, Shortcuts, MAX_LEVEL, SHORTCUT};
+    use super::{
+        allows_hops, first_hop, hop_turns, Arc, ArcLayout, Contraction, Shortcuts, DIRECT,
+        MAX_LEVEL, SHORTCUT,
+    };
     use crate::grid::Grid;
     use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
+
+    /// The layout of a 1024² map's graph (16,000 IDs) leaves 14 bits a count, that of a
+    /// graph of 2^20 IDs 11, and one of more than 2^41 IDs none.
+    #[test]
+    fn layouts_share_the_bits() {
+        let bits = |n: usize| ArcLayout::for_ids(n).map(|l| (l.to_bits, l.count_bits));
+        assert_eq!(bits(0), Some((1, 16)));
+        assert_eq!(bits(2), Some((1, 16)));
+        assert_eq!(bits(3), Some((2, 16)));
+        assert_eq!(bits(15_645), Some((14, 14)));
+        assert_eq!(bits(1 << 20), Some((20, 11)));
+        assert_eq!(bits((1 << 20) + 1), Some((21, 11)));
+        assert_eq!(bits(1 << 41), Some((41, 1)));
+        assert_eq!(bits((1 << 41) + 1), None);
+    }
+
+    /// A capacity of ID slots, often just past or at a power of two.
+    fn capacity() -> impl Strategy<Value = usize> {
+        prop_oneof![
+            (0u32..34).prop_map(|k| 1usize << k),
+            (0u32..34).prop_map(|k| (1usize << k) + 1),
+            1usize..100_000,
+        ]
+    }
+
+    proptest! {
+        /// An arc whose far end and step counts fit the layout of its graph's IDs packs
+        /// and reads back (hop byte, far end, counts) in a slice of arcs whatever its
+        /// neighbours hold; one with a count past the layout's limit is refused.
+        #[test]
+        fn arcs_pack_and_read_back(
+            capacity in capacity(),
+            arcs in prop::collection::vec((0.0..1.0f64, any::<u16>(), any::<u16>(), 0u8..16, any::<bool>()), 1..20),
+        ) {
+            let layout = ArcLayout::for_ids(capacity).expect("a layout");
+            let limit = layout.count_limit();
+            let mut packed = Vec::new();
+            let mut kept = Vec::new();
+            for &(at, straight, diagonal, first, shortcut) in &arcs {
+                let to = ((capacity.max(1) - 1) as f64 * at).round() as u32;
+                let arc = Arc { to, via: DIRECT, straight, diagonal, first, last: first };
+                let hops = first | if shortcut { SHORTCUT } else { 0 };
+                let fits = straight <= limit && diagonal <= limit;
+                match layout.pack(&arc, hops) {
+                    Some(p) => {
+                        prop_assert!(fits);
+                        packed.push(p);
+                        kept.push((arc, hops));
+                    }
+                    None => prop_assert!(!fits),
+                }
+            }
+            for (p, (arc, hops)) in packed.iter().zip(&kept) {
+                let end = layout.end(*p);
+                prop_assert_eq!(p.hops(), *hops);
+                prop_assert_eq!(first_hop(p.hops()), arc.first);
+                prop_assert_eq!((end.to, end.straight, end.diagonal), (arc.to, arc.straight as u32, arc.diagonal as u32));
+                prop_assert_eq!(end.weight(), arc.weight());
+            }
+        }
+    }
 
     /// An arc's hop byte is allowed by a set of sectors exactly when its first hop is,
     /// shortcut or not.
@@ -705,7 +893,7 @@ mod tests {
         ) {
             let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * 48 + x) as usize]);
             let graph = SubgoalGraph::build(&grid);
-            let mut contraction = Contraction::new(&graph);
+            let mut contraction = Contraction::new(&graph).expect("a small map's arcs fit");
             let (mut got, mut want) = (Vec::new(), Vec::new());
             while contraction.visited < contraction.order.len() {
                 let v = contraction.order[contraction.visited];

@@ -159,6 +159,11 @@ pub(crate) struct SubgoalGraph {
     /// Whether the map is small enough for levels: arcs count steps in 16 bits, so a map
     /// more than 65,536 cells a side searches the whole graph (exact, only slower).
     levels_fit: bool,
+    /// Whether the last contraction could not start because a direct edge counts more
+    /// steps than the levels' packed arcs hold (see `levels.rs`, `ArcLayout`): the graph
+    /// is then searched whole (exact, only slower) until an edit, after which the levels
+    /// are tried again.
+    arcs_overflow: bool,
 }
 
 impl SubgoalGraph {
@@ -190,6 +195,7 @@ impl SubgoalGraph {
             graph.add_subgoal(grid, s);
         }
         graph.link_all(grid);
+        graph.ids.shrink_to_fit();
         graph.added = Vec::new();
         graph.linked = Vec::new();
         graph
@@ -287,17 +293,21 @@ impl SubgoalGraph {
 
     /// Splits the subgoals into two levels (see `levels.rs`), for the search.
     pub fn build_levels(&mut self) {
-        self.levels = self.levels_fit.then(|| Box::new(Levels::build(self)));
+        self.levels = None;
+        if self.levels_fit {
+            self.levels = Levels::build(self).map(Box::new);
+            self.arcs_overflow = self.levels.is_none();
+        }
     }
 
     /// Whether the graph lacks the levels it could have (an edit dropped them), so that
     /// [`SubgoalGraph::rebuild_levels`] has work to do.
     pub fn levels_pending(&self) -> bool {
-        self.levels_fit && self.levels.is_none()
+        self.levels_fit && !self.arcs_overflow && self.levels.is_none()
     }
 
     /// Carries on rebuilding the levels an edit dropped until they are back (then `true`,
-    /// as when they were never dropped or the map is too large for them) or `deadline` passes; returns whether they are
+    /// as when they were never dropped or the graph cannot have them) or `deadline` passes; returns whether they are
     /// back and the subgoals visited (the work done). Queries stay exact meanwhile, over
     /// the whole graph.
     ///
@@ -316,7 +326,13 @@ impl SubgoalGraph {
         }
         let mut contraction = match self.rebuilding.take() {
             Some(c) => c,
-            None => Box::new(Contraction::new(self)),
+            None => match Contraction::new(self) {
+                Some(c) => Box::new(c),
+                None => {
+                    self.arcs_overflow = true;
+                    return (true, 0);
+                }
+            },
         };
         let before = contraction.visited();
         let done = contraction.run(self, deadline);
@@ -525,6 +541,7 @@ impl SubgoalGraph {
         // way read the graph before this edit.
         self.levels = None;
         self.rebuilding = None;
+        self.arcs_overflow = false;
         self.edited_since_slice = true;
     }
 
