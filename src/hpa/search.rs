@@ -919,13 +919,12 @@ impl SearchContext {
                     } = marks[id as usize];
                     let taut = arrivals(graph.blocked_diagonals(id), leaving);
                     let (arcs, base) = l.arc_ends(id);
-                    let layout = l.layout();
                     let taut = hop_turns(taut);
                     for (k, &arc) in arcs.iter().enumerate() {
                         if !allows_hops(taut, arc.hops()) {
                             continue;
                         }
-                        let end = layout.end(arc);
+                        let end = arc.end();
                         let dv = d + end.weight() * per_unit;
                         let m = &mut marks[end.to as usize];
                         if m.stamp != stamp || dv < m.to_goal {
@@ -1041,13 +1040,12 @@ impl SearchContext {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
                     let (arcs, base) = l.arc_ends(n);
-                    let layout = l.layout();
                     let taut = hop_turns(taut);
                     for (k, &arc) in arcs.iter().enumerate() {
                         if !allows_hops(taut, arc.hops()) {
                             continue;
                         }
-                        let end = layout.end(arc);
+                        let end = arc.end();
                         let w = end.weight() * per_unit;
                         if weighted {
                             let (middle, last) = l.taken(base + k);

@@ -33,12 +33,12 @@
 //! Arcs are stored in CSR arrays, 6 bytes an arc and a little more (see [`PackedArc`]):
 //! the hop byte (the sector of the first subgoal-graph hop the arc stands for, for the
 //! search's taut-path pruning, see `taut.rs`, and whether it is a shortcut), the far end,
-//! and the weight as counts of straight and diagonal steps (which add exactly), each in as
-//! many bits as the graph's IDs and the 48 bits leave (see [`ArcLayout`]: 14 bits of ID
-//! and 14 a count on a 1024² map of 16,000 subgoals). A subgoal whose shortcut would need
-//! more steps of either kind than a count holds stays global; a graph with a direct edge
-//! that long (a map thousands of cells a side with hundreds of thousands of subgoals) or a
-//! map more than 65,536 cells a side gets no levels. A direct edge's last hop is its first;
+//! and the weight as counts of straight and diagonal steps (which add exactly), at fixed
+//! places: 19 bits of ID (524,288 ID slots) and 12 bits a count (4,095 steps). A subgoal
+//! whose shortcut would need more steps of either kind than a count holds stays global; a
+//! graph with a direct edge that long (a map more than 4,096 cells a side) or with more ID
+//! slots gets no levels, and is searched whole (exact, only slower). A direct edge's last
+//! hop is its first;
 //! a shortcut's last hop and its middle are listed apart (see [`Shortcuts`]: 2–4 % of the
 //! arcs are shortcuts).
 //!
@@ -177,7 +177,7 @@ pub(crate) fn allows_hops(hop_turns: u32, hops: u8) -> bool {
 }
 
 /// The part of an [`Arc`] the search reads for every arc of a subgoal it expands that the
-/// pruning lets through, unpacked from its [`PackedArc`] by [`ArcLayout::end`]: the far
+/// pruning lets through, unpacked from its [`PackedArc`] by [`PackedArc::end`]: the far
 /// end and the weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ArcEnd {
@@ -197,93 +197,71 @@ impl ArcEnd {
 /// Bits of a [`PackedArc`] that hold its hop byte (see [`first_hop`]): the sector, below
 /// 16, and the [`SHORTCUT`] bit.
 const HOP_BITS: u32 = 5;
-/// Bits of a [`PackedArc`].
-const PACKED_BITS: u32 = 48;
+/// Bits of a [`PackedArc`]'s far end: graphs of up to 2^19 (524,288) ID slots.
+const TO_BITS: u32 = 19;
+/// Bits of each of a [`PackedArc`]'s two step counts.
+const COUNT_BITS: u32 = 12;
+/// The most steps of either kind an arc of the levels may count: the contraction keeps
+/// global a subgoal whose shortcut would count more, and does not start when a direct
+/// edge does (a map more than 4,096 cells a side).
+const COUNT_LIMIT: u16 = (1 << COUNT_BITS) - 1;
+/// The most ID slots a graph with levels may have.
+const ID_LIMIT: usize = 1 << TO_BITS;
+/// Where a [`PackedArc`]'s straight steps start: above its far end.
+const STRAIGHT_AT: u32 = HOP_BITS + TO_BITS;
+/// Where its diagonal steps start: above the straight ones, up to the 48th bit.
+const DIAGONAL_AT: u32 = STRAIGHT_AT + COUNT_BITS;
+const _: () = assert!(DIAGONAL_AT + COUNT_BITS == 48, "the fields fill 48 bits");
 
-/// An arc of the levels in 6 bytes (three `u16`, so that a slice of them has no padding):
-/// from the lowest bit up, its hop byte in [`HOP_BITS`], its far end, its straight steps
-/// and its diagonal steps, the last three as wide as the levels' [`ArcLayout`] says. The
-/// search reads the hop byte of every arc of a subgoal it expands, and the rest of those
-/// the pruning lets through; before, the far end and the steps took 8 bytes and the hop
-/// byte one more, apart.
+/// An arc of the levels in 6 bytes (little-endian, aligned to a byte, so that a slice of
+/// them has no padding), its fields at fixed places, from the lowest bit up: its hop byte
+/// in [`HOP_BITS`], its far end in [`TO_BITS`], its straight and its diagonal steps in
+/// [`COUNT_BITS`] each. The search reads the hop byte of every arc of a subgoal it expands
+/// (the first byte), and the rest of those the pruning lets through: each field is one
+/// load of the 32 bits (the diagonal steps: the 16) that hold it, a shift and a mask by
+/// constants (see [`PackedArc::end`]). Session 31's layout sized the fields by the graph's ID capacity
+/// and shifted them by amounts kept in the levels: the search spent 3–5 % more
+/// instructions unpacking them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PackedArc([u16; 3]);
+pub(crate) struct PackedArc([u8; 6]);
 
 impl PackedArc {
     /// The arc's hop byte (see [`first_hop`]): its lowest bits.
     #[inline]
     pub fn hops(self) -> u8 {
-        (self.0[0] & ((1 << HOP_BITS) - 1)) as u8
-    }
-
-    /// The arc's 48 bits.
-    #[inline]
-    fn bits(self) -> u64 {
-        self.0[0] as u64 | (self.0[1] as u64) << 16 | (self.0[2] as u64) << 32
-    }
-}
-
-/// How wide the fields of the levels' [`PackedArc`]s are: the far end as wide as the
-/// graph's largest ID needs, the two step counts sharing what is left of the 48 bits (at
-/// most 16 bits each, as [`Arc`] counts). Chosen when a contraction starts, from the
-/// graph's ID capacity only, so that the levels are the same whatever the arcs hold: the
-/// contraction keeps global a subgoal whose shortcut would have a count above
-/// [`ArcLayout::count_limit`], and does not start when a direct edge has one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ArcLayout {
-    /// Bits of the far end.
-    to_bits: u32,
-    /// Bits of each step count.
-    count_bits: u32,
-}
-
-impl ArcLayout {
-    /// The layout for a graph of `capacity` ID slots, or `None` when its IDs leave no room
-    /// for the counts (more than 2^41 of them).
-    fn for_ids(capacity: usize) -> Option<Self> {
-        let to_bits = (usize::BITS - capacity.saturating_sub(1).leading_zeros()).max(1);
-        let count_bits = (PACKED_BITS.checked_sub(HOP_BITS + to_bits)? / 2).min(u16::BITS);
-        (count_bits > 0).then_some(ArcLayout {
-            to_bits,
-            count_bits,
-        })
-    }
-
-    /// The most steps of either kind an arc may count.
-    fn count_limit(self) -> u16 {
-        ((1u32 << self.count_bits) - 1) as u16
+        self.0[0] & ((1 << HOP_BITS) - 1)
     }
 
     /// `arc` with hop byte `hops` packed, or `None` when its far end or a count does not
-    /// fit (the contraction keeps the counts within [`ArcLayout::count_limit`]).
-    fn pack(self, arc: &Arc, hops: u8) -> Option<PackedArc> {
-        let fits = u64::from(arc.to) < 1 << self.to_bits && arc.fits(self.count_limit());
+    /// fit (the contraction keeps the IDs below [`ID_LIMIT`] and the counts within
+    /// [`COUNT_LIMIT`]).
+    fn pack(arc: &Arc, hops: u8) -> Option<PackedArc> {
+        let fits = (arc.to as usize) < ID_LIMIT && arc.fits(COUNT_LIMIT);
         if !fits || u32::from(hops) >= 1 << HOP_BITS {
             return None;
         }
         let bits = u64::from(hops)
             | u64::from(arc.to) << HOP_BITS
-            | u64::from(arc.straight) << (HOP_BITS + self.to_bits)
-            | u64::from(arc.diagonal) << (HOP_BITS + self.to_bits + self.count_bits);
-        Some(PackedArc([
-            bits as u16,
-            (bits >> 16) as u16,
-            (bits >> 32) as u16,
-        ]))
+            | u64::from(arc.straight) << STRAIGHT_AT
+            | u64::from(arc.diagonal) << DIAGONAL_AT;
+        let mut bytes = [0; 6];
+        bytes.copy_from_slice(&bits.to_le_bytes()[..6]);
+        Some(PackedArc(bytes))
     }
 
-    /// The far end and the weight of `arc`.
+    /// The far end and the weight of the arc.
     #[inline]
-    pub fn end(self, arc: PackedArc) -> ArcEnd {
-        let bits = arc.bits();
-        let to_mask = (1u64 << self.to_bits) - 1;
-        let count_mask = (1u64 << self.count_bits) - 1;
-        let straight_at = HOP_BITS + self.to_bits;
+    pub fn end(self) -> ArcEnd {
+        let [b0, b1, b2, b3, b4, b5] = self.0;
+        // Bits 0–31, 16–47 and 32–47: one load each.
+        let low = u32::from_le_bytes([b0, b1, b2, b3]);
+        let high = u32::from_le_bytes([b2, b3, b4, b5]);
+        let top = u16::from_le_bytes([b4, b5]);
         ArcEnd {
-            to: (bits >> HOP_BITS & to_mask) as u32,
-            straight: (bits >> straight_at & count_mask) as u32,
+            to: low >> HOP_BITS & ((1 << TO_BITS) - 1),
+            straight: high >> (STRAIGHT_AT - 16) & COUNT_LIMIT as u32,
             // The highest field: nothing lies above it.
-            diagonal: (bits >> (straight_at + self.count_bits)) as u32,
+            diagonal: (top >> (DIAGONAL_AT - 32)) as u32,
         }
     }
 }
@@ -302,14 +280,12 @@ pub(crate) struct Levels {
     /// the shortcuts' middles and last hops (read for the arcs a relaxation takes).
     offsets: Vec<u32>,
     arcs: Vec<PackedArc>,
-    /// How `arcs` are packed.
-    layout: ArcLayout,
     shortcuts: Shortcuts,
 }
 
 impl Levels {
     /// Contracts `graph`'s subgoals (see the module docs), or `None` when its arcs cannot
-    /// be packed (see [`ArcLayout`]).
+    /// be packed (see [`PackedArc`]).
     pub fn build(graph: &SubgoalGraph) -> Option<Self> {
         let mut contraction = Contraction::new(graph)?;
         let done = contraction.run(graph, None);
@@ -367,12 +343,12 @@ impl Levels {
     #[inline]
     pub fn arcs(&self, id: u32) -> impl Iterator<Item = Arc> + '_ {
         self.range(id).map(|i| {
-            let end = self.layout.end(self.arcs[i]);
+            let end = self.arcs[i].end();
             let (via, last) = self.taken(i);
             Arc {
                 to: end.to,
                 via,
-                // The layout's counts are at most 16 bits.
+                // The packed counts are at most 12 bits.
                 straight: end.straight as u16,
                 diagonal: end.diagonal as u16,
                 first: first_hop(self.arcs[i].hops()),
@@ -382,18 +358,12 @@ impl Levels {
     }
 
     /// The arcs of [`Levels::arcs`] as the search reads them: packed (the hop byte by
-    /// [`PackedArc::hops`], the far end and the weight by the [`Levels::layout`]'s
-    /// [`ArcLayout::end`]), and the index of the first arc for [`Levels::taken`].
+    /// [`PackedArc::hops`], the far end and the weight by [`PackedArc::end`]), and the
+    /// index of the first arc for [`Levels::taken`].
     #[inline]
     pub fn arc_ends(&self, id: u32) -> (&[PackedArc], usize) {
         let r = self.range(id);
         (&self.arcs[r.clone()], r.start)
-    }
-
-    /// How the arcs are packed: a copy for the search to keep in registers.
-    #[inline]
-    pub fn layout(&self) -> ArcLayout {
-        self.layout
     }
 
     /// The middle (or [`DIRECT`]) and the last hop's sector of arc `i`.
@@ -478,17 +448,17 @@ pub(crate) struct Contraction {
     visited: usize,
     /// The witness search's table: the shortest edge from the current first neighbour.
     reach: Vec<f64>,
-    /// How the levels' arcs will be packed: it bounds the shortcuts' step counts.
-    layout: ArcLayout,
 }
 
 impl Contraction {
     /// A contraction of `graph`'s subgoals that has not begun, or `None` when the levels'
-    /// arcs could not be packed: the IDs leave too few bits for a direct edge's steps (see
-    /// [`ArcLayout`]).
+    /// arcs could not be packed: more IDs than [`ID_LIMIT`], or a direct edge with more
+    /// steps than [`COUNT_LIMIT`] (see [`PackedArc`]).
     pub fn new(graph: &SubgoalGraph) -> Option<Self> {
         let n = graph.capacity();
-        let layout = ArcLayout::for_ids(n)?;
+        if n > ID_LIMIT {
+            return None;
+        }
         let adj: Vec<Vec<Arc>> = (0..n as u32)
             .map(|id| {
                 if !graph.is_live(id) {
@@ -502,11 +472,7 @@ impl Contraction {
                     .collect()
             })
             .collect();
-        if !adj
-            .iter()
-            .flatten()
-            .all(|arc| arc.fits(layout.count_limit()))
-        {
+        if !adj.iter().flatten().all(|arc| arc.fits(COUNT_LIMIT)) {
             return None;
         }
         let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
@@ -524,7 +490,6 @@ impl Contraction {
             order,
             visited: 0,
             reach: vec![f64::INFINITY; n],
-            layout,
         })
     }
 
@@ -568,10 +533,10 @@ impl Contraction {
 
     /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` when
     /// there would be more than [`MAX_SHORTCUTS`] or one would count more steps than the
-    /// arcs' layout holds.
+    /// packed arcs hold.
     fn shortcuts(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
-        let limit = self.layout.count_limit();
+        let limit = COUNT_LIMIT;
         let (adj, reach) = (&self.adj, &mut self.reach);
         let around = &adj[v as usize];
         let mut fits = true;
@@ -624,7 +589,7 @@ impl Contraction {
     #[cfg(test)]
     fn shortcuts_reference(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
-        let limit = self.layout.count_limit();
+        let limit = COUNT_LIMIT;
         let (adj, reach) = (&self.adj, &mut self.reach);
         let around = &adj[v as usize];
         let mut fits = true;
@@ -695,7 +660,6 @@ impl Contraction {
             local: vec![0; n.div_ceil(64)],
             level: self.level,
             offsets: Vec::with_capacity(n + 1),
-            layout: self.layout,
             ..Levels::default()
         };
         levels.offsets.push(0);
@@ -719,8 +683,8 @@ impl Contraction {
                     levels.shortcuts.push(i, arc.via, arc.last);
                     arc.first | SHORTCUT
                 };
-                // The IDs fit the layout, and the contraction kept the counts within it.
-                let packed = self.layout.pack(arc, hops).expect("an arc fits its layout");
+                // The IDs fit, and the contraction kept the counts within the limit.
+                let packed = PackedArc::pack(arc, hops).expect("an arc fits its packing");
                 levels.arcs.push(packed);
             }
             levels.offsets.push(levels.arcs.len() as u32);
@@ -799,56 +763,47 @@ impl Shortcuts {
 #[cfg(test)]
 mod tests {
     use super::{
-        allows_hops, first_hop, hop_turns, Arc, ArcLayout, Contraction, Shortcuts, DIRECT,
-        MAX_LEVEL, SHORTCUT,
+        allows_hops, first_hop, hop_turns, Arc, Contraction, PackedArc, Shortcuts, COUNT_BITS,
+        COUNT_LIMIT, DIRECT, HOP_BITS, ID_LIMIT, MAX_LEVEL, SHORTCUT, TO_BITS,
     };
     use crate::grid::Grid;
     use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
 
-    /// The layout of a 1024² map's graph (16,000 IDs) leaves 14 bits a count, that of a
-    /// graph of 2^20 IDs 11, and one of more than 2^41 IDs none.
+    /// The fields fill the 48 bits; a 1024² map's graph (16,000 IDs) and a direct edge
+    /// across a 4,096² map fit.
     #[test]
-    fn layouts_share_the_bits() {
-        let bits = |n: usize| ArcLayout::for_ids(n).map(|l| (l.to_bits, l.count_bits));
-        assert_eq!(bits(0), Some((1, 16)));
-        assert_eq!(bits(2), Some((1, 16)));
-        assert_eq!(bits(3), Some((2, 16)));
-        assert_eq!(bits(15_645), Some((14, 14)));
-        assert_eq!(bits(1 << 20), Some((20, 11)));
-        assert_eq!(bits((1 << 20) + 1), Some((21, 11)));
-        assert_eq!(bits(1 << 41), Some((41, 1)));
-        assert_eq!(bits((1 << 41) + 1), None);
+    fn packed_fields_fit_the_maps() {
+        assert_eq!(HOP_BITS + TO_BITS + 2 * COUNT_BITS, 48);
+        assert!(ID_LIMIT >= 16_000 && usize::from(COUNT_LIMIT) >= 4_095);
     }
 
-    /// A capacity of ID slots, often just past or at a power of two.
-    fn capacity() -> impl Strategy<Value = usize> {
+    /// A far end below [`ID_LIMIT`], often at or just below a power of two.
+    fn far_end() -> impl Strategy<Value = u32> {
         prop_oneof![
-            (0u32..34).prop_map(|k| 1usize << k),
-            (0u32..34).prop_map(|k| (1usize << k) + 1),
-            1usize..100_000,
+            (0u32..TO_BITS).prop_map(|k| 1u32 << k),
+            (1u32..=TO_BITS).prop_map(|k| (1u32 << k) - 1),
+            0u32..ID_LIMIT as u32,
         ]
     }
 
     proptest! {
-        /// An arc whose far end and step counts fit the layout of its graph's IDs packs
-        /// and reads back (hop byte, far end, counts) in a slice of arcs whatever its
-        /// neighbours hold; one with a count past the layout's limit is refused.
+        /// An arc whose far end and step counts fit packs and reads back (hop byte, far
+        /// end, counts) in a slice of arcs whatever its neighbours hold; one with a count
+        /// past the limit or a far end past the IDs' is refused.
         #[test]
         fn arcs_pack_and_read_back(
-            capacity in capacity(),
-            arcs in prop::collection::vec((0.0..1.0f64, any::<u16>(), any::<u16>(), 0u8..16, any::<bool>()), 1..20),
+            arcs in prop::collection::vec((far_end(), any::<bool>(), any::<u16>(), any::<u16>(), 0u8..16, any::<bool>()), 1..20),
         ) {
-            let layout = ArcLayout::for_ids(capacity).expect("a layout");
-            let limit = layout.count_limit();
             let mut packed = Vec::new();
             let mut kept = Vec::new();
-            for &(at, straight, diagonal, first, shortcut) in &arcs {
-                let to = ((capacity.max(1) - 1) as f64 * at).round() as u32;
+            for &(to, past, straight, diagonal, first, shortcut) in &arcs {
+                // Now and then a far end just past the IDs' limit.
+                let to = if past { to | ID_LIMIT as u32 } else { to };
                 let arc = Arc { to, via: DIRECT, straight, diagonal, first, last: first };
                 let hops = first | if shortcut { SHORTCUT } else { 0 };
-                let fits = straight <= limit && diagonal <= limit;
-                match layout.pack(&arc, hops) {
+                let fits = straight <= COUNT_LIMIT && diagonal <= COUNT_LIMIT && !past;
+                match PackedArc::pack(&arc, hops) {
                     Some(p) => {
                         prop_assert!(fits);
                         packed.push(p);
@@ -858,7 +813,7 @@ mod tests {
                 }
             }
             for (p, (arc, hops)) in packed.iter().zip(&kept) {
-                let end = layout.end(*p);
+                let end = p.end();
                 prop_assert_eq!(p.hops(), *hops);
                 prop_assert_eq!(first_hop(p.hops()), arc.first);
                 prop_assert_eq!((end.to, end.straight, end.diagonal), (arc.to, arc.straight as u32, arc.diagonal as u32));

@@ -159,8 +159,9 @@ pub(crate) struct SubgoalGraph {
     /// Whether the map is small enough for levels: arcs count steps in 16 bits, so a map
     /// more than 65,536 cells a side searches the whole graph (exact, only slower).
     levels_fit: bool,
-    /// Whether the last contraction could not start because a direct edge counts more
-    /// steps than the levels' packed arcs hold (see `levels.rs`, `ArcLayout`): the graph
+    /// Whether the last contraction could not start because the graph has more ID slots,
+    /// or a direct edge counts more steps, than the levels' packed arcs hold (see
+    /// `levels.rs`, `PackedArc`): the graph
     /// is then searched whole (exact, only slower) until an edit, after which the levels
     /// are tried again.
     arcs_overflow: bool,
