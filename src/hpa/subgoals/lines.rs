@@ -38,6 +38,7 @@ impl StopLines {
     }
 
     /// Whether `(x, y)`, on the map, is a stop.
+    #[inline]
     pub fn is_stop(&self, x: u32, y: u32) -> bool {
         let w = self.rows[y as usize * self.row_words + x as usize / 64];
         w >> (x % 64) & 1 == 1

@@ -229,15 +229,37 @@ impl SubgoalGraph {
         });
         let (mut lh, mut lv) = (first[axis_index(h)], first[axis_index(v)]);
         let mut p = from;
-        while grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
-            p = Cell::new(
-                (p.x as i64 + d.0 as i64) as u32,
-                (p.y as i64 + d.1 as i64) as u32,
-            );
+        loop {
+            let stop = if whole {
+                // The limits tell the two cells beside the step: the last run along each
+                // axis started at `p` (the first run, at `from`), and a run's reach is at
+                // least 1 exactly when the cell after its start is free (blocked or past
+                // the map's edge, it ends with reach 0; a subgoal there ends it with
+                // reach 1). A limit at 0 is never raised, and no run is made with it.
+                if lh == 0 || lv == 0 {
+                    break;
+                }
+                // Then the step's target, in the column of one free cell and the row of
+                // the other, is on the map; its stop bit says free and no subgoal (0),
+                // or blocked or a subgoal (1), which the ID marks tell apart.
+                let q = Cell::new(p.x.wrapping_add_signed(d.0), p.y.wrapping_add_signed(d.1));
+                let stop = self.lines.is_stop(q.x, q.y);
+                if stop && !self.is_subgoal(q) {
+                    break;
+                }
+                p = q;
+                stop
+            } else {
+                if !grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
+                    break;
+                }
+                p = Cell::new(p.x.wrapping_add_signed(d.0), p.y.wrapping_add_signed(d.1));
+                self.is_subgoal(p)
+            };
             if target == Some(p) {
                 found(Reached::Target);
             }
-            if self.is_subgoal(p) {
+            if stop {
                 found(Reached::Subgoal(p));
                 break;
             }
