@@ -52,6 +52,7 @@
 //! left (not on the order of its edge lists), so the levels rebuilt after edits equal a
 //! fresh build's (tested by cell in `tests/suite/subgoal_props.rs`).
 
+use super::ids::count_sparse;
 use super::taut::{reversed, sector, Sector};
 use super::SubgoalGraph;
 use crate::geom::Cell;
@@ -747,7 +748,7 @@ impl Shortcuts {
     fn get(&self, i: usize) -> (u32, Sector) {
         let (word, b) = (self.marks[i / 64], i % 64);
         debug_assert!(word >> b & 1 == 1, "arc {i} is a shortcut");
-        let rank = self.before[i / 64] as usize + (word & ((1u64 << b) - 1)).count_ones() as usize;
+        let rank = self.before[i / 64] as usize + count_sparse(word & ((1u64 << b) - 1));
         (self.vias[rank], self.lasts[rank])
     }
 
