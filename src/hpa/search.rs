@@ -791,10 +791,7 @@ impl SearchContext {
             ties.push((0.0, id));
         }
         graph.reach(grid, start, Some(goal), |r| match r {
-            Reached::Subgoal(c) => ties.push((
-                octile(start, c),
-                graph.id_of(c).expect("a scan reports subgoals"),
-            )),
+            Reached::Subgoal(c) => ties.push((octile(start, c), graph.id_of_found(c))),
             Reached::Target => direct = true,
         });
         if direct {
@@ -871,8 +868,7 @@ impl SearchContext {
         }
         graph.reach(grid, goal, None, |r| {
             if let Reached::Subgoal(c) = r {
-                let id = graph.id_of(c).expect("a scan reports subgoals");
-                reached.push((octile(c, goal), id));
+                reached.push((octile(c, goal), graph.id_of_found(c)));
             }
         });
         let levels = graph.levels();

@@ -50,15 +50,14 @@ impl StopLines {
     /// the scans call it with a constant axis, which folds its two tests away.
     #[inline(always)]
     pub fn first_stop(&self, x: u32, y: u32, (dx, dy): (i32, i32), limit: u32) -> Option<u32> {
-        let (line, from, len) = if dy == 0 {
-            let y = y as usize;
-            let line = &self.rows[y * self.row_words..(y + 1) * self.row_words];
-            (line, x, self.width)
+        // The line's words, `words[start..]`: no slice of the line is cut (its two bounds
+        // tests cost a run more than its word reads, each checked anyway).
+        let (words, start, from, len) = if dy == 0 {
+            (&self.rows[..], y as usize * self.row_words, x, self.width)
         } else {
-            let x = x as usize;
-            let line = &self.cols[x * self.col_words..(x + 1) * self.col_words];
-            (line, y, self.height)
+            (&self.cols[..], x as usize * self.col_words, y, self.height)
         };
+        let line = Line { words, start };
         if dx + dy > 0 {
             forward(line, from, len, limit)
         } else {
@@ -80,10 +79,27 @@ fn write_bit(words: &mut [u64], i: usize, on: bool) {
     }
 }
 
+/// A line of stop bits: the words from `words[start]` on.
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    words: &'a [u64],
+    start: usize,
+}
+
+impl std::ops::Index<usize> for Line<'_> {
+    type Output = u64;
+
+    /// The line's word `i`.
+    #[inline]
+    fn index(&self, i: usize) -> &u64 {
+        &self.words[self.start + i]
+    }
+}
+
 /// The first set bit after `from` within `limit` bits of a line of `len` bits, as a
 /// distance; the bit just past the line's end counts as set.
 #[inline]
-fn forward(line: &[u64], from: u32, len: u32, limit: u32) -> Option<u32> {
+fn forward(line: Line, from: u32, len: u32, limit: u32) -> Option<u32> {
     let end = (from as u64 + limit as u64).min(len as u64 - 1) as usize;
     let mut p = from as usize + 1;
     while p <= end {
@@ -109,7 +125,7 @@ fn past_end(from: u32, len: u32, limit: u32) -> Option<u32> {
 /// The first set bit before `from` within `limit` bits, as a distance; the bit just
 /// before the line's start counts as set.
 #[inline]
-fn backward(line: &[u64], from: u32, limit: u32) -> Option<u32> {
+fn backward(line: Line, from: u32, limit: u32) -> Option<u32> {
     let from = from as i64;
     let end = (from - limit as i64).max(0);
     let mut p = from - 1;

@@ -424,6 +424,13 @@ impl SubgoalGraph {
         self.ids.get(c.x, c.y)
     }
 
+    /// The ID of subgoal `c`, reported by a cone scan (see [`Reached::Subgoal`]): as
+    /// [`SubgoalGraph::id_of`] without asking whether `c` is one, which the scan has.
+    #[inline]
+    pub(crate) fn id_of_found(&self, c: Cell) -> u32 {
+        self.ids.get_marked(c.x, c.y)
+    }
+
     /// Whether `c`, on the map, is a subgoal.
     #[inline]
     pub fn is_subgoal(&self, c: Cell) -> bool {
