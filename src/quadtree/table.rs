@@ -23,10 +23,17 @@ const NARROW_AXIS_MASK: u32 = (1 << NARROW_AXIS_BITS) - 1;
 /// The largest width or height whose tree keys its nodes by 4 bytes: 2^14 cells.
 pub(crate) const NARROW_MAX_SIDE: u32 = 1 << NARROW_AXIS_BITS;
 
-/// The 4-byte key of `id`: depth in the top 4 bits, then column and row in 14 each.
+/// The largest depth a narrow key holds (its top 4 bits).
+const NARROW_MAX_DEPTH: u32 = 15;
+
+/// The 4-byte key of `id`: depth in the top 4 bits, then column and row in 14 each, or
+/// `None` for an ID no narrow tree holds (a depth or index past the fields; such IDs come
+/// only from callers, e.g. a [`NodeId`] of a bigger tree, and must find nothing rather
+/// than another node under a wrapped key).
 #[inline]
-fn narrow_key(id: NodeId) -> u32 {
-    id.depth() << (2 * NARROW_AXIS_BITS) | id.ix() << NARROW_AXIS_BITS | id.iy()
+fn narrow_key(id: NodeId) -> Option<u32> {
+    let fits = id.depth() <= NARROW_MAX_DEPTH && (id.ix() | id.iy()) <= NARROW_AXIS_MASK;
+    fits.then(|| id.depth() << (2 * NARROW_AXIS_BITS) | id.ix() << NARROW_AXIS_BITS | id.iy())
 }
 
 /// The ID a narrow key stands for.
@@ -64,20 +71,23 @@ impl<S> NodeTable<S> {
 
     /// Bytes of one slot of the table of a tree over `shape`: key, node and control byte.
     pub(crate) fn slot_bytes_for(shape: &Shape) -> usize {
-        1 + match Self::narrow_fits(shape) {
+        Self::slot_bytes_of(Self::narrow_fits(shape))
+    }
+
+    /// Bytes of one slot of this table.
+    pub(crate) fn slot_bytes(&self) -> usize {
+        Self::slot_bytes_of(matches!(self, NodeTable::Narrow(_)))
+    }
+
+    /// Bytes of one slot keyed narrow or wide: key, node and hashbrown's control byte.
+    fn slot_bytes_of(narrow: bool) -> usize {
+        1 + match narrow {
             true => std::mem::size_of::<(u32, Node)>(),
             false => std::mem::size_of::<(u64, Node)>(),
         }
     }
 
-    /// Bytes of one slot of this table.
-    pub(crate) fn slot_bytes(&self) -> usize {
-        1 + match self {
-            NodeTable::Narrow(_) => std::mem::size_of::<(u32, Node)>(),
-            NodeTable::Wide(_) => std::mem::size_of::<(u64, Node)>(),
-        }
-    }
-
+    /// How many nodes the table holds.
     #[inline]
     pub(crate) fn len(&self) -> usize {
         match self {
@@ -86,6 +96,7 @@ impl<S> NodeTable<S> {
         }
     }
 
+    /// Drops every node, keeping the allocation.
     pub(crate) fn clear(&mut self) {
         match self {
             NodeTable::Narrow(m) => m.clear(),
@@ -117,42 +128,51 @@ impl<S: BuildHasher> NodeTable<S> {
         }
     }
 
+    /// The node with ID `id`, if the tree has one.
     #[inline]
     pub(crate) fn get(&self, id: NodeId) -> Option<Node> {
         match self {
-            NodeTable::Narrow(m) => m.get(&narrow_key(id)).copied(),
+            NodeTable::Narrow(m) => m.get(&narrow_key(id)?).copied(),
             NodeTable::Wide(m) => m.get(&id.0).copied(),
         }
     }
 
+    /// The node with ID `id` to change, if the tree has one.
     #[inline]
     pub(crate) fn get_mut(&mut self, id: NodeId) -> Option<&mut Node> {
         match self {
-            NodeTable::Narrow(m) => m.get_mut(&narrow_key(id)),
+            NodeTable::Narrow(m) => m.get_mut(&narrow_key(id)?),
             NodeTable::Wide(m) => m.get_mut(&id.0),
         }
     }
 
+    /// Whether the tree has a node with ID `id`.
     #[inline]
     pub(crate) fn contains(&self, id: NodeId) -> bool {
         match self {
-            NodeTable::Narrow(m) => m.contains_key(&narrow_key(id)),
+            NodeTable::Narrow(m) => narrow_key(id).is_some_and(|k| m.contains_key(&k)),
             NodeTable::Wide(m) => m.contains_key(&id.0),
         }
     }
 
+    /// Puts `node` under `id`, a node of the tree's own shape (which a narrow table's
+    /// keys always hold: the tree makes its IDs itself).
     #[inline]
     pub(crate) fn insert(&mut self, id: NodeId, node: Node) {
         match self {
-            NodeTable::Narrow(m) => m.insert(narrow_key(id), node),
+            NodeTable::Narrow(m) => {
+                let key = narrow_key(id).expect("a narrow tree's own IDs fit its keys");
+                m.insert(key, node)
+            }
             NodeTable::Wide(m) => m.insert(id.0, node),
         };
     }
 
+    /// Takes the node with ID `id` out of the tree, if it has one.
     #[inline]
     pub(crate) fn remove(&mut self, id: NodeId) -> Option<Node> {
         match self {
-            NodeTable::Narrow(m) => m.remove(&narrow_key(id)),
+            NodeTable::Narrow(m) => m.remove(&narrow_key(id)?),
             NodeTable::Wide(m) => m.remove(&id.0),
         }
     }
@@ -191,6 +211,41 @@ mod tests {
         let packing = Some(Packing::new());
         let objects = objects.iter().copied();
         QuadTree::build_full(w, h, stopper, objects, hasher, |k| *k, packing, wide).unwrap()
+    }
+
+    /// Narrow keys round-trip at the fields' extremes, and an ID past them (as one of a
+    /// bigger tree) finds nothing in a narrow tree instead of a node under a wrapped key
+    /// (the key once shifted depth 16 to 0: the root).
+    #[test]
+    fn narrow_keys_hold_their_fields_and_refuse_the_rest() {
+        use super::{narrow_id, narrow_key, NARROW_AXIS_MASK, NARROW_MAX_DEPTH};
+        use crate::quadtree::NodeId;
+        use crate::Direction;
+        for (d, x, y) in [
+            (0, 0, 0),
+            (14, NARROW_AXIS_MASK, 0),
+            (14, 0, NARROW_AXIS_MASK),
+            (NARROW_MAX_DEPTH, NARROW_AXIS_MASK, NARROW_AXIS_MASK),
+        ] {
+            let id = NodeId::pack(d, x, y);
+            assert_eq!(narrow_key(id).map(narrow_id), Some(id), "{d} {x} {y}");
+        }
+        let t = tree(64, 64, &[(Cell::new(3, 5), 0)], false, false);
+        assert!(matches!(t.nodes, NodeTable::Narrow(_)));
+        assert!(t.node(NodeId::pack(0, 0, 0)).is_some(), "the root");
+        for stranger in [
+            NodeId::pack(NARROW_MAX_DEPTH + 1, 0, 0),
+            NodeId::pack(17, 0, 0),
+            NodeId::pack(0, NARROW_AXIS_MASK + 1, 0),
+            NodeId::pack(1, 0, NARROW_AXIS_MASK + 2),
+        ] {
+            assert!(t.node(stranger).is_none(), "{stranger:?}");
+            assert!(narrow_key(stranger).is_none());
+            assert!(
+                t.neighbours(stranger, Direction::E).is_empty(),
+                "{stranger:?}"
+            );
+        }
     }
 
     proptest! {

@@ -172,7 +172,7 @@ const BLANK: Label = Label {
 const MAX_USES: u32 = u32::MAX >> 1;
 
 /// Array entries a field's start writes per work unit, when it grows its arrays for a
-/// larger graph (or wipes them once every [`MAX_USES`] uses): 24 bytes an entry, fresh
+/// larger graph (or wipes them once every [`MAX_USES`] uses): a 16-byte label an entry, fresh
 /// pages faulted in; a unit of a field's growth (one settled subgoal) takes about as long
 /// as a few hundred entries.
 const ENTRIES_PER_UNIT: usize = 256;
