@@ -204,7 +204,10 @@ fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
 /// raised by the landmarks at the subgoals (`row` is the goal's), both consistent, times
 /// the search's `weight` (1 for exact A\*, above 1 for weighted A\*, see
 /// [`SearchContext::weigh_subgoal_bound`]). The one place the weight is applied.
-#[inline]
+///
+/// Always inlined: a search evaluates it for every offer it takes, and inlined the
+/// query's fixed reads (the table's stride and lanes, the cost floor) leave the loop.
+#[inline(always)]
 fn subgoal_bound(
     graph: &SubgoalGraph,
     (row, weight): (&SparseGoalRow, f64),
@@ -220,7 +223,9 @@ fn subgoal_bound(
     }
     // Lattice units (the layer's, see `hpa::landmarks_sparse`) to costs.
     let gap = f64::from(landmarks.gap(row, id)) * per_unit / landmarks.units_per_cell();
-    weight * o.max(gap)
+    // Neither is NaN (finite cells and costs), so a plain comparison picks what `f64::max`
+    // would, without its NaN tests.
+    weight * if gap > o { gap } else { o }
 }
 
 /// The two ends of a query and the free leaves they lie in.
@@ -1595,5 +1600,58 @@ fn tie(
             }
         }
         out.push(best);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subgoal_bound;
+    use crate::grid::movement::octile;
+    use crate::grid::{Grid, TerrainCosts};
+    use crate::hpa::costs::CostBands;
+    use crate::hpa::subgoals::{Reached, SubgoalGraph};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(60))]
+
+        /// The subgoal search's bound is, to the bit, its weight times the larger of the
+        /// octile bound and the landmarks' (the goal's row derived as the search derives
+        /// it), with and without landmarks. Taking the smaller, or leaving the weight or
+        /// the lattice's units out, fails this (the map is of unit cost, so the cost floor
+        /// is 1); the landmarks' own tests show that both sides are lower bounds.
+        #[test]
+        fn the_subgoal_bound_is_the_larger_of_octile_and_landmarks(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..24, 0.3),
+            k in 0usize..=8,
+            weight in prop_oneof![Just(1.0), 1.0f64..3.0],
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let mut graph = SubgoalGraph::build(&grid);
+            graph.build_landmarks(k);
+            let costs = CostBands::new(TerrainCosts::unit(), grid.passable());
+            let landmarks = graph.landmarks();
+            let per_unit = costs.floor();
+            for goal in grid.free_cells() {
+                let own = graph.id_of(goal);
+                let mut reached = Vec::new();
+                graph.reach(&grid, goal, None, |r| {
+                    if let Reached::Subgoal(c) = r {
+                        reached.extend(graph.id_of(c));
+                    }
+                });
+                let row = landmarks.goal_row(&graph, goal, own, reached.iter().copied());
+                for id in (0..graph.capacity() as u32).filter(|&id| graph.is_live(id)) {
+                    let by_octile = octile(graph.cell(id), goal) * per_unit;
+                    let by_landmarks = match landmarks.count() {
+                        0 => 0.0,
+                        _ => f64::from(landmarks.gap(&row, id)) * per_unit / landmarks.units_per_cell(),
+                    };
+                    let expected = weight * by_octile.max(by_landmarks);
+                    let got = subgoal_bound(&graph, (&row, weight), goal, &costs, id);
+                    prop_assert_eq!(got.to_bits(), expected.to_bits(), "goal {:?}, subgoal {:?}", goal, graph.cell(id));
+                }
+            }
+        }
     }
 }
