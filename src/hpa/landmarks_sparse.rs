@@ -398,12 +398,18 @@ impl SubgoalLandmarks {
                 from[..k].copy_from_slice(&self.row(u)[..k]);
                 let start = v as usize * stride;
                 let to = &mut self.values[start..start + k];
+                // Branch-free over the lanes (the compiler vectorises it), the lowered
+                // ones marked in a bit set: a lowered value below the cap is below
+                // 65,535, so the saturated sum lowers exactly what the sum did.
+                let mut lowered = 0u32;
                 for (l, (&du, dv)) in from[..k].iter().zip(to).enumerate() {
-                    let lowered = u32::from(du) + w;
-                    if lowered < u32::from(*dv) {
-                        *dv = lowered as u16;
-                        seeds.push((l as u8, v));
-                    }
+                    let through = (u32::from(du) + w).min(u32::from(u16::MAX)) as u16;
+                    lowered |= u32::from(through < *dv) << l;
+                    *dv = (*dv).min(through);
+                }
+                while lowered != 0 {
+                    seeds.push((lowered.trailing_zeros() as u8, v));
+                    lowered &= lowered - 1;
                 }
             }
         }
