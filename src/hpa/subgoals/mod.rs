@@ -469,6 +469,9 @@ impl SubgoalGraph {
     /// `revision` (IDs given a cell now are stamped with it).
     pub fn update(&mut self, grid: &Grid, changed: &[Cell], revision: u64) {
         self.revision = revision;
+        // Only blocked cells: the landmark repair has less to do (see
+        // `SubgoalLandmarks::repair`).
+        let blocking = changed.iter().all(|&c| !grid.is_free(c));
         // Cells whose passability or subgoal status changed: what a scan may read
         // differently now (a changed cell may only have been recosted).
         let mut touched: Vec<Cell> = changed
@@ -551,7 +554,7 @@ impl SubgoalGraph {
         // Freed only now, so that no ID changed meaning while the scans above ran.
         self.vacant.extend(removed);
         let mut landmarks = std::mem::take(&mut self.landmarks);
-        landmarks.repair(self, &self.added, &self.linked);
+        landmarks.repair(self, &self.added, &self.linked, blocking);
         self.landmarks = landmarks;
         self.added.clear();
         self.linked.clear();
