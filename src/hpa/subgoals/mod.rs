@@ -48,7 +48,10 @@
 //! scan (a first run, the runs along one axis of a diagonal walk, or a whole walk) that
 //! may read it. Only those parts are scanned again: a subgoal a part finds lies on its
 //! axis, or strictly inside its quadrant on its series' side of the diagonal, so the
-//! other parts' finds are kept as they were (they read no changed cell). An edge is kept
+//! other parts' finds are kept as they were (they read no changed cell). A series scanned
+//! again alone resumes at its first changed read: the reverse walk proves the scan walks
+//! to that row, and the run limit there follows from one forward stop look-up per row it
+//! walked (see `scan::SeriesRead`); the finds on earlier rows are kept. An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
 //! fresh build (tested). Each subgoal's blocked diagonal neighbours, kept for the search's
 //! taut rule (`taut.rs`), change only when a cell diagonal to it does: the update sets them
