@@ -373,7 +373,23 @@ impl SubgoalLandmarks {
 
     /// Restores the Lipschitz property after an update of `graph` that gave the IDs of
     /// `added` to new subgoals and joined the pairs of `linked` (see the module docs).
-    pub fn repair(&mut self, graph: &SubgoalGraph, added: &[u32], linked: &[(u32, u32)]) {
+    ///
+    /// After an update that only blocked cells (`blocking`), only new subgoals can be
+    /// lowered, so the search relaxes only the new edges between two of them. Why: the
+    /// values held were Lipschitz over the graph before the update, which was exact, so
+    /// `D(v) ≤ D(u) + dist(u, v)` for any two old subgoals with `dist` the lattice
+    /// distance over the grid before the update. A new subgoal `n` lies on a cell that was
+    /// free then (blocking frees nothing), and its edges' walks are free now, so were
+    /// free then: `dist(u, v) ≤ lat(u, n) + lat(n, v)`. Lowering `n` to `D(u) + lat(u, n)`
+    /// (or from another new subgoal, lowered so in turn) therefore lowers no old `v`
+    /// through `n`; an edge between two old subgoals lowers neither for the same reason.
+    pub fn repair(
+        &mut self,
+        graph: &SubgoalGraph,
+        added: &[u32],
+        linked: &[(u32, u32)],
+        blocking: bool,
+    ) {
         let (k, stride, cap) = (self.k, self.stride, u32::from(self.cap));
         if k == 0 {
             return;
@@ -399,17 +415,34 @@ impl SubgoalLandmarks {
                 from[..k].copy_from_slice(&self.row(u)[..k]);
                 let start = v as usize * stride;
                 let to = &mut self.values[start..start + k];
+                // Branch-free over the lanes (the compiler vectorises it), the lowered
+                // ones marked in a bit set: a lowered value below the cap is below
+                // 65,535, so the saturated sum lowers exactly what the sum did.
+                let mut lowered = 0u32;
                 for (l, (&du, dv)) in from[..k].iter().zip(to).enumerate() {
-                    let lowered = u32::from(du) + w;
-                    if lowered < u32::from(*dv) {
-                        *dv = lowered as u16;
-                        seeds.push((l as u8, v));
-                    }
+                    let through = (u32::from(du) + w).min(u32::from(u16::MAX)) as u16;
+                    lowered |= u32::from(through < *dv) << l;
+                    *dv = (*dv).min(through);
+                }
+                while lowered != 0 {
+                    seeds.push((lowered.trailing_zeros() as u8, v));
+                    lowered &= lowered - 1;
                 }
             }
         }
         seeds.sort_unstable();
         seeds.dedup();
+        // The new edges between new subgoals, with their weights: all the search needs
+        // to relax after a blocking update.
+        let new_pairs: Vec<(u32, u32, u32)> = if blocking {
+            linked
+                .iter()
+                .filter(|(a, b)| added.contains(a) && added.contains(b))
+                .map(|&(a, b)| (a, b, self.lattice.length(graph.cell(a), graph.cell(b))))
+                .collect()
+        } else {
+            Vec::new()
+        };
         // From them, Dijkstra-style, one landmark at a time.
         for group in seeds.chunk_by(|x, y| x.0 == y.0) {
             let l = group[0].0 as usize;
@@ -423,14 +456,30 @@ impl SubgoalLandmarks {
                 if d > u32::from(self.values[u as usize * stride + l]) {
                     continue;
                 }
-                let here = graph.cell(u);
-                for &v in graph.neighbours(u) {
-                    let dv = d + self.lattice.length(here, graph.cell(v));
-                    // Below every value held, so below the cap too.
-                    if dv < u32::from(self.values[v as usize * stride + l]).min(cap) {
-                        self.values[v as usize * stride + l] = dv as u16;
+                // Below every value held, so below the cap too.
+                let mut lower = |values: &mut [u16], v: u32, dv: u32| {
+                    if dv < u32::from(values[v as usize * stride + l]).min(cap) {
+                        values[v as usize * stride + l] = dv as u16;
                         self.heap.push(Reverse((dv, v)));
                     }
+                };
+                if blocking {
+                    for &(a, b, w) in &new_pairs {
+                        match (a == u, b == u) {
+                            (true, _) => lower(&mut self.values, b, d + w),
+                            (_, true) => lower(&mut self.values, a, d + w),
+                            _ => {}
+                        }
+                    }
+                    continue;
+                }
+                let here = graph.cell(u);
+                for &v in graph.neighbours(u) {
+                    lower(
+                        &mut self.values,
+                        v,
+                        d + self.lattice.length(here, graph.cell(v)),
+                    );
                 }
             }
         }

@@ -48,7 +48,10 @@
 //! scan (a first run, the runs along one axis of a diagonal walk, or a whole walk) that
 //! may read it. Only those parts are scanned again: a subgoal a part finds lies on its
 //! axis, or strictly inside its quadrant on its series' side of the diagonal, so the
-//! other parts' finds are kept as they were (they read no changed cell). An edge is kept
+//! other parts' finds are kept as they were (they read no changed cell). A series scanned
+//! again alone resumes at its first changed read: the reverse walk proves the scan walks
+//! to that row, and the run limit there follows from one forward stop look-up per row it
+//! walked (see `scan::SeriesRead`); the finds on earlier rows are kept. An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
 //! fresh build (tested). Each subgoal's blocked diagonal neighbours, kept for the search's
 //! taut rule (`taut.rs`), change only when a cell diagonal to it does: the update sets them
@@ -78,7 +81,7 @@ use levels::Contraction;
 pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
-use scan::{Parts, DIAGONALS};
+use scan::{Parts, SeriesRead, DIAGONALS};
 use std::time::Instant;
 use taut::blocked_diagonals_at;
 pub(crate) use taut::{
@@ -148,6 +151,8 @@ pub(crate) struct SubgoalGraph {
     /// Scratch of [`SubgoalGraph::rescan`]: the previous finds, then the others anew.
     scratch_previous: Vec<u32>,
     scratch_others: Vec<u32>,
+    /// Scratch of [`SubgoalGraph::rescan`]: the kept finds merged with the new ones.
+    scratch_merged: Vec<u32>,
     /// The two levels (see `levels.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
     /// Their rebuild under way after an edit dropped them (see
@@ -443,7 +448,8 @@ impl SubgoalGraph {
             + (self.added.capacity() + self.linked.capacity() * 2) * 4
             + (self.scratch_found.capacity()
                 + self.scratch_previous.capacity()
-                + self.scratch_others.capacity())
+                + self.scratch_others.capacity()
+                + self.scratch_merged.capacity())
                 * 4
             + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
@@ -474,6 +480,9 @@ impl SubgoalGraph {
     /// `revision` (IDs given a cell now are stamped with it).
     pub fn update(&mut self, grid: &Grid, changed: &[Cell], revision: u64) {
         self.revision = revision;
+        // Only blocked cells: the landmark repair has less to do (see
+        // `SubgoalLandmarks::repair`).
+        let blocking = changed.iter().all(|&c| !grid.is_free(c));
         // Cells whose passability or subgoal status changed: what a scan may read
         // differently now (a changed cell may only have been recosted).
         let mut touched: Vec<Cell> = changed
@@ -517,31 +526,46 @@ impl SubgoalGraph {
                 removed.push(self.remove_subgoal(c, !grid.is_free(c)));
             }
         }
-        // Each reader with the parts of its scan that may read a touched cell.
-        let mut rescan: Vec<(u32, Parts)> = fresh.into_iter().map(|id| (id, Parts::ALL)).collect();
+        // Each reader with the parts of its scan that may read a touched cell, and where
+        // a series reads one (see `SeriesRead`).
+        let mut rescan: Vec<(u32, Parts, Option<SeriesRead>)> =
+            fresh.into_iter().map(|id| (id, Parts::ALL, None)).collect();
         for &x in &touched {
             self.readers(
                 grid,
                 x,
                 |c| touched.contains(&c),
-                |s, parts| rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts)),
+                |s, parts, read| {
+                    rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts, read))
+                },
             );
         }
-        rescan.sort_unstable_by_key(|&(id, _)| id);
+        rescan.sort_unstable_by_key(|&(id, _, _)| id);
         let mut i = 0;
         while i < rescan.len() {
-            let (id, mut parts) = rescan[i];
-            i += 1;
+            let id = rescan[i].0;
+            // Each series' reads in scan order, `(row, at)`: its first changed read first.
+            let (mut parts, mut first_reads) = (Parts::NONE, [None::<SeriesRead>; 8]);
             while i < rescan.len() && rescan[i].0 == id {
                 parts = parts | rescan[i].1;
+                if let Some(read) = rescan[i].2 {
+                    let first = &mut first_reads[read.series as usize];
+                    if first.map_or(true, |f| (read.row, read.at) < (f.row, f.at)) {
+                        *first = Some(read);
+                    }
+                }
                 i += 1;
             }
-            self.rescan(grid, id, parts);
+            // A series alone (no whole walk, no first run) resumes at its first changed read.
+            let resumed = first_reads.map(|read: Option<SeriesRead>| {
+                read.filter(|r| parts.may_resume(r.series as usize))
+            });
+            self.rescan(grid, id, parts, &resumed);
         }
         // Freed only now, so that no ID changed meaning while the scans above ran.
         self.vacant.extend(removed);
         let mut landmarks = std::mem::take(&mut self.landmarks);
-        landmarks.repair(self, &self.added, &self.linked);
+        landmarks.repair(self, &self.added, &self.linked, blocking);
         self.landmarks = landmarks;
         self.added.clear();
         self.linked.clear();
@@ -554,8 +578,9 @@ impl SubgoalGraph {
     }
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
-    /// other parts found stays.
-    fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts) {
+    /// other parts found stays. A series with a read in `resumed` is scanned again only
+    /// from that read on (see `SeriesRead`): what it found on earlier rows stays too.
+    fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts, resumed: &[Option<SeriesRead>; 8]) {
         let from = self.cell(id);
         // Scratch lists, kept between rescans so that an edit allocates nothing here: the
         // previous finds, the finds now, the previous finds of the parts scanned again
@@ -570,16 +595,31 @@ impl SubgoalGraph {
         others.extend_from_slice(self.edges.others(id));
         now.clear();
         redo.clear();
+        // The parts scanned from their start, and the row each resumed series resumes at.
+        let (mut whole, mut resume_rows) = (parts, [u32::MAX; 8]);
+        for r in resumed.iter().flatten() {
+            whole = whole.without(Parts::series_at(r.series as usize));
+            resume_rows[r.series as usize] = r.row;
+        }
         for &v in &previous {
             // Removing a subgoal takes it out of every list: no find is vacant.
             let c = self.cells[v as usize];
-            if parts.contains(Parts::finding(from, c)) {
+            let part = Parts::finding(from, c);
+            let again = whole.contains(part)
+                || part
+                    .single_series()
+                    .is_some_and(|b| SeriesRead::row_of(b, from, c) >= resume_rows[b]);
+            if again {
                 redo.push((c, v));
             } else {
                 now.push(v);
             }
         }
-        self.reach_parts(grid, from, None, parts, |r| {
+        // The kept finds are sorted (a part of the sorted previous finds); the parts
+        // scanned again add a few more, sorted apart and merged in rather than the whole
+        // list sorted again.
+        let kept = now.len();
+        let mut report = |r| {
             if let Reached::Subgoal(c) = r {
                 // Most finds were found before: their IDs are in `redo` (a subgoal still
                 // at its cell keeps its ID through an update), which is cheaper to look
@@ -587,8 +627,17 @@ impl SubgoalGraph {
                 let found = redo.iter().find(|&&(rc, _)| rc == c).map(|&(_, v)| v);
                 now.push(found.unwrap_or_else(|| self.id_of(c).expect("a scan reports subgoals")));
             }
-        });
-        now.sort_unstable();
+        };
+        self.reach_parts(grid, from, None, whole, &mut report);
+        for &read in resumed.iter().flatten() {
+            self.resume_series(grid, from, read, &mut report);
+        }
+        now[kept..].sort_unstable();
+        if kept > 0 && now.len() > kept {
+            merge_sorted_runs(&mut now, kept, &mut self.scratch_merged);
+        }
+        // A walk's own find is shared by its two series: one scanned again reports it,
+        // and the other may have kept it.
         now.dedup();
         // One walk over both sorted lists: the subgoals found before and no more, and the
         // new finds (a subgoal found before has its edge already, so only new finds need a
@@ -708,6 +757,27 @@ impl SubgoalGraph {
         edges.dedup();
         (cells, edges)
     }
+}
+
+/// Makes `list`, whose entries before `split` and from `split` on are each sorted, sorted
+/// as a whole by merging the two runs through `merged` (scratch; it ends up holding the
+/// old list's buffer).
+fn merge_sorted_runs(list: &mut Vec<u32>, split: usize, merged: &mut Vec<u32>) {
+    merged.clear();
+    let (a, b) = list.split_at(split);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            merged.push(a[i]);
+            i += 1;
+        } else {
+            merged.push(b[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&a[i..]);
+    merged.extend_from_slice(&b[j..]);
+    std::mem::swap(list, merged);
 }
 
 /// Every subgoal cell of `grid` (see [`is_subgoal_cell`]), row by row, found 64 cells of

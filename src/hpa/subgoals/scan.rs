@@ -33,6 +33,8 @@ pub(super) struct Parts(u16);
 impl Parts {
     /// The whole scan.
     pub const ALL: Parts = Parts(0xfff);
+    /// No part.
+    pub const NONE: Parts = Parts(0);
 
     /// The walk along `DIAGONALS[q]` with both its series.
     fn diagonal(q: usize) -> Parts {
@@ -42,6 +44,37 @@ impl Parts {
     /// The runs along `axis` of the walk along `DIAGONALS[q]` (with the walk).
     fn series(q: usize, axis: (i32, i32)) -> Parts {
         Parts(1 << (q + if axis.1 == 0 { 0 } else { 4 }))
+    }
+
+    /// The series with index `b` (see [`SeriesRead`]): the runs along the horizontal axis
+    /// of the walk along `DIAGONALS[b]` for `b < 4`, along the vertical one of
+    /// `DIAGONALS[b − 4]` for `b ≥ 4`.
+    pub fn series_at(b: usize) -> Parts {
+        Parts(1 << b)
+    }
+
+    /// Whether the series with index `b` may be rescanned from a later row of its walk
+    /// (see [`SeriesRead`]): it is in `self` alone, without the other series of its walk
+    /// (which would make it the whole walk) and without the first run along its axis
+    /// (which limits it from its start).
+    pub fn may_resume(self, b: usize) -> bool {
+        let (q, horizontal) = (b % 4, b < 4);
+        let d = DIAGONALS[q];
+        let axis = if horizontal { (d.0, 0) } else { (0, d.1) };
+        self.contains(Parts::series_at(b))
+            && !self.contains(Parts::diagonal(q))
+            && !self.has_axis(axis_index(axis))
+    }
+
+    /// The index of the one series `self` is, if it is one (see [`Parts::series_at`]).
+    #[inline]
+    pub fn single_series(self) -> Option<usize> {
+        (self.0.count_ones() == 1 && self.0 < 0x100).then(|| self.0.trailing_zeros() as usize)
+    }
+
+    /// Without the parts of `other`.
+    pub fn without(self, other: Parts) -> Parts {
+        Parts(self.0 & !other.0)
     }
 
     /// The first run along `AXES[i]`.
@@ -108,6 +141,44 @@ impl std::ops::BitOr for Parts {
     type Output = Parts;
     fn bitor(self, other: Parts) -> Parts {
         Parts(self.0 | other.0)
+    }
+}
+
+/// Where a reader's series reads a changed cell `x`: on the run from the `row`-th cell
+/// of its diagonal walk (`row ≥ 1`), `at` steps along it (`at ≥ 2`), the series having
+/// index `series` (see [`Parts::series_at`]); `limit` is that run's limit.
+///
+/// [`SubgoalGraph::readers`] reports a series read only where the scan from the reader,
+/// on the grid as it is now, provably walks to that row and reads the cell there: every
+/// row before it has its first stop beyond `at` (the bounds of the reverse walk), so
+/// every earlier run reached `at` at least, and the walk's steps are legal. The runs
+/// before row `row` pass the cells `x − m·d` (`1 ≤ m ≤ row`, `d` the diagonal) at
+/// `at` steps, so each one's reach is `at` plus how far a run from that cell along the
+/// axis would reach (0 when the cell is a subgoal: the run stops on it); a run's limit is
+/// the smallest reach of the runs before it, so `limit` is `at` plus the smallest of
+/// those, all read from the stop bits as the grid is now. When `x` is the series'
+/// first changed read, the rows before it read what they read before the edit and found
+/// what they found, and the rescan resumes on row `row` with `limit`
+/// (`SubgoalGraph::resume_series`). Reports of one series in the order of `(row, at)`
+/// put its first changed read first: every report is a read, and the first changed read
+/// is always reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct SeriesRead {
+    pub row: u32,
+    pub at: u32,
+    pub limit: u32,
+    pub series: u8,
+}
+
+impl SeriesRead {
+    /// The row of the walk, counted from the reader `from`, on which the series with
+    /// index `b` finds `found`.
+    pub fn row_of(b: usize, from: Cell, found: Cell) -> u32 {
+        if b < 4 {
+            found.y.abs_diff(from.y)
+        } else {
+            found.x.abs_diff(from.x)
+        }
     }
 }
 
@@ -377,13 +448,13 @@ impl SubgoalGraph {
         grid: &Grid,
         x: Cell,
         touched: impl Fn(Cell) -> bool,
-        mut found: impl FnMut(Cell, Parts),
+        mut found: impl FnMut(Cell, Parts, Option<SeriesRead>),
     ) {
         // The cell a scan reads just before `x` on the way there, when touched too.
         let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(&touched);
         for (q, d) in DIAGONALS.into_iter().enumerate() {
             if !behind(d) {
-                self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q)));
+                self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q), None));
             }
         }
         for axis in AXES {
@@ -393,15 +464,58 @@ impl SubgoalGraph {
             // A cell one step along a run is the corner of its diagonal step: the walk
             // may end elsewhere, so it is scanned whole.
             let deeper = self.stop_behind(grid, x, axis, u32::MAX, &mut |s, k| {
-                found(s, Parts::axis_and_walks(axis, k == 1))
+                found(s, Parts::axis_and_walks(axis, k == 1), None)
             });
             for (q, d) in DIAGONALS.into_iter().enumerate() {
                 if d.0 == axis.0 || d.1 == axis.1 {
                     let (walk, series) = (Parts::diagonal(q), Parts::series(q, axis));
-                    self.rows_back(grid, x, d, axis, deeper, &mut |s, k| {
-                        found(s, if k == 1 { walk } else { series })
+                    let index = q + if axis.1 == 0 { 0 } else { 4 };
+                    self.rows_back(grid, x, d, axis, deeper, &mut |s, k, row, ahead| {
+                        if k == 1 {
+                            found(s, walk, None)
+                        } else {
+                            let read = SeriesRead {
+                                row,
+                                at: k,
+                                limit: k.saturating_add(ahead),
+                                series: index as u8,
+                            };
+                            found(s, series, Some(read))
+                        }
                     });
                 }
+            }
+        }
+    }
+
+    /// Scans the series with index `read.series` of the cone of `from` again from its
+    /// first changed read (see [`SeriesRead`]) on: the run on row `read.row` with limit
+    /// `read.limit`, then the walk on along the diagonal with its runs along the series'
+    /// axis, as [`SubgoalGraph::reach_parts`] scans one series.
+    pub(super) fn resume_series(
+        &self,
+        grid: &Grid,
+        from: Cell,
+        read: SeriesRead,
+        found: &mut impl FnMut(Reached),
+    ) {
+        let b = read.series as usize;
+        let d = DIAGONALS[b % 4];
+        let axis = if b < 4 { (d.0, 0) } else { (0, d.1) };
+        let mut p = offset(grid, from, d, read.row as i64).expect("a read row is on the map");
+        let mut limit = read.limit;
+        loop {
+            limit = self.run(grid, p, axis, limit, None, found);
+            if limit == 0 || !grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
+                return;
+            }
+            p = Cell::new(
+                (p.x as i64 + d.0 as i64) as u32,
+                (p.y as i64 + d.1 as i64) as u32,
+            );
+            if self.is_subgoal(p) {
+                found(Reached::Subgoal(p));
+                return;
             }
         }
     }
@@ -424,7 +538,8 @@ impl SubgoalGraph {
     }
 
     /// The rows behind `x − m·d`, `m ≥ 1`, against `axis`, starting with `limit` (see
-    /// [`SubgoalGraph::readers`]).
+    /// [`SubgoalGraph::readers`]); a reader is reported with its distance, its row `m` and
+    /// the smallest reach ahead of the cells `x − m'·d`, `1 ≤ m' ≤ m` (see `SeriesRead`).
     fn rows_back(
         &self,
         grid: &Grid,
@@ -432,15 +547,40 @@ impl SubgoalGraph {
         d: (i32, i32),
         axis: (i32, i32),
         mut limit: u32,
-        found: &mut impl FnMut(Cell, u32),
+        found: &mut impl FnMut(Cell, u32, u32, u32),
     ) {
-        let mut c = x;
+        let (mut c, mut row) = (x, 0);
+        // The smallest reach ahead of the cells `x − m·d` for `m ≤ ahead_rows` (see
+        // `SeriesRead`), taken only up to the row of a reader (most walks find none).
+        let (mut ahead, mut ahead_rows) = (u32::MAX, 0);
         while limit > 0 {
             match offset(grid, c, d, -1) {
                 Some(next) if grid.is_free(next) => c = next,
                 _ => return,
             }
-            limit = limit.min(self.stop_behind(grid, c, axis, limit, found));
+            row += 1;
+            let bound = self.stop_behind(grid, c, axis, limit, &mut |s, k| {
+                while ahead_rows < row {
+                    ahead_rows += 1;
+                    let cell = offset(grid, x, d, -(ahead_rows as i64)).expect("a row walked");
+                    ahead = ahead.min(self.reach_ahead(grid, cell, axis, ahead));
+                }
+                found(s, k, row, ahead)
+            });
+            limit = limit.min(bound);
+        }
+    }
+
+    /// How far a run from free cell `c` along `axis` reaches, at most `limit`: 0 when `c`
+    /// is a subgoal (a run stops on it), else as [`SubgoalGraph::run`] counts.
+    fn reach_ahead(&self, grid: &Grid, c: Cell, axis: (i32, i32), limit: u32) -> u32 {
+        if self.is_subgoal(c) {
+            return 0;
+        }
+        match self.lines.first_stop(c.x, c.y, axis, limit) {
+            Some(k) if offset(grid, c, axis, k as i64).is_some_and(|q| self.is_subgoal(q)) => k,
+            Some(k) => k - 1,
+            None => limit,
         }
     }
 
