@@ -96,7 +96,7 @@
 //! | `image` | obstacle bitmaps and PNG renders in [`io`] | `image` |
 //! | `serde` | `Serialize`/`Deserialize` on [`Cell`], [`Rect`] and [`Path`] | `serde` |
 //! | `baseline` | `quadpath::baseline`, plain grid A\* | `pathfinding` |
-//! | `parallel` (default) | [`HpaMap::find_paths`] and [`World::find_paths`] on rayon's current thread pool; sequential without it | `rayon` |
+//! | `parallel` (default) | [`HpaMap::find_paths`] and [`World::find_paths`] on rayon's current thread pool, and an exact layer's independent build steps side by side on it (the same layer on any pool); sequential without it | `rayon` |
 //! | `testing` | test hooks: the `testing` module, `HpaMap::snapshot` and `check_consistency`, `QuadTree::find_by_descent` | none |
 //!
 //! ## Conventions

@@ -272,6 +272,12 @@ impl SubgoalLandmarks {
         lm
     }
 
+    /// The whole table, row by row (a test hook: builds are compared by it).
+    #[cfg(all(test, feature = "parallel"))]
+    pub(crate) fn values(&self) -> &[u16] {
+        &self.values
+    }
+
     /// Landmarks kept (0 when none).
     pub fn count(&self) -> usize {
         self.k

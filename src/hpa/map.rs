@@ -12,6 +12,7 @@ use super::graph::{GateGraph, LeafId};
 use super::landmarks::Landmarks;
 use super::policy;
 use super::profile::{BuildProfile, MemoryBreakdown};
+use super::side_by_side::timed_join;
 use super::subgoals::SubgoalGraph;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::{Grid, TerrainCosts};
@@ -241,39 +242,58 @@ impl HpaMap {
             QuadtreeError::OutOfBounds { .. } => unreachable!("blocked cells lie on the grid"),
         };
         let (width, height) = (grid.width(), grid.height());
-        // On a map of one passable band the tree's objects are the blocked cells, and it
-        // is built from their counts (`quadtree::counted`), without listing them, when the
-        // count table fits the memory limit beside the grid (else from the object list, as
-        // a map of several bands is); under a limit the tree's estimate is walked over the
-        // table, and checked, before the tree is built.
-        let counted = bands.uniform().is_some()
-            && crate::quadtree::counted_build_fits(width, height)
-            && grid.memory_bytes() + CellCounts::table_bytes(width, height) <= limit;
-        let mut tree = if counted {
-            let counts = CellCounts::new(width, height, grid.blocked_cells());
-            if config.max_memory.is_some() {
-                let tree_bytes = counts
-                    .estimate_tree_bytes::<u8>(&stopper)
-                    .map_err(tree_error)?;
-                check(grid.memory_bytes().saturating_add(tree_bytes))?;
-            }
-            QuadTree::build_packed_counted(&counts, stopper, BLOCKED, |band| *band)
-                .map_err(tree_error)?
-        } else {
-            let mut objects = bands.objects(&grid);
-            // Counting the tree before it is built walks its splits once more: only a
-            // limit needs that (without one, the estimate counts the tree as built).
-            if config.max_memory.is_some() {
-                let tree_bytes =
-                    QuadTree::estimate_bytes_packed(width, height, &stopper, &mut objects)
+        // The tree and the subgoal graph both read the grid alone: they are built side by
+        // side (see `side_by_side`), the tree's memory checks first after both.
+        let revision = next_revision();
+        let subgoals_wanted =
+            Self::layer_wants_subgoals(&config, &bands) && grid.free_count() < cells;
+        let build_tree = || -> Result<QuadTree<u8>, BuildError> {
+            // On a map of one passable band the tree's objects are the blocked cells, and it
+            // is built from their counts (`quadtree::counted`), without listing them, when the
+            // count table fits the memory limit beside the grid (else from the object list, as
+            // a map of several bands is); under a limit the tree's estimate is walked over the
+            // table, and checked, before the tree is built.
+            let counted = bands.uniform().is_some()
+                && crate::quadtree::counted_build_fits(width, height)
+                && grid.memory_bytes() + CellCounts::table_bytes(width, height) <= limit;
+            let tree = if counted {
+                let counts = CellCounts::new(width, height, grid.blocked_cells());
+                if config.max_memory.is_some() {
+                    let tree_bytes = counts
+                        .estimate_tree_bytes::<u8>(&stopper)
                         .map_err(tree_error)?;
-                check(grid.memory_bytes().saturating_add(tree_bytes))?;
-            }
-            QuadTree::build_packed(width, height, stopper, objects, |band| *band)
-                .map_err(tree_error)?
+                    check(grid.memory_bytes().saturating_add(tree_bytes))?;
+                }
+                QuadTree::build_packed_counted(&counts, stopper, BLOCKED, |band| *band)
+                    .map_err(tree_error)?
+            } else {
+                let mut objects = bands.objects(&grid);
+                // Counting the tree before it is built walks its splits once more: only a
+                // limit needs that (without one, the estimate counts the tree as built).
+                if config.max_memory.is_some() {
+                    let tree_bytes =
+                        QuadTree::estimate_bytes_packed(width, height, &stopper, &mut objects)
+                            .map_err(tree_error)?;
+                    check(grid.memory_bytes().saturating_add(tree_bytes))?;
+                }
+                QuadTree::build_packed(width, height, stopper, objects, |band| *band)
+                    .map_err(tree_error)?
+            };
+            Ok(tree)
         };
+        // The subgoal graph comes before the gate graph: whether the layer needs its gate
+        // graph depends on it (see `HpaMap::keeps_gate_graph`). A map without a blocked
+        // cell has no subgoal, and its searches need none (every goal lies in the start's
+        // cone): it gets its graph, and the stop bits' three bits per cell, at its first
+        // edit that keeps a blocked cell (`update_subgoals`).
+        let build_subgoals =
+            || subgoals_wanted.then(|| Box::new(SubgoalGraph::build(&grid).stamped(revision)));
+        let ((tree, tree_time), (subgoals, subgoals_time)) = timed_join(build_tree, build_subgoals);
+        let mut tree = tree?;
         tree.track_changes(true);
-        profile.tree = lap();
+        lap();
+        profile.tree = tree_time;
+        profile.subgoals = subgoals_time;
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
         check(estimated)?;
         // The free leaves, each with its Z-order key (see below), worked out once.
@@ -300,30 +320,22 @@ impl HpaMap {
             components: Components::default(),
             clusters: None,
             landmarks: Landmarks::default(),
-            subgoals: None,
+            subgoals,
             landmarks_pending: false,
             search_work: AtomicU64::new(0),
             bound_fallbacks: AtomicU64::new(0),
             crossing_buf: Vec::new(),
             build_profile: Box::default(),
             estimated_bytes: 0,
-            revision: next_revision(),
+            revision,
             sizes: Box::default(),
         };
-        // The subgoal graph comes first: whether the layer needs its gate graph depends on
-        // it (see `HpaMap::keeps_gate_graph`). A map without a blocked cell has no
-        // subgoal, and its searches need none (every goal lies in the start's cone): it
-        // gets its graph, and the stop bits' three bits per cell, at its first edit that
-        // keeps a blocked cell (`update_subgoals`).
-        let cells = map.grid.width() as u64 * map.grid.height() as u64;
-        map.subgoals = (map.wants_subgoals() && map.grid.free_count() < cells)
-            .then(|| Box::new(SubgoalGraph::build(&map.grid).stamped(map.revision)));
-        profile.subgoals = lap();
         if let Some(graph) = &mut map.subgoals {
-            graph.build_landmarks(config.landmarks as usize);
-            profile.landmarks += lap();
-            graph.build_levels();
-            profile.subgoals += lap();
+            let (landmarks_time, levels_time) =
+                graph.build_landmarks_and_levels(config.landmarks as usize);
+            lap();
+            profile.landmarks += landmarks_time;
+            profile.subgoals += levels_time;
             // Counted as built, before the leaves are estimated: the graph with its
             // levels, and its landmarks.
             estimated = estimated
@@ -659,11 +671,16 @@ impl HpaMap {
     /// Whether this map should keep a subgoal graph: asked for, exact, and of one
     /// terrain cost (where the octile distance is the cost, up to a factor).
     pub(super) fn wants_subgoals(&self) -> bool {
+        Self::layer_wants_subgoals(&self.config, &self.costs)
+    }
+
+    /// Whether a layer of `config` over `costs` is searched over a subgoal graph.
+    fn layer_wants_subgoals(config: &Config, costs: &CostBands) -> bool {
         use super::policy::GatePolicy;
-        self.config.subgoals
-            && self.config.gates == GatePolicy::All
-            && self.config.clusters.is_none()
-            && self.costs.uniform().is_some()
+        config.subgoals
+            && config.gates == GatePolicy::All
+            && config.clusters.is_none()
+            && costs.uniform().is_some()
     }
 
     /// Number of connected free regions.
@@ -844,6 +861,60 @@ const _: () = {
 
 #[cfg(test)]
 mod tests {
+    /// The build on rayon's pools (feature `parallel`).
+    #[cfg(feature = "parallel")]
+    mod pools {
+        use crate::hpa::HpaMap;
+        use crate::{Grid, Mode};
+
+        /// A 200 × 150 map of scattered walls and blocks, the same for a seed.
+        fn walls(seed: u64) -> Grid {
+            let hash = |x: u32, y: u32| {
+                let mut h = seed ^ (u64::from(x) << 32 | u64::from(y));
+                h = (h ^ (h >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                (h ^ (h >> 29)).wrapping_mul(0xc4ce_b9fe_1a85_ec53) >> 40
+            };
+            Grid::from_fn(200, 150, |x, y| {
+                let wall = (x % 23 == 7 && hash(x, y / 9) % 5 != 0)
+                    || (y % 17 == 3 && hash(x / 11, y) % 4 != 0);
+                !wall && hash(x / 3, y / 3) % 100 >= 12
+            })
+        }
+
+        /// Everything a build makes, by the test hooks: the tree, leaves, gates and
+        /// components, the subgoal graph, its levels and its landmark table.
+        fn built(map: &HpaMap) -> impl PartialEq + std::fmt::Debug {
+            let subgoals = map
+                .subgoals
+                .as_ref()
+                .expect("exact mode keeps a subgoal graph");
+            (
+                map.snapshot(),
+                subgoals.snapshot(),
+                subgoals.levels_snapshot().expect("levels are built"),
+                subgoals.landmarks().values().to_vec(),
+                map.memory_bytes(),
+            )
+        }
+
+        /// The steps built side by side (`side_by_side`) make the same layer on a pool of one
+        /// thread, where they run one after the other, as on a pool of two.
+        #[test]
+        fn layer_build_is_the_same_on_any_pool() {
+            for seed in 0..3 {
+                let build = |threads| {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .expect("a thread pool");
+                    pool.install(|| HpaMap::new(walls(seed), Mode::Exact).expect("a layer"))
+                };
+                let (one, two) = (build(1), build(2));
+                assert_eq!(built(&one), built(&two), "seed {seed}");
+            }
+        }
+    }
+
     /// The map is a handle to heap tables: small enough to move around and keep in a
     /// game's own structures (it once embedded a 4 KiB search context).
     #[test]

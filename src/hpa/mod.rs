@@ -43,6 +43,7 @@ mod policy;
 mod profile;
 mod query;
 mod search;
+mod side_by_side;
 mod spans;
 mod subgoals;
 mod trace;

@@ -109,7 +109,10 @@ pub struct BuildProfile {
 }
 
 impl BuildProfile {
-    /// All steps together.
+    /// All steps together: the build's work. With the `parallel` feature the quadtree and
+    /// the subgoal graph are built side by side, and so are the landmarks and the subgoal
+    /// graph's levels (each step's own time is recorded), so the build may take less
+    /// wall time than this.
     pub fn total(&self) -> Duration {
         self.tree + self.gates + self.components + self.clusters + self.landmarks + self.subgoals
     }

@@ -75,14 +75,20 @@ pub(crate) const DIRECT: u32 = u32::MAX;
 /// on maps below 2^16 cells a side differ by far more.
 const TIE: f64 = 1e-7;
 
+/// Neighbours from which a contraction tests the pairs most likely to need its subgoal
+/// first (see [`Contraction::likely_pairs_refuse`]): subgoals of fewer are mostly
+/// contracted, after a test of every pair.
+const LIKELY_FIRST_DEGREE: usize = 12;
+
 /// Subgoals contracted between two looks at the clock in a sliced build.
 const CLOCK_EVERY: usize = 8;
 
 /// An edge of the levels: its far end, for a shortcut its middle subgoal, its weight as
-/// counts of straight and diagonal steps, and the sectors (see `taut.rs`) of the first
-/// hop of the subgoal-graph path it stands for and of the last, which the search's
-/// taut-path pruning reads (16 bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// counts of straight and diagonal steps (and as their length, worked out once: the
+/// contraction's witness tests read it millions of times), and the sectors (see
+/// `taut.rs`) of the first hop of the subgoal-graph path it stands for and of the last,
+/// which the search's taut-path pruning reads (24 bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Arc {
     pub to: u32,
     pub via: u32,
@@ -92,23 +98,38 @@ pub(crate) struct Arc {
     pub first: Sector,
     /// The sector of the last hop, into [`Arc::to`].
     pub last: Sector,
+    /// `straight + diagonal × √2`.
+    length: f64,
 }
 
 impl Arc {
+    /// The arc to `to` through `via` of those step counts and hops' sectors.
+    fn new(
+        to: u32,
+        via: u32,
+        (straight, diagonal): (u16, u16),
+        first: Sector,
+        last: Sector,
+    ) -> Self {
+        Arc {
+            to,
+            via,
+            straight,
+            diagonal,
+            first,
+            last,
+            length: straight as f64 + diagonal as f64 * SQRT_2,
+        }
+    }
+
     /// The edge between subgoals at `a` and `b`, direct: their octile distance.
     fn direct(to: u32, a: Cell, b: Cell) -> Self {
         let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
         // Levels are built only on maps at most 2^16 cells a side (`levels_fit`).
         debug_assert!(dx.max(dy) <= u16::MAX as u32, "a direct edge fits");
         let hop = sector(a, b);
-        Arc {
-            to,
-            via: DIRECT,
-            straight: (dx.max(dy) - dx.min(dy)) as u16,
-            diagonal: dx.min(dy) as u16,
-            first: hop,
-            last: hop,
-        }
+        let counts = ((dx.max(dy) - dx.min(dy)) as u16, dx.min(dy) as u16);
+        Arc::new(to, DIRECT, counts, hop, hop)
     }
 
     /// The same edge walked from its far end back to `to`.
@@ -129,14 +150,11 @@ impl Arc {
                 .ok()
                 .filter(|&n| n <= limit)
         };
-        Some(Arc {
-            to: second.to,
-            via,
-            straight: add(first.straight, second.straight)?,
-            diagonal: add(first.diagonal, second.diagonal)?,
-            first: first.first,
-            last: second.last,
-        })
+        let counts = (
+            add(first.straight, second.straight)?,
+            add(first.diagonal, second.diagonal)?,
+        );
+        Some(Arc::new(second.to, via, counts, first.first, second.last))
     }
 
     /// Whether both step counts are at most `limit`.
@@ -147,7 +165,7 @@ impl Arc {
     /// The edge's weight in cells.
     #[inline]
     pub fn weight(self) -> f64 {
-        self.straight as f64 + self.diagonal as f64 * SQRT_2
+        self.length
     }
 }
 
@@ -346,15 +364,9 @@ impl Levels {
         self.range(id).map(|i| {
             let end = self.arcs[i].end();
             let (via, last) = self.taken(i);
-            Arc {
-                to: end.to,
-                via,
-                // The packed counts are at most 12 bits.
-                straight: end.straight as u16,
-                diagonal: end.diagonal as u16,
-                first: first_hop(self.arcs[i].hops()),
-                last,
-            }
+            // The packed counts are at most 12 bits.
+            let counts = (end.straight as u16, end.diagonal as u16);
+            Arc::new(end.to, via, counts, first_hop(self.arcs[i].hops()), last)
         })
     }
 
@@ -449,6 +461,89 @@ pub(crate) struct Contraction {
     visited: usize,
     /// The witness search's table: the shortest edge from the current first neighbour.
     reach: Vec<f64>,
+    /// Each subgoal's cell, for the likely pairs (see [`Contraction::likely_pairs_refuse`]).
+    cells: Vec<Cell>,
+    /// The [`octant_mask`] of each neighbour of the subgoal being contracted.
+    octants: Vec<u8>,
+    /// Neighbours from which the likely pairs are tested first: [`LIKELY_FIRST_DEGREE`]
+    /// (tests lower it, so that every subgoal's are).
+    likely_from: usize,
+}
+
+/// Writes into `reach` the weight of the edge from `a` to each of its neighbours but `v`
+/// (`reach[v]` stays infinite, so no witness passes through `v`).
+#[inline(always)]
+fn mark_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32, v: u32) {
+    for arc in &adj[a as usize] {
+        if arc.to != v {
+            let r = &mut reach[arc.to as usize];
+            *r = r.min(arc.weight());
+        }
+    }
+}
+
+/// The octants (bit `k`: between directions `k` and `k + 1` of `taut.rs`, both edges
+/// included) that hold the hop from `v` to `b` when `arc`, from `v` to `b`, weighs their
+/// octile distance; 0 when it is a longer shortcut. The octile distance is a norm whose
+/// unit ball has the eight octants as its faces' cones, so `|p + q| = |p| + |q|` exactly
+/// when `p` and `q` share an octant: `v` lies taut between `a` and `b` when the masks of
+/// the hop into `v` (the hop out to `a` turned half round) and of the hop out to `b` meet.
+fn octant_mask(v: Cell, b: Cell, arc: &Arc) -> u8 {
+    let (dx, dy) = (v.x.abs_diff(b.x), v.y.abs_diff(b.y));
+    let octile = (dx.max(dy) - dx.min(dy), dx.min(dy));
+    if (u32::from(arc.straight), u32::from(arc.diagonal)) != octile {
+        return 0;
+    }
+    match sector(v, b) {
+        // A straight or diagonal hop lies on the edge of two octants.
+        s @ 0..8 => (1 << s) | (1 << ((s + 7) % 8)),
+        s => 1 << (s - 8),
+    }
+}
+
+/// Sets `reach` back to infinite where [`mark_reach`] wrote it for `a`.
+#[inline(always)]
+fn clear_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32) {
+    for arc in &adj[a as usize] {
+        reach[arc.to as usize] = f64::INFINITY;
+    }
+}
+
+/// Whether the neighbour marked in `reach` (see [`mark_reach`]) reaches `b` in at most
+/// `most`, directly or through one middle subgoal. A middle it does not reach is skipped
+/// before its edge's weight is worked out (every weight is positive).
+#[inline(always)]
+fn witnessed(adj: &[Vec<Arc>], reach: &[f64], b: u32, most: f64) -> bool {
+    reach[b as usize] <= most
+        || adj[b as usize].iter().any(|arc| {
+            let r = reach[arc.to as usize];
+            r < most && r + arc.weight() <= most
+        })
+}
+
+/// Whether every direct edge of `graph` counts at most [`COUNT_LIMIT`] steps of each kind,
+/// told before a contraction allocates anything (an edited graph that cannot pack its arcs
+/// is asked again at the next refresh after every edit). A direct edge counts at most
+/// `max(dx, dy)` steps of either kind, so subgoals within a box [`COUNT_LIMIT`] wide and
+/// high (every map up to 4,096 cells a side) settle it without looking at an edge.
+fn direct_edges_fit(graph: &SubgoalGraph) -> bool {
+    let live = (0..graph.capacity() as u32).filter(|&id| graph.is_live(id));
+    let cells = || live.clone().map(|id| graph.cell(id));
+    let span = |axis: fn(Cell) -> u32| {
+        let (low, high) = cells().fold((u32::MAX, 0), |(l, h), c| (l.min(axis(c)), h.max(axis(c))));
+        high.saturating_sub(low)
+    };
+    let limit = u32::from(COUNT_LIMIT);
+    if span(|c| c.x) <= limit && span(|c| c.y) <= limit {
+        return true;
+    }
+    live.clone().all(|id| {
+        let here = graph.cell(id);
+        graph
+            .neighbours(id)
+            .iter()
+            .all(|&to| Arc::direct(to, here, graph.cell(to)).fits(COUNT_LIMIT))
+    })
 }
 
 impl Contraction {
@@ -457,7 +552,7 @@ impl Contraction {
     /// steps than [`COUNT_LIMIT`] (see [`PackedArc`]).
     pub fn new(graph: &SubgoalGraph) -> Option<Self> {
         let n = graph.capacity();
-        if n > ID_LIMIT {
+        if n > ID_LIMIT || !direct_edges_fit(graph) {
             return None;
         }
         let adj: Vec<Vec<Arc>> = (0..n as u32)
@@ -473,9 +568,6 @@ impl Contraction {
                     .collect()
             })
             .collect();
-        if !adj.iter().flatten().all(|arc| arc.fits(COUNT_LIMIT)) {
-            return None;
-        }
         let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
         // By cell among equal degrees, so that the levels do not depend on the IDs, which
         // edits hand out differently from a fresh build.
@@ -491,6 +583,9 @@ impl Contraction {
             order,
             visited: 0,
             reach: vec![f64::INFINITY; n],
+            cells: graph.cells.clone(),
+            octants: Vec::new(),
+            likely_from: LIKELY_FIRST_DEGREE,
         })
     }
 
@@ -512,6 +607,8 @@ impl Contraction {
             + self.level.capacity()
             + self.order.capacity() * 4
             + self.reach.capacity() * 8
+            + self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self.octants.capacity()
     }
 
     /// Carries the contraction on until it is done (then `true`) or `deadline` passes.
@@ -532,36 +629,29 @@ impl Contraction {
         true
     }
 
-    /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` when
-    /// there would be more than [`MAX_SHORTCUTS`] or one would count more steps than the
-    /// packed arcs hold.
+    /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` (and
+    /// `out` left holding some of them, or none) when there would be more than
+    /// [`MAX_SHORTCUTS`] or one would count more steps than the packed arcs hold.
     fn shortcuts(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
+        if self.adj[v as usize].len() >= self.likely_from && self.likely_pairs_refuse(v) {
+            return false;
+        }
         let limit = COUNT_LIMIT;
         let (adj, reach) = (&self.adj, &mut self.reach);
         let around = &adj[v as usize];
-        let mut fits = true;
-        for (i, x) in around.iter().enumerate() {
+        // The last neighbour has no pair after it: it is not marked.
+        for (i, x) in around
+            .iter()
+            .enumerate()
+            .take(around.len().saturating_sub(1))
+        {
             let a = x.to;
-            for arc in &adj[a as usize] {
-                if arc.to != v {
-                    let r = &mut reach[arc.to as usize];
-                    *r = r.min(arc.weight());
-                }
-            }
+            mark_reach(adj, reach, a, v);
             let to_a = x.weight();
+            let mut fits = true;
             for y in &around[i + 1..] {
-                let b = y.to;
-                let most = to_a + y.weight() + TIE;
-                // `reach[v]` stays infinite (the loop above skips `v`), so no witness
-                // passes through `v`; a middle `a` does not reach is skipped before its
-                // edge's weight is worked out (every weight is positive).
-                let witnessed = reach[b as usize] <= most
-                    || adj[b as usize].iter().any(|arc| {
-                        let r = reach[arc.to as usize];
-                        r < most && r + arc.weight() <= most
-                    });
-                if !witnessed {
+                if !witnessed(adj, reach, y.to, to_a + y.weight() + TIE) {
                     // `x` leads from `v` to `a`: the same steps lead back.
                     match Arc::joined(x.reversed(v), *y, v, limit) {
                         Some(arc) => out.push((a, arc)),
@@ -575,14 +665,67 @@ impl Contraction {
                     }
                 }
             }
-            for arc in &adj[a as usize] {
-                reach[arc.to as usize] = f64::INFINITY;
-            }
+            clear_reach(adj, reach, a);
             if !fits || out.len() > MAX_SHORTCUTS {
                 return false;
             }
         }
         true
+    }
+
+    /// Whether the pairs of `v`'s neighbours most likely to need `v` already refuse its
+    /// contraction: more than [`MAX_SHORTCUTS`] of them unwitnessed, or one whose shortcut
+    /// would not fit. Only the count of unwitnessed pairs and their fit decide, not the
+    /// order the pairs are tested in, so [`Contraction::shortcuts`] may refuse on this
+    /// answer before its own pass. The likely pairs are those `v` lies *taut* between
+    /// (`w(a, v) + w(v, b)` is the octile distance from `a` to `b`: the hops from `a` to
+    /// `v` and from `v` to `b` share an octant, see [`octant_mask`]) and those joined to
+    /// `v` by a shortcut longer than their octile distance. Around the subgoals Cauldron
+    /// keeps global, 72 % and 30 % of them are unwitnessed against 11 % of all pairs
+    /// (8.9 and 5.6 such pairs a subgoal, of 276), so most of those subgoals are told
+    /// after a few tests instead of about a hundred.
+    fn likely_pairs_refuse(&mut self, v: u32) -> bool {
+        let limit = COUNT_LIMIT;
+        let (adj, reach, cells, octants) =
+            (&self.adj, &mut self.reach, &self.cells, &mut self.octants);
+        let around = &adj[v as usize];
+        let at_v = cells[v as usize];
+        octants.clear();
+        octants.extend(
+            around
+                .iter()
+                .map(|x| octant_mask(at_v, cells[x.to as usize], x)),
+        );
+        let mut unwitnessed = 0;
+        for (i, x) in around.iter().enumerate() {
+            let a = x.to;
+            // The octants of the hop from `a` into `v`.
+            let inward = octants[i].rotate_left(4);
+            let mut marked = false;
+            for (y, &outward) in around[i + 1..].iter().zip(&octants[i + 1..]) {
+                if inward != 0 && outward != 0 && inward & outward == 0 {
+                    continue;
+                }
+                if !marked {
+                    mark_reach(adj, reach, a, v);
+                    marked = true;
+                }
+                if !witnessed(adj, reach, y.to, x.weight() + y.weight() + TIE) {
+                    unwitnessed += match Arc::joined(x.reversed(v), *y, v, limit) {
+                        Some(_) => 1,
+                        None => MAX_SHORTCUTS + 1,
+                    };
+                    if unwitnessed > MAX_SHORTCUTS {
+                        clear_reach(adj, reach, a);
+                        return true;
+                    }
+                }
+            }
+            if marked {
+                clear_reach(adj, reach, a);
+            }
+        }
+        false
     }
 
     /// [`Contraction::shortcuts`] as it was written first, with no early skip in the
@@ -765,7 +908,7 @@ impl Shortcuts {
 mod tests {
     use super::{
         allows_hops, first_hop, hop_turns, Arc, Contraction, PackedArc, Shortcuts, COUNT_BITS,
-        COUNT_LIMIT, DIRECT, HOP_BITS, ID_LIMIT, MAX_LEVEL, SHORTCUT, TO_BITS,
+        COUNT_LIMIT, DIRECT, HOP_BITS, ID_LIMIT, LIKELY_FIRST_DEGREE, MAX_LEVEL, SHORTCUT, TO_BITS,
     };
     use crate::grid::Grid;
     use crate::hpa::subgoals::SubgoalGraph;
@@ -777,6 +920,26 @@ mod tests {
     fn packed_fields_fit_the_maps() {
         assert_eq!(HOP_BITS + TO_BITS + 2 * COUNT_BITS, 48);
         assert!(ID_LIMIT >= 16_000 && usize::from(COUNT_LIMIT) >= 4_095);
+    }
+
+    /// A corridor of one row between two pillars: its subgoals' direct edge along the row
+    /// counts `width − 5` straight steps. It fits up to [`COUNT_LIMIT`], and past it the
+    /// contraction does not start (told by the edges, since the subgoals' box is wider
+    /// than the limit), as when the fit was checked after building the arcs.
+    #[test]
+    fn a_direct_edge_past_the_count_limit_stops_the_contraction() {
+        let limit = u32::from(COUNT_LIMIT);
+        for (width, fits) in [(limit + 5, true), (limit + 6, false), (limit + 40, false)] {
+            let grid = Grid::from_fn(width, 3, |x, y| !(y == 1 && (x == 1 || x == width - 2)));
+            let graph = SubgoalGraph::build(&grid);
+            let longest = (0..graph.capacity() as u32)
+                .flat_map(|id| graph.neighbours(id).iter().map(move |&to| (id, to)))
+                .map(|(a, b)| graph.cell(a).x.abs_diff(graph.cell(b).x))
+                .max();
+            assert_eq!(longest, Some(width - 5), "width {width}");
+            assert_eq!(super::direct_edges_fit(&graph), fits, "width {width}");
+            assert_eq!(Contraction::new(&graph).is_some(), fits, "width {width}");
+        }
     }
 
     /// A far end below [`ID_LIMIT`], often at or just below a power of two.
@@ -801,7 +964,7 @@ mod tests {
             for &(to, past, straight, diagonal, first, shortcut) in &arcs {
                 // Now and then a far end just past the IDs' limit.
                 let to = if past { to | ID_LIMIT as u32 } else { to };
-                let arc = Arc { to, via: DIRECT, straight, diagonal, first, last: first };
+                let arc = Arc::new(to, DIRECT, (straight, diagonal), first, first);
                 let hops = first | if shortcut { SHORTCUT } else { 0 };
                 let fits = straight <= COUNT_LIMIT && diagonal <= COUNT_LIMIT && !past;
                 match PackedArc::pack(&arc, hops) {
@@ -839,17 +1002,20 @@ mod tests {
     }
 
     proptest! {
-        /// The witness test with its early skips decides every pair as the plain one
-        /// does, step by step of a whole contraction of a random map's subgoal graph: the
-        /// same subgoals contracted, with the same shortcuts in the same order.
+        /// The witness test with its early skips, and with the likely pairs of a subgoal
+        /// of many neighbours tested first, decides every subgoal as the plain one does,
+        /// step by step of a whole contraction of a random map's subgoal graph: the same
+        /// subgoals contracted, with the same shortcuts in the same order.
         #[test]
         fn shortcuts_equal_the_plain_witness_test(
             (w, h) in (4u32..48, 4u32..48),
             blocked in prop::collection::vec(prop::bool::weighted(0.3), 48 * 48),
+            likely_from in prop::sample::select(vec![0, 4, LIKELY_FIRST_DEGREE]),
         ) {
             let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * 48 + x) as usize]);
             let graph = SubgoalGraph::build(&grid);
             let mut contraction = Contraction::new(&graph).expect("a small map's arcs fit");
+            contraction.likely_from = likely_from;
             let (mut got, mut want) = (Vec::new(), Vec::new());
             while contraction.visited < contraction.order.len() {
                 let v = contraction.order[contraction.visited];
@@ -859,8 +1025,9 @@ mod tests {
                 }
                 let fits = contraction.shortcuts(v, &mut got);
                 prop_assert_eq!(fits, contraction.shortcuts_reference(v, &mut want));
-                prop_assert_eq!(&got, &want);
+                // A refused contraction's shortcuts are never read.
                 if fits {
+                    prop_assert_eq!(&got, &want);
                     contraction.contract(v, &got);
                 }
             }

@@ -72,6 +72,7 @@ mod taut;
 
 use super::landmarks_sparse::SubgoalLandmarks;
 use super::map::morton;
+use super::side_by_side::{join, timed_join};
 use crate::geom::Cell;
 use crate::grid::Grid;
 use edges::EdgeLists;
@@ -82,7 +83,7 @@ pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{Parts, SeriesRead, DIAGONALS};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use taut::blocked_diagonals_at;
 pub(crate) use taut::{
     allows, arrivals, reversed, sector, turns, turns_any, BlockedDiagonals, Sector, NO_HOP,
@@ -99,6 +100,20 @@ pub type SubgoalSnapshot = (Vec<(Cell, u8)>, Vec<(Cell, Cell)>);
 /// test compares rebuilt levels and a fresh build's by.
 #[cfg(any(test, feature = "testing"))]
 pub type LevelsSnapshot = (Vec<Cell>, Vec<(Cell, Cell, Option<Cell>, (u16, u16))>);
+
+/// Subgoals a build scans from in one piece of work (see [`SubgoalGraph::finds`]):
+/// small enough for two threads to share Cauldron's 16,000 evenly, large enough that
+/// joining the pieces' finds costs little.
+const SCAN_CHUNK: usize = 1024;
+
+/// What the scans from a range of subgoals found (see [`SubgoalGraph::finds`]).
+#[cfg_attr(test, derive(Debug, PartialEq))]
+struct Finds {
+    /// Each subgoal's finds, sorted and without repeats, one subgoal after the other.
+    finds: Vec<u32>,
+    /// How many finds each subgoal has.
+    lengths: Vec<u32>,
+}
 
 /// A cell that is no subgoal: the place of a removed subgoal's ID until it is reused.
 const VACANT: Cell = Cell::new(u32::MAX, u32::MAX);
@@ -233,26 +248,11 @@ impl SubgoalGraph {
     fn link_all(&mut self, grid: &Grid) {
         let n = self.cells.len();
         // Every subgoal's finds, sorted, one after the other.
-        let mut finds: Vec<u32> = Vec::new();
+        let Finds { finds, lengths } = self.finds(grid, 0..n as u32);
         let mut ends: Vec<usize> = Vec::with_capacity(n + 1);
         ends.push(0);
-        for id in 0..n as u32 {
-            let from = finds.len();
-            self.reach_parts(grid, self.cell(id), None, Parts::ALL, |r| {
-                if let Reached::Subgoal(c) = r {
-                    finds.push(self.id_of(c).expect("a scan reports subgoals"));
-                }
-            });
-            finds[from..].sort_unstable();
-            let mut kept = from;
-            for i in from..finds.len() {
-                if i == from || finds[i] != finds[kept - 1] {
-                    finds[kept] = finds[i];
-                    kept += 1;
-                }
-            }
-            finds.truncate(kept);
-            ends.push(finds.len());
+        for &length in &lengths {
+            ends.push(ends[ends.len() - 1] + length as usize);
         }
         let of = |id: u32| &finds[ends[id as usize]..ends[id as usize + 1]];
         // Others: `a` for `b` when `a` found `b` and `b` did not find `a`.
@@ -286,6 +286,49 @@ impl SubgoalGraph {
         self.edges.pack(0);
     }
 
+    /// The subgoals each subgoal of `ids` finds by its scans, sorted and without repeats,
+    /// one after the other in ID order. Scans read the graph alone, so with the `parallel`
+    /// feature ranges of [`SCAN_CHUNK`] subgoals are scanned side by side and their finds
+    /// joined in ID order: the same finds whatever the number of threads.
+    fn finds(&self, grid: &Grid, ids: std::ops::Range<u32>) -> Finds {
+        if cfg!(feature = "parallel") && ids.len() > SCAN_CHUNK {
+            let middle = ids.start + (ids.end - ids.start) / 2;
+            let (mut first, second) = join(
+                || self.finds(grid, ids.start..middle),
+                || self.finds(grid, middle..ids.end),
+            );
+            first.finds.extend_from_slice(&second.finds);
+            first.lengths.extend_from_slice(&second.lengths);
+            return first;
+        }
+        self.finds_in_order(grid, ids)
+    }
+
+    /// [`SubgoalGraph::finds`] on this thread, subgoal after subgoal.
+    fn finds_in_order(&self, grid: &Grid, ids: std::ops::Range<u32>) -> Finds {
+        let mut finds: Vec<u32> = Vec::new();
+        let mut lengths: Vec<u32> = Vec::with_capacity(ids.len());
+        for id in ids {
+            let from = finds.len();
+            self.reach_parts(grid, self.cell(id), None, Parts::ALL, |r| {
+                if let Reached::Subgoal(c) = r {
+                    finds.push(self.id_of(c).expect("a scan reports subgoals"));
+                }
+            });
+            finds[from..].sort_unstable();
+            let mut kept = from;
+            for i in from..finds.len() {
+                if i == from || finds[i] != finds[kept - 1] {
+                    finds[kept] = finds[i];
+                    kept += 1;
+                }
+            }
+            finds.truncate(kept);
+            lengths.push((kept - from) as u32);
+        }
+        Finds { finds, lengths }
+    }
+
     /// Places landmarks on the subgoals for a layer configured with `k` per-cell ones and
     /// computes their distances (see `hpa::landmarks_sparse`); 0 drops them. Three times
     /// as many (at most 24) as configured: at the subgoals they cost a few hundred KiB
@@ -299,9 +342,30 @@ impl SubgoalGraph {
 
     /// Splits the subgoals into two levels (see `levels.rs`), for the search.
     pub fn build_levels(&mut self) {
+        let levels = self.levels_fit.then(|| Levels::build(self));
+        self.set_levels(levels);
+    }
+
+    /// [`SubgoalGraph::build_landmarks`] and [`SubgoalGraph::build_levels`] side by side
+    /// (see `hpa::side_by_side`): both read the graph alone, so the table and the levels
+    /// are those the two calls make one after the other. Returns the time each took.
+    pub fn build_landmarks_and_levels(&mut self, k: usize) -> (Duration, Duration) {
+        let graph = &*self;
+        let ((landmarks, landmarks_time), (levels, levels_time)) = timed_join(
+            || SubgoalLandmarks::build(graph, 3 * k),
+            || graph.levels_fit.then(|| Levels::build(graph)),
+        );
+        self.landmarks = landmarks;
+        self.set_levels(levels);
+        (landmarks_time, levels_time)
+    }
+
+    /// Keeps `levels`, built when the graph's levels fit (`None` when they do not, `Some`
+    /// of `None` when the arcs could not be packed).
+    fn set_levels(&mut self, levels: Option<Option<Levels>>) {
         self.levels = None;
-        if self.levels_fit {
-            self.levels = Levels::build(self).map(Box::new);
+        if let Some(levels) = levels {
+            self.levels = levels.map(Box::new);
             self.arcs_overflow = self.levels.is_none();
         }
     }
@@ -876,6 +940,36 @@ mod tests {
     use crate::geom::Cell;
     use crate::grid::Grid;
     use proptest::prelude::*;
+
+    /// The build's scans on rayon's pools (feature `parallel`).
+    #[cfg(feature = "parallel")]
+    mod pools {
+        use crate::grid::Grid;
+        use crate::hpa::subgoals::{SubgoalGraph, SCAN_CHUNK};
+
+        /// The scans split into ranges and run side by side find what one pass over every
+        /// subgoal finds, in the same order, on a pool of two threads (a map of several
+        /// thousand subgoals: more than a few ranges).
+        #[test]
+        fn split_scans_find_what_one_pass_finds() {
+            let grid = Grid::from_fn(300, 200, |x, y| {
+                let h = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)).rotate_left(13);
+                (x % 19 != 4 || y % 7 == 0) && h % 100 >= 8
+            });
+            let graph = SubgoalGraph::build(&grid);
+            let n = graph.capacity() as u32;
+            assert!(
+                n as usize > 4 * SCAN_CHUNK,
+                "{n} subgoals: too few to split"
+            );
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a thread pool");
+            let split = pool.install(|| graph.finds(&grid, 0..n));
+            assert_eq!(split, graph.finds_in_order(&grid, 0..n));
+        }
+    }
 
     proptest! {
         /// The subgoals found a word at a time are those the definition finds cell by
