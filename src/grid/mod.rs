@@ -580,8 +580,18 @@ pub(crate) fn arb_blocked_cells(
     sides: std::ops::Range<u32>,
     blocked: f64,
 ) -> impl proptest::strategy::Strategy<Value = (u32, u32, Vec<bool>)> {
+    arb_blocked_cells_sized(sides.clone(), sides, blocked)
+}
+
+/// [`arb_blocked_cells`] with the width drawn from `widths` and the height from `heights`.
+#[cfg(test)]
+pub(crate) fn arb_blocked_cells_sized(
+    widths: std::ops::Range<u32>,
+    heights: std::ops::Range<u32>,
+    blocked: f64,
+) -> impl proptest::strategy::Strategy<Value = (u32, u32, Vec<bool>)> {
     use proptest::prelude::*;
-    (sides.clone(), sides).prop_flat_map(move |(w, h)| {
+    (widths, heights).prop_flat_map(move |(w, h)| {
         (
             Just(w),
             Just(h),

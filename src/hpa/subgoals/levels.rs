@@ -1008,11 +1008,10 @@ mod tests {
         /// subgoals contracted, with the same shortcuts in the same order.
         #[test]
         fn shortcuts_equal_the_plain_witness_test(
-            (w, h) in (4u32..48, 4u32..48),
-            blocked in prop::collection::vec(prop::bool::weighted(0.3), 48 * 48),
+            (w, h, blocked) in crate::grid::arb_blocked_cells(4..48, 0.3),
             likely_from in prop::sample::select(vec![0, 4, LIKELY_FIRST_DEGREE]),
         ) {
-            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * 48 + x) as usize]);
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
             let graph = SubgoalGraph::build(&grid);
             let mut contraction = Contraction::new(&graph).expect("a small map's arcs fit");
             contraction.likely_from = likely_from;

@@ -976,10 +976,9 @@ mod tests {
         /// cell, in row order, on widths that are and are not multiples of 64.
         #[test]
         fn subgoal_cells_equal_the_definition(
-            (w, h) in (1u32..150, 1u32..12),
-            blocked in prop::collection::vec(prop::bool::weighted(0.3), 150 * 12),
+            (w, h, blocked) in crate::grid::arb_blocked_cells_sized(1..150, 1..12, 0.3),
         ) {
-            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * 150 + x) as usize]);
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
             let want: Vec<Cell> = (0..h)
                 .flat_map(|y| (0..w).map(move |x| Cell::new(x, y)))
                 .filter(|&c| is_subgoal_cell(&grid, c))
