@@ -82,8 +82,10 @@ struct ModeInfo {
     memory_bytes: usize,
     /// `memory_bytes` part by part (`HpaMap::memory_breakdown`).
     memory_parts: BTreeMap<&'static str, usize>,
-    /// The build's steps, in ms (`HpaMap::build_profile`); they add up to a little less
-    /// than `build_ms`, which also counts the copy of the grid.
+    /// The build's steps, in ms (`HpaMap::build_profile`), each its own time: each is
+    /// less than `build_ms` (which also counts the copy of the grid); built on one thread
+    /// they add up to a little less than it, and with the library's `parallel` feature,
+    /// where some steps run side by side, they may add up to more.
     build_parts_ms: BTreeMap<&'static str, f64>,
 }
 

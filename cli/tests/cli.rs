@@ -566,8 +566,11 @@ fn info_json_is_consistent() {
                     "tree"
                 ]
             );
-            let spent: f64 = steps.values().map(|v| v.as_f64().unwrap()).sum();
-            assert!(spent > 0.0 && spent <= f(m, "build_ms") + 1e-3, "{m}");
+            // Each step is timed on its own; steps built side by side (the `parallel`
+            // feature) may add up to more than the wall time, but none exceeds it.
+            let spent: Vec<f64> = steps.values().map(|v| v.as_f64().unwrap()).collect();
+            assert!(spent.iter().sum::<f64>() > 0.0, "{m}");
+            assert!(spent.iter().all(|&s| s <= f(m, "build_ms") + 1e-3), "{m}");
             assert!(
                 u(m, "crossings") * 2 >= u(m, "gates"),
                 "every gate has a crossing"
