@@ -535,7 +535,10 @@ impl Job {
                     out.push(answer);
                     work += units;
                 }
-                allowance.book(work, work, Kind::Delivery);
+                // Delivery cannot be put off once the step has an outcome, so it is part
+                // of that step: a step that overran the lane's share with its last units
+                // overruns it by those and its delivery's.
+                allowance.book(work, allowance.work - before + work, Kind::Delivery);
                 self.next += 1;
                 self.attempt = Attempt::Fresh;
             }
