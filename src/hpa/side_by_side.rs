@@ -1,7 +1,8 @@
 //! Two independent steps of a layer's build run side by side: on rayon's current thread
 //! pool with the `parallel` feature, one after the other without it. Each step computes
 //! from what it is given alone, so what the build makes is the same whatever the number
-//! of threads (`tests` below, and `layer_build_is_the_same_on_any_pool` in `map.rs`).
+//! of threads (`layer_build_is_the_same_on_any_pool` in `map.rs`, and
+//! `split_scans_find_what_one_pass_finds` in `subgoals/mod.rs`).
 
 use std::time::{Duration, Instant};
 
