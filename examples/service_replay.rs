@@ -161,6 +161,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut main_cpu_us, mut request_cpu_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     // The units walking: `outcome` and `advance` for every unit (outside main-thread time).
     let (mut walk_us, mut walk_cpu_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    // The drains' CPU time per frame (events and outcomes).
+    let mut drain_cpu_us: Vec<f64> = Vec::new();
     // Beside mode: the main thread's wait for the tick after its frame work.
     let mut waited_us: Vec<f64> = Vec::new();
     let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
@@ -307,7 +309,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             service.notify_edit(&world, &report);
             notify_cpu_us.push(thread_cpu_us() - n);
         }
+        let drain_cpu = thread_cpu_us();
         service.drain_events().for_each(drop);
+        let mut drained_cpu_us = thread_cpu_us() - drain_cpu;
         let tick_start = Instant::now();
         let tick_cpu = thread_cpu_us();
         // The frame's own work on the main thread (beside mode only), not counted in its
@@ -349,7 +353,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
 
         let mut delivered = 0;
+        let drain_cpu = thread_cpu_us();
         let finished: Vec<(Ticket, Outcome)> = service.drain_finished().collect();
+        drained_cpu_us += thread_cpu_us() - drain_cpu;
+        drain_cpu_us.push(drained_cpu_us);
         // Main-thread time ends here: what follows is the replay's own bookkeeping and
         // checks.
         main_us.push(t.elapsed().as_secs_f64() * 1e6 - edit_us - frame_work_us);
@@ -465,6 +472,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     request_cpu_us.sort_by(f64::total_cmp);
     walk_us.sort_by(f64::total_cmp);
     walk_cpu_us.sort_by(f64::total_cmp);
+    drain_cpu_us.sort_by(f64::total_cmp);
     waited_us.sort_by(f64::total_cmp);
     let budget_us = budget.as_secs_f64() * 1e6;
     println!(
@@ -479,6 +487,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| requests and cancels, CPU per frame: median / max; frame 0 (the whole army) | {:.0} / {:.0} µs; {frame0_requests:.0} µs | |",
         pct(&request_cpu_us, 50.0),
         request_cpu_us.last().copied().unwrap_or(0.0),
+    );
+    println!(
+        "| the drains (events, outcomes), CPU per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        pct(&drain_cpu_us, 50.0),
+        pct(&drain_cpu_us, 99.0),
+        drain_cpu_us.last().copied().unwrap_or(0.0)
     );
     println!(
         "| units walking (`outcome` + `advance` per unit, not counted above): median / p99 wall; CPU | {:.0} / {:.0} µs; {:.0} / {:.0} µs | |",
