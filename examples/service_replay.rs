@@ -20,6 +20,8 @@
 //! with `Budget::Time` of `REPLAY_WORKER_MS` (default 8 ms; `REPLAY_UNITS` still makes it
 //! an expansion budget). Main-thread time is then the service calls of the update phase
 //! plus any wait for the tick at the frame's end; BUDGET_US stays the main thread's budget.
+//! `REPLAY_THREADS=n` gives rayon's global pool n threads (the cores less one keeps the
+//! tick off the main thread's core).
 
 use quadpath::service::{
     Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
