@@ -12,6 +12,16 @@
 //! service" section of BENCHMARKS.md; with `REPLAY_SLOW=f` set, every tick over `f` × the budget
 //! in CPU time (1.2 × when `f` is not a number) is printed with its report (where the time
 //! goes).
+//!
+//! `REPLAY_BESIDE=<frame ms>` runs the tick beside the frame instead
+//! ([`PathService::tick_beside`]): frames are paced at the given length (16.7 for 60 fps),
+//! the main thread's "game work" of the frame is waiting out the rest of the frame (a
+//! sleep: it leaves the cores to the tick), and the tick runs on a rayon worker meanwhile
+//! with `Budget::Time` of `REPLAY_WORKER_MS` (default 8 ms; `REPLAY_UNITS` still makes it
+//! an expansion budget). Main-thread time is then the service calls of the update phase
+//! plus any wait for the tick at the frame's end; BUDGET_US stays the main thread's budget.
+//! `REPLAY_THREADS=n` gives rayon's global pool n threads (the cores less one keeps the
+//! tick off the main thread's core).
 
 use quadpath::service::{
     Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
@@ -83,6 +93,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `0` skips the comparison (one find_path per unit per order), which takes far longer.
     let compare = args.get(5).map_or(true, |s| s != "0");
 
+    // `REPLAY_THREADS=n`: rayon's global pool gets n threads (say the cores less one, so
+    // that the tick beside the frame never takes the main thread's core).
+    #[cfg(feature = "parallel")]
+    if let Some(threads) = std::env::var("REPLAY_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()?;
+    }
     let mut world = World::new(io::read_map(&file)?);
     // Exact layers with a subgoal graph, whatever the default: groups are answered from one
     // backward search over the subgoals. `REPLAY_SUBGOALS=0` keeps the gate fields instead.
@@ -121,6 +142,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let slow_factor = std::env::var("REPLAY_SLOW")
         .ok()
         .map(|v| v.parse::<f64>().unwrap_or(1.2));
+    // `REPLAY_BESIDE=<frame ms>`: the tick beside the frame, with its own budget.
+    let beside_frame = std::env::var("REPLAY_BESIDE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .map(|ms| Duration::from_secs_f64(ms / 1e3));
+    let worker_budget = Duration::from_secs_f64(
+        std::env::var("REPLAY_WORKER_MS")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(8.0)
+            / 1e3,
+    );
+    let tick_budget = match (beside_frame, tick_budget) {
+        (Some(_), Budget::Time(_)) => Budget::Time(worker_budget),
+        (_, budget) => budget,
+    };
+    // The main thread's CPU time per frame on the service's calls, and on the requests
+    // and cancels alone (frame 0: the whole army's burst).
+    let (mut main_cpu_us, mut request_cpu_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    // The units walking: `outcome` and `advance` for every unit (outside main-thread time).
+    let (mut walk_us, mut walk_cpu_us): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    // The drains' CPU time per frame (events and outcomes).
+    let mut drain_cpu_us: Vec<f64> = Vec::new();
+    // Beside mode: the main thread's wait for the tick after its frame work.
+    let mut waited_us: Vec<f64> = Vec::new();
     let mut ticket_of: Vec<Option<Ticket>> = vec![None; units];
     let mut progress = vec![0usize; units];
     let mut asked_at: HashMap<Ticket, usize> = HashMap::new();
@@ -141,7 +187,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // every other first answer.
     let (mut burst, mut after_burst) = (0usize, Vec::new());
 
+    // Beside mode: frames where the main thread waited for the tick more than 5 % of the
+    // frame's length.
+    let mut late_frames = 0usize;
     for frame in 0..frames {
+        let frame_start = Instant::now();
         // Orders: the whole army in groups at frame 0, then one group every 8 frames.
         let mut orders: Vec<(Vec<usize>, Goal)> = Vec::new();
         let mut issue = |first: usize, size: usize, rng: &mut Rng| {
@@ -188,13 +238,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
 
         let t = Instant::now();
+        let main_cpu = thread_cpu_us();
+        // The service's calls first (timed alone: `request_cpu_us`), then the replay's own
+        // bookkeeping of tickets.
+        let mut cancelled = Vec::new();
+        let mut issued = Vec::new();
         for (members, goal) in orders {
             group_sizes.push(members.len());
             for u in members {
                 if let Some(old) = ticket_of[u].take() {
                     service.cancel(old)?;
-                    asked_at.remove(&old);
-                    owner.remove(&old);
+                    cancelled.push(old);
                 }
                 let ticket = service.request(
                     &world,
@@ -205,15 +259,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     RequestOptions::default(),
                 )?;
                 ticket_of[u] = Some(ticket);
-                progress[u] = 0;
-                asked_at.insert(ticket, frame);
-                owner.insert(ticket, u);
-                requests += 1;
+                issued.push((u, ticket));
             }
+        }
+        request_cpu_us.push(thread_cpu_us() - main_cpu);
+        for old in cancelled {
+            asked_at.remove(&old);
+            owner.remove(&old);
+        }
+        for (u, ticket) in issued {
+            progress[u] = 0;
+            asked_at.insert(ticket, frame);
+            owner.insert(ticket, u);
+            requests += 1;
         }
         // Buildings: the world's own edit is the game's work (it happens with or without
         // the service) and is timed apart; `notify_edit` is the service's.
-        let mut edit_us = 0.0;
+        let (mut edit_us, mut edit_cpu_us) = (0.0, 0.0);
         // One goes up ahead of a moving unit every 20 frames, one comes down.
         if frame % 20 == 10 {
             let u = rng.below(units as u64) as usize;
@@ -229,9 +291,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     (c.y + 2).min(h - 1),
                 );
                 if !pos.iter().any(|&p| r.contains(p)) {
-                    let e = Instant::now();
+                    let (e, c) = (Instant::now(), thread_cpu_us());
                     let report = world.set_blocked(r, true)?;
                     edit_us += e.elapsed().as_secs_f64() * 1e6;
+                    edit_cpu_us += thread_cpu_us() - c;
                     let n = thread_cpu_us();
                     service.notify_edit(&world, &report);
                     notify_cpu_us.push(thread_cpu_us() - n);
@@ -240,18 +303,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         } else if frame % 20 == 0 && buildings.len() > 3 {
             let r = buildings.remove(0);
-            let e = Instant::now();
+            let (e, c) = (Instant::now(), thread_cpu_us());
             let report = world.set_blocked(r, false)?;
             edit_us += e.elapsed().as_secs_f64() * 1e6;
+            edit_cpu_us += thread_cpu_us() - c;
             let n = thread_cpu_us();
             service.notify_edit(&world, &report);
             notify_cpu_us.push(thread_cpu_us() - n);
         }
+        let drain_cpu = thread_cpu_us();
         service.drain_events().for_each(drop);
+        let mut drained_cpu_us = thread_cpu_us() - drain_cpu;
         let tick_start = Instant::now();
         let tick_cpu = thread_cpu_us();
-        let report = service.tick(&world, tick_budget)?;
-        let tick_end = Instant::now();
+        // The frame's own work on the main thread (beside mode only), not counted in its
+        // time: waiting out the frame.
+        let mut frame_work_us = 0.0;
+        let (report, tick_end) = match beside_frame {
+            None => {
+                let report = service.tick(&world, tick_budget)?;
+                (report, Instant::now())
+            }
+            Some(length) => {
+                // The frame's work ends `length` after its start; the drain and the units'
+                // walk come after it.
+                let frame_end = frame_start + length;
+                let beside = service.tick_beside(&world, tick_budget, || {
+                    let started = Instant::now();
+                    if let Some(rest) = frame_end.checked_duration_since(started) {
+                        std::thread::sleep(rest);
+                    }
+                    started.elapsed()
+                });
+                frame_work_us = beside.frame.as_secs_f64() * 1e6;
+                late_frames += usize::from(beside.waited > length / 20);
+                waited_us.push(beside.waited.as_secs_f64() * 1e6);
+                (beside.tick?, tick_start + beside.tick_time)
+            }
+        };
         tick_cpu_us.push(thread_cpu_us() - tick_cpu);
         if slow_factor.is_some_and(|f| {
             tick_cpu_us
@@ -266,8 +355,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
 
         let mut delivered = 0;
+        let drain_cpu = thread_cpu_us();
+        let finished: Vec<(Ticket, Outcome)> = service.drain_finished().collect();
+        drained_cpu_us += thread_cpu_us() - drain_cpu;
+        drain_cpu_us.push(drained_cpu_us);
+        // Main-thread time ends here: what follows is the replay's own bookkeeping and
+        // checks.
+        main_us.push(t.elapsed().as_secs_f64() * 1e6 - edit_us - frame_work_us);
+        main_cpu_us.push(thread_cpu_us() - main_cpu - edit_cpu_us);
         let layer = world.layer(infantry).unwrap();
-        for (ticket, outcome) in service.drain_finished() {
+        for (ticket, outcome) in finished {
             delivered += 1;
             if let Some(at) = asked_at.remove(&ticket) {
                 latency.push(frame - at);
@@ -291,7 +388,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let _ = matches!(outcome, Outcome::Full(_));
         }
         per_frame.push(delivered);
-        main_us.push(t.elapsed().as_secs_f64() * 1e6 - edit_us);
         tick_us.push((tick_end - tick_start).as_secs_f64() * 1e6);
         if edit_us > 0.0 {
             world_edit_us.push(edit_us);
@@ -301,6 +397,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             sweep_unfinished += usize::from(report.sweep_unfinished);
         }
         // Units walk one cell per frame along their paths.
+        let (walk, walk_cpu) = (Instant::now(), thread_cpu_us());
         for u in 0..units {
             let Some(ticket) = ticket_of[u] else { continue };
             let Some(path) = service.outcome(ticket).and_then(|o| o.path()) else {
@@ -312,6 +409,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 service.advance(ticket, progress[u])?;
             }
         }
+        walk_us.push(walk.elapsed().as_secs_f64() * 1e6);
+        walk_cpu_us.push(thread_cpu_us() - walk_cpu);
         peak_memory = peak_memory.max(service.memory_bytes());
     }
     let stats = service.stats();
@@ -329,7 +428,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|&&t| t <= budget.as_secs_f64() * 1e6 * 1.05)
         .count();
     let in3 = latency.iter().filter(|&&l| l <= 3).count();
-    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs ({tick_budget:?}), {} orders, subgoal layers: {subgoals}", budget.as_micros(), group_sizes.len());
+    println!("map {file} ({w}x{h}), {units} units, {frames} frames, budget {} µs ({tick_budget:?}), {} orders, subgoal layers: {subgoals}, beside the frame: {beside_frame:?}", budget.as_micros(), group_sizes.len());
     println!("| figure | path service | one find_path per unit per order |");
     println!("|---|---:|---:|");
     println!("| main-thread time per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | {:.0} / {:.0} / {:.0} µs (frames with orders) |",
@@ -370,6 +469,57 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| frames within budget (+5 %) | {:.2} % | |",
         within as f64 * 100.0 / main_us.len() as f64
     );
+    main_cpu_us.sort_by(f64::total_cmp);
+    let frame0_requests = request_cpu_us.first().copied().unwrap_or(0.0);
+    request_cpu_us.sort_by(f64::total_cmp);
+    walk_us.sort_by(f64::total_cmp);
+    walk_cpu_us.sort_by(f64::total_cmp);
+    drain_cpu_us.sort_by(f64::total_cmp);
+    waited_us.sort_by(f64::total_cmp);
+    let budget_us = budget.as_secs_f64() * 1e6;
+    println!(
+        "| main thread's CPU time per frame (service calls, `tick` when on it): median / p99 / max; within budget (+5 %) | {:.0} / {:.0} / {:.0} µs; {:.2} % | |",
+        pct(&main_cpu_us, 50.0),
+        pct(&main_cpu_us, 99.0),
+        main_cpu_us.last().copied().unwrap_or(0.0),
+        main_cpu_us.iter().filter(|&&t| t <= budget_us * 1.05).count() as f64 * 100.0
+            / main_cpu_us.len().max(1) as f64
+    );
+    println!(
+        "| requests and cancels, CPU per frame: median / max; frame 0 (the whole army) | {:.0} / {:.0} µs; {frame0_requests:.0} µs | |",
+        pct(&request_cpu_us, 50.0),
+        request_cpu_us.last().copied().unwrap_or(0.0),
+    );
+    println!(
+        "| the drains (events, outcomes), CPU per frame: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        pct(&drain_cpu_us, 50.0),
+        pct(&drain_cpu_us, 99.0),
+        drain_cpu_us.last().copied().unwrap_or(0.0)
+    );
+    println!(
+        "| units walking (`outcome` + `advance` per unit, not counted above): median / p99 wall; CPU | {:.0} / {:.0} µs; {:.0} / {:.0} µs | |",
+        pct(&walk_us, 50.0),
+        pct(&walk_us, 99.0),
+        pct(&walk_cpu_us, 50.0),
+        pct(&walk_cpu_us, 99.0),
+    );
+    if beside_frame.is_some() {
+        println!(
+            "| beside the frame: the main thread's wait for the tick at the frame's end: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+            pct(&waited_us, 50.0),
+            pct(&waited_us, 99.0),
+            waited_us.last().copied().unwrap_or(0.0)
+        );
+        let worker_us = match tick_budget {
+            Budget::Time(d) => d.as_secs_f64() * 1e6,
+            _ => f64::INFINITY,
+        };
+        println!(
+            "| beside the frame: ticks within the worker's budget (+5 %); frames whose main thread waited for the tick over 5 % of the frame | {:.2} %; {late_frames} | |",
+            tick_us.iter().filter(|&&t| t <= worker_us * 1.05).count() as f64 * 100.0
+                / tick_us.len().max(1) as f64,
+        );
+    }
     println!(
         "| outcomes per frame: median / p99 / max | {} / {} / {} | |",
         pct(&per_frame, 50.0),

@@ -5,6 +5,7 @@
 //! - `mod.rs` (this file): [`PathService`], requests, tickets, results, reachability;
 //! - `types`: tickets, goals, options, budgets, outcomes, events;
 //! - `tick`: grouping requests into jobs, lanes, delivery;
+//! - `beside`: the tick on a rayon worker beside the rest of the game's frame;
 //! - `job`: one job's steps (search, flow field, closest position);
 //! - `closest`: the reachable position closest to a goal;
 //! - `watch`: edits against live paths (invalidation, repair, re-planning);
@@ -95,6 +96,17 @@
 //! (never ahead of a paused search, which would restart); new jobs go to the lane with the
 //! least queued work. Both choices depend only on the requests, never on timing.
 //!
+//! # Beside the frame
+//! [`PathService::tick_beside`] runs the tick on rayon's pool (with the `parallel`
+//! feature) while the calling thread does the rest of its frame, whose closure it is
+//! given and which only reads the [`World`]: the tick's budget is then its own (most of a
+//! frame, say `Budget::Time(8 ms)` of a 16.7 ms frame), and the main thread pays only for
+//! the calls between ticks (requests, cancels, `advance`, `notify_edit`, drains: a few
+//! microseconds each; the intake, the sweep after edits and the delivery run in the tick)
+//! and for any wait at the frame's end ([`BesideTick::waited`]). The frame's closure stays
+//! on the calling thread (it need not be `Send`). Under [`Budget::Expansions`] the outcomes
+//! are those of [`PathService::tick`]; a time budget is not deterministic either way.
+//!
 //! # Groups
 //! Requests taken in by one tick are grouped by class, goal and
 //! [`WhenUnreachable`]. A group whose goal is an area or a unit, or with at least
@@ -149,6 +161,7 @@
 //! open positions with legal steps only, so the footprint and the corner rule hold all the
 //! way.
 
+mod beside;
 mod closest;
 mod error;
 mod follow;
@@ -157,6 +170,7 @@ mod tick;
 mod types;
 mod watch;
 
+pub use beside::BesideTick;
 pub use error::ServiceError;
 pub use types::{
     Budget, Failure, Goal, Outcome, PathEvent, RequestOptions, ServiceConfig, ServiceStats, Status,

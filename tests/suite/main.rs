@@ -28,6 +28,7 @@ mod quadtree_examples;
 mod quadtree_props;
 mod refresh_budget;
 mod search_trace;
+mod service_beside;
 mod service_props;
 mod service_scenarios;
 mod service_subgoals;
