@@ -992,16 +992,37 @@ impl SearchContext {
     fn step_subgoals_as<R: Recorder>(
         &mut self,
         graph: &SubgoalGraph,
+        ends: (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        // Exact and weighted A* compiled apart: the exact search's loop over arcs then
+        // asks no question of the weight (a weight of 1 multiplies nothing away).
+        if self.subgoal_weight > 1.0 {
+            self.expand_subgoals::<R, true>(graph, ends, open, costs, max_expansions)
+        } else {
+            self.expand_subgoals::<R, false>(graph, ends, open, costs, max_expansions)
+        }
+    }
+
+    /// [`SearchContext::step_subgoals`] with recorder `R`, for weighted A\* (`WEIGHTED`,
+    /// the weight above 1) or exact A\* (the weight 1).
+    fn expand_subgoals<R: Recorder, const WEIGHTED: bool>(
+        &mut self,
+        graph: &SubgoalGraph,
         (start, goal): (Cell, Cell),
         open: OpenSearch,
         costs: &CostBands,
         max_expansions: usize,
     ) -> Stepped {
         debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
+        debug_assert_eq!(WEIGHTED, self.subgoal_weight > 1.0);
         let row = self
             .subgoal_row
             .expect("the goal is marked before the expansions");
-        let weight = self.subgoal_weight;
+        // Exact A*'s weight is 1 (see `weigh_subgoal_bound`), a constant here.
+        let weight = if WEIGHTED { self.subgoal_weight } else { 1.0 };
         let bound = |id: u32| subgoal_bound(graph, (&row, weight), goal, costs, id);
         let octile = subgoal_octile(costs);
         let per_unit = costs.floor();
@@ -1010,7 +1031,7 @@ impl SearchContext {
             start: s, goal: t, ..
         } = open;
         let stop = self.expanded.saturating_add(max_expansions);
-        let weighted = weight > 1.0;
+        let weighted = WEIGHTED;
         while self.expanded < stop {
             let popped = match weighted {
                 true => self.pop_weighted(graph, t),
