@@ -137,8 +137,9 @@ const fn direction(sx: i32, sy: i32) -> u8 {
 }
 
 /// The index in [`DIRECTIONS`] of each move, by `3 (sy + 1) + sx + 1` ([`NO_HOP`] for
-/// no move): a query computes the sector of every subgoal its two scans reach, and a
-/// table read is cheaper than searching [`DIRECTIONS`].
+/// no move): the search over the whole graph (no levels) and the levels' build compute
+/// the sector of every hop they take, and a table read is cheaper than searching
+/// [`DIRECTIONS`]. (A query's two scans get theirs as constants, see [`sector_of`].)
 const DIRECTION_OF: [u8; 9] = {
     let mut table = [NO_HOP; 9];
     let mut i = 0;
