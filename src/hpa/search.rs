@@ -12,7 +12,7 @@ use super::landmarks_sparse::SparseGoalRow;
 use super::open::OpenList;
 use super::path;
 use super::subgoals::{
-    allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Reached, Sector,
+    allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Sector, Sighting,
     SubgoalGraph, DIRECT, LEVELS, NO_HOP,
 };
 use super::trace::{NodeSpace, RawEvent, Recorder, TraceKind, Traced, Untraced};
@@ -194,10 +194,15 @@ pub(crate) enum SubgoalOpened {
 /// The octile distance in cost units on a map of one terrain cost, as the subgoal search
 /// and its bound count it.
 fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
-    let per_unit = costs
-        .uniform()
-        .expect("subgoal graphs serve maps of one cost");
+    let per_unit = uniform_cost(costs);
     move |a, b| octile(a, b) * per_unit
+}
+
+/// The one cost of a map a subgoal graph serves, per unit of length.
+fn uniform_cost(costs: &CostBands) -> f64 {
+    costs
+        .uniform()
+        .expect("subgoal graphs serve maps of one cost")
 }
 
 /// The subgoal search's bound on the cost from subgoal `id` to `goal`: the octile distance
@@ -774,6 +779,7 @@ impl SearchContext {
     ) -> SubgoalOpened {
         // Costs: lengths times the map's one cost.
         let octile = subgoal_octile(costs);
+        let per_unit = uniform_cost(costs);
         let n = graph.capacity();
         self.reset(n + 2);
         if self.goal_marks.len() < n {
@@ -792,12 +798,20 @@ impl SearchContext {
         let mut ties = std::mem::take(&mut self.start_ties);
         ties.clear();
         let mut direct = false;
+        // The hop each tie enters its subgoal by is the scan's (none for the start
+        // itself), for the taut-path pruning; the scan tells its sector and length.
+        let entered = &mut self.entered;
         if let Some(id) = graph.id_of(start) {
             ties.push((0.0, id));
+            entered[id as usize] = NO_HOP;
         }
-        graph.reach(grid, start, Some(goal), |r| match r {
-            Reached::Subgoal(c) => ties.push((octile(start, c), graph.id_of_found(c))),
-            Reached::Target => direct = true,
+        graph.reach_hops(grid, start, Some(goal), |r| match r {
+            Sighting::Subgoal(c, hop) => {
+                let id = graph.id_of_found(c);
+                ties.push((hop.length() * per_unit, id));
+                entered[id as usize] = hop.sector;
+            }
+            Sighting::Target => direct = true,
         });
         if direct {
             self.start_ties = ties;
@@ -807,16 +821,7 @@ impl SearchContext {
             self.expand::<R>(t, d, s);
             return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
         }
-        // The ties are offered once the goal's scan has given their bounds; the hop each
-        // enters its subgoal by is the scan's (none for the start itself).
-        for &(_, id) in &ties {
-            let here = graph.cell(id);
-            self.entered[id as usize] = if here == start {
-                NO_HOP
-            } else {
-                sector(start, here)
-            };
-        }
+        // The ties are offered once the goal's scan has given their bounds.
         self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
             start: s,
@@ -862,47 +867,46 @@ impl SearchContext {
         goal: Cell,
         costs: &CostBands,
     ) {
-        let octile = subgoal_octile(costs);
+        let length_cost = uniform_cost(costs);
         let per_unit = costs.floor();
         let stamp = self.query;
         let mut reached = std::mem::take(&mut self.goal_ties);
         reached.clear();
-        let own = graph.id_of(goal);
-        if let Some(id) = own {
-            reached.push((0.0, id));
-        }
-        graph.reach(grid, goal, None, |r| {
-            if let Reached::Subgoal(c) = r {
-                reached.push((octile(c, goal), graph.id_of_found(c)));
-            }
-        });
         let levels = graph.levels();
         let marks = &mut self.goal_marks;
         let buckets = &mut self.by_level;
         for b in buckets.iter_mut() {
             b.clear();
         }
-        for &(d, id) in &reached {
+        // The goal itself and the subgoals its scan reaches, each marked as it comes: the
+        // scan reports a subgoal once (every cell it reports lies at its own count of
+        // diagonal and straight steps along its own walk and axis) and never the goal,
+        // so none is marked twice. A mark's way out is the scan's hop walked back.
+        let mut mark = |id: u32, to_goal: f64, leaving: Sector| {
             let m = &mut marks[id as usize];
-            if m.stamp != stamp || d < m.to_goal {
-                let first = m.stamp != stamp;
-                let here = graph.cell(id);
-                *m = GoalMark {
-                    stamp,
-                    to_goal: d,
-                    next: DIRECT,
-                    middle: DIRECT,
-                    leaving: if here == goal {
-                        NO_HOP
-                    } else {
-                        sector(here, goal)
-                    },
-                };
-                if let Some(l) = levels.filter(|l| first && l.is_local(id)) {
-                    buckets[l.level(id) as usize].push(id);
-                }
+            debug_assert!(m.stamp != stamp, "a subgoal is reached once");
+            *m = GoalMark {
+                stamp,
+                to_goal,
+                next: DIRECT,
+                middle: DIRECT,
+                leaving,
+            };
+            if let Some(l) = levels.filter(|l| l.is_local(id)) {
+                buckets[l.level(id) as usize].push(id);
             }
+            reached.push((to_goal, id));
+        };
+        let own = graph.id_of(goal);
+        if let Some(id) = own {
+            mark(id, 0.0, NO_HOP);
         }
+        graph.reach_hops(grid, goal, None, |r| {
+            if let Sighting::Subgoal(c, hop) = r {
+                let id = graph.id_of_found(c);
+                mark(id, hop.length() * length_cost, reversed(hop.sector));
+            }
+        });
         // With levels, the goal is reached from above only: the locals its scan reached
         // mark the subgoals above them with the way down. Upward arcs climb strictly in
         // level (see `levels.rs`), so taking the locals level by level settles each before
@@ -988,16 +992,37 @@ impl SearchContext {
     fn step_subgoals_as<R: Recorder>(
         &mut self,
         graph: &SubgoalGraph,
+        ends: (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        // Exact and weighted A* compiled apart: the exact search's loop over arcs then
+        // asks no question of the weight (a weight of 1 multiplies nothing away).
+        if self.subgoal_weight > 1.0 {
+            self.expand_subgoals::<R, true>(graph, ends, open, costs, max_expansions)
+        } else {
+            self.expand_subgoals::<R, false>(graph, ends, open, costs, max_expansions)
+        }
+    }
+
+    /// [`SearchContext::step_subgoals`] with recorder `R`, for weighted A\* (`WEIGHTED`,
+    /// the weight above 1) or exact A\* (the weight 1).
+    fn expand_subgoals<R: Recorder, const WEIGHTED: bool>(
+        &mut self,
+        graph: &SubgoalGraph,
         (start, goal): (Cell, Cell),
         open: OpenSearch,
         costs: &CostBands,
         max_expansions: usize,
     ) -> Stepped {
         debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
+        debug_assert_eq!(WEIGHTED, self.subgoal_weight > 1.0);
         let row = self
             .subgoal_row
             .expect("the goal is marked before the expansions");
-        let weight = self.subgoal_weight;
+        // Exact A*'s weight is 1 (see `weigh_subgoal_bound`), a constant here.
+        let weight = if WEIGHTED { self.subgoal_weight } else { 1.0 };
         let bound = |id: u32| subgoal_bound(graph, (&row, weight), goal, costs, id);
         let octile = subgoal_octile(costs);
         let per_unit = costs.floor();
@@ -1006,7 +1031,7 @@ impl SearchContext {
             start: s, goal: t, ..
         } = open;
         let stop = self.expanded.saturating_add(max_expansions);
-        let weighted = weight > 1.0;
+        let weighted = WEIGHTED;
         while self.expanded < stop {
             let popped = match weighted {
                 true => self.pop_weighted(graph, t),

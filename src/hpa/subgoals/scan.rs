@@ -3,8 +3,10 @@
 //! from a changed cell, which finds the subgoals whose cone scan read it (the edges an
 //! edit may have changed).
 
+use super::taut::{sector_of, Sector};
 use super::SubgoalGraph;
 use crate::geom::Cell;
+use crate::grid::movement::{DIAGONAL_COST, STRAIGHT_COST};
 use crate::grid::Grid;
 
 /// The four axis directions.
@@ -19,6 +21,50 @@ pub(crate) enum Reached {
     Subgoal(Cell),
     /// The scan's target cell, reached directly (a query's goal, seen from its start).
     Target,
+}
+
+/// The hop from a cone scan's origin to a subgoal it reached, as the scan walked it:
+/// `diagonal` diagonal steps, then `straight` straight ones, and the hop's sector (see
+/// `taut.rs`). The scan knows all three where it finds the subgoal (its sector is a
+/// constant of the walk and the run that found it), so a query reads them instead of
+/// working them out again from the two cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hop {
+    pub sector: Sector,
+    pub diagonal: u32,
+    pub straight: u32,
+}
+
+impl Hop {
+    /// The hop's octile length: bit for bit `octile` of its two ends, whose larger
+    /// coordinate difference is `diagonal + straight` and smaller one `diagonal`.
+    #[inline]
+    pub fn length(self) -> f64 {
+        let hi = f64::from(self.diagonal + self.straight);
+        let lo = f64::from(self.diagonal);
+        hi * STRAIGHT_COST + (DIAGONAL_COST - STRAIGHT_COST) * lo
+    }
+}
+
+/// What a query's cone scan reports ([`SubgoalGraph::reach_hops`]): [`Reached`] with, for
+/// a subgoal, the hop to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sighting {
+    /// A subgoal, reached directly by this hop.
+    Subgoal(Cell, Hop),
+    /// The scan's target cell, reached directly.
+    Target,
+}
+
+impl Sighting {
+    /// What [`SubgoalGraph::reach`] reports of it.
+    #[inline(always)]
+    fn reached(self) -> Reached {
+        match self {
+            Sighting::Subgoal(c, _) => Reached::Subgoal(c),
+            Sighting::Target => Reached::Target,
+        }
+    }
 }
 
 /// A set of the parts of a cone scan that may each be scanned again alone: the first
@@ -232,6 +278,19 @@ impl SubgoalGraph {
         self.reach_parts(grid, from, target, Parts::ALL, found);
     }
 
+    /// [`SubgoalGraph::reach`] reporting with each subgoal the hop to it (its sector and
+    /// steps), which the scan knows where it finds it: the query's two scans.
+    #[inline]
+    pub(crate) fn reach_hops(
+        &self,
+        grid: &Grid,
+        from: Cell,
+        target: Option<Cell>,
+        found: impl FnMut(Sighting),
+    ) {
+        self.scan_parts(grid, from, target, Parts::ALL, found);
+    }
+
     /// [`SubgoalGraph::reach`] reporting only what the scan's `parts` find: its straight
     /// runs along the axes of `parts`, its diagonal walks (with their runs) along the
     /// diagonals of `parts`. The four first runs are made whatever `parts` holds, since
@@ -248,6 +307,20 @@ impl SubgoalGraph {
         parts: Parts,
         mut found: impl FnMut(Reached),
     ) {
+        // The hops fold away: nothing reads them.
+        self.scan_parts(grid, from, target, parts, |s| found(s.reached()));
+    }
+
+    /// [`SubgoalGraph::reach_parts`] reporting each subgoal with its hop.
+    #[inline(always)]
+    fn scan_parts(
+        &self,
+        grid: &Grid,
+        from: Cell,
+        target: Option<Cell>,
+        parts: Parts,
+        mut found: impl FnMut(Sighting),
+    ) {
         let mut first = [0u32; 4];
         for (i, &axis) in AXES.iter().enumerate() {
             let on = parts.has_axis(i);
@@ -256,7 +329,8 @@ impl SubgoalGraph {
             if !on && !parts.has_series_along(axis) {
                 continue;
             }
-            first[i] = self.run(grid, from, axis, u32::MAX, target, &mut |r| {
+            let hop = (sector_of(axis.0.into(), axis.1.into()), 0);
+            first[i] = self.run(grid, from, (axis, hop), u32::MAX, target, &mut |r| {
                 if on {
                     found(r)
                 }
@@ -280,10 +354,17 @@ impl SubgoalGraph {
         parts: Parts,
         first: &[u32; 4],
         q: usize,
-        found: &mut impl FnMut(Reached),
+        found: &mut impl FnMut(Sighting),
     ) {
         let d = DIAGONALS[q];
         let (h, v) = ((d.0, 0), (0, d.1));
+        // The sectors of the walk's own find and of its runs' finds (diagonal steps, then
+        // straight ones along `h` or `v`): constants of the direction.
+        let walked = sector_of(d.0.into(), d.1.into());
+        let (along_h, along_v) = (
+            sector_of((2 * d.0).into(), d.1.into()),
+            sector_of(d.0.into(), (2 * d.1).into()),
+        );
         let (on_h, on_v) = (parts.has_series(q, h), parts.has_series(q, v));
         if !on_h && !on_v {
             return;
@@ -328,18 +409,25 @@ impl SubgoalGraph {
                 self.is_subgoal(p)
             };
             if target == Some(p) {
-                found(Reached::Target);
+                found(Sighting::Target);
             }
+            // The diagonal steps taken so far.
+            let i = p.x.abs_diff(from.x);
             if stop {
-                found(Reached::Subgoal(p));
+                let hop = Hop {
+                    sector: walked,
+                    diagonal: i,
+                    straight: 0,
+                };
+                found(Sighting::Subgoal(p, hop));
                 break;
             }
             // A run with no steps left finds nothing (and leaves its limit at 0).
             if on_h && lh > 0 {
-                lh = self.run(grid, p, h, lh, target, found);
+                lh = self.run(grid, p, (h, (along_h, i)), lh, target, found);
             }
             if on_v && lv > 0 {
-                lv = self.run(grid, p, v, lv, target, found);
+                lv = self.run(grid, p, (v, (along_v, i)), lv, target, found);
             }
             if !whole && (if on_h { lh } else { lv }) == 0 {
                 break;
@@ -350,23 +438,29 @@ impl SubgoalGraph {
     /// One straight run of [`SubgoalGraph::reach`] from `p` along `axis`, at most `limit`
     /// steps. Reports a subgoal where it stops and the target when it passes it; returns
     /// the limit for the next run along this axis: the run's free length, or its length to
-    /// a subgoal it stopped on.
+    /// a subgoal it stopped on. `p` lies `diagonal` diagonal steps from the scan's origin,
+    /// and a hop from there with straight steps along `axis` has sector `sector`.
     #[inline(always)]
     fn run(
         &self,
         grid: &Grid,
         p: Cell,
-        axis: (i32, i32),
+        (axis, (sector, diagonal)): ((i32, i32), (Sector, u32)),
         limit: u32,
         target: Option<Cell>,
-        found: &mut impl FnMut(Reached),
+        found: &mut impl FnMut(Sighting),
     ) -> u32 {
         let stop = self.lines.first_stop(p.x, p.y, axis, limit);
         let reach = match stop {
             Some(k) => {
                 let q = offset(grid, p, axis, k as i64);
                 if q.is_some_and(|q| self.is_subgoal(q)) {
-                    found(Reached::Subgoal(q.expect("on the map")));
+                    let hop = Hop {
+                        sector,
+                        diagonal,
+                        straight: k,
+                    };
+                    found(Sighting::Subgoal(q.expect("on the map"), hop));
                     k
                 } else {
                     k - 1
@@ -380,7 +474,7 @@ impl SubgoalGraph {
             let (dx, dy) = (t.x as i64 - p.x as i64, t.y as i64 - p.y as i64);
             let along = dx * axis.0 as i64 + dy * axis.1 as i64;
             if along >= 1 && along <= free_len as i64 {
-                found(Reached::Target);
+                found(Sighting::Target);
             }
         }
         reach
@@ -505,7 +599,9 @@ impl SubgoalGraph {
         let mut p = offset(grid, from, d, read.row as i64).expect("a read row is on the map");
         let mut limit = read.limit;
         loop {
-            limit = self.run(grid, p, axis, limit, None, found);
+            // An edit's rescan reads no hops (they fold away): any sector will do.
+            let report = &mut |s: Sighting| found(s.reached());
+            limit = self.run(grid, p, (axis, (0, 0)), limit, None, report);
             if limit == 0 || !grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
                 return;
             }
@@ -614,7 +710,9 @@ impl SubgoalGraph {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sector;
     use super::*;
+    use crate::grid::movement::octile;
     use proptest::prelude::*;
 
     /// The cone scan from its definition, one cell at a time and with no stop bits: the
@@ -699,6 +797,24 @@ mod tests {
                 let (expected, expected_hit) = naive_reach(&graph, &grid, from, target);
                 prop_assert_eq!(&found, &expected, "subgoals from {}", from);
                 prop_assert_eq!(hit, expected_hit, "target {} from {}", target, from);
+                // The query's scan reports the same, each subgoal with its hop: the
+                // sector and the octile length of the two cells, to the bit, and the
+                // steps the scan walked (diagonal ones first).
+                let (mut sighted, mut sighted_hit) = (Vec::new(), false);
+                graph.reach_hops(&grid, from, Some(target), |r| match r {
+                    Sighting::Subgoal(c, hop) => sighted.push((c, hop)),
+                    Sighting::Target => sighted_hit = true,
+                });
+                sighted.sort_unstable_by_key(|&(c, _)| c);
+                let cells: Vec<Cell> = sighted.iter().map(|&(c, _)| c).collect();
+                prop_assert_eq!(&cells, &expected, "subgoals with hops from {}", from);
+                prop_assert_eq!(sighted_hit, expected_hit, "target {} from {} with hops", target, from);
+                for &(c, hop) in &sighted {
+                    let (dx, dy) = (c.x.abs_diff(from.x), c.y.abs_diff(from.y));
+                    prop_assert_eq!(hop.sector, sector(from, c), "sector of {} from {}", c, from);
+                    prop_assert_eq!((hop.diagonal, hop.straight), (dx.min(dy), dx.max(dy) - dx.min(dy)), "steps to {} from {}", c, from);
+                    prop_assert_eq!(hop.length().to_bits(), octile(from, c).to_bits(), "length to {} from {}", c, from);
+                }
             }
         }
     }

@@ -137,8 +137,9 @@ const fn direction(sx: i32, sy: i32) -> u8 {
 }
 
 /// The index in [`DIRECTIONS`] of each move, by `3 (sy + 1) + sx + 1` ([`NO_HOP`] for
-/// no move): a query computes the sector of every subgoal its two scans reach, and a
-/// table read is cheaper than searching [`DIRECTIONS`].
+/// no move): the search over the whole graph (no levels) and the levels' build compute
+/// the sector of every hop they take, and a table read is cheaper than searching
+/// [`DIRECTIONS`]. (A query's two scans get theirs as constants, see [`sector_of`].)
 const DIRECTION_OF: [u8; 9] = {
     let mut table = [NO_HOP; 9];
     let mut i = 0;
@@ -153,7 +154,7 @@ const DIRECTION_OF: [u8; 9] = {
 };
 
 /// [`direction`] read from [`DIRECTION_OF`].
-#[inline]
+#[inline(always)]
 fn direction_of(sx: i64, sy: i64) -> u8 {
     DIRECTION_OF[(3 * (sy + 1) + sx + 1) as usize]
 }
@@ -161,7 +162,14 @@ fn direction_of(sx: i64, sy: i64) -> u8 {
 /// The sector of the hop from `a` to `b` (distinct cells).
 #[inline]
 pub(crate) fn sector(a: Cell, b: Cell) -> Sector {
-    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
+    sector_of(b.x as i64 - a.x as i64, b.y as i64 - a.y as i64)
+}
+
+/// The sector of a hop of displacement `(dx, dy)` (not both 0). Inlined: the cone scans
+/// call it with constant displacements, which fold it to a constant (see
+/// `SubgoalGraph::reach_hops`).
+#[inline(always)]
+pub(crate) fn sector_of(dx: i64, dy: i64) -> Sector {
     debug_assert!(dx != 0 || dy != 0, "a hop joins two cells");
     let (sx, sy) = (dx.signum(), dy.signum());
     let (ax, ay) = (dx.abs(), dy.abs());
