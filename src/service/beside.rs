@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 /// what each cost in wall time.
 #[derive(Debug)]
 #[non_exhaustive]
+#[must_use = "the tick's result may be an error"]
 pub struct BesideTick<R> {
     /// The tick's result, as [`PathService::tick`] gives it.
     pub tick: Result<TickReport, ServiceError>,
@@ -29,6 +30,11 @@ pub struct BesideTick<R> {
     /// the tick finished first, plus a few microseconds of hand-over); without it, the
     /// whole tick, run on the calling thread before the frame work.
     pub waited: Duration,
+    /// The index in its rayon pool of the thread that ran the tick
+    /// (`rayon::current_thread_index`), or `None` when the tick ran on the calling thread
+    /// outside any pool (without the `parallel` feature). Called from outside the pool with
+    /// the feature, this is always a pool thread: the calling thread never runs the tick.
+    pub tick_thread: Option<usize>,
 }
 
 impl PathService {
@@ -93,17 +99,31 @@ impl PathService {
         let tick = |service: &mut PathService, out: &mut Option<_>| {
             let start = Instant::now();
             let report = service.tick(world, budget);
-            *out = Some((report, start.elapsed()));
+            *out = Some((report, start.elapsed(), pool_thread()));
         };
         let (frame, waited) = run_beside(|| tick(self, &mut timed_tick), frame_work);
-        let (tick, tick_time) = timed_tick.expect("the tick ran before the call returned");
+        let (tick, tick_time, tick_thread) =
+            timed_tick.expect("the tick ran before the call returned");
         BesideTick {
             tick,
             frame,
             tick_time,
             waited,
+            tick_thread,
         }
     }
+}
+
+/// The rayon pool thread this is, if any.
+#[cfg(feature = "parallel")]
+fn pool_thread() -> Option<usize> {
+    rayon::current_thread_index()
+}
+
+/// [`pool_thread`] without the `parallel` feature: no pool.
+#[cfg(not(feature = "parallel"))]
+fn pool_thread() -> Option<usize> {
+    None
 }
 
 /// Runs `tick` on rayon's current pool and `frame_work` on the calling thread; returns

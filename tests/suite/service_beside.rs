@@ -166,6 +166,14 @@ fn the_frame_work_stays_on_the_calling_thread() {
         let report = beside.tick.unwrap();
         assert!(report.work > 0);
         assert_eq!(beside.frame, (caller, None, 7));
+        // The tick ran on a pool thread with `parallel` (beside the frame, not before or
+        // after it on this thread), on this thread without it.
+        assert_eq!(
+            beside.tick_thread.is_some(),
+            cfg!(feature = "parallel"),
+            "tick on pool thread {:?}",
+            beside.tick_thread
+        );
         frames += 1;
         assert!(frames < 1_000);
     }
