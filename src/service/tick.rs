@@ -12,7 +12,7 @@ use crate::hpa::{SearchContext, SubgoalField};
 use crate::world::{ClassId, World};
 use hashbrown::{HashMap, HashSet};
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Requests taken in between two looks at the clock under a time budget.
 const INTAKE_SLICE: usize = 64;
@@ -197,6 +197,10 @@ impl Recent {
     }
 }
 
+/// The longest time budget a tick honours as given: a day. Longer ones (up to
+/// `Duration::MAX`) are taken as a day, so that the deadline never overflows the clock.
+const MAX_TIME_BUDGET: Duration = Duration::from_secs(86_400);
+
 impl PathService {
     /// Does one frame's work within `budget`: takes in the requests made since the last
     /// tick, works on the queued jobs, and delivers what finishes (read it with
@@ -221,7 +225,8 @@ impl PathService {
             Budget::Expansions(n) => (n, None),
             // The lanes stop at 3/4 of the time: the rest is for delivering their answers
             // and the step under way.
-            Budget::Time(d) => (usize::MAX, Some(now + d * 3 / 4)),
+            // (A budget too large for the clock has no deadline worth the name: a day.)
+            Budget::Time(d) => (usize::MAX, Some(now + d.min(MAX_TIME_BUDGET) * 3 / 4)),
         };
         let mut report = TickReport::default();
         // First the live paths against the edits reported since the last tick: nothing is
@@ -243,7 +248,7 @@ impl PathService {
         // The intake may take up to a quarter of the budget: of the time, or of the units
         // (one per request taken in, counted in the tick's work).
         let (intake_until, intake_cap) = match budget {
-            Budget::Time(d) => (Some(now + d / 4), usize::MAX),
+            Budget::Time(d) => (Some(now + d.min(MAX_TIME_BUDGET) / 4), usize::MAX),
             // Nothing when the sweep spent the budget (the next tick takes them in).
             Budget::Expansions(_) => (None, (total / 4).max(usize::from(total > 0))),
         };
@@ -528,14 +533,38 @@ fn run_lanes(
     allowances: Vec<Allowance>,
 ) -> Vec<LaneRun> {
     use rayon::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     if lanes.len() == 1 {
         return vec![lanes[0].run(world, edits, allowances[0])];
     }
+    let (count, threads) = (lanes.len(), rayon::current_num_threads());
+    let started = AtomicUsize::new(0);
     lanes
         .par_iter_mut()
         .zip(allowances)
-        .map(|(lane, allowance)| lane.run(world, edits, allowance))
+        .map(|(lane, mut allowance)| {
+            let before = started.fetch_add(1, Ordering::Relaxed);
+            allowance.deadline = allowance
+                .deadline
+                .map(|d| lane_deadline(d, Instant::now(), count - before, threads));
+            lane.run(world, edits, allowance)
+        })
         .collect()
+}
+
+/// A lane's own deadline under a time budget, set when the lane starts: the time left
+/// until the tick's `deadline`, split between the rounds of lanes still to run on
+/// `threads` threads (`waiting` lanes, this one included). Without it, on a pool with
+/// fewer threads than lanes, the first lanes a thread runs would spend the whole budget
+/// and the later ones would start past the deadline, frame after frame, their jobs
+/// waiting until the first lanes ran dry. A lane that finishes early leaves its time to
+/// the lanes after it; the last round gets all that is left.
+fn lane_deadline(deadline: Instant, now: Instant, waiting: usize, threads: usize) -> Instant {
+    let rounds = waiting.div_ceil(threads.max(1)).max(1);
+    match deadline.checked_duration_since(now) {
+        Some(left) => now + left / rounds as u32,
+        None => deadline,
+    }
 }
 
 /// [`run_lanes`] without the `parallel` feature.
@@ -546,9 +575,50 @@ fn run_lanes(
     edits: &EditLog,
     allowances: Vec<Allowance>,
 ) -> Vec<LaneRun> {
+    let count = lanes.len();
     lanes
         .iter_mut()
         .zip(allowances)
-        .map(|(lane, allowance)| lane.run(world, edits, allowance))
+        .enumerate()
+        .map(|(before, (lane, mut allowance))| {
+            allowance.deadline = allowance
+                .deadline
+                .map(|d| lane_deadline(d, Instant::now(), count - before, 1));
+            lane.run(world, edits, allowance)
+        })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lane_deadline, MAX_TIME_BUDGET};
+    use std::time::{Duration, Instant};
+
+    /// Lanes that outnumber the threads share the time left round by round; the last
+    /// round gets all of it; a deadline already past stays where it is.
+    #[test]
+    fn lanes_share_the_time_left_by_rounds() {
+        let now = Instant::now();
+        let deadline = now + Duration::from_millis(12);
+        let ms = |t: Instant| t.duration_since(now).as_secs_f64() * 1e3;
+        // Four lanes on one thread: a quarter, then a third of what is left, ...
+        assert_eq!(ms(lane_deadline(deadline, now, 4, 1)), 3.0);
+        assert_eq!(ms(lane_deadline(deadline, now, 3, 1)), 4.0);
+        assert_eq!(ms(lane_deadline(deadline, now, 1, 1)), 12.0);
+        // Four lanes on two threads: two rounds; on four or more, one.
+        assert_eq!(ms(lane_deadline(deadline, now, 4, 2)), 6.0);
+        assert_eq!(ms(lane_deadline(deadline, now, 3, 2)), 6.0);
+        assert_eq!(ms(lane_deadline(deadline, now, 2, 2)), 12.0);
+        assert_eq!(ms(lane_deadline(deadline, now, 4, 8)), 12.0);
+        // Zero threads reported: taken as one.
+        assert_eq!(ms(lane_deadline(deadline, now, 2, 0)), 6.0);
+        let late = now + Duration::from_millis(20);
+        assert_eq!(lane_deadline(deadline, late, 4, 1), deadline);
+    }
+
+    /// The longest budget honoured fits the clock with room to spare.
+    #[test]
+    fn the_longest_time_budget_fits_the_clock() {
+        assert!(Instant::now().checked_add(MAX_TIME_BUDGET).is_some());
+    }
 }
