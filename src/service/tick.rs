@@ -348,7 +348,7 @@ impl PathService {
                 self.intake.extend(intake);
                 break;
             }
-            if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
+            if !matches!(self.tickets.get(ticket), Some(TicketState::Pending { .. })) {
                 continue; // cancelled before it was taken in
             }
             let layer = world.layer(key.0);
@@ -431,7 +431,7 @@ impl PathService {
         let number = job.number;
         for (_, tickets) in &starts {
             for t in tickets {
-                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(*t) {
                     *j = Some((number, lane));
                 }
             }
@@ -451,7 +451,7 @@ impl PathService {
             .expect("at least one lane");
         for (_, tickets) in &job.starts {
             for t in tickets {
-                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(*t) {
                     *j = Some((job.number, lane));
                 }
             }
@@ -467,7 +467,7 @@ impl PathService {
     /// Hands `answer` to its ticket, if the ticket still waits for it: moves what the lane
     /// prepared into place (see [`Answer`]).
     fn deliver(&mut self, world: &World, answer: Answer, report: &mut TickReport) {
-        let Some(state) = self.tickets.get_mut(&answer.ticket) else {
+        let Some(state) = self.tickets.get_mut(answer.ticket) else {
             return; // cancelled
         };
         let TicketState::Pending { request, start, .. } = state else {

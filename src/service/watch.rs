@@ -13,7 +13,6 @@ use crate::hpa::{HpaMap, Path, SubgoalField};
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
 use std::collections::VecDeque;
-use std::ops::Bound;
 
 /// Edits that freed or re-priced positions remembered for kept subgoal fields: a field
 /// older than the oldest one remembered is dropped.
@@ -238,15 +237,9 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
     let mut repairs: Vec<(Ticket, Request, Cell)> = Vec::new();
     let mut stop = false;
     while let Some((after, target)) = sweep.pass {
-        let range = match after {
-            None => tickets.range_mut(..),
-            Some(t) => tickets.range_mut((Bound::Excluded(t), Bound::Unbounded)),
-        };
-        let mut reached_end = true;
-        for (&ticket, state) in range {
+        let reached_end = tickets.visit_after(after, |ticket, state| {
             if stop {
-                reached_end = false;
-                break;
+                return false;
             }
             sweep.pass = Some((Some(ticket), target));
             sweep.credit += CREDIT_PER_PATH;
@@ -286,7 +279,8 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
                 // The clock (under a time budget) is read only when a unit is booked.
                 stop = allowance.spent();
             }
-        }
+            true
+        });
         if !reached_end {
             break;
         }
@@ -472,7 +466,7 @@ pub(super) fn take_replans(service: &mut PathService) {
             outcome,
             progress,
             ..
-        }) = service.tickets.get(&ticket)
+        }) = service.tickets.get(ticket)
         else {
             continue; // released, or invalidated since
         };
