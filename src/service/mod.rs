@@ -233,8 +233,12 @@ enum TicketState {
         reach: Option<Rect>,
         /// The same for each piece of 16 positions (`watch::piece_reaches`).
         pieces: Vec<Rect>,
-        /// The cost of the path up to `progress`.
+        /// The cost of the path up to `walked_to` (at most `progress`): `advance` only
+        /// moves `progress`, so that it touches neither the path's cells nor its costs
+        /// (cache misses, for every unit every frame); the sweep catches `walked` up when
+        /// it needs the cost ahead.
         walked: f64,
+        walked_to: usize,
         /// The number of the last reported edit the path has been checked against (or
         /// was delivered after).
         checked: u64,
@@ -518,14 +522,13 @@ impl PathService {
         match self.tickets.get_mut(ticket) {
             None => Err(ServiceError::UnknownTicket { ticket }),
             Some(TicketState::Done {
-                outcome,
-                progress,
-                costs,
-                walked,
-                ..
+                outcome, progress, ..
             }) => {
-                let cells = &outcome.path().ok_or(ServiceError::NoPath { ticket })?.cells;
-                let len = cells.len();
+                let len = outcome
+                    .path()
+                    .ok_or(ServiceError::NoPath { ticket })?
+                    .cells
+                    .len();
                 if index >= len {
                     return Err(ServiceError::IndexOutOfRange { ticket, index, len });
                 }
@@ -536,9 +539,7 @@ impl PathService {
                         progress: *progress,
                     });
                 }
-                // O(positions advanced): what is left of the path is priced without
-                // walking it when an edit frees ground.
-                *walked += watch::walked_cost(cells, costs.as_deref(), *progress, index);
+                // O(1): the cost walked is summed by the sweep, when an edit frees ground.
                 *progress = index;
                 Ok(())
             }

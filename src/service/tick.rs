@@ -492,6 +492,7 @@ impl PathService {
             reach: answer.reach,
             pieces: answer.pieces,
             walked: 0.0,
+            walked_to: 0,
             // Answered on the map as it stands: true after every edit reported so far.
             checked: self.sweep.reported,
         };

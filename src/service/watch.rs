@@ -308,6 +308,7 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
         reach,
         pieces,
         walked,
+        walked_to,
         checked,
     } = state
     else {
@@ -355,7 +356,10 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
         return Some(Verdict::Intact);
     }
     // The part ahead costs what the whole did, less what the unit has walked (nothing on
-    // it changed: every edit that could have was just checked).
+    // it changed: every edit that could have was just checked). O(positions walked since
+    // the last catch-up), summed once each.
+    *walked += walked_cost(&path.cells, costs.as_deref(), *walked_to, *progress);
+    *walked_to = *progress;
     let remaining = path.cost - *walked;
     let here = path.cells[*progress];
     // (A look at every terrain code: only for edits that freed ground.)
@@ -438,7 +442,7 @@ fn first_broken(
 /// The cost of the steps of `cells` from index `from` to index `to` (positions' costs
 /// `costs` when delivered, unit costs without): what a unit walks when it reports that
 /// progress, summed as [`Path::from_cells_with_costs`] sums them.
-pub(super) fn walked_cost(cells: &[Cell], costs: Option<&[f64]>, from: usize, to: usize) -> f64 {
+fn walked_cost(cells: &[Cell], costs: Option<&[f64]>, from: usize, to: usize) -> f64 {
     (from..to).fold(0.0, |sum, i| {
         let length = octile(cells[i], cells[i + 1]);
         sum + match costs {
