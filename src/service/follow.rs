@@ -42,7 +42,7 @@ impl PathService {
     ) -> Result<Option<Cell>, ServiceError> {
         let state = self
             .tickets
-            .get(&ticket)
+            .get(ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
         let TicketState::Done {
             request,

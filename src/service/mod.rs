@@ -4,6 +4,7 @@
 //!
 //! - `mod.rs` (this file): [`PathService`], requests, tickets, results, reachability;
 //! - `types`: tickets, goals, options, budgets, outcomes, events;
+//! - `table`: the tickets' states, by slot;
 //! - `tick`: grouping requests into jobs, lanes, delivery;
 //! - `beside`: the tick on a rayon worker beside the rest of the game's frame;
 //! - `job`: one job's steps (search, flow field, closest position);
@@ -166,6 +167,7 @@ mod closest;
 mod error;
 mod follow;
 mod job;
+mod table;
 mod tick;
 mod types;
 mod watch;
@@ -181,7 +183,8 @@ use crate::geom::{Cell, Rect};
 use crate::units::UnitId;
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use table::TicketTable;
 use tick::{GroupKey, Lane, Recent};
 use watch::{EditLog, Sweep};
 
@@ -230,8 +233,12 @@ enum TicketState {
         reach: Option<Rect>,
         /// The same for each piece of 16 positions (`watch::piece_reaches`).
         pieces: Vec<Rect>,
-        /// The cost of the path up to `progress`.
+        /// The cost of the path up to `walked_to` (at most `progress`): `advance` only
+        /// moves `progress`, so that it touches neither the path's cells nor its costs
+        /// (cache misses, for every unit every frame); the sweep catches `walked` up when
+        /// it needs the cost ahead.
         walked: f64,
+        walked_to: usize,
         /// The number of the last reported edit the path has been checked against (or
         /// was delivered after).
         checked: u64,
@@ -263,7 +270,7 @@ enum TicketState {
 pub struct PathService {
     config: ServiceConfig,
     lanes: Vec<Lane>,
-    tickets: BTreeMap<Ticket, TicketState>,
+    tickets: TicketTable<TicketState>,
     intake: Vec<Intake>,
     finished: Vec<(Ticket, Outcome)>,
     events: Vec<PathEvent>,
@@ -278,7 +285,6 @@ pub struct PathService {
     /// Delivered paths an edit that freed ground may have made longer than needed, waiting
     /// for idle lanes (see `watch::take_replans`).
     replans: BTreeSet<Ticket>,
-    next_ticket: u64,
     next_job: u64,
     frame: u64,
     stats: ServiceStats,
@@ -296,7 +302,7 @@ impl PathService {
         PathService {
             config: ServiceConfig { lanes, ..config },
             lanes: (0..lanes).map(|_| Lane::default()).collect(),
-            tickets: BTreeMap::new(),
+            tickets: TicketTable::default(),
             intake: Vec::new(),
             finished: Vec::new(),
             events: Vec::new(),
@@ -306,7 +312,6 @@ impl PathService {
             sweep: Sweep::default(),
             pending: 0,
             replans: BTreeSet::new(),
-            next_ticket: 0,
             next_job: 0,
             frame: 0,
             stats: ServiceStats::default(),
@@ -355,31 +360,39 @@ impl PathService {
                 limit: self.config.max_pending_per_unit,
             });
         }
-        let ticket = Ticket(self.next_ticket);
-        self.next_ticket += 1;
         let request = Request {
             class,
             unit,
             goal,
             options,
         };
-        self.queue(ticket, request, start);
+        let ticket = self.tickets.issue(TicketState::Pending {
+            request,
+            start,
+            job: None,
+        });
+        self.take_in_next(ticket, request, start);
         self.stats.requests += 1;
         Ok(ticket)
     }
 
-    /// Puts `ticket` in the next intake, pending from `start`.
+    /// Puts the live `ticket` (a repair, a re-plan) back in the next intake, pending from
+    /// `start`.
     fn queue(&mut self, ticket: Ticket, request: Request, start: Cell) {
+        let state = TicketState::Pending {
+            request,
+            start,
+            job: None,
+        };
+        if self.tickets.set(ticket, state) {
+            self.take_in_next(ticket, request, start);
+        }
+    }
+
+    /// Counts the pending `ticket` and adds it to the next intake.
+    fn take_in_next(&mut self, ticket: Ticket, request: Request, start: Cell) {
         *self.pending_per_unit.entry(request.unit).or_insert(0) += 1;
         self.pending += 1;
-        self.tickets.insert(
-            ticket,
-            TicketState::Pending {
-                request,
-                start,
-                job: None,
-            },
-        );
         self.intake.push(Intake {
             ticket,
             key: request.key(),
@@ -389,14 +402,15 @@ impl PathService {
 
     /// Drops `ticket`: a pending request is taken out of its job (by the next tick: a job
     /// with no one left is dropped then), a delivered path is forgotten. The ticket is
-    /// unknown afterwards. O(log n) in the live tickets.
+    /// unknown afterwards (its slot in the ticket table is reused, under another number).
+    /// O(log n) in the live tickets.
     ///
     /// # Errors
     /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
     pub fn cancel(&mut self, ticket: Ticket) -> Result<(), ServiceError> {
         let state = self
             .tickets
-            .remove(&ticket)
+            .remove(ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
         self.replans.remove(&ticket);
         if let TicketState::Pending { request, job, .. } = state {
@@ -431,7 +445,7 @@ impl PathService {
     /// # Errors
     /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
     pub fn poll(&self, ticket: Ticket) -> Result<Status<'_>, ServiceError> {
-        match self.tickets.get(&ticket) {
+        match self.tickets.get(ticket) {
             None => Err(ServiceError::UnknownTicket { ticket }),
             Some(TicketState::Pending { .. }) => Ok(Status::Pending),
             Some(TicketState::Done {
@@ -505,17 +519,16 @@ impl PathService {
     /// path, [`ServiceError::IndexOutOfRange`] for an index past the path's end,
     /// [`ServiceError::IndexBehind`] for one behind the last reported.
     pub fn advance(&mut self, ticket: Ticket, index: usize) -> Result<(), ServiceError> {
-        match self.tickets.get_mut(&ticket) {
+        match self.tickets.get_mut(ticket) {
             None => Err(ServiceError::UnknownTicket { ticket }),
             Some(TicketState::Done {
-                outcome,
-                progress,
-                costs,
-                walked,
-                ..
+                outcome, progress, ..
             }) => {
-                let cells = &outcome.path().ok_or(ServiceError::NoPath { ticket })?.cells;
-                let len = cells.len();
+                let len = outcome
+                    .path()
+                    .ok_or(ServiceError::NoPath { ticket })?
+                    .cells
+                    .len();
                 if index >= len {
                     return Err(ServiceError::IndexOutOfRange { ticket, index, len });
                 }
@@ -526,9 +539,7 @@ impl PathService {
                         progress: *progress,
                     });
                 }
-                // O(positions advanced): what is left of the path is priced without
-                // walking it when an edit frees ground.
-                *walked += watch::walked_cost(cells, costs.as_deref(), *progress, index);
+                // O(1): the cost walked is summed by the sweep, when an edit frees ground.
                 *progress = index;
                 Ok(())
             }
@@ -582,7 +593,7 @@ impl PathService {
     pub fn memory_bytes(&self) -> usize {
         let paths: usize = self
             .tickets
-            .values()
+            .states()
             .map(|s| match s {
                 TicketState::Done {
                     outcome,
@@ -608,7 +619,7 @@ impl PathService {
                 .sum::<usize>();
         paths
             + fields
-            + self.tickets.len() * std::mem::size_of::<(Ticket, TicketState)>()
+            + self.tickets.memory_bytes()
             + self.intake.capacity() * std::mem::size_of::<Intake>()
     }
 }

@@ -353,7 +353,7 @@ impl PathService {
                 self.intake.extend(intake);
                 break;
             }
-            if !matches!(self.tickets.get(&ticket), Some(TicketState::Pending { .. })) {
+            if !matches!(self.tickets.get(ticket), Some(TicketState::Pending { .. })) {
                 continue; // cancelled before it was taken in
             }
             let layer = world.layer(key.0);
@@ -436,7 +436,7 @@ impl PathService {
         let number = job.number;
         for (_, tickets) in &starts {
             for t in tickets {
-                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(*t) {
                     *j = Some((number, lane));
                 }
             }
@@ -456,7 +456,7 @@ impl PathService {
             .expect("at least one lane");
         for (_, tickets) in &job.starts {
             for t in tickets {
-                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(t) {
+                if let Some(TicketState::Pending { job: j, .. }) = self.tickets.get_mut(*t) {
                     *j = Some((job.number, lane));
                 }
             }
@@ -472,7 +472,7 @@ impl PathService {
     /// Hands `answer` to its ticket, if the ticket still waits for it: moves what the lane
     /// prepared into place (see [`Answer`]).
     fn deliver(&mut self, world: &World, answer: Answer, report: &mut TickReport) {
-        let Some(state) = self.tickets.get_mut(&answer.ticket) else {
+        let Some(state) = self.tickets.get_mut(answer.ticket) else {
             return; // cancelled
         };
         let TicketState::Pending { request, start, .. } = state else {
@@ -497,6 +497,7 @@ impl PathService {
             reach: answer.reach,
             pieces: answer.pieces,
             walked: 0.0,
+            walked_to: 0,
             // Answered on the map as it stands: true after every edit reported so far.
             checked: self.sweep.reported,
         };

@@ -6,8 +6,11 @@ use std::fmt;
 use std::time::Duration;
 
 /// The receipt for one request: handed out at once by
-/// [`PathService::request`](super::PathService::request), in increasing order, and never
-/// reused by the same service.
+/// [`PathService::request`](super::PathService::request), numbered in increasing order, and
+/// never reused by the same service. It also names the slot of the service's ticket table
+/// that holds the request's state (a slot freed by `cancel` or `release` is reused: the
+/// number tells a stale ticket from the new one, which is refused as unknown), so that
+/// looking a ticket up is one index.
 ///
 /// ```
 /// use quadpath::service::{PathService, RequestOptions};
@@ -23,18 +26,22 @@ use std::time::Duration;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Ticket(pub(super) u64);
+pub struct Ticket {
+    /// Unique per service, first in the derived order: tickets compare by number.
+    pub(super) number: u64,
+    pub(super) slot: u32,
+}
 
 impl Ticket {
     /// The ticket's number: requests are numbered from 0 in the order they were made.
     pub fn number(self) -> u64 {
-        self.0
+        self.number
     }
 }
 
 impl fmt::Display for Ticket {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ticket {}", self.0)
+        write!(f, "ticket {}", self.number)
     }
 }
 

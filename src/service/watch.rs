@@ -13,7 +13,6 @@ use crate::hpa::{HpaMap, Path, SubgoalField};
 use crate::world::{ClassId, World, WorldEditReport};
 use hashbrown::HashMap;
 use std::collections::VecDeque;
-use std::ops::Bound;
 
 /// Edits that freed or re-priced positions remembered for kept subgoal fields: a field
 /// older than the oldest one remembered is dropped.
@@ -238,15 +237,9 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
     let mut repairs: Vec<(Ticket, Request, Cell)> = Vec::new();
     let mut stop = false;
     while let Some((after, target)) = sweep.pass {
-        let range = match after {
-            None => tickets.range_mut(..),
-            Some(t) => tickets.range_mut((Bound::Excluded(t), Bound::Unbounded)),
-        };
-        let mut reached_end = true;
-        for (&ticket, state) in range {
+        let reached_end = tickets.visit_after(after, |ticket, state| {
             if stop {
-                reached_end = false;
-                break;
+                return false;
             }
             sweep.pass = Some((Some(ticket), target));
             sweep.credit += CREDIT_PER_PATH;
@@ -286,7 +279,8 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
                 // The clock (under a time budget) is read only when a unit is booked.
                 stop = allowance.spent();
             }
-        }
+            true
+        });
         if !reached_end {
             break;
         }
@@ -314,6 +308,7 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
         reach,
         pieces,
         walked,
+        walked_to,
         checked,
     } = state
     else {
@@ -361,7 +356,10 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
         return Some(Verdict::Intact);
     }
     // The part ahead costs what the whole did, less what the unit has walked (nothing on
-    // it changed: every edit that could have was just checked).
+    // it changed: every edit that could have was just checked). O(positions walked since
+    // the last catch-up), summed once each.
+    *walked += walked_cost(&path.cells, costs.as_deref(), *walked_to, *progress);
+    *walked_to = *progress;
     let remaining = path.cost - *walked;
     let here = path.cells[*progress];
     // (A look at every terrain code: only for edits that freed ground.)
@@ -444,7 +442,7 @@ fn first_broken(
 /// The cost of the steps of `cells` from index `from` to index `to` (positions' costs
 /// `costs` when delivered, unit costs without): what a unit walks when it reports that
 /// progress, summed as [`Path::from_cells_with_costs`] sums them.
-pub(super) fn walked_cost(cells: &[Cell], costs: Option<&[f64]>, from: usize, to: usize) -> f64 {
+fn walked_cost(cells: &[Cell], costs: Option<&[f64]>, from: usize, to: usize) -> f64 {
     (from..to).fold(0.0, |sum, i| {
         let length = octile(cells[i], cells[i + 1]);
         sum + match costs {
@@ -472,7 +470,7 @@ pub(super) fn take_replans(service: &mut PathService) {
             outcome,
             progress,
             ..
-        }) = service.tickets.get(&ticket)
+        }) = service.tickets.get(ticket)
         else {
             continue; // released, or invalidated since
         };

@@ -183,6 +183,59 @@ fn bad_input_gets_typed_errors() {
     ));
 }
 
+/// Tickets name a slot of the service's ticket table, reused once released: the old ticket
+/// of a reused slot must be refused, never read the new ticket's state.
+#[test]
+fn a_stale_ticket_of_a_reused_slot_is_refused() {
+    let (world, infantry, _) = two_rooms();
+    let mut service = PathService::new(&world);
+    let unknown =
+        |r: Result<(), ServiceError>| matches!(r, Err(ServiceError::UnknownTicket { .. }));
+    let old = order(
+        &mut service,
+        &world,
+        (infantry, 0),
+        Cell::new(0, 0),
+        Cell::new(3, 0),
+    );
+    finish(&mut service, &world);
+    service.release(old).unwrap();
+    // The new ticket takes the freed slot; its path is another one.
+    let new = order(
+        &mut service,
+        &world,
+        (infantry, 1),
+        Cell::new(0, 5),
+        Cell::new(9, 5),
+    );
+    finish(&mut service, &world);
+    assert_ne!(old, new);
+    assert!(new.number() > old.number());
+    assert!(matches!(
+        service.poll(old),
+        Err(ServiceError::UnknownTicket { ticket }) if ticket == old
+    ));
+    assert!(service.outcome(old).is_none());
+    assert!(unknown(service.advance(old, 0)));
+    assert!(matches!(
+        service.next_waypoint(&world, old, Cell::new(0, 5)),
+        Err(ServiceError::UnknownTicket { .. })
+    ));
+    assert!(unknown(service.cancel(old)));
+    assert!(unknown(service.release(old)));
+    // The new ticket is untouched by all that.
+    let path = service
+        .outcome(new)
+        .and_then(Outcome::path)
+        .expect("a path");
+    assert_eq!(
+        (path.start(), path.goal()),
+        (Some(Cell::new(0, 5)), Some(Cell::new(9, 5)))
+    );
+    service.advance(new, 1).unwrap();
+    assert_eq!(service.live_tickets(), 1);
+}
+
 #[test]
 fn unreachable_goals_fail_or_give_the_closest_position() {
     let (world, _, tank) = two_rooms();
