@@ -441,14 +441,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| main-thread time per frame (service calls, the units' walk included): median / p99 / max | {:.0} / {:.0} / {:.0} µs | {:.0} / {:.0} / {:.0} µs (frames with orders) |",
         pct(&main_us, 50.0), pct(&main_us, 99.0), main_us.last().copied().unwrap_or(0.0),
         pct(&naive_us, 50.0), pct(&naive_us, 99.0), naive_us.last().copied().unwrap_or(0.0));
+    // Beside the frame the tick runs on a worker: its wall time is not the main thread's,
+    // and the calling thread's CPU during the call is the frame's own work and the wait.
+    let (tick_row, tick_cpu_row, within_row) = if beside_frame.is_some() {
+        (
+            "the tick's wall time, on the worker (not main-thread time)",
+            "the calling thread's CPU time during `tick_beside` (its frame work and the wait)",
+            "`tick_beside` calls within the budget by the calling thread's CPU time (+5 %)",
+        )
+    } else {
+        (
+            "of which `tick`",
+            "`tick`'s CPU time on the calling thread",
+            "ticks within budget by CPU time (+5 %)",
+        )
+    };
     println!(
-        "| of which `tick`: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        "| {tick_row}: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
         pct(&tick_us, 50.0),
         pct(&tick_us, 99.0),
         tick_us.last().copied().unwrap_or(0.0)
     );
     println!(
-        "| `tick`'s CPU time on the calling thread: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
+        "| {tick_cpu_row}: median / p99 / max | {:.0} / {:.0} / {:.0} µs | |",
         pct(&tick_cpu_us, 50.0),
         pct(&tick_cpu_us, 99.0),
         tick_cpu_us.last().copied().unwrap_or(0.0)
@@ -458,7 +473,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .filter(|&&t| t <= budget.as_secs_f64() * 1e6 * 1.05)
         .count();
     println!(
-        "| ticks within budget by CPU time (+5 %) | {:.2} % | |",
+        "| {within_row} | {:.2} % | |",
         cpu_within as f64 * 100.0 / tick_cpu_us.len().max(1) as f64
     );
     println!(
