@@ -56,6 +56,7 @@ use super::ids::count_sparse;
 use super::taut::{reversed, sector, Sector};
 use super::SubgoalGraph;
 use crate::geom::Cell;
+use crate::hpa::side_by_side::join;
 use std::f64::consts::SQRT_2;
 use std::time::Instant;
 
@@ -79,6 +80,9 @@ const TIE: f64 = 1e-7;
 /// first (see [`Contraction::likely_pairs_refuse`]): subgoals of fewer are mostly
 /// contracted, after a test of every pair.
 const LIKELY_FIRST_DEGREE: usize = 12;
+
+/// IDs whose edge lists [`direct_lists`] makes on one thread.
+const LISTS_CHUNK: usize = 4096;
 
 /// Subgoals contracted between two looks at the clock in a sliced build.
 const CLOCK_EVERY: usize = 8;
@@ -306,10 +310,14 @@ impl Levels {
     /// Contracts `graph`'s subgoals (see the module docs), or `None` when its arcs cannot
     /// be packed (see [`PackedArc`]).
     pub fn build(graph: &SubgoalGraph) -> Option<Self> {
-        let mut contraction = Contraction::new(graph)?;
+        Some(Self::contracted(Contraction::new(graph)?, graph))
+    }
+
+    /// The levels `contraction`, not begun, of `graph` makes.
+    pub fn contracted(mut contraction: Contraction, graph: &SubgoalGraph) -> Self {
         let done = contraction.run(graph, None);
         debug_assert!(done, "an unlimited contraction finishes");
-        Some(contraction.finish())
+        contraction.finish()
     }
 
     /// The local subgoals and the edges of the levels by cell (local or not, far end,
@@ -459,15 +467,38 @@ pub(crate) struct Contraction {
     /// The subgoals to visit, and how many have been.
     order: Vec<u32>,
     visited: usize,
-    /// The witness search's table: the shortest edge from the current first neighbour.
-    reach: Vec<f64>,
+    /// The witness tests' tables, for the subgoals decided on this thread.
+    witnesses: Witnesses,
     /// Each subgoal's cell, for the likely pairs (see [`Contraction::likely_pairs_refuse`]).
     cells: Vec<Cell>,
-    /// The [`octant_mask`] of each neighbour of the subgoal being contracted.
-    octants: Vec<u8>,
     /// Neighbours from which the likely pairs are tested first: [`LIKELY_FIRST_DEGREE`]
     /// (tests lower it, so that every subgoal's are).
     likely_from: usize,
+}
+
+/// The tables a contraction's witness tests write as they decide a subgoal.
+#[derive(Clone, Debug)]
+struct Witnesses {
+    /// The shortest edge from the current first neighbour to each subgoal (infinite
+    /// between two tests).
+    reach: Vec<f64>,
+    /// The [`octant_mask`] of each neighbour of the subgoal being decided.
+    octants: Vec<u8>,
+}
+
+impl Witnesses {
+    /// Tables for a graph of `n` ID slots.
+    fn new(n: usize) -> Self {
+        Witnesses {
+            reach: vec![f64::INFINITY; n],
+            octants: Vec::new(),
+        }
+    }
+
+    /// Heap bytes held.
+    fn memory_bytes(&self) -> usize {
+        self.reach.capacity() * 8 + self.octants.capacity()
+    }
 }
 
 /// Writes into `reach` the weight of the edge from `a` to each of its neighbours but `v`
@@ -546,7 +577,39 @@ fn direct_edges_fit(graph: &SubgoalGraph) -> bool {
     })
 }
 
+/// The direct edges of the subgoals `ids` as arcs, one list per ID (empty for a vacant
+/// one): with the `parallel` feature ranges of [`LISTS_CHUNK`] IDs side by side.
+fn direct_lists(graph: &SubgoalGraph, ids: std::ops::Range<u32>) -> Vec<Vec<Arc>> {
+    if cfg!(feature = "parallel") && ids.len() > LISTS_CHUNK {
+        let middle = ids.start + (ids.end - ids.start) / 2;
+        let (mut first, mut second) = join(
+            || direct_lists(graph, ids.start..middle),
+            || direct_lists(graph, middle..ids.end),
+        );
+        first.append(&mut second);
+        return first;
+    }
+    ids.map(|id| {
+        if !graph.is_live(id) {
+            return Vec::new();
+        }
+        let here = graph.cell(id);
+        graph
+            .neighbours(id)
+            .iter()
+            .map(|&to| Arc::direct(to, here, graph.cell(to)))
+            .collect()
+    })
+    .collect()
+}
+
 impl Contraction {
+    /// Whether [`Contraction::new`] makes `graph`'s edge lists in ranges side by side
+    /// (see [`direct_lists`]).
+    pub fn splits_lists(graph: &SubgoalGraph) -> bool {
+        cfg!(feature = "parallel") && graph.capacity() > LISTS_CHUNK
+    }
+
     /// A contraction of `graph`'s subgoals that has not begun, or `None` when the levels'
     /// arcs could not be packed: more IDs than [`ID_LIMIT`], or a direct edge with more
     /// steps than [`COUNT_LIMIT`] (see [`PackedArc`]).
@@ -555,26 +618,23 @@ impl Contraction {
         if n > ID_LIMIT || !direct_edges_fit(graph) {
             return None;
         }
-        let adj: Vec<Vec<Arc>> = (0..n as u32)
+        let adj = direct_lists(graph, 0..n as u32);
+        // By degree, then by cell among equal degrees, so that the levels do not depend on
+        // the IDs, which edits hand out differently from a fresh build. (Maps with levels
+        // are at most 2^16 cells a side: the key holds the cell in 32 bits. Each key is
+        // worked out once; the cells are distinct, so the order is the same as a sort by
+        // degree and cell.)
+        let mut keyed: Vec<(u64, u32)> = (0..n as u32)
+            .filter(|&id| graph.is_live(id))
             .map(|id| {
-                if !graph.is_live(id) {
-                    return Vec::new();
-                }
-                let here = graph.cell(id);
-                graph
-                    .neighbours(id)
-                    .iter()
-                    .map(|&to| Arc::direct(to, here, graph.cell(to)))
-                    .collect()
+                let c = graph.cell(id);
+                debug_assert!(c.x.max(c.y) <= u32::from(u16::MAX), "a level map's cell");
+                let degree = graph.neighbours(id).len() as u64;
+                (degree << 32 | u64::from(c.y) << 16 | u64::from(c.x), id)
             })
             .collect();
-        let mut order: Vec<u32> = (0..n as u32).filter(|&id| graph.is_live(id)).collect();
-        // By cell among equal degrees, so that the levels do not depend on the IDs, which
-        // edits hand out differently from a fresh build.
-        order.sort_by_key(|&id| {
-            let c = graph.cell(id);
-            (graph.neighbours(id).len(), c.y, c.x)
-        });
+        keyed.sort_unstable();
+        let order = keyed.into_iter().map(|(_, id)| id).collect();
         Some(Contraction {
             adj,
             up: vec![Vec::new(); n],
@@ -582,9 +642,8 @@ impl Contraction {
             level: vec![0; n],
             order,
             visited: 0,
-            reach: vec![f64::INFINITY; n],
+            witnesses: Witnesses::new(n),
             cells: graph.cells.clone(),
-            octants: Vec::new(),
             likely_from: LIKELY_FIRST_DEGREE,
         })
     }
@@ -606,9 +665,8 @@ impl Contraction {
             + self.local.capacity()
             + self.level.capacity()
             + self.order.capacity() * 4
-            + self.reach.capacity() * 8
+            + self.witnesses.memory_bytes()
             + self.cells.capacity() * std::mem::size_of::<Cell>()
-            + self.octants.capacity()
     }
 
     /// Carries the contraction on until it is done (then `true`) or `deadline` passes.
@@ -619,7 +677,7 @@ impl Contraction {
         while self.visited < self.order.len() {
             let v = self.order[self.visited];
             self.visited += 1;
-            if self.level[v as usize] < MAX_LEVEL && self.shortcuts(v, &mut shortcuts) {
+            if self.decide(v, &mut shortcuts) {
                 self.contract(v, &shortcuts);
             }
             if self.visited % CLOCK_EVERY == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
@@ -629,16 +687,34 @@ impl Contraction {
         true
     }
 
+    /// Whether `v` is to be contracted on the graph left so far (its level below
+    /// [`MAX_LEVEL`] and [`Contraction::shortcuts`] it needs fitting), with those shortcuts
+    /// in `out`.
+    fn decide(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
+        let mut witnesses = std::mem::replace(&mut self.witnesses, Witnesses::new(0));
+        let contracted = self.decide_with(&mut witnesses, v, out);
+        self.witnesses = witnesses;
+        contracted
+    }
+
+    /// [`Contraction::decide`] with the tables `witnesses`: it reads the graph alone, so
+    /// threads may decide subgoals side by side, each with its own tables.
+    fn decide_with(&self, witnesses: &mut Witnesses, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
+        out.clear();
+        self.level[v as usize] < MAX_LEVEL && self.shortcuts(witnesses, v, out)
+    }
+
     /// The shortcuts contracting `v` needs, into `out` as (from, arc), or `false` (and
     /// `out` left holding some of them, or none) when there would be more than
     /// [`MAX_SHORTCUTS`] or one would count more steps than the packed arcs hold.
-    fn shortcuts(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
+    fn shortcuts(&self, witnesses: &mut Witnesses, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
-        if self.adj[v as usize].len() >= self.likely_from && self.likely_pairs_refuse(v) {
+        if self.adj[v as usize].len() >= self.likely_from && self.likely_pairs_refuse(witnesses, v)
+        {
             return false;
         }
         let limit = COUNT_LIMIT;
-        let (adj, reach) = (&self.adj, &mut self.reach);
+        let (adj, reach) = (&self.adj, &mut witnesses.reach);
         let around = &adj[v as usize];
         // The last neighbour has no pair after it: it is not marked.
         for (i, x) in around
@@ -684,10 +760,10 @@ impl Contraction {
     /// keeps global, 72 % and 30 % of them are unwitnessed against 11 % of all pairs
     /// (8.9 and 5.6 such pairs a subgoal, of 276), so most of those subgoals are told
     /// after a few tests instead of about a hundred.
-    fn likely_pairs_refuse(&mut self, v: u32) -> bool {
+    fn likely_pairs_refuse(&self, witnesses: &mut Witnesses, v: u32) -> bool {
         let limit = COUNT_LIMIT;
-        let (adj, reach, cells, octants) =
-            (&self.adj, &mut self.reach, &self.cells, &mut self.octants);
+        let (adj, cells) = (&self.adj, &self.cells);
+        let (reach, octants) = (&mut witnesses.reach, &mut witnesses.octants);
         let around = &adj[v as usize];
         let at_v = cells[v as usize];
         octants.clear();
@@ -734,7 +810,7 @@ impl Contraction {
     fn shortcuts_reference(&mut self, v: u32, out: &mut Vec<(u32, Arc)>) -> bool {
         out.clear();
         let limit = COUNT_LIMIT;
-        let (adj, reach) = (&self.adj, &mut self.reach);
+        let (adj, reach) = (&self.adj, &mut self.witnesses.reach);
         let around = &adj[v as usize];
         let mut fits = true;
         for (i, x) in around.iter().enumerate() {
@@ -907,8 +983,9 @@ impl Shortcuts {
 #[cfg(test)]
 mod tests {
     use super::{
-        allows_hops, first_hop, hop_turns, Arc, Contraction, PackedArc, Shortcuts, COUNT_BITS,
-        COUNT_LIMIT, DIRECT, HOP_BITS, ID_LIMIT, LIKELY_FIRST_DEGREE, MAX_LEVEL, SHORTCUT, TO_BITS,
+        allows_hops, first_hop, hop_turns, Arc, Contraction, PackedArc, Shortcuts, Witnesses,
+        COUNT_BITS, COUNT_LIMIT, DIRECT, HOP_BITS, ID_LIMIT, LIKELY_FIRST_DEGREE, MAX_LEVEL,
+        SHORTCUT, TO_BITS,
     };
     use crate::grid::Grid;
     use crate::hpa::subgoals::SubgoalGraph;
@@ -1016,13 +1093,14 @@ mod tests {
             let mut contraction = Contraction::new(&graph).expect("a small map's arcs fit");
             contraction.likely_from = likely_from;
             let (mut got, mut want) = (Vec::new(), Vec::new());
+            let mut witnesses = Witnesses::new(contraction.adj.len());
             while contraction.visited < contraction.order.len() {
                 let v = contraction.order[contraction.visited];
                 contraction.visited += 1;
                 if contraction.level[v as usize] >= MAX_LEVEL {
                     continue;
                 }
-                let fits = contraction.shortcuts(v, &mut got);
+                let fits = contraction.shortcuts(&mut witnesses, v, &mut got);
                 prop_assert_eq!(fits, contraction.shortcuts_reference(v, &mut want));
                 // A refused contraction's shortcuts are never read.
                 if fits {

@@ -348,16 +348,28 @@ impl SubgoalGraph {
 
     /// [`SubgoalGraph::build_landmarks`] and [`SubgoalGraph::build_levels`] side by side
     /// (see `hpa::side_by_side`): both read the graph alone, so the table and the levels
-    /// are those the two calls make one after the other. Returns the time each took.
+    /// are those the two calls make one after the other. On a large graph the contraction's
+    /// edge lists are made first, side by side (see `levels.rs`, `direct_lists`). Returns
+    /// the time each took.
     pub fn build_landmarks_and_levels(&mut self, k: usize) -> (Duration, Duration) {
         let graph = &*self;
+        // A contraction whose edge lists are made side by side starts before the table:
+        // beside it, they would be made on one thread.
+        let start = Instant::now();
+        let early =
+            (graph.levels_fit && Contraction::splits_lists(graph)).then(|| Contraction::new(graph));
+        let set_up = start.elapsed();
         let ((landmarks, landmarks_time), (levels, levels_time)) = timed_join(
             || SubgoalLandmarks::build(graph, 3 * k),
-            || graph.levels_fit.then(|| Levels::build(graph)),
+            || {
+                let contraction =
+                    early.or_else(|| graph.levels_fit.then(|| Contraction::new(graph)));
+                contraction.map(|c| c.map(|c| Levels::contracted(c, graph)))
+            },
         );
         self.landmarks = landmarks;
         self.set_levels(levels);
-        (landmarks_time, levels_time)
+        (landmarks_time, set_up + levels_time)
     }
 
     /// Keeps `levels`, built when the graph's levels fit (`None` when they do not, `Some`
