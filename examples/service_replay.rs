@@ -26,7 +26,8 @@
 //! tick off the main thread's core).
 
 use quadpath::service::{
-    Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
+    Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, ServiceStats, Ticket,
+    WorkSplit,
 };
 use quadpath::units::UnitId;
 use quadpath::{io, Cell, Config, Movement, Rect, World};
@@ -190,7 +191,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut group_sizes = Vec::new();
     // First answers to the orders of frame 0 (the whole army at once), and the latency of
     // every other first answer.
-    let (mut burst, mut after_burst) = (0usize, Vec::new());
+    let (mut burst, mut after_burst) = (Vec::new(), Vec::new());
+    // The frame of the burst's last first answer, and the service's counts then.
+    let mut burst_done: Option<(usize, ServiceStats)> = None;
 
     // Beside mode: frames where the main thread waited for the tick more than 5 % of the
     // frame's length.
@@ -374,7 +377,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if let Some(at) = asked_at.remove(&ticket) {
                 latency.push(frame - at);
                 if at == 0 {
-                    burst += 1;
+                    burst.push(frame);
                 } else {
                     after_burst.push(frame - at);
                 }
@@ -400,6 +403,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if report.sweep_work > 0 || report.sweep_unfinished {
             sweep_units.push(report.sweep_work);
             sweep_unfinished += usize::from(report.sweep_unfinished);
+        }
+        if burst_done.is_none() && frame > 0 && !asked_at.values().any(|&at| at == 0) {
+            burst_done = Some((frame, service.stats()));
         }
         // Units walk one cell per frame along their paths.
         let (walk, walk_cpu) = (Instant::now(), thread_cpu_us());
@@ -429,6 +435,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     notify_cpu_us.sort_by(f64::total_cmp);
     latency.sort_unstable();
     after_burst.sort_unstable();
+    burst.sort_unstable();
     per_frame.sort_unstable();
     let within = main_us
         .iter()
@@ -572,8 +579,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         in3 as f64 * 100.0 / latency.len().max(1) as f64
     );
     println!(
-        "| the frame-0 burst: share of first answers; the others: median / p99, within 3 frames | {:.1} %; {} / {}, {:.2} % | |",
-        burst as f64 * 100.0 / latency.len().max(1) as f64,
+        "| the frame-0 burst: share of first answers, median / p99 / max, within 3 frames; the others: median / p99, within 3 frames | {:.1} %, {} / {} / {}, {:.2} %; {} / {}, {:.2} % | |",
+        burst.len() as f64 * 100.0 / latency.len().max(1) as f64,
+        pct(&burst, 50.0),
+        pct(&burst, 99.0),
+        burst.last().copied().unwrap_or(0),
+        burst.iter().filter(|&&l| l <= 3).count() as f64 * 100.0 / burst.len().max(1) as f64,
         pct(&after_burst, 50.0),
         pct(&after_burst, 99.0),
         after_burst.iter().filter(|&&l| l <= 3).count() as f64 * 100.0
@@ -595,8 +606,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         pct(&sweep_units, 50.0),
         sweep_units.last().copied().unwrap_or(0)
     );
-    // Where the lanes' work goes (units are counted under a time budget too).
-    let split = stats.work;
+    if let Some((frame, at_burst)) = burst_done {
+        println!(
+            "| until the burst's last first answer (frame {frame}): subgoal fields started; work units by kind (total {}) | {}; {} | |",
+            at_burst.work.total(),
+            at_burst.subgoal_fields,
+            work_parts(&at_burst.work)
+        );
+    }
+    println!(
+        "| work units by kind (total {}; re-plans queued {}) | {} | |",
+        stats.work.total(),
+        stats.replans,
+        work_parts(&stats.work)
+    );
+    println!(
+        "| peak service memory | {:.1} MB | |",
+        peak_memory as f64 / 1e6
+    );
+    Ok(())
+}
+
+/// Where the lanes' work went (units are counted under a time budget too): each kind's
+/// units and share.
+fn work_parts(split: &WorkSplit) -> String {
     let total = split.total().max(1) as f64;
     let parts = [
         ("intake (units only)", split.intake),
@@ -616,15 +649,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|(name, units)| format!("{name} {units} ({:.1} %)", *units as f64 * 100.0 / total))
         .collect();
-    println!(
-        "| work units by kind (total {}; re-plans queued {}) | {} | |",
-        split.total(),
-        stats.replans,
-        listed.join("; ")
-    );
-    println!(
-        "| peak service memory | {:.1} MB | |",
-        peak_memory as f64 / 1e6
-    );
-    Ok(())
+    listed.join("; ")
 }
