@@ -198,6 +198,27 @@ mod tests {
         assert!(model.is_empty());
     }
 
+    /// Keys of 2^31 cells and more (fixed point 2^63 and up) file in bucket 64, whose
+    /// filled bit is shared with bucket 0; pops still come out in key order across it.
+    #[test]
+    fn keys_in_the_top_bucket_pop_in_order() {
+        let mut open = OpenList::default();
+        let keys = [1.0, 3.0e9, 3.5e9, 2.5e9, 2.0, 4.0e9];
+        for (node, &f) in keys.iter().enumerate() {
+            open.push(f, node as u32);
+        }
+        assert_eq!(open.pop(), Some(0));
+        assert_eq!(open.pop(), Some(4));
+        // The next lowest lies in bucket 64 alone: the pop must find it there.
+        assert_eq!(open.pop(), Some(3));
+        // A push between two keys of the old top bucket, after it was split.
+        open.push(3.2e9, 6);
+        let rest: Vec<u32> = std::iter::from_fn(|| open.pop()).collect();
+        assert_eq!(rest, vec![1, 6, 2, 5]);
+        assert!(open.is_empty());
+        assert_eq!(open.pop(), None);
+    }
+
     #[test]
     fn equal_keys_come_out_last_in_first_out() {
         let mut open = OpenList::default();
