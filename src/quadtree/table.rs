@@ -183,6 +183,7 @@ mod tests {
     use super::NodeTable;
     use crate::geom::Cell;
     use crate::quadtree::node::Packing;
+    use crate::quadtree::tree::Storage;
     use crate::quadtree::{QuadTree, SplitStopper};
     use proptest::prelude::*;
 
@@ -208,9 +209,13 @@ mod tests {
             false => SplitStopper::uniform(),
         };
         let hasher = ahash::RandomState::new();
-        let packing = Some(Packing::new());
+        let storage = Storage {
+            kind_of: |k| *k,
+            packing: Some(Packing::new()),
+            wide_keys: wide,
+        };
         let objects = objects.iter().copied();
-        QuadTree::build_full(w, h, stopper, objects, hasher, |k| *k, packing, wide).unwrap()
+        QuadTree::build_full(w, h, stopper, objects, hasher, storage).unwrap()
     }
 
     /// Narrow keys round-trip at the fields' extremes, and an ID past them (as one of a

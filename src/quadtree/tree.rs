@@ -148,9 +148,11 @@ impl<T> QuadTree<T, ahash::RandomState> {
             stopper,
             objects,
             ahash::RandomState::new(),
-            kind_of,
-            None,
-            false,
+            Storage {
+                kind_of,
+                packing: None,
+                wide_keys: false,
+            },
         )
     }
 
@@ -192,11 +194,24 @@ impl<T> QuadTree<T, ahash::RandomState> {
             stopper,
             objects,
             ahash::RandomState::new(),
-            kind_of,
-            Some(Packing::new()),
-            false,
+            Storage {
+                kind_of,
+                packing: Some(Packing::new()),
+                wide_keys: false,
+            },
         )
     }
+}
+
+/// How a tree stores its objects, fixed when it is built (see `QuadTree::build_full`).
+pub(super) struct Storage<T> {
+    /// Each object's kind: a leaf stays whole only while its objects are of one kind.
+    pub(super) kind_of: fn(&T) -> u8,
+    /// How a leaf full of equal objects stores one (`None`: leaves are never packed).
+    pub(super) packing: Option<Packing<T>>,
+    /// Nodes keyed by their whole ID whatever the grid (see `table.rs`), which only the
+    /// tests ask for; otherwise 4-byte keys where the grid allows.
+    pub(super) wide_keys: bool,
 }
 
 impl<T, S: BuildHasher> QuadTree<T, S> {
@@ -224,22 +239,28 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         objects: impl IntoIterator<Item = (Cell, T)>,
         hasher: S,
     ) -> Result<Self, QuadtreeError> {
-        Self::build_full(width, height, stopper, objects, hasher, |_| 0, None, false)
+        let storage = Storage {
+            kind_of: |_| 0,
+            packing: None,
+            wide_keys: false,
+        };
+        Self::build_full(width, height, stopper, objects, hasher, storage)
     }
 
-    /// The one build every public build is: `wide` keys the nodes by their whole ID
-    /// whatever the grid (see `table.rs`), which only the tests ask for.
-    #[allow(clippy::too_many_arguments)]
+    /// The one build every public build is, storing its objects as `storage` says.
     pub(super) fn build_full(
         width: u32,
         height: u32,
         stopper: SplitStopper,
         objects: impl IntoIterator<Item = (Cell, T)>,
         hasher: S,
-        kind_of: fn(&T) -> u8,
-        packing: Option<Packing<T>>,
-        wide: bool,
+        storage: Storage<T>,
     ) -> Result<Self, QuadtreeError> {
+        let Storage {
+            kind_of,
+            packing,
+            wide_keys,
+        } = storage;
         if width == 0 || height == 0 || width > MAX_SIDE || height > MAX_SIDE {
             return Err(QuadtreeError::BadSize { width, height });
         }
@@ -252,7 +273,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             shape,
             kind_of,
             packing,
-            nodes: NodeTable::new(&shape, hasher, wide),
+            nodes: NodeTable::new(&shape, hasher, wide_keys),
             lists: ListTable::default(),
             filled: FilledTable::default(),
             stopper,
