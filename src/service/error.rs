@@ -65,6 +65,13 @@ pub enum ServiceError {
         /// The unit's cell.
         at: Cell,
     },
+    /// The service holds as many live tickets as a ticket can name (2^32): release or
+    /// cancel some first.
+    #[error("the service holds {limit} live tickets, as many as it can name")]
+    TooManyTickets {
+        /// The most live tickets a service holds.
+        limit: u64,
+    },
     /// A budget of no work.
     #[error("a tick needs a budget above zero")]
     ZeroBudget,
@@ -80,6 +87,14 @@ pub enum ServiceError {
     /// invalidated).
     #[error("{ticket} holds no delivered path")]
     NoPath {
+        /// The ticket.
+        ticket: Ticket,
+    },
+    /// A path that an edit reported since it was last checked may have broken, asked to
+    /// move on before the next tick's sweep has checked it (see
+    /// [`Status::Rechecking`](super::Status::Rechecking)).
+    #[error("{ticket}: its path waits to be checked against an edit")]
+    Rechecking {
         /// The ticket.
         ticket: Ticket,
     },

@@ -40,15 +40,13 @@ impl PathService {
         ticket: Ticket,
         position: Cell,
     ) -> Result<Option<Cell>, ServiceError> {
-        let state = self
+        let (walk, state) = self
             .tickets
-            .get(ticket)
+            .parts(ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
+        let progress = walk.progress;
         let TicketState::Done {
-            request,
-            outcome,
-            progress,
-            ..
+            request, outcome, ..
         } = state
         else {
             return Err(ServiceError::NoPath { ticket });
@@ -58,10 +56,10 @@ impl PathService {
             .layer(request.class)
             .ok_or(ServiceError::NoPath { ticket })?;
         let cells = &path.cells;
-        let here = cells[*progress..]
+        let here = cells[progress..]
             .iter()
             .position(|&c| c == position)
-            .map_or(*progress, |i| i + *progress);
+            .map_or(progress, |i| i + progress);
         if here + 1 >= cells.len() {
             return Ok(None);
         }

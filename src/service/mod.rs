@@ -4,7 +4,8 @@
 //!
 //! - `mod.rs` (this file): [`PathService`], requests, tickets, results, reachability;
 //! - `types`: tickets, goals, options, budgets, outcomes, events;
-//! - `table`: the tickets' states, by slot;
+//! - `table`: the tickets' states, by slot, each split into a hot and a cold part;
+//! - `walk`: the units' walk along their paths (`step`, `advance`), from the hot part;
 //! - `tick`: grouping requests into jobs, lanes, delivery;
 //! - `beside`: the tick on a rayon worker beside the rest of the game's frame;
 //! - `job`: one job's steps (search, flow field, closest position);
@@ -16,8 +17,9 @@
 //! # The loop
 //! The game asks with [`PathService::request`] and gets a [`Ticket`] at once. Each frame
 //! it calls [`PathService::tick`] with a [`Budget`], reads what finished with
-//! [`PathService::drain_finished`] (or [`PathService::poll`]), reports where its units
-//! are on their paths with [`PathService::advance`], tells the service about its map edits
+//! [`PathService::drain_finished`] (or [`PathService::poll`]), moves its units along their
+//! paths with [`PathService::step`] (or reports where they are with
+//! [`PathService::advance`]), tells the service about its map edits
 //! with [`PathService::notify_edit`] and reads the resulting [`PathEvent`]s with
 //! [`PathService::drain_events`], and releases a path it no longer follows with
 //! [`PathService::release`] (or drops a request with [`PathService::cancel`]). Every ticket
@@ -160,7 +162,11 @@
 //! [`PathService::next_waypoint`] string-pulls: from the unit's position on its path it
 //! returns the farthest position ahead (up to 32 cells) that the straight line reaches over
 //! open positions with legal steps only, so the footprint and the corner rule hold all the
-//! way.
+//! way. A unit that goes a cell a frame calls [`PathService::step`], which moves it on by one
+//! position of its path and returns that position in O(1), from a small record of the
+//! ticket (its progress, its position, the next moves of its path packed 4 bits each) kept
+//! apart from the rest of its state: the same as [`PathService::outcome`] then
+//! [`PathService::advance`], without reading the path.
 
 mod beside;
 mod closest;
@@ -170,6 +176,7 @@ mod job;
 mod table;
 mod tick;
 mod types;
+mod walk;
 mod watch;
 
 pub use beside::BesideTick;
@@ -186,6 +193,7 @@ use hashbrown::HashMap;
 use std::collections::BTreeSet;
 use table::TicketTable;
 use tick::{GroupKey, Lane, Recent};
+use walk::Walk;
 use watch::{EditLog, Sweep};
 
 /// What a request asked for, checked.
@@ -221,22 +229,21 @@ enum TicketState {
         start: Cell,
         job: Option<(u64, usize)>,
     },
-    /// Answered. `costs` holds each position's cost when delivered (for paths), `progress`
-    /// the index the unit last reported.
+    /// Answered. `costs` holds each position's cost when delivered (for paths); the index
+    /// the unit last reported is in the ticket's [`Walk`].
     Done {
         request: Request,
         outcome: Outcome,
         costs: Option<Vec<f64>>,
-        progress: usize,
         /// The edited cells that may touch the path (`watch::reach`): edits outside
         /// cannot.
         reach: Option<Rect>,
         /// The same for each piece of 16 positions (`watch::piece_reaches`).
         pieces: Vec<Rect>,
-        /// The cost of the path up to `walked_to` (at most `progress`): `advance` only
-        /// moves `progress`, so that it touches neither the path's cells nor its costs
-        /// (cache misses, for every unit every frame); the sweep catches `walked` up when
-        /// it needs the cost ahead.
+        /// The cost of the path up to `walked_to` (at most the walk's progress): `step`
+        /// and `advance` only move the progress, so that they touch neither the path's
+        /// cells nor its costs (cache misses, for every unit every frame); the sweep
+        /// catches `walked` up when it needs the cost ahead.
         walked: f64,
         walked_to: usize,
         /// The number of the last reported edit the path has been checked against (or
@@ -270,7 +277,7 @@ enum TicketState {
 pub struct PathService {
     config: ServiceConfig,
     lanes: Vec<Lane>,
-    tickets: TicketTable<TicketState>,
+    tickets: TicketTable<Walk, TicketState>,
     intake: Vec<Intake>,
     finished: Vec<(Ticket, Outcome)>,
     events: Vec<PathEvent>,
@@ -329,8 +336,10 @@ impl PathService {
     /// # Errors
     /// [`ServiceError::UnknownClass`], [`ServiceError::StartOffMap`],
     /// [`ServiceError::GoalOffMap`] (a goal reaching off the map), [`ServiceError::EmptyGoal`]
-    /// (a unit goal of size 0), and [`ServiceError::TooManyRequests`] when `unit` already has
-    /// [`ServiceConfig::max_pending_per_unit`] requests pending. No ticket is issued then.
+    /// (a unit goal of size 0), [`ServiceError::TooManyRequests`] when `unit` already has
+    /// [`ServiceConfig::max_pending_per_unit`] requests pending, and
+    /// [`ServiceError::TooManyTickets`] when the service holds 2^32 live tickets. No ticket is
+    /// issued then.
     pub fn request(
         &mut self,
         world: &World,
@@ -366,11 +375,14 @@ impl PathService {
             goal,
             options,
         };
-        let ticket = self.tickets.issue(TicketState::Pending {
+        let state = TicketState::Pending {
             request,
             start,
             job: None,
-        });
+        };
+        let ticket = (self.tickets)
+            .issue(Walk::of(&state), state)
+            .map_err(|full| ServiceError::TooManyTickets { limit: full.limit })?;
         self.take_in_next(ticket, request, start);
         self.stats.requests += 1;
         Ok(ticket)
@@ -384,9 +396,15 @@ impl PathService {
             start,
             job: None,
         };
-        if self.tickets.set(ticket, state) {
+        if self.settle(ticket, state) {
             self.take_in_next(ticket, request, start);
         }
+    }
+
+    /// Replaces the state of the live `ticket`, and its walk with it (back to the start of
+    /// a new path); `false`, and nothing done, when the ticket is not live.
+    fn settle(&mut self, ticket: Ticket, state: TicketState) -> bool {
+        self.tickets.set(ticket, Walk::of(&state), state)
     }
 
     /// Counts the pending `ticket` and adds it to the next intake.
@@ -509,44 +527,6 @@ impl PathService {
         self.frame
     }
 
-    /// Records that the unit following `ticket`'s path now stands at its position `index`:
-    /// edits are checked against the path from there on, and repairs start there. Progress
-    /// only moves forward: the part of the path behind the unit is no longer watched, so an
-    /// index behind the last one reported is refused.
-    ///
-    /// # Errors
-    /// [`ServiceError::UnknownTicket`], [`ServiceError::NoPath`] for a ticket holding no
-    /// path, [`ServiceError::IndexOutOfRange`] for an index past the path's end,
-    /// [`ServiceError::IndexBehind`] for one behind the last reported.
-    pub fn advance(&mut self, ticket: Ticket, index: usize) -> Result<(), ServiceError> {
-        match self.tickets.get_mut(ticket) {
-            None => Err(ServiceError::UnknownTicket { ticket }),
-            Some(TicketState::Done {
-                outcome, progress, ..
-            }) => {
-                let len = outcome
-                    .path()
-                    .ok_or(ServiceError::NoPath { ticket })?
-                    .cells
-                    .len();
-                if index >= len {
-                    return Err(ServiceError::IndexOutOfRange { ticket, index, len });
-                }
-                if index < *progress {
-                    return Err(ServiceError::IndexBehind {
-                        ticket,
-                        index,
-                        progress: *progress,
-                    });
-                }
-                // O(1): the cost walked is summed by the sweep, when an edit frees ground.
-                *progress = index;
-                Ok(())
-            }
-            Some(_) => Err(ServiceError::NoPath { ticket }),
-        }
-    }
-
     /// Whether an agent of `class` can go from `from` to `to`, in constant time from the
     /// layer's component labels (kept up to date by every edit). `false` when either
     /// position is not open for the class.
@@ -663,5 +643,58 @@ impl PathService {
     /// [`Status::Rechecking`] for a path the edit may touch.
     pub fn notify_edit(&mut self, world: &World, report: &WorldEditReport) {
         watch::note(self, world, report);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Grid, Mode, Movement};
+
+    /// Past the most live tickets the table can name (2^32, shrunk to 2 here), `request`
+    /// refuses with a typed error and changes nothing; a released ticket makes room.
+    #[test]
+    fn requests_past_the_ticket_limit_get_a_typed_error() {
+        let mut world = World::new(Grid::new_free(8, 8));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut service = PathService::new(&world);
+        service.tickets = TicketTable::with_slot_limit(2);
+        let options = RequestOptions::default();
+        let order = |service: &mut PathService, unit: u32| {
+            let start = Cell::new(unit, 0);
+            service.request(
+                &world,
+                class,
+                UnitId::new(unit),
+                start,
+                Cell::new(7, 7),
+                options,
+            )
+        };
+        let first = order(&mut service, 0).unwrap();
+        let second = order(&mut service, 1).unwrap();
+        assert_eq!(
+            order(&mut service, 2),
+            Err(ServiceError::TooManyTickets { limit: 2 })
+        );
+        assert_eq!((service.pending(), service.live_tickets()), (2, 2));
+        assert_eq!(
+            service.stats().requests,
+            2,
+            "a refused request is not counted"
+        );
+        service.release(first).unwrap();
+        let third = order(&mut service, 2).expect("a released ticket makes room");
+        assert_eq!(third.number(), 2, "no number lost to the refusal");
+        while service.pending() > 0 {
+            service.tick(&world, Budget::Expansions(100)).unwrap();
+        }
+        let mut delivered: Vec<Ticket> = service.drain_finished().map(|(t, _)| t).collect();
+        delivered.sort();
+        assert_eq!(
+            delivered,
+            [second, third],
+            "both answered, the refused one never"
+        );
     }
 }

@@ -489,11 +489,10 @@ impl PathService {
             }
         }
         self.pending -= 1;
-        *state = TicketState::Done {
+        let delivered = TicketState::Done {
             request,
             outcome: answer.held,
             costs: answer.costs,
-            progress: 0,
             reach: answer.reach,
             pieces: answer.pieces,
             walked: 0.0,
@@ -501,6 +500,7 @@ impl PathService {
             // Answered on the map as it stands: true after every edit reported so far.
             checked: self.sweep.reported,
         };
+        self.settle(answer.ticket, delivered);
         self.finished.push((answer.ticket, answer.outcome));
         report.delivered += 1;
         report.shared += usize::from(answer.shared);

@@ -6,7 +6,7 @@
 use super::closest::{cheapest_cost, distance_between, distance_to};
 use super::job::{Allowance, Kind};
 use super::types::{PathEvent, Ticket};
-use super::{PathService, Request, TicketState};
+use super::{PathService, Request, TicketState, Walk};
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::octile;
 use crate::hpa::{HpaMap, Path, SubgoalField};
@@ -145,6 +145,12 @@ impl Sweep {
         self.pass.is_none()
     }
 
+    /// Whether no reported edit waits to be swept: then [`Sweep::may_touch`] is `false`
+    /// for every path.
+    pub fn is_settled(&self) -> bool {
+        self.unswept.is_empty()
+    }
+
     /// Whether an edit reported after the `checked`-th may have broken a path whose
     /// `reach` (see [`reach`]; `None` without a path) it meets: such a path is not vouched
     /// for until swept.
@@ -237,13 +243,13 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
     let mut repairs: Vec<(Ticket, Request, Cell)> = Vec::new();
     let mut stop = false;
     while let Some((after, target)) = sweep.pass {
-        let reached_end = tickets.visit_after(after, |ticket, state| {
+        let reached_end = tickets.visit_after(after, |ticket, walk, state| {
             if stop {
                 return false;
             }
             sweep.pass = Some((Some(ticket), target));
             sweep.credit += CREDIT_PER_PATH;
-            if let Some(verdict) = check_one(world, state, sweep) {
+            if let Some(verdict) = check_one(world, walk.progress, state, sweep) {
                 match verdict {
                     Verdict::Intact => {}
                     Verdict::Broken {
@@ -261,6 +267,7 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
                             repairs.push((ticket, request, from));
                         } else {
                             *state = TicketState::Invalidated;
+                            *walk = Walk::of(state);
                         }
                     }
                     Verdict::MayShorten => {
@@ -298,13 +305,18 @@ pub(super) fn sweep(service: &mut PathService, world: &World, allowance: &mut Al
 }
 
 /// Checks one ticket's path against the edits reported since it was last checked, if it
-/// holds a delivered path not checked yet (else `None`), and books the work.
-fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Option<Verdict> {
+/// holds a delivered path not checked yet (else `None`), and books the work. The unit
+/// stands at `progress` on the path.
+fn check_one(
+    world: &World,
+    progress: usize,
+    state: &mut TicketState,
+    sweep: &mut Sweep,
+) -> Option<Verdict> {
     let TicketState::Done {
         request,
         outcome,
         costs,
-        progress,
         reach,
         pieces,
         walked,
@@ -336,7 +348,7 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
             let (bad, walked_cells) = first_broken(
                 layer,
                 (path, pieces, costs.as_deref()),
-                (*progress, limit),
+                (progress, limit),
                 (edit.area, movement.size()),
             );
             tests += walked_cells;
@@ -348,7 +360,7 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
         return Some(Verdict::Broken {
             index,
             request: *request,
-            from: path.cells[*progress],
+            from: path.cells[progress],
         });
     }
     let mut freed = edits.filter(|e| e.freed).peekable();
@@ -358,10 +370,10 @@ fn check_one(world: &World, state: &mut TicketState, sweep: &mut Sweep) -> Optio
     // The part ahead costs what the whole did, less what the unit has walked (nothing on
     // it changed: every edit that could have was just checked). O(positions walked since
     // the last catch-up), summed once each.
-    *walked += walked_cost(&path.cells, costs.as_deref(), *walked_to, *progress);
-    *walked_to = *progress;
+    *walked += walked_cost(&path.cells, costs.as_deref(), *walked_to, progress);
+    *walked_to = progress;
     let remaining = path.cost - *walked;
-    let here = path.cells[*progress];
+    let here = path.cells[progress];
     // (A look at every terrain code: only for edits that freed ground.)
     let floor = cheapest_cost(layer);
     let may_shorten = freed.any(|e| {
@@ -465,16 +477,16 @@ pub(super) fn take_replans(service: &mut PathService) {
         let Some(ticket) = service.replans.pop_first() else {
             break;
         };
-        let Some(TicketState::Done {
-            request,
-            outcome,
-            progress,
-            ..
-        }) = service.tickets.get(ticket)
+        let Some((
+            walk,
+            TicketState::Done {
+                request, outcome, ..
+            },
+        )) = service.tickets.parts(ticket)
         else {
             continue; // released, or invalidated since
         };
-        let Some(from) = outcome.path().map(|p| p.cells[*progress]) else {
+        let Some(from) = outcome.path().map(|p| p.cells[walk.progress]) else {
             continue;
         };
         let request = *request;

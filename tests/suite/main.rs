@@ -33,6 +33,7 @@ mod service_props;
 mod service_scenarios;
 mod service_subgoals;
 mod service_sweep;
+mod service_walk;
 mod subgoal_props;
 mod subgoal_taut;
 mod units_props;

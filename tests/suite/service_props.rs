@@ -10,7 +10,7 @@ use quadpath::service::{
     Status, Ticket, WhenUnreachable,
 };
 use quadpath::units::UnitId;
-use quadpath::{Cell, ClassId, Grid, Mode, Movement, Rect, World};
+use quadpath::{Cell, ClassId, Grid, Mode, Movement, Rect, World, WorldEditReport};
 use std::collections::HashMap;
 
 /// A world of `w × h` with rocks and walls from `seed`, and an exact class of size 1 and
@@ -42,6 +42,30 @@ pub(crate) fn rocks(seed: u64, w: u32, h: u32, per: u32) -> (Grid, Rng) {
         grid.set_blocked(c, true);
     }
     (grid, rng)
+}
+
+/// A building of up to 3×3 cells goes up at random on `world` (into `buildings`), or one of
+/// `buildings` comes down: the world's report of the edit.
+pub(crate) fn put_up_or_take_down(
+    world: &mut World,
+    rng: &mut Rng,
+    buildings: &mut Vec<Rect>,
+) -> WorldEditReport {
+    let (w, h) = (world.grid().width() as u64, world.grid().height() as u64);
+    if buildings.is_empty() || rng.below(2) == 0 {
+        let c = Cell::new(rng.below(w - 3) as u32, rng.below(h - 3) as u32);
+        let r = Rect::new(
+            c.x,
+            c.y,
+            c.x + rng.below(3) as u32,
+            c.y + rng.below(3) as u32,
+        );
+        buildings.push(r);
+        world.set_blocked(r, true).unwrap()
+    } else {
+        let r = buildings.remove(rng.below(buildings.len() as u64) as usize);
+        world.set_blocked(r, false).unwrap()
+    }
 }
 
 pub(crate) fn open_grid(world: &World, class: ClassId) -> Grid {
@@ -337,16 +361,7 @@ proptest! {
                     }
                 }
                 5 => {
-                    // A building goes up, or one comes down.
-                    let report = if buildings.is_empty() || rng.below(2) == 0 {
-                        let c = Cell::new(rng.below(w as u64 - 3) as u32, rng.below(h as u64 - 3) as u32);
-                        let r = Rect::new(c.x, c.y, c.x + rng.below(3) as u32, c.y + rng.below(3) as u32);
-                        buildings.push(r);
-                        world.set_blocked(r, true).unwrap()
-                    } else {
-                        let r = buildings.remove(rng.below(buildings.len() as u64) as usize);
-                        world.set_blocked(r, false).unwrap()
-                    };
+                    let report = put_up_or_take_down(&mut world, &mut rng, &mut buildings);
                     service.notify_edit(&world, &report);
                     let events: Vec<PathEvent> = service.drain_events().collect();
                     check_events(&service, &mut ledger, events)?;
