@@ -89,12 +89,29 @@ pub(super) struct Allowance {
     /// Under a time budget: what the lane's steps have cost lately (the lane keeps it from
     /// tick to tick).
     pub pace: Pace,
+    /// Under a time budget: whether the lane owes the tick a step even past the deadline
+    /// (the lane whose turn it is, so that every tick makes progress however late the
+    /// lanes start; see `tick::serving_order`).
+    pub owes_a_step: bool,
 }
 
 impl Allowance {
-    /// Whether the lane must stop.
+    /// Whether the lane must stop before its next step: its units are spent, or its
+    /// deadline has passed, unless it owes the tick a step and has not taken one yet.
     pub fn spent(&self) -> bool {
-        self.left == 0 || self.deadline.is_some_and(|d| Instant::now() >= d)
+        let owed = self.owes_a_step && self.steps == 0;
+        self.left == 0 || (!owed && self.out_of_time())
+    }
+
+    /// Whether the units are spent or the deadline has passed, owed step or not: work
+    /// that is no job's step (taking out cancelled tickets, freeing a field) waits then.
+    pub fn exhausted(&self) -> bool {
+        self.left == 0 || self.out_of_time()
+    }
+
+    /// Whether the deadline, if any, has passed.
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// The most a resumable step may take now.
@@ -117,6 +134,7 @@ impl Allowance {
             time_slice: TIME_SLICE,
             steps: 0,
             pace: Pace::default(),
+            owes_a_step: false,
         }
     }
 

@@ -294,6 +294,9 @@ pub struct PathService {
     replans: BTreeSet<Ticket>,
     next_job: u64,
     frame: u64,
+    /// The lane first in the next tick's serving order, if it has jobs (see
+    /// `tick::serving_order`).
+    lane_turn: usize,
     stats: ServiceStats,
 }
 
@@ -321,6 +324,7 @@ impl PathService {
             replans: BTreeSet::new(),
             next_job: 0,
             frame: 0,
+            lane_turn: 0,
             stats: ServiceStats::default(),
         }
     }

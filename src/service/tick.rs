@@ -37,6 +37,9 @@ pub(super) struct Lane {
     /// Tickets cancelled since the last tick, with their job's number: taken out of their
     /// jobs at the start of the lane's next run (so that `cancel` stays O(log n)).
     pub cancelled: Vec<(u64, Ticket)>,
+    /// Whether a job was dealt to the lane since it last ran one: such a lane goes first in
+    /// the next tick's order (see [`serving_order`]).
+    new_work: bool,
     /// What the lane's steps have cost lately, under a time budget.
     pace: super::job::Pace,
     /// Subgoal fields no longer used and beyond the spares: freed one per tick, at the
@@ -74,11 +77,12 @@ impl Lane {
     fn run(&mut self, world: &World, edits: &EditLog, mut allowance: Allowance) -> LaneRun {
         let mut run = LaneRun::default();
         allowance.pace = self.pace;
-        if !allowance.spent() {
+        // Neither is a job's step: past the deadline, a step the lane owes goes first.
+        if !allowance.exhausted() {
             // (Else the next tick does it, before the jobs it serves run.)
             self.take_out_cancelled(&mut allowance);
         }
-        if !allowance.spent() {
+        if !allowance.exhausted() {
             if let Some(field) = self.retired.pop() {
                 drop(field);
                 allowance.book(FREE_FIELD_UNITS, FREE_FIELD_UNITS, Kind::Cancels);
@@ -88,6 +92,7 @@ impl Lane {
             if allowance.spent() {
                 break;
             }
+            self.new_work = false;
             job.run(
                 world,
                 &mut self.ctx,
@@ -207,10 +212,14 @@ impl PathService {
     /// [`PathService::drain_finished`] or [`PathService::poll`]). Work left over stays
     /// queued, paused searches resume in the next tick.
     ///
-    /// The budget is split evenly between the lanes ([`ServiceConfig::lanes`]), and each
-    /// lane overruns its share by at most one step (see [the budget](super#the-budget)).
-    /// With the `parallel` feature the lanes run on rayon's current pool, and the outcomes
-    /// are the same for any number of threads.
+    /// A [`Budget::Expansions`] is split evenly between the lanes
+    /// ([`ServiceConfig::lanes`]), and each lane overruns its share by at most one step (see
+    /// [the budget](super#the-budget)). Under a [`Budget::Time`] the lanes with jobs are
+    /// served in an order that turns from tick to tick, each until its queue is empty or the
+    /// tick's deadline, new orders first; the lane whose turn it is takes one step even
+    /// past the deadline. With the `parallel` feature the lanes run on rayon's current
+    /// pool (the first of the order first), and the outcomes are the same for any number
+    /// of threads.
     ///
     /// [`ServiceConfig::lanes`]: super::ServiceConfig::lanes
     ///
@@ -263,7 +272,7 @@ impl PathService {
             Budget::Time(_) => total,
         };
         let count = self.lanes.len();
-        let allowances: Vec<Allowance> = (0..count)
+        let mut allowances: Vec<Allowance> = (0..count)
             .map(|i| {
                 let left = if deadline.is_some() {
                     usize::MAX
@@ -276,7 +285,13 @@ impl PathService {
                 Allowance::new(left, deadline)
             })
             .collect();
-        let runs = run_lanes(&mut self.lanes, world, &self.edits, allowances);
+        let (order, turn) = serving_order(&self.lanes, self.lane_turn);
+        if let Some(turn) = turn {
+            self.lane_turn = (turn + 1) % count;
+            // However late the lanes start, the tick moves the lane whose turn it is on.
+            allowances[turn].owes_a_step = deadline.is_some();
+        }
+        let runs = run_lanes(&mut self.lanes, world, &self.edits, allowances, &order);
         // Answers and flow fields serve the next tick only; subgoal fields while they
         // still answer (unedited, or edited by reported edits that only blocked).
         let mut spare = Vec::new();
@@ -461,6 +476,7 @@ impl PathService {
                 }
             }
         }
+        self.lanes[lane].new_work = true;
         let queue = &mut self.lanes[lane].queue;
         let first = usize::from(queue.front().is_some_and(Job::holds_search));
         let at = (first..queue.len())
@@ -524,168 +540,197 @@ fn add_split(total: &mut super::WorkSplit, lane: &super::WorkSplit) {
     total.delivery += lane.delivery;
 }
 
-/// Runs every lane with its allowance: on rayon's pool with the `parallel` feature, else
-/// one after the other. Results in lane order either way.
-#[cfg(feature = "parallel")]
+/// The order in which a tick serves its lanes, and the lane whose turn it is (the first
+/// with jobs from `turn` on, round the end; `None` when no lane has jobs): first the lanes
+/// with jobs dealt since they last ran one, then the other lanes with jobs, each kind from
+/// `turn` on, then the idle ones (which only take out cancelled tickets and free a retired
+/// field, if the deadline leaves time for it).
+///
+/// Under a time budget each lane runs until its queue is empty or the tick's deadline, so
+/// on a pool with fewer threads than busy lanes the first of the order take the tick and
+/// the later ones may not start before the deadline. The lane whose turn it is owes the
+/// tick a step (see [`Allowance::spent`]), and the next tick's turn is the lane after it
+/// (`PathService::lane_turn`), so that every busy lane has its turn, and its step, within
+/// `lanes` ticks. New work goes first so that a new order does not wait for its turn
+/// behind lanes busy with long fields (each job jumps ahead once: its lane loses the mark
+/// when it runs). Sharing the time instead (session 33: each busy lane a share of the
+/// time left) made every subgoal field of a burst on a 1-thread pool grow a quarter of
+/// each tick: all of them finished late (see docs/service.md, "Beside the frame").
+fn serving_order(lanes: &[Lane], turn: usize) -> (Vec<usize>, Option<usize>) {
+    let count = lanes.len();
+    let from_turn = (0..count).map(|k| (turn + k) % count);
+    let busy = |i: &usize| !lanes[*i].queue.is_empty();
+    let turn = from_turn.clone().find(busy);
+    let new = from_turn.clone().filter(|i| busy(i) && lanes[*i].new_work);
+    let old = from_turn.clone().filter(|i| busy(i) && !lanes[*i].new_work);
+    let idle = from_turn.filter(|i| !busy(i));
+    (new.chain(old).chain(idle).collect(), turn)
+}
+
+/// A lane and its allowance, until a thread takes them to run the lane.
+type LaneWork<'a> = Option<(&'a mut Lane, Allowance)>;
+
+/// Runs every lane with its allowance, starting them in `order` (lane indices, each once):
+/// on rayon's current pool with the `parallel` feature, each of its threads (as many as
+/// there are lanes, at most) taking the next lane of the order as it comes free; without
+/// it, one after the other on the calling thread. Results in lane order either way, so
+/// that the order changes no outcome under a budget of units.
 fn run_lanes(
     lanes: &mut [Lane],
     world: &World,
     edits: &EditLog,
     allowances: Vec<Allowance>,
+    order: &[usize],
 ) -> Vec<LaneRun> {
-    use rayon::prelude::*;
-    if lanes.len() == 1 {
-        return vec![lanes[0].run(world, edits, allowances[0])];
+    debug_assert_eq!(order.len(), lanes.len());
+    let work: Vec<LaneWork<'_>> = lanes.iter_mut().zip(allowances).map(Some).collect();
+    #[cfg(feature = "parallel")]
+    if rayon::current_num_threads() > 1 && work.len() > 1 {
+        return run_on_pool(work, world, edits, order);
     }
-    let shares = TimeShares::new(lanes, rayon::current_num_threads());
-    lanes
-        .par_iter_mut()
-        .zip(allowances)
-        .map(|(lane, mut allowance)| {
-            allowance.deadline = allowance
-                .deadline
-                .map(|d| shares.deadline(d, Instant::now(), !lane.queue.is_empty()));
-            lane.run(world, edits, allowance)
-        })
+    run_in_order(work, world, edits, order)
+}
+
+/// [`run_lanes`] on the calling thread, one lane after the other.
+fn run_in_order(
+    mut work: Vec<LaneWork<'_>>,
+    world: &World,
+    edits: &EditLog,
+    order: &[usize],
+) -> Vec<LaneRun> {
+    let mut runs: Vec<Option<LaneRun>> = (0..work.len()).map(|_| None).collect();
+    for &i in order {
+        let (lane, allowance) = work[i].take().expect("each lane once in the order");
+        runs[i] = Some(lane.run(world, edits, allowance));
+    }
+    runs.into_iter()
+        .map(|r| r.expect("every lane ran"))
         .collect()
 }
 
-/// How the lanes of one tick share a time budget: only lanes with jobs queued take a
-/// share (see [`lane_deadline`]), in the order they start. A lane with none only takes
-/// out cancelled tickets and frees a retired field, and finishes at once; counted as a
-/// lane waiting for its share, it would shrink the share of every busy lane before it
-/// (on a 1-thread pool with the default 4 lanes and one busy lane: a quarter of the time,
-/// the rest of the budget unused while that lane's jobs waited).
-struct TimeShares {
-    /// Lanes with jobs queued when the lanes start.
-    busy: usize,
-    /// Of those, the lanes started so far.
-    started: std::sync::atomic::AtomicUsize,
-    threads: usize,
-}
-
-impl TimeShares {
-    /// Shares for `lanes` on `threads` threads.
-    fn new(lanes: &[Lane], threads: usize) -> Self {
-        Self::for_busy(
-            lanes.iter().filter(|l| !l.queue.is_empty()).count(),
-            threads,
-        )
-    }
-
-    /// Shares for `busy` lanes with jobs on `threads` threads.
-    fn for_busy(busy: usize, threads: usize) -> Self {
-        TimeShares {
-            busy,
-            started: std::sync::atomic::AtomicUsize::new(0),
-            threads,
-        }
-    }
-
-    /// The deadline of a lane starting `now`, with jobs queued (`has_jobs`) or not: its
-    /// share of the time left until the tick's `deadline`, or all of it if it has no job.
-    fn deadline(&self, deadline: Instant, now: Instant, has_jobs: bool) -> Instant {
-        if !has_jobs {
-            return deadline;
-        }
-        let before = self
-            .started
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        lane_deadline(
-            deadline,
-            now,
-            self.busy.saturating_sub(before),
-            self.threads,
-        )
-    }
-}
-
-/// A lane's own deadline under a time budget, set when the lane starts: the time left
-/// until the tick's `deadline`, split between the rounds of lanes still to run on
-/// `threads` threads (`waiting` lanes, this one included). Without it, on a pool with
-/// fewer threads than lanes, the first lanes a thread runs would spend the whole budget
-/// and the later ones would start past the deadline, frame after frame, their jobs
-/// waiting until the first lanes ran dry. A lane that finishes early leaves its time to
-/// the lanes after it; the last round gets all that is left.
-fn lane_deadline(deadline: Instant, now: Instant, waiting: usize, threads: usize) -> Instant {
-    let rounds = waiting.div_ceil(threads.max(1)).max(1);
-    match deadline.checked_duration_since(now) {
-        Some(left) => now + left / rounds as u32,
-        None => deadline,
-    }
-}
-
-/// [`run_lanes`] without the `parallel` feature.
-#[cfg(not(feature = "parallel"))]
-fn run_lanes(
-    lanes: &mut [Lane],
+/// [`run_lanes`] on rayon's current pool: one worker per thread (per lane, at most), each
+/// taking the next lane of `order` until none is left. (A `par_iter` over the order would
+/// split it in halves: on 2 threads the first and the third lane would start first.)
+#[cfg(feature = "parallel")]
+fn run_on_pool(
+    work: Vec<LaneWork<'_>>,
     world: &World,
     edits: &EditLog,
-    allowances: Vec<Allowance>,
+    order: &[usize],
 ) -> Vec<LaneRun> {
-    let shares = TimeShares::new(lanes, 1);
-    lanes
-        .iter_mut()
-        .zip(allowances)
-        .map(|(lane, mut allowance)| {
-            allowance.deadline = allowance
-                .deadline
-                .map(|d| shares.deadline(d, Instant::now(), !lane.queue.is_empty()));
-            lane.run(world, edits, allowance)
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = rayon::current_num_threads().min(work.len());
+    let slots: Vec<Mutex<(LaneWork<'_>, Option<LaneRun>)>> =
+        work.into_iter().map(|w| Mutex::new((w, None))).collect();
+    let next = AtomicUsize::new(0);
+    let serve = || {
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let mut slot = slots[i].lock().expect("no lane panicked");
+            let (lane, allowance) = slot.0.take().expect("each lane once in the order");
+            slot.1 = Some(lane.run(world, edits, allowance));
+        }
+    };
+    rayon::scope(|scope| {
+        for _ in 1..workers {
+            scope.spawn(|_| serve());
+        }
+        serve();
+    });
+    (slots.into_iter())
+        .map(|slot| {
+            let (_, run) = slot.into_inner().expect("no lane panicked");
+            run.expect("every lane ran")
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{lane_deadline, TimeShares, MAX_TIME_BUDGET};
+    use super::{serving_order, Lane, MAX_TIME_BUDGET};
+    use crate::service::job::Job;
+    use crate::service::{Budget, Failure, Outcome, PathService, RequestOptions, ServiceConfig};
+    use crate::units::UnitId;
+    use crate::{Cell, Grid, Mode, Movement, Rect, World};
     use std::time::{Duration, Instant};
 
-    /// Lanes that outnumber the threads share the time left round by round; the last
-    /// round gets all of it; a deadline already past stays where it is.
+    /// Lanes with new jobs first, then the other lanes with jobs, from the turn on and
+    /// round the end, then the idle ones; the turn is the first lane with jobs from it on.
     #[test]
-    fn lanes_share_the_time_left_by_rounds() {
-        let now = Instant::now();
-        let deadline = now + Duration::from_millis(12);
-        let ms = |t: Instant| t.duration_since(now).as_secs_f64() * 1e3;
-        // Four lanes on one thread: a quarter, then a third of what is left, ...
-        assert_eq!(ms(lane_deadline(deadline, now, 4, 1)), 3.0);
-        assert_eq!(ms(lane_deadline(deadline, now, 3, 1)), 4.0);
-        assert_eq!(ms(lane_deadline(deadline, now, 1, 1)), 12.0);
-        // Four lanes on two threads: two rounds; on four or more, one.
-        assert_eq!(ms(lane_deadline(deadline, now, 4, 2)), 6.0);
-        assert_eq!(ms(lane_deadline(deadline, now, 3, 2)), 6.0);
-        assert_eq!(ms(lane_deadline(deadline, now, 2, 2)), 12.0);
-        assert_eq!(ms(lane_deadline(deadline, now, 4, 8)), 12.0);
-        // Zero threads reported: taken as one.
-        assert_eq!(ms(lane_deadline(deadline, now, 2, 0)), 6.0);
-        let late = now + Duration::from_millis(20);
-        assert_eq!(lane_deadline(deadline, late, 4, 1), deadline);
+    fn busy_lanes_are_served_from_the_turn_on() {
+        let mut world = World::new(Grid::new_free(8, 8));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut lanes: Vec<Lane> = (0..4).map(|_| Lane::default()).collect();
+        let order = |lanes: &[Lane], turn| serving_order(lanes, turn).0;
+        assert_eq!(serving_order(&lanes, 2), (vec![2, 3, 0, 1], None));
+        for i in [1, 3] {
+            let key = (class, Rect::new(7, 7, 7, 7), Default::default());
+            let job = Job::new(i as u64, key, vec![(Cell::new(0, 0), Vec::new())], false);
+            lanes[i].queue.push_back(job);
+        }
+        assert_eq!(serving_order(&lanes, 0), (vec![1, 3, 0, 2], Some(1)));
+        assert_eq!(serving_order(&lanes, 2), (vec![3, 1, 2, 0], Some(3)));
+        assert_eq!(order(&lanes, 3), [3, 1, 0, 2]);
+        // A lane with new work goes first, the turn stays where it is.
+        lanes[3].new_work = true;
+        assert_eq!(serving_order(&lanes, 0), (vec![3, 1, 0, 2], Some(1)));
     }
 
-    /// Only lanes with jobs share the time: a lane with none keeps the tick's deadline and
-    /// shrinks no busy lane's share, whether it runs before or after them.
+    /// Under a time budget whose deadline has always passed when the lanes start, each tick
+    /// moves exactly one lane on (its owed step), and a lane with jobs never waits more than
+    /// `lanes` ticks for its step: the order turns from tick to tick. (Served in a fixed
+    /// order, lane 3 would wait until lanes 0 to 2 ran dry.) Every request here is answered
+    /// in one step (its start is blocked), so a lane's step shows as one ticket fewer in its
+    /// queue; the test reads no clock.
     #[test]
-    fn idle_lanes_take_no_share_of_the_time() {
-        let now = Instant::now();
-        let deadline = now + Duration::from_millis(12);
-        let ms = |t: Instant| t.duration_since(now).as_secs_f64() * 1e3;
-        // Four lanes on one thread, one busy: it gets all the time, wherever it runs.
-        let shares = TimeShares::for_busy(1, 1);
-        assert_eq!(ms(shares.deadline(deadline, now, false)), 12.0);
-        assert_eq!(ms(shares.deadline(deadline, now, true)), 12.0);
-        assert_eq!(ms(shares.deadline(deadline, now, false)), 12.0);
-        // Two busy among four: the first busy one half, the second all that is left.
-        let shares = TimeShares::for_busy(2, 1);
-        assert_eq!(ms(shares.deadline(deadline, now, false)), 12.0);
-        assert_eq!(ms(shares.deadline(deadline, now, true)), 6.0);
-        assert_eq!(ms(shares.deadline(deadline, now, false)), 12.0);
-        assert_eq!(ms(shares.deadline(deadline, now, true)), 12.0);
-        // Three busy on two threads: two rounds, then the last round all that is left.
-        let shares = TimeShares::for_busy(3, 2);
-        assert_eq!(ms(shares.deadline(deadline, now, true)), 6.0);
-        assert_eq!(ms(shares.deadline(deadline, now, true)), 12.0);
-        assert_eq!(ms(shares.deadline(deadline, now, true)), 12.0);
+    fn every_busy_lane_steps_within_lanes_ticks_past_the_deadline() {
+        const LANES: usize = 4;
+        // Column 0 is blocked: every start there fails its first checks.
+        let mut world = World::new(Grid::from_fn(32, 32, |x, _| x != 0));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let config = ServiceConfig::default().with_lanes(LANES);
+        let mut service = PathService::with_config(&world, config);
+        let tickets: Vec<_> = (0..3 * LANES as u32)
+            .map(|i| {
+                let (start, goal) = (Cell::new(0, i), Cell::new(31, i));
+                let options = RequestOptions::default();
+                (service.request(&world, class, UnitId::new(i), start, goal, options)).unwrap()
+            })
+            .collect();
+        let past = Budget::Time(Duration::from_nanos(1));
+        let waiting = |service: &PathService| -> Vec<usize> {
+            let tickets = |lane: &Lane| lane.queue.iter().map(Job::tickets).sum();
+            service.lanes.iter().map(tickets).collect()
+        };
+        // The first tick takes the requests in (its lanes start past the deadline too).
+        assert_eq!(service.tick(&world, past).unwrap().delivered, 1);
+        let mut before = waiting(&service);
+        assert_eq!(before.iter().sum::<usize>(), tickets.len() - 1);
+        let mut idle_ticks = [0usize; LANES];
+        while service.pending() > 0 {
+            assert_eq!(service.tick(&world, past).unwrap().delivered, 1);
+            let after = waiting(&service);
+            for lane in 0..LANES {
+                if after[lane] < before[lane] {
+                    idle_ticks[lane] = 0;
+                } else if after[lane] > 0 {
+                    idle_ticks[lane] += 1;
+                    assert!(
+                        idle_ticks[lane] < LANES,
+                        "lane {lane} waited {} ticks with jobs: {after:?}",
+                        idle_ticks[lane]
+                    );
+                }
+            }
+            before = after;
+        }
+        for ticket in tickets {
+            let failed = matches!(
+                service.outcome(ticket),
+                Some(Outcome::Failed(Failure::StartNotOpen { .. }))
+            );
+            assert!(failed, "{ticket:?}: {:?}", service.outcome(ticket));
+        }
     }
 
     /// The longest budget honoured fits the clock with room to spare.

@@ -381,7 +381,9 @@ pub enum Status<'a> {
 #[non_exhaustive]
 pub struct ServiceConfig {
     /// Independent lanes of work: each has its own search buffers and an equal share of
-    /// each tick's budget, and with the `parallel` feature they run on rayon's workers.
+    /// each tick's [`Budget::Expansions`] (under a [`Budget::Time`], the tick's deadline,
+    /// the lanes served in an order that turns from tick to tick), and with the `parallel`
+    /// feature they run on rayon's workers.
     /// Jobs are dealt to lanes by number, so outcomes depend on this count and never on the
     /// number of threads. Default 1 without `parallel`, 4 with it.
     pub lanes: usize,

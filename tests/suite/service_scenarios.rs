@@ -591,3 +591,48 @@ fn next_frame_requests_join_the_field_under_way() {
         );
     }
 }
+
+/// A time budget whose deadline has always passed when the lanes start (1 ns: the lanes
+/// stop at 3/4 of it) still moves the service on: the first lane of each tick's order owes
+/// the tick one step. Every tick does some work until every ticket has its outcome, and the
+/// paths are those of Dijkstra on the class's open grid. (Before session 34 every lane
+/// stopped before its first step: nothing was ever answered.) No clock is read.
+#[test]
+fn a_deadline_always_past_still_answers_every_request() {
+    let (world, infantry, _) = two_rooms();
+    let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(4));
+    let goal = Cell::new(25, 2);
+    // Singles to goals of their own (one job each, dealt round the lanes), and a group.
+    let mut orders: Vec<(Ticket, Cell, Cell)> = (0..6)
+        .map(|i| {
+            let (start, own_goal) = (Cell::new(2, 2 + 3 * i), Cell::new(27, 1 + 3 * i));
+            let ticket = order(&mut service, &world, (infantry, i), start, own_goal);
+            (ticket, start, own_goal)
+        })
+        .collect();
+    for i in 0..10 {
+        let start = Cell::new(4 + i, 12);
+        let ticket = order(&mut service, &world, (infantry, 100 + i), start, goal);
+        orders.push((ticket, start, goal));
+    }
+    let past = Budget::Time(Duration::from_nanos(1));
+    let mut ticks = 0;
+    while service.pending() > 0 {
+        assert!(ticks < 100_000, "the service never finished");
+        let report = service.tick(&world, past).unwrap();
+        assert!(report.work > 0, "tick {ticks} did nothing");
+        ticks += 1;
+    }
+    let open = world.movement(infantry).unwrap().open_grid(world.grid());
+    for (ticket, start, goal) in orders {
+        let Some(Outcome::Full(path)) = service.outcome(ticket) else {
+            panic!("{ticket:?} from {start:?}: {:?}", service.outcome(ticket));
+        };
+        assert_valid(&open, start, goal, path);
+        let optimum = distances(&open, start)[(goal.y * open.width() + goal.x) as usize];
+        assert!(
+            (path.length - optimum.unwrap()).abs() < 1e-6,
+            "{start:?} to {goal:?}"
+        );
+    }
+}
