@@ -412,8 +412,13 @@ impl SubgoalLandmarks {
             return;
         }
         // The ends of new edges lowered, edge by edge for every landmark at once (one
-        // subgoal's values share a cache line); most new edges lower nothing.
-        let mut seeds: Vec<(u8, u32)> = Vec::new();
+        // subgoal's values share a cache line); most new edges lower nothing. Each end
+        // lowered is noted once per edge with the set of its lanes lowered, and the notes
+        // of one subgoal merged: a subgoal new in this update is lowered in every lane by
+        // each of its dozens of edges, so a note per lane and edge made a list 24 times
+        // as long to sort and deduplicate. (A seed met twice must not be queued twice:
+        // both copies would pop at one distance and relax its edges twice.)
+        let mut seeds: Vec<(u32, u32)> = Vec::new();
         for &(a, b) in linked {
             let w = self.lattice.length(graph.cell(a), graph.cell(b));
             for (u, v) in [(a, b), (b, a)] {
@@ -430,14 +435,19 @@ impl SubgoalLandmarks {
                     lowered |= u32::from(through < *dv) << l;
                     *dv = (*dv).min(through);
                 }
-                while lowered != 0 {
-                    seeds.push((lowered.trailing_zeros() as u8, v));
-                    lowered &= lowered - 1;
+                if lowered != 0 {
+                    seeds.push((v, lowered));
                 }
             }
         }
-        seeds.sort_unstable();
-        seeds.dedup();
+        seeds.sort_unstable_by_key(|&(v, _)| v);
+        seeds.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 |= later.1;
+            }
+            same
+        });
         // The new edges between new subgoals, with their weights: all the search needs
         // to relax after a blocking update.
         let new_pairs: Vec<(u32, u32, u32)> = if blocking {
@@ -450,13 +460,13 @@ impl SubgoalLandmarks {
             Vec::new()
         };
         // From them, Dijkstra-style, one landmark at a time.
-        for group in seeds.chunk_by(|x, y| x.0 == y.0) {
-            let l = group[0].0 as usize;
+        for l in 0..k {
             self.heap.clear();
             self.heap.extend(
-                group
+                seeds
                     .iter()
-                    .map(|&(_, v)| Reverse((u32::from(self.values[v as usize * stride + l]), v))),
+                    .filter(|&&(_, lanes)| (lanes >> l) & 1 == 1)
+                    .map(|&(v, _)| Reverse((u32::from(self.values[v as usize * stride + l]), v))),
             );
             while let Some(Reverse((d, u))) = self.heap.pop() {
                 if d > u32::from(self.values[u as usize * stride + l]) {
