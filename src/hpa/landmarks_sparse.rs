@@ -412,8 +412,13 @@ impl SubgoalLandmarks {
             return;
         }
         // The ends of new edges lowered, edge by edge for every landmark at once (one
-        // subgoal's values share a cache line); most new edges lower nothing.
-        let mut seeds: Vec<(u8, u32)> = Vec::new();
+        // subgoal's values share a cache line); most new edges lower nothing. Each end
+        // lowered is noted once per edge with the set of its lanes lowered, and the notes
+        // of one subgoal merged: a subgoal new in this update is lowered in every lane by
+        // each of its dozens of edges, so a note per lane and edge made a list 24 times
+        // as long to sort and deduplicate. (A seed met twice must not be queued twice:
+        // both copies would pop at one distance and relax its edges twice.)
+        let mut seeds: Vec<(u32, u32)> = Vec::new();
         for &(a, b) in linked {
             let w = self.lattice.length(graph.cell(a), graph.cell(b));
             for (u, v) in [(a, b), (b, a)] {
@@ -430,14 +435,19 @@ impl SubgoalLandmarks {
                     lowered |= u32::from(through < *dv) << l;
                     *dv = (*dv).min(through);
                 }
-                while lowered != 0 {
-                    seeds.push((lowered.trailing_zeros() as u8, v));
-                    lowered &= lowered - 1;
+                if lowered != 0 {
+                    seeds.push((v, lowered));
                 }
             }
         }
-        seeds.sort_unstable();
-        seeds.dedup();
+        seeds.sort_unstable_by_key(|&(v, _)| v);
+        seeds.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 |= later.1;
+            }
+            same
+        });
         // The new edges between new subgoals, with their weights: all the search needs
         // to relax after a blocking update.
         let new_pairs: Vec<(u32, u32, u32)> = if blocking {
@@ -450,13 +460,13 @@ impl SubgoalLandmarks {
             Vec::new()
         };
         // From them, Dijkstra-style, one landmark at a time.
-        for group in seeds.chunk_by(|x, y| x.0 == y.0) {
-            let l = group[0].0 as usize;
+        for l in 0..k {
             self.heap.clear();
             self.heap.extend(
-                group
+                seeds
                     .iter()
-                    .map(|&(_, v)| Reverse((u32::from(self.values[v as usize * stride + l]), v))),
+                    .filter(|&&(_, lanes)| (lanes >> l) & 1 == 1)
+                    .map(|&(v, _)| Reverse((u32::from(self.values[v as usize * stride + l]), v))),
             );
             while let Some(Reverse((d, u))) = self.heap.pop() {
                 if d > u32::from(self.values[u as usize * stride + l]) {
@@ -676,6 +686,16 @@ mod tests {
     /// Textbook Dijkstra over the graph's own lists in `lattice`, with a binary heap: the
     /// oracle of the build's columns.
     fn plain_dijkstra(graph: &SubgoalGraph, lattice: Lattice, from: u32) -> Vec<u32> {
+        plain_dijkstra_without(graph, lattice, from, &[])
+    }
+
+    /// [`plain_dijkstra`] over the graph without the edges of `left_out`.
+    fn plain_dijkstra_without(
+        graph: &SubgoalGraph,
+        lattice: Lattice,
+        from: u32,
+        left_out: &[(u32, u32)],
+    ) -> Vec<u32> {
         let mut column = vec![UNREACHED; graph.capacity()];
         let mut heap = BinaryHeap::new();
         column[from as usize] = 0;
@@ -685,6 +705,9 @@ mod tests {
                 continue;
             }
             for &v in graph.neighbours(u) {
+                if left_out.contains(&(u.min(v), u.max(v))) {
+                    continue;
+                }
                 let dv = d + lattice.length(graph.cell(u), graph.cell(v));
                 if dv < column[v as usize] {
                     column[v as usize] = dv;
@@ -773,6 +796,64 @@ mod tests {
             for from in 0..graph.capacity() as u32 {
                 flat.fill(from, &mut column);
                 prop_assert_eq!(&column, &plain_dijkstra(&graph, lattice, from), "from subgoal {}", from);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+
+        /// A repair after edges appeared gives exactly the clamped distances over the whole
+        /// graph when the values held were the distances without those edges: every lane
+        /// lowered at an edge's end is searched from there. Seeding a subgoal only with the
+        /// lanes its first new edge lowered (the masks of its later edges dropped) makes
+        /// this fail.
+        #[test]
+        fn repair_after_new_edges_gives_the_distances_with_them(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(4..40, 0.3),
+            k in 1usize..=24,
+            new_edges in any::<u64>(),
+            picks in proptest::collection::vec(any::<u32>(), 24),
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let graph = SubgoalGraph::build(&grid);
+            let live: Vec<u32> = (0..graph.capacity() as u32).filter(|&u| graph.is_live(u)).collect();
+            prop_assume!(!live.is_empty());
+            // About one edge in four taken as new (the top two bits of a hash of its rank
+            // and `new_edges`), each pair once, smaller ID first.
+            let mut linked: Vec<(u32, u32)> = live
+                .iter()
+                .flat_map(|&u| graph.neighbours(u).iter().map(move |&v| (u.min(v), u.max(v))))
+                .collect();
+            linked.sort_unstable();
+            linked.dedup();
+            let mut rank = 0u64;
+            linked.retain(|_| {
+                rank += 1;
+                rank.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(new_edges) >> 62 == 0
+            });
+            let mut lm = SubgoalLandmarks::build(&graph, k);
+            let landmarks: Vec<u32> = picks[..lm.k].iter().map(|&p| live[p as usize % live.len()]).collect();
+            let (stride, lattice, cap) = (lm.stride, lm.lattice, u32::from(lm.cap));
+            let clamped = |column: Vec<u32>| -> Vec<u16> {
+                column.into_iter().map(|d| d.min(cap) as u16).collect()
+            };
+            let mut expected = Vec::new();
+            for (l, &from) in landmarks.iter().enumerate() {
+                let before = clamped(plain_dijkstra_without(&graph, lattice, from, &linked));
+                for &u in &live {
+                    lm.values[u as usize * stride + l] = before[u as usize];
+                }
+                expected.push(clamped(plain_dijkstra(&graph, lattice, from)));
+            }
+            lm.repair(&graph, &[], &linked, false);
+            for (l, column) in expected.iter().enumerate() {
+                for &u in &live {
+                    prop_assert_eq!(
+                        lm.values[u as usize * stride + l], column[u as usize],
+                        "landmark {} at subgoal {:?}, {} new edges", l, graph.cell(u), linked.len()
+                    );
+                }
             }
         }
     }
