@@ -9,7 +9,8 @@
 //! *cold* rest (the request, the outcome and its path, what the sweep after edits keeps)
 //! in a second array. A unit's step then reads one short record, packed with its
 //! neighbours, instead of three cache lines of a ~200-byte state (measured: 4.3 cache
-//! misses per unit and frame before the split, see docs/service.md).
+//! misses per unit and frame before the split, see docs/service.md); it reads the cold
+//! state too only while a reported edit awaits the sweep.
 //!
 //! A [`Ticket`] carries its slot and its number. A slot is reused once its ticket is
 //! cancelled or released; the number is never reused, so a stale ticket of a reused slot

@@ -5,9 +5,11 @@
 //! A [`Walk`] mirrors what the walk needs of a ticket's state (whether it holds a path, the
 //! path's length) and keeps the unit's progress, the position it stands on and the next
 //! moves of its path, packed 4 bits a move (16 in a `u64`). A step pops one move: it reads
-//! neither the ticket's cold state nor the path's own cells, except once every 16 steps to
-//! pack the next moves. Session 34 measured the walk before this at 148 instructions and
-//! 4.3 cache misses per unit and frame (three lines of the slot, one of the path's cells).
+//! neither the path's own cells, except once every 16 steps to pack the next moves, nor
+//! the ticket's cold state, except while a reported edit awaits the sweep (whether the edit
+//! may touch the path, for `Rechecking`, is kept there). Session 34 measured the walk
+//! before this at 148 instructions and 4.3 cache misses per unit and frame (three lines of
+//! the slot, one of the path's cells).
 //!
 //! Why a step is exact: the packed moves are the differences between consecutive cells of
 //! the path the ticket holds, from `here`, which is the path's cell at `progress`; every
@@ -136,7 +138,8 @@ impl PathService {
     /// Moves the unit following `ticket`'s path on by one position, and returns that
     /// position: the walk of a unit that goes a cell a frame, in one call and O(1) (no
     /// look at the path itself, but once every 16 steps). `None` at the path's end (the
-    /// unit stays there). The same as reading the path from [`PathService::outcome`] and
+    /// unit stays there); the ticket's cold state is read too while a reported edit awaits
+    /// the sweep. The same as reading the path from [`PathService::outcome`] and
     /// reporting the next index with [`PathService::advance`], for a fraction of the cost;
     /// both can be mixed.
     ///
@@ -160,7 +163,7 @@ impl PathService {
     /// # Errors
     /// [`ServiceError::UnknownTicket`], [`ServiceError::NoPath`] for a ticket holding no
     /// path (pending, failed, invalidated), and [`ServiceError::Rechecking`] for a path an
-    /// edit reported since may have broken, until the next tick's sweep has checked it
+    /// edit reported since may have broken, until a tick's sweep has checked it
     /// (when [`PathService::outcome`] does not give it either). The unit does not move
     /// then.
     pub fn step(&mut self, ticket: Ticket) -> Result<Option<Cell>, ServiceError> {
@@ -193,12 +196,13 @@ impl PathService {
     /// Records that the unit following `ticket`'s path now stands at its position `index`:
     /// edits are checked against the path from there on, and repairs start there. Progress
     /// only moves forward: the part of the path behind the unit is no longer watched, so an
-    /// index behind the last one reported is refused. O(1), as [`PathService::step`].
+    /// index behind the last one reported (or stepped to with [`PathService::step`]) is
+    /// refused. O(1), as [`PathService::step`].
     ///
     /// # Errors
     /// [`ServiceError::UnknownTicket`], [`ServiceError::NoPath`] for a ticket holding no
     /// path, [`ServiceError::IndexOutOfRange`] for an index past the path's end,
-    /// [`ServiceError::IndexBehind`] for one behind the last reported.
+    /// [`ServiceError::IndexBehind`] for one behind the unit's progress.
     pub fn advance(&mut self, ticket: Ticket, index: usize) -> Result<(), ServiceError> {
         let walk = (self.tickets.hot_mut(ticket)).ok_or(ServiceError::UnknownTicket { ticket })?;
         if !walk.holds_path {
