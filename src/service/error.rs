@@ -91,7 +91,7 @@ pub enum ServiceError {
         ticket: Ticket,
     },
     /// A path that an edit reported since it was last checked may have broken, asked to
-    /// move on before the next tick's sweep has checked it (see
+    /// move on before a tick's sweep has checked it (see
     /// [`Status::Rechecking`](super::Status::Rechecking)).
     #[error("{ticket}: its path waits to be checked against an edit")]
     Rechecking {
@@ -108,7 +108,8 @@ pub enum ServiceError {
         /// The path's length in positions.
         len: usize,
     },
-    /// A path index behind the one last reported: edits are checked against a path only
+    /// A path index behind the one last reported with `advance` (or stepped to with
+    /// `step`): edits are checked against a path only
     /// from where its unit stands, so the part behind it may be stale. A unit pushed back
     /// asks for a new path.
     #[error("{ticket}: index {index} is behind the position {progress} last reported")]
@@ -117,7 +118,7 @@ pub enum ServiceError {
         ticket: Ticket,
         /// The index given.
         index: usize,
-        /// The index last reported.
+        /// The index last reported (or stepped to).
         progress: usize,
     },
 }

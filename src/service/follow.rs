@@ -15,7 +15,8 @@ impl PathService {
     /// straight line reaches over open positions of the class with legal steps only (the
     /// footprint and the corner rule), or the next position when no farther one is in
     /// sight. `None` at the end of the path. A position off the path is looked up from the
-    /// progress last reported with [`PathService::advance`].
+    /// progress last reported with [`PathService::advance`] (or stepped to with
+    /// [`PathService::step`]).
     ///
     /// ```
     /// use quadpath::service::{Budget, PathService, RequestOptions};

@@ -142,10 +142,10 @@
 //! delivers nothing before the sweep is finished, and until a path is swept
 //! [`PathService::poll`] says [`Status::Rechecking`] for it if an edit may touch it. A live path
 //! (delivered and not released) whose remaining part (from the position last reported
-//! with [`PathService::advance`]) has a position that is no longer open, a step no longer
-//! legal, or a position whose cost changed gets one [`PathEvent::Invalidated`] and, when the
-//! request asked for repairs, a new search from that reported position, delivered as a
-//! fresh outcome.
+//! with [`PathService::advance`], or stepped to with [`PathService::step`]) has a position
+//! that is no longer open, a step no longer legal, or a position whose cost changed gets
+//! one [`PathEvent::Invalidated`] and, when the request asked for repairs, a new search
+//! from that reported position, delivered as a fresh outcome.
 //!
 //! ## Edits that free ground
 //! An edit that opens or re-prices positions (a building removed, a road laid) may make a
@@ -230,7 +230,7 @@ enum TicketState {
         job: Option<(u64, usize)>,
     },
     /// Answered. `costs` holds each position's cost when delivered (for paths); the index
-    /// the unit last reported is in the ticket's [`Walk`].
+    /// the unit last reported (or stepped to) is in the ticket's [`Walk`].
     Done {
         request: Request,
         outcome: Outcome,

@@ -217,6 +217,11 @@ fn a_stale_ticket_of_a_reused_slot_is_refused() {
     ));
     assert!(service.outcome(old).is_none());
     assert!(unknown(service.advance(old, 0)));
+    assert_eq!(
+        service.step(old),
+        Err(ServiceError::UnknownTicket { ticket: old }),
+        "no step on the new ticket's path"
+    );
     assert!(matches!(
         service.next_waypoint(&world, old, Cell::new(0, 5)),
         Err(ServiceError::UnknownTicket { .. })
@@ -232,7 +237,9 @@ fn a_stale_ticket_of_a_reused_slot_is_refused() {
         (path.start(), path.goal()),
         (Some(Cell::new(0, 5)), Some(Cell::new(9, 5)))
     );
-    service.advance(new, 1).unwrap();
+    let second = path.cells[1];
+    assert_eq!(service.step(new), Ok(Some(second)), "from the start");
+    service.advance(new, 2).unwrap();
     assert_eq!(service.live_tickets(), 1);
 }
 
