@@ -93,14 +93,19 @@ pub(super) struct Allowance {
     /// (the lane whose turn it is, so that every tick makes progress however late the
     /// lanes start; see `tick::serving_order`).
     pub owes_a_step: bool,
+    /// Under a time budget: whether a step was refused for not fitting before the
+    /// deadline. The lane stops there (asking again would only wait for the deadline) and
+    /// leaves the time to the next lane of its thread.
+    declined: bool,
 }
 
 impl Allowance {
-    /// Whether the lane must stop before its next step: its units are spent, or its
-    /// deadline has passed, unless it owes the tick a step and has not taken one yet.
+    /// Whether the lane must stop before its next step: its units are spent, a step did
+    /// not fit before the deadline, or the deadline has passed, unless it owes the tick a
+    /// step and has not taken one yet.
     pub fn spent(&self) -> bool {
         let owed = self.owes_a_step && self.steps == 0;
-        self.left == 0 || (!owed && self.out_of_time())
+        self.left == 0 || self.declined || (!owed && self.out_of_time())
     }
 
     /// Whether the units are spent or the deadline has passed, owed step or not: work
@@ -135,13 +140,15 @@ impl Allowance {
             steps: 0,
             pace: Pace::default(),
             owes_a_step: false,
+            declined: false,
         }
     }
 
     /// Under a time budget, whether a step of `kind` still fits before the deadline by
     /// what such steps have cost lately, and if so, the slice a resumable one may take
-    /// (fewer units where they have cost more than usual); the first step of a lane's
-    /// tick always runs (so that every tick makes progress). Returns the time the step
+    /// (fewer units where they have cost more than usual); the step a lane owes the tick
+    /// always runs (so that every tick makes progress, see `tick::serving_order`), any
+    /// other only if it fits. Returns the time the step
     /// starts at, for [`Allowance::done`]. Always admits under a budget of units (which
     /// stays deterministic).
     fn admit(&mut self, kind: StepKind) -> Result<Option<Instant>, ()> {
@@ -159,7 +166,9 @@ impl Allowance {
         };
         // A resumable step's least cost is one unit.
         let cost = if kind.is_sliced() { per_unit } else { per_step };
-        if self.steps > 0 && cost > left_us {
+        let owed = self.owes_a_step && self.steps == 0;
+        if !owed && cost > left_us {
+            self.declined = true;
             return Err(());
         }
         self.steps += 1;
@@ -949,16 +958,26 @@ mod tests {
     const MINUTE: Duration = Duration::from_secs(60);
 
     #[test]
-    fn a_step_priced_past_the_deadline_waits_unless_it_is_the_first() {
-        // Priced at an hour: the first step of the tick runs anyway (progress), the next
-        // one waits for the next tick.
+    fn a_step_priced_past_the_deadline_waits_unless_it_is_owed() {
+        // Priced at an hour: the step the lane owes the tick runs anyway (progress), the
+        // next one waits for the next tick, and the lane stops there.
         let mut allowance = priced(3.6e9, 0.0);
+        allowance.owes_a_step = true;
+        assert!(!allowance.spent());
         assert!(allowance.admit(StepKind::FieldStart).is_ok());
+        assert!(!allowance.spent(), "a minute is left");
         assert!(allowance.admit(StepKind::FieldStart).is_err());
+        assert!(allowance.spent(), "a refused step ends the lane's turn");
+        // A lane that owes nothing waits from its first step on, and leaves the rest of
+        // the minute to the next lane (it does not ask again until the deadline).
+        let mut allowance = priced(3.6e9, 0.0);
+        assert!(allowance.admit(StepKind::FieldStart).is_err());
+        assert!(allowance.spent());
         // A step priced within the minute left still runs.
         let mut allowance = priced(1e6, 0.0);
         assert!(allowance.admit(StepKind::Checks).is_ok());
         assert!(allowance.admit(StepKind::FieldStart).is_ok());
+        assert!(!allowance.spent());
     }
 
     #[test]

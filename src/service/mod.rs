@@ -91,9 +91,11 @@
 //! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock before
 //! every step, in slices of at most 32 units; each lane also learns what its kinds of step
 //! have cost lately and does not start one late in a tick whose cost would overrun the
-//! deadline (it waits for the next tick), and cuts slices thinner where units cost more.
-//! The calling thread waits for them in `tick`, never past the budget by more than a
-//! step.
+//! deadline (the lane stops and the next lane of its thread goes on), and cuts slices
+//! thinner where units cost more. The lane whose turn it is owes the tick one step even
+//! past the deadline, so every tick makes progress. The calling thread waits for them in
+//! `tick`, past the budget by at most the step under way plus that owed step
+//! (docs/service.md, *Ticks and the budget*).
 //!
 //! Within a lane, single searches go before field jobs and the oldest first within a kind
 //! (never ahead of a paused search, which would restart); new jobs go to the lane with the
@@ -294,7 +296,8 @@ pub struct PathService {
     replans: BTreeSet<Ticket>,
     next_job: u64,
     frame: u64,
-    /// The lane first in the next tick's serving order, if it has jobs (see
+    /// The lane whose turn it is in the next tick, if it has jobs: the first of the lanes
+    /// without new work in the serving order, and the one that owes the tick a step (see
     /// `tick::serving_order`).
     lane_turn: usize,
     stats: ServiceStats,

@@ -43,7 +43,7 @@ pub(super) struct Lane {
     /// What the lane's steps have cost lately, under a time budget.
     pace: super::job::Pace,
     /// Subgoal fields no longer used and beyond the spares: freed one per tick, at the
-    /// start of the lane's run and within its share (freeing one, its arrays and its
+    /// start of the lane's run and before its deadline (freeing one, its arrays and its
     /// thousands of bucket lists, takes up to a few hundred microseconds on a 1,024² map).
     retired: Vec<SubgoalField>,
 }
@@ -77,9 +77,11 @@ impl Lane {
     fn run(&mut self, world: &World, edits: &EditLog, mut allowance: Allowance) -> LaneRun {
         let mut run = LaneRun::default();
         allowance.pace = self.pace;
-        // Neither is a job's step: past the deadline, a step the lane owes goes first.
-        if !allowance.exhausted() {
-            // (Else the next tick does it, before the jobs it serves run.)
+        // Cancelled tickets go first, so that no step goes to one: also past the deadline
+        // on the lane that owes the tick a step (a few hash look-ups per cancel; else, when
+        // every tick starts late, cancels would never be applied). Freeing a field is no
+        // job's step: it waits for a tick with time left.
+        if !allowance.spent() {
             self.take_out_cancelled(&mut allowance);
         }
         if !allowance.exhausted() {
