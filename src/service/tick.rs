@@ -686,6 +686,18 @@ mod tests {
     /// queue; the test reads no clock.
     #[test]
     fn every_busy_lane_steps_within_lanes_ticks_past_the_deadline() {
+        // On the global pool, and on pools of 1 to 3 threads (`run_in_order` and
+        // `run_on_pool`, with fewer threads than lanes).
+        busy_lanes_step_within_lanes_ticks();
+        #[cfg(feature = "parallel")]
+        for threads in 1..=3 {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            pool.expect("a test pool")
+                .install(busy_lanes_step_within_lanes_ticks);
+        }
+    }
+
+    fn busy_lanes_step_within_lanes_ticks() {
         const LANES: usize = 4;
         // Column 0 is blocked: every start there fails its first checks.
         let mut world = World::new(Grid::from_fn(32, 32, |x, _| x != 0));
