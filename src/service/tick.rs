@@ -687,17 +687,22 @@ mod tests {
     #[test]
     fn every_busy_lane_steps_within_lanes_ticks_past_the_deadline() {
         // On the global pool, and on pools of 1 to 3 threads (`run_in_order` and
-        // `run_on_pool`, with fewer threads than lanes).
-        busy_lanes_step_within_lanes_ticks();
-        #[cfg(feature = "parallel")]
-        for threads in 1..=3 {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-            pool.expect("a test pool")
-                .install(busy_lanes_step_within_lanes_ticks);
+        // `run_on_pool`, with fewer threads than lanes); the jobs as the service deals
+        // them, and dealt unevenly with an idle lane (the turn must pass over it).
+        for spread in [None, Some([1, 5, 0, 5])] {
+            busy_lanes_step_within_lanes_ticks(spread);
+            #[cfg(feature = "parallel")]
+            for threads in 1..=3 {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                let pool = pool.expect("a test pool");
+                pool.install(|| busy_lanes_step_within_lanes_ticks(spread));
+            }
         }
     }
 
-    fn busy_lanes_step_within_lanes_ticks() {
+    /// The body of the test above; `spread` deals the jobs left after the first tick
+    /// again, so many to each lane.
+    fn busy_lanes_step_within_lanes_ticks(spread: Option<[usize; 4]>) {
         const LANES: usize = 4;
         // Column 0 is blocked: every start there fails its first checks.
         let mut world = World::new(Grid::from_fn(32, 32, |x, _| x != 0));
@@ -718,6 +723,15 @@ mod tests {
         };
         // The first tick takes the requests in (its lanes start past the deadline too).
         assert_eq!(service.tick(&world, past).unwrap().delivered, 1);
+        if let Some(spread) = spread {
+            let lanes = &mut service.lanes;
+            let mut jobs: Vec<Job> = lanes.iter_mut().flat_map(|l| l.queue.drain(..)).collect();
+            assert_eq!(jobs.len(), spread.iter().sum::<usize>(), "one ticket a job");
+            for (lane, count) in lanes.iter_mut().zip(spread) {
+                lane.queue.extend(jobs.drain(..count));
+                lane.new_work = false;
+            }
+        }
         let mut before = waiting(&service);
         assert_eq!(before.iter().sum::<usize>(), tickets.len() - 1);
         let mut idle_ticks = [0usize; LANES];
