@@ -200,30 +200,56 @@ fn run_heading(a: Cell, b: Cell) -> Option<(i64, i64)> {
 /// `max(dx, dy)` steps with the `min(dx, dy)` diagonal ones spread evenly, so its cost is
 /// exactly the octile distance.
 pub(crate) fn line_cells(a: Cell, b: Cell, mut f: impl FnMut(Cell)) {
+    line_cells_while(a, b, |c| {
+        f(c);
+        true
+    });
+}
+
+/// [`line_cells`] that stops as soon as `f` returns `false`; returns whether it went to
+/// the end.
+#[inline]
+fn line_cells_while(a: Cell, b: Cell, mut f: impl FnMut(Cell) -> bool) -> bool {
     let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
     let n = dx.abs().max(dy.abs());
+    if dx == 0 || dy == 0 || dx.abs() == dy.abs() {
+        // A row, a column or a diagonal (every hop of a subgoal path, and most of a gate
+        // path's lines): the rounding below gives `i` steps of the signs, without its two
+        // divisions a cell.
+        let (sx, sy) = (dx.signum(), dy.signum());
+        for i in 1..=n {
+            let c = Cell::new((a.x as i64 + i * sx) as u32, (a.y as i64 + i * sy) as u32);
+            if !f(c) {
+                return false;
+            }
+        }
+        return true;
+    }
     for i in 1..=n {
         // Rounded `i·d/n`, symmetric about zero so the line does not drift.
         let along = |d: i64| (2 * i * d + d.signum() * n) / (2 * n);
-        f(Cell::new(
+        let c = Cell::new(
             (a.x as i64 + along(dx)) as u32,
             (a.y as i64 + along(dy)) as u32,
-        ));
+        );
+        if !f(c) {
+            return false;
+        }
     }
+    true
 }
 
 /// Whether the straight line from `a` to `b` (see [`line_cells`]) is walkable: every cell
-/// free and no diagonal step cutting a corner.
+/// free and no diagonal step cutting a corner. Stops at the first illegal step: a
+/// subgoal field tries up to 64 such lines for each member (its direct line to the goal's
+/// outline), and most of them are blocked near their start.
 pub(crate) fn line_is_clear(grid: &Grid, a: Cell, b: Cell) -> bool {
     let mut prev = a;
-    let mut ok = true;
-    line_cells(a, b, |c| {
-        if ok {
-            ok = Direction::between(prev, c).is_some_and(|d| grid.can_step(prev, d));
-            prev = c;
-        }
-    });
-    ok
+    line_cells_while(a, b, |c| {
+        let legal = Direction::between(prev, c).is_some_and(|d| grid.can_step(prev, d));
+        prev = c;
+        legal
+    })
 }
 
 /// Joins consecutive waypoints with straight lines. Each pair must be mutually visible
@@ -565,5 +591,51 @@ mod tests {
         ));
         assert!(!line_is_clear(&g, Cell::new(0, 0), Cell::new(2, 2)));
         assert!(line_is_clear(&g, Cell::new(0, 1), Cell::new(2, 2)));
+    }
+
+    /// Rows, columns and diagonals take the short way: the same cells as the rounding
+    /// `i·d/n` of every other line, for every offset up to 7 each way.
+    #[test]
+    fn straight_and_diagonal_lines_round_like_the_rest() {
+        let a = Cell::new(10, 10);
+        for dx in -7i64..=7 {
+            for dy in -7i64..=7 {
+                let b = Cell::new((10 + dx) as u32, (10 + dy) as u32);
+                let n = dx.abs().max(dy.abs());
+                let rounded: Vec<Cell> = (1..=n)
+                    .map(|i| {
+                        let along = |d: i64| (2 * i * d + d.signum() * n) / (2 * n);
+                        Cell::new((10 + along(dx)) as u32, (10 + along(dy)) as u32)
+                    })
+                    .collect();
+                let mut cells = Vec::new();
+                line_cells(a, b, |c| cells.push(c));
+                assert_eq!(cells, rounded, "from {a} to {b}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// `line_is_clear` (which stops at the first illegal step) says what every step of
+        /// the line's full cell list says, on random grids with random walls: it fails
+        /// when the walk stops early on a legal step or goes on past an illegal one.
+        #[test]
+        fn a_clear_line_has_every_step_legal(
+            walls in proptest::collection::vec((0u32..12, 0u32..12), 0..30),
+            a in (0u32..12, 0u32..12),
+            b in (0u32..12, 0u32..12),
+        ) {
+            let mut g = Grid::new_free(12, 12);
+            for w in walls {
+                g.set_blocked(Cell::from(w), true);
+            }
+            let (a, b) = (Cell::from(a), Cell::from(b));
+            let mut cells = vec![a];
+            line_cells(a, b, |c| cells.push(c));
+            let every_step = cells.windows(2).all(|s| {
+                Direction::between(s[0], s[1]).is_some_and(|d| g.can_step(s[0], d))
+            });
+            proptest::prop_assert_eq!(line_is_clear(&g, a, b), every_step);
+        }
     }
 }

@@ -112,10 +112,10 @@ mod stale;
 mod tests;
 
 use super::{Reached, SubgoalGraph};
-use crate::geom::{Cell, Rect};
+use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::octile;
 use crate::grid::Grid;
-use crate::hpa::path::{line_is_clear, refine};
+use crate::hpa::path::refine;
 
 use crate::hpa::search::bend;
 use crate::hpa::HpaMap;
@@ -340,9 +340,13 @@ impl SubgoalField {
             .map(|g| (octile(start, g), g))
             .collect();
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        // The two-piece walk to `g`: `bend(start, g)`'s diagonal steps, then straight ones.
+        // The diagonal legs of all outline cells run along the same one or two diagonals
+        // from `start`, so each diagonal is walked once, as far as the farthest leg asks.
+        let mut rays = DiagonalRays::new(start);
         for (tried, &(h, g)) in order.iter().enumerate() {
             let corner = bend(start, g);
-            if line_is_clear(grid, start, corner) && line_is_clear(grid, corner, g) {
+            if rays.reaches(grid, corner) && straight_is_clear(grid, corner, g) {
                 return (Some((g, h)), tried + 1);
             }
         }
@@ -587,6 +591,87 @@ impl Buckets {
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum()
     }
+}
+
+/// How far the diagonal steps from one cell are legal along each diagonal, found by
+/// walking each diagonal no farther than asked (a step is legal when [`Grid::can_step`]
+/// says so: both cells free and no corner cut).
+struct DiagonalRays {
+    from: Cell,
+    /// Legal steps walked so far along each diagonal.
+    walked: [u32; 4],
+    /// Whether the step after `walked` is known to be illegal.
+    stopped: [bool; 4],
+}
+
+impl DiagonalRays {
+    fn new(from: Cell) -> Self {
+        DiagonalRays {
+            from,
+            walked: [0; 4],
+            stopped: [false; 4],
+        }
+    }
+
+    /// Whether every step of the pure diagonal from `from` to `to` is legal (`to` lies on
+    /// a diagonal through `from`, or is `from`).
+    fn reaches(&mut self, grid: &Grid, to: Cell) -> bool {
+        let (dx, dy) = (
+            i64::from(to.x) - i64::from(self.from.x),
+            i64::from(to.y) - i64::from(self.from.y),
+        );
+        debug_assert_eq!(dx.abs(), dy.abs(), "{} is not diagonal to {to}", self.from);
+        let Some(dir) = heading(self.from, to) else {
+            return true; // `to` is `from`: no step.
+        };
+        let steps = dx.unsigned_abs() as u32;
+        let i = usize::from(dx > 0) * 2 + usize::from(dy > 0);
+        let (sx, sy) = dir.delta();
+        while self.walked[i] < steps && !self.stopped[i] {
+            let k = self.walked[i] as i64;
+            let at = Cell::new(
+                (i64::from(self.from.x) + k * i64::from(sx)) as u32,
+                (i64::from(self.from.y) + k * i64::from(sy)) as u32,
+            );
+            if grid.can_step(at, dir) {
+                self.walked[i] += 1;
+            } else {
+                self.stopped[i] = true;
+            }
+        }
+        self.walked[i] >= steps
+    }
+}
+
+/// Whether every step of the straight line from `from` to `to` (on one row or column, or
+/// the same cell) is legal.
+fn straight_is_clear(grid: &Grid, from: Cell, to: Cell) -> bool {
+    let Some(dir) = heading(from, to) else {
+        return true;
+    };
+    let (sx, sy) = dir.delta();
+    let mut at = from;
+    while at != to {
+        if !grid.can_step(at, dir) {
+            return false;
+        }
+        at = Cell::new(
+            (i64::from(at.x) + i64::from(sx)) as u32,
+            (i64::from(at.y) + i64::from(sy)) as u32,
+        );
+    }
+    true
+}
+
+/// The direction of the first step from `from` toward `to` along a row, a column or a
+/// diagonal (`None` when they are the same cell).
+fn heading(from: Cell, to: Cell) -> Option<Direction> {
+    let next = |a: u32, b: u32| match b.cmp(&a) {
+        std::cmp::Ordering::Less => a - 1,
+        std::cmp::Ordering::Equal => a,
+        std::cmp::Ordering::Greater => a + 1,
+    };
+    Direction::between(from, Cell::new(next(from.x, to.x), next(from.y, to.y)))
 }
 
 /// The cells of `r`'s outline (every cell of `r` beside a cell outside it), row by row.

@@ -2,7 +2,7 @@
 //! goals, edits of the map and uses of the field on a map edited since it started, against
 //! a field started in fresh buffers and an independent Dijkstra over the grid.
 
-use super::{HpaMap, SubgoalField, MAX_USES};
+use super::{bend, heading, straight_is_clear, DiagonalRays, HpaMap, SubgoalField, MAX_USES};
 use crate::flow::tests::{grid, oracle};
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::octile;
@@ -156,5 +156,36 @@ proptest! {
             }
             spare.push(used);
         }
+    }
+}
+
+proptest! {
+    /// The direct line's walks (each diagonal from the start walked once, then straight
+    /// legs) say what the plain line test says of both legs of every two-piece walk, asked
+    /// in any order from one start on random grids with walls: it fails when a ray keeps
+    /// its reach for another diagonal, stops one step short or goes one past.
+    #[test]
+    fn the_direct_lines_walks_equal_the_plain_line_test(
+        walls in proptest::collection::vec((0u32..14, 0u32..14), 0..40),
+        start in (0u32..14, 0u32..14),
+        ends in proptest::collection::vec((0u32..14, 0u32..14), 1..12),
+    ) {
+        use crate::hpa::path::line_is_clear;
+        let mut grid = Grid::new_free(14, 14);
+        for w in walls {
+            grid.set_blocked(Cell::from(w), true);
+        }
+        let start = Cell::from(start);
+        let mut rays = DiagonalRays::new(start);
+        for end in ends {
+            let end = Cell::from(end);
+            let corner = bend(start, end);
+            prop_assert_eq!(rays.reaches(&grid, corner), line_is_clear(&grid, start, corner));
+            prop_assert_eq!(
+                straight_is_clear(&grid, corner, end),
+                line_is_clear(&grid, corner, end)
+            );
+        }
+        prop_assert!(heading(start, start).is_none());
     }
 }
