@@ -240,6 +240,10 @@ impl PathService {
             Budget::Time(d) => (usize::MAX, Some(now + d.min(MAX_TIME_BUDGET) * 3 / 4)),
         };
         let mut report = TickReport::default();
+        // The paths cancelled or released since the last tick are freed here, off the main
+        // thread when the tick runs beside the frame (their buffers, a few kilobytes a
+        // path, were most of `cancel`'s time).
+        self.released.clear();
         // First the live paths against the edits reported since the last tick: nothing is
         // taken in or delivered before every path the service holds is checked.
         let mut sweeping = Allowance::new(total, deadline);
