@@ -88,7 +88,8 @@
 //! threads (lanes, not threads, divide the work, and answers are delivered in lane order).
 //! [`Budget::Time`] gives that up: where a search pauses depends on the machine's speed,
 //! so outcomes may arrive in other frames (their paths are the same). Under a time budget
-//! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock before
+//! the lanes stop a quarter of it before its end, at most 1 ms before (the rest is for the
+//! steps under way and delivery), and look at the clock before
 //! every step, in slices of at most 32 units; each lane also learns what its kinds of step
 //! have cost lately and does not start one late in a tick whose cost would overrun the
 //! deadline (the lane stops and the next lane of its thread goes on), and cuts slices

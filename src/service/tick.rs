@@ -35,7 +35,7 @@ pub(super) struct Lane {
     /// field's arrays and bucket lists costs a few hundred microseconds on a 1,024² map).
     spare: Vec<SubgoalField>,
     /// Tickets cancelled since the last tick, with their job's number: taken out of their
-    /// jobs at the start of the lane's next run (so that `cancel` stays O(log n)).
+    /// jobs at the start of the lane's next run (so that `cancel` stays O(1)).
     pub cancelled: Vec<(u64, Ticket)>,
     /// Whether a job was dealt to the lane since it last ran one: such a lane goes first in
     /// the next tick's order (see [`serving_order`]).
