@@ -24,6 +24,12 @@
 //! frame: service calls too), which is also shown apart, with the time without it.
 //! `REPLAY_THREADS=n` gives rayon's global pool n threads (the cores less one keeps the
 //! tick off the main thread's core).
+//!
+//! `REPLAY_SPLIT=f` prints every frame whose main-thread time (wall, the walk included) is
+//! over `f` × the budget (1.0 when `f` is not a number) with what it was made of: the
+//! main thread's CPU time on requests and cancels, `notify_edit`, the drains, the walk,
+//! `tick` (on the main thread) or the wait for the tick (beside the frame), and the
+//! frame's counts (requests, cancels, outcomes delivered).
 
 use quadpath::service::{
     Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, ServiceError, ServiceStats,
@@ -224,7 +230,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Beside mode: frames where the main thread waited for the tick more than 5 % of the
     // frame's length.
     let mut late_frames = 0usize;
+    // `REPLAY_SPLIT=f`: frames over `f` × the budget printed with their split.
+    let split_factor = std::env::var("REPLAY_SPLIT")
+        .ok()
+        .map(|v| v.parse::<f64>().unwrap_or(1.0));
     for frame in 0..frames {
+        let notified_before = notify_cpu_us.len();
         let frame_start = Instant::now();
         // Orders: the whole army in groups at frame 0, then one group every 8 frames.
         let mut orders: Vec<(Vec<usize>, Goal)> = Vec::new();
@@ -277,6 +288,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // bookkeeping of tickets.
         let mut cancelled = Vec::new();
         let mut issued = Vec::new();
+        let mut frame_requests = 0usize;
         for (members, goal) in orders {
             group_sizes.push(members.len());
             for u in members {
@@ -294,9 +306,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 )?;
                 ticket_of[u] = Some(ticket);
                 issued.push((u, ticket));
+                frame_requests += 1;
             }
         }
         request_cpu_us.push(thread_cpu_us() - main_cpu);
+        let frame_cancels = cancelled.len();
         for old in cancelled {
             asked_at.remove(&old);
             owner.remove(&old);
@@ -440,6 +454,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         walk_cpu_us.push(thread_cpu_us() - walk_cpu);
         main_us.push(unwalked_us.last().unwrap() + walk_us.last().unwrap());
         main_cpu_us.push(unwalked_cpu_us.last().unwrap() + walk_cpu_us.last().unwrap());
+        if split_factor.is_some_and(|f| *main_us.last().unwrap() > budget.as_secs_f64() * 1e6 * f) {
+            let tick_part = if beside_frame.is_some() {
+                format!(
+                    "wait {:.0} (the tick: {:.0} wall on the worker)",
+                    waited_us.last().copied().unwrap_or(0.0),
+                    tick_us.last().copied().unwrap_or(0.0)
+                )
+            } else {
+                format!("tick {:.0}", tick_cpu_us.last().copied().unwrap_or(0.0))
+            };
+            eprintln!(
+                "split frame {frame}: main {:.0} µs wall ({:.0} CPU); CPU: requests+cancels {:.0}, notify {:.0}, drains {:.0}, walk {:.0} ({:.0} wall), {tick_part}; {frame_requests} requests, {frame_cancels} cancels, {delivered} outcomes",
+                main_us.last().unwrap(),
+                main_cpu_us.last().unwrap(),
+                request_cpu_us.last().unwrap(),
+                notify_cpu_us[notified_before..].iter().sum::<f64>(),
+                drain_cpu_us.last().unwrap(),
+                walk_cpu_us.last().unwrap(),
+                walk_us.last().unwrap(),
+            );
+        }
         peak_memory = peak_memory.max(service.memory_bytes());
     }
     let stats = service.stats();

@@ -88,7 +88,8 @@
 //! threads (lanes, not threads, divide the work, and answers are delivered in lane order).
 //! [`Budget::Time`] gives that up: where a search pauses depends on the machine's speed,
 //! so outcomes may arrive in other frames (their paths are the same). Under a time budget
-//! the lanes stop at 3/4 of it (the rest is for delivery) and look at the clock before
+//! the lanes stop a quarter of it before its end, at most 1 ms before (the rest is for the
+//! steps under way and delivery), and look at the clock before
 //! every step, in slices of at most 32 units; each lane also learns what its kinds of step
 //! have cost lately and does not start one late in a tick whose cost would overrun the
 //! deadline (the lane stops and the next lane of its thread goes on), and cuts slices
@@ -294,6 +295,11 @@ pub struct PathService {
     /// Delivered paths an edit that freed ground may have made longer than needed, waiting
     /// for idle lanes (see `watch::take_replans`).
     replans: BTreeSet<Ticket>,
+    /// The states of delivered paths cancelled or released since the last tick, freed by
+    /// the tick (on its worker, beside the frame): freeing a path's buffers (its cells,
+    /// costs and pieces, written by the worker) was most of a cancel's time on the main
+    /// thread.
+    released: Vec<TicketState>,
     next_job: u64,
     frame: u64,
     /// The lane whose turn it is in the next tick, if it has jobs: the first of the lanes
@@ -325,6 +331,7 @@ impl PathService {
             sweep: Sweep::default(),
             pending: 0,
             replans: BTreeSet::new(),
+            released: Vec::new(),
             next_job: 0,
             frame: 0,
             lane_turn: 0,
@@ -428,7 +435,8 @@ impl PathService {
     /// Drops `ticket`: a pending request is taken out of its job (by the next tick: a job
     /// with no one left is dropped then), a delivered path is forgotten. The ticket is
     /// unknown afterwards (its slot in the ticket table is reused, under another number).
-    /// O(log n) in the live tickets.
+    /// O(1) (amortized) but for a pending re-plan (O(log n)); a delivered path's buffers
+    /// are freed by the next tick.
     ///
     /// # Errors
     /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
@@ -437,7 +445,9 @@ impl PathService {
             .tickets
             .remove(ticket)
             .ok_or(ServiceError::UnknownTicket { ticket })?;
-        self.replans.remove(&ticket);
+        if !self.replans.is_empty() {
+            self.replans.remove(&ticket);
+        }
         if let TicketState::Pending { request, job, .. } = state {
             self.pending -= 1;
             if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
@@ -452,6 +462,8 @@ impl PathService {
                 self.lanes[lane].cancelled.push((number, ticket));
             }
             self.stats.cancelled += 1;
+        } else if matches!(state, TicketState::Done { .. }) {
+            self.released.push(state);
         }
         Ok(())
     }
@@ -578,9 +590,8 @@ impl PathService {
     /// Heap bytes the service holds (tickets, queued jobs, kept answers and fields, search
     /// buffers excluded): bounded by the live tickets.
     pub fn memory_bytes(&self) -> usize {
-        let paths: usize = self
-            .tickets
-            .states()
+        let paths: usize = (self.tickets.states())
+            .chain(&self.released)
             .map(|s| match s {
                 TicketState::Done {
                     outcome,
@@ -608,6 +619,7 @@ impl PathService {
             + fields
             + self.tickets.memory_bytes()
             + self.intake.capacity() * std::mem::size_of::<Intake>()
+            + self.released.capacity() * std::mem::size_of::<TicketState>()
     }
 }
 
@@ -702,6 +714,41 @@ mod tests {
             delivered,
             [second, third],
             "both answered, the refused one never"
+        );
+    }
+
+    /// A released path's buffers wait for the next tick (off the main thread beside the
+    /// frame), counted in the service's memory meanwhile, and that tick frees them: no more
+    /// than the paths dropped between two ticks are held.
+    #[test]
+    fn released_paths_are_freed_by_the_next_tick() {
+        let mut world = World::new(Grid::new_free(64, 64));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut service = PathService::new(&world);
+        service.tick(&world, Budget::Expansions(100)).unwrap();
+        let empty = service.memory_bytes();
+        let options = RequestOptions::default();
+        let (from, to) = (Cell::new(0, 0), Cell::new(63, 40));
+        let ticket = (service.request(&world, class, UnitId::new(0), from, to, options)).unwrap();
+        while service.pending() > 0 {
+            service.tick(&world, Budget::Expansions(1_000)).unwrap();
+        }
+        let holding = service.memory_bytes();
+        assert!(
+            holding > empty + 64 * 8,
+            "{holding} bytes with a path, {empty} without"
+        );
+        service.release(ticket).unwrap();
+        assert_eq!(service.released.len(), 1, "the path waits for the tick");
+        let waiting = service.memory_bytes();
+        // The path's cells, 8 bytes a position, are counted meanwhile.
+        assert!(waiting >= 64 * 8, "{waiting} bytes");
+        service.tick(&world, Budget::Expansions(100)).unwrap();
+        assert!(service.released.is_empty(), "the tick frees it");
+        let freed = service.memory_bytes();
+        assert!(
+            freed <= waiting - 64 * 8,
+            "{empty} / {holding} / {waiting} / {freed}"
         );
     }
 }

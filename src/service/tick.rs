@@ -35,7 +35,7 @@ pub(super) struct Lane {
     /// field's arrays and bucket lists costs a few hundred microseconds on a 1,024² map).
     spare: Vec<SubgoalField>,
     /// Tickets cancelled since the last tick, with their job's number: taken out of their
-    /// jobs at the start of the lane's next run (so that `cancel` stays O(log n)).
+    /// jobs at the start of the lane's next run (so that `cancel` stays O(1)).
     pub cancelled: Vec<(u64, Ticket)>,
     /// Whether a job was dealt to the lane since it last ran one: such a lane goes first in
     /// the next tick's order (see [`serving_order`]).
@@ -204,6 +204,22 @@ impl Recent {
     }
 }
 
+/// The most of a time budget a tick keeps back from its lanes, for what runs after their
+/// deadline: the steps under way then (a thread's step at the deadline and the owed step,
+/// each up to a subgoal field's start, 100–450 µs on a 1,024² map) and the delivery of
+/// the answers (moving what the lanes prepared into place, about a microsecond each).
+/// None of it grows with the budget.
+const MAX_TAIL_RESERVE: Duration = Duration::from_millis(1);
+
+/// What a tick under `Budget::Time(budget)` keeps back from its lanes (see
+/// [`MAX_TAIL_RESERVE`]): a quarter of the budget, at most 1 ms. A main-thread budget of
+/// 1 ms keeps its 250 µs, as before session 35; beside the frame, an 8 ms budget gives the
+/// lanes 7 ms instead of 6 (the quarter kept back there was mostly left unused: the ticks'
+/// wall time reached 6.1 ms at p99, 7.1 ms at most).
+fn tail_reserve(budget: Duration) -> Duration {
+    (budget / 4).min(MAX_TAIL_RESERVE)
+}
+
 /// The longest time budget a tick honours as given: a day. Longer ones (up to
 /// `Duration::MAX`) are taken as a day, so that the deadline never overflows the clock.
 const MAX_TIME_BUDGET: Duration = Duration::from_secs(86_400);
@@ -234,12 +250,20 @@ impl PathService {
             Budget::Expansions(0) => return Err(ServiceError::ZeroBudget),
             Budget::Time(d) if d.is_zero() => return Err(ServiceError::ZeroBudget),
             Budget::Expansions(n) => (n, None),
-            // The lanes stop at 3/4 of the time: the rest is for delivering their answers
-            // and the step under way.
+            // The lanes stop `tail_reserve` before the end: the rest is for the steps under
+            // way at the deadline and delivering the answers. The intake's time comes out
+            // of the lanes' (it runs first, from the same start).
             // (A budget too large for the clock has no deadline worth the name: a day.)
-            Budget::Time(d) => (usize::MAX, Some(now + d.min(MAX_TIME_BUDGET) * 3 / 4)),
+            Budget::Time(d) => {
+                let d = d.min(MAX_TIME_BUDGET);
+                (usize::MAX, Some(now + (d - tail_reserve(d))))
+            }
         };
         let mut report = TickReport::default();
+        // The paths cancelled or released since the last tick are freed here, off the main
+        // thread when the tick runs beside the frame (their buffers, a few kilobytes a
+        // path, were most of `cancel`'s time).
+        self.released.clear();
         // First the live paths against the edits reported since the last tick: nothing is
         // taken in or delivered before every path the service holds is checked.
         let mut sweeping = Allowance::new(total, deadline);
@@ -439,6 +463,12 @@ impl PathService {
     /// if there is one: requests of the next tick share the field under way (a bounded
     /// field that does not cover a joining start is built again when its turn comes; a
     /// subgoal field grows on). Returns the starts when no such job waits.
+    ///
+    /// The job's lane is marked as having new work, as [`PathService::enqueue`] marks it:
+    /// the joining requests are new orders and go first in the next tick's serving order
+    /// (else a later order to the goal of a field under way would wait for its lane's turn,
+    /// up to `lanes` ticks of one step, where an order that needs a field of its own goes
+    /// first). It costs nothing under `Budget::Expansions`, where the order changes nothing.
     fn join_queued(
         &mut self,
         key: GroupKey,
@@ -459,6 +489,7 @@ impl PathService {
             }
         }
         job.add_starts(starts);
+        self.lanes[lane].new_work = true;
         None
     }
 
@@ -611,8 +642,7 @@ fn run_in_order(
 }
 
 /// [`run_lanes`] on rayon's current pool: one worker per thread (per lane, at most), each
-/// taking the next lane of `order` until none is left. (A `par_iter` over the order would
-/// split it in halves: on 2 threads the first and the third lane would start first.)
+/// taking the next lane of `order` until none is left (see [`serve_in_order`]).
 #[cfg(feature = "parallel")]
 fn run_on_pool(
     work: Vec<LaneWork<'_>>,
@@ -620,17 +650,34 @@ fn run_on_pool(
     edits: &EditLog,
     order: &[usize],
 ) -> Vec<LaneRun> {
+    serve_in_order(work, order, |(lane, allowance)| {
+        lane.run(world, edits, allowance)
+    })
+}
+
+/// Runs `run` on every item of `work` on rayon's current pool, starting them in `order`
+/// (indices into `work`, each once): one worker per thread (per item, at most), each
+/// taking the next item of the order as it comes free, so that the first `P` items of the
+/// order start first on a pool of `P` threads. (A `par_iter` over the order would split
+/// it in halves: on 2 threads the first and the third item would start first.) Results
+/// in `work`'s order.
+#[cfg(feature = "parallel")]
+fn serve_in_order<W: Send, R: Send>(
+    work: Vec<Option<W>>,
+    order: &[usize],
+    run: impl Fn(W) -> R + Sync,
+) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let workers = rayon::current_num_threads().min(work.len());
-    let slots: Vec<Mutex<(LaneWork<'_>, Option<LaneRun>)>> =
+    let slots: Vec<Mutex<(Option<W>, Option<R>)>> =
         work.into_iter().map(|w| Mutex::new((w, None))).collect();
     let next = AtomicUsize::new(0);
     let serve = || {
         while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
             let mut slot = slots[i].lock().expect("no lane panicked");
-            let (lane, allowance) = slot.0.take().expect("each lane once in the order");
-            slot.1 = Some(lane.run(world, edits, allowance));
+            let item = slot.0.take().expect("each item once in the order");
+            slot.1 = Some(run(item));
         }
     };
     rayon::scope(|scope| {
@@ -642,14 +689,14 @@ fn run_on_pool(
     (slots.into_iter())
         .map(|slot| {
             let (_, run) = slot.into_inner().expect("no lane panicked");
-            run.expect("every lane ran")
+            run.expect("every item ran")
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{serving_order, Lane, MAX_TIME_BUDGET};
+    use super::{serving_order, tail_reserve, Lane, MAX_TIME_BUDGET};
     use crate::service::job::Job;
     use crate::service::{Budget, Failure, Outcome, PathService, RequestOptions, ServiceConfig};
     use crate::units::UnitId;
@@ -759,6 +806,109 @@ mod tests {
             );
             assert!(failed, "{ticket:?}: {:?}", service.outcome(ticket));
         }
+    }
+
+    /// The lanes of a time budget stop a quarter of it before its end, but never more
+    /// than 1 ms before: the tail (the steps under way, the delivery) does not grow with
+    /// the budget. A 1 ms budget on the main thread keeps its 3/4; 8 ms beside the frame
+    /// gives the lanes 7 ms.
+    #[test]
+    fn the_lanes_stop_at_most_a_millisecond_before_the_end() {
+        let ms = Duration::from_millis;
+        assert_eq!(tail_reserve(ms(1)), Duration::from_micros(250));
+        assert_eq!(tail_reserve(ms(4)), ms(1));
+        assert_eq!(tail_reserve(ms(8)), ms(1));
+        assert_eq!(tail_reserve(MAX_TIME_BUDGET), ms(1));
+        assert_eq!(tail_reserve(Duration::from_nanos(1)), Duration::ZERO);
+        for us in [1, 10, 999, 1_000, 3_999, 4_000, 8_000, 16_700] {
+            let budget = Duration::from_micros(us);
+            let reserve = tail_reserve(budget);
+            assert!(
+                reserve <= budget / 4 && reserve <= ms(1),
+                "{budget:?}: {reserve:?}"
+            );
+        }
+    }
+
+    /// On a pool of `P` threads the first `P` lanes of the serving order start first (each
+    /// thread then takes the next): each of the first `P` lanes to start waits until `P`
+    /// have started (so the test does not hang on the clock: a thread that comes late
+    /// only delays it), and the lanes that started then must be the first `P` of the
+    /// order. A `par_iter` over the order in `serve_in_order`'s place starts the first and
+    /// the third of [2, 0, 3, 1] on 2 threads and fails it.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn the_pool_starts_the_lanes_in_the_serving_order() {
+        use super::serve_in_order;
+        use std::sync::{Condvar, Mutex};
+        for (threads, order) in [
+            (2, vec![2, 0, 3, 1]),
+            (3, vec![1, 3, 0, 2]),
+            (2, vec![3, 2, 1, 0]),
+        ] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+            let started: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+            let all_in = Condvar::new();
+            let results = pool.expect("a test pool").install(|| {
+                serve_in_order((0..4).map(Some).collect(), &order, |lane: usize| {
+                    let mut list = started.lock().unwrap();
+                    list.push(lane);
+                    if list.len() <= threads {
+                        all_in.notify_all();
+                        let wait = Duration::from_secs(10);
+                        let (list, _) = all_in
+                            .wait_timeout_while(list, wait, |l| l.len() < threads)
+                            .unwrap();
+                        drop(list);
+                    }
+                    lane * 10
+                })
+            });
+            assert_eq!(results, [0, 10, 20, 30], "results in lane order");
+            let mut first = started.lock().unwrap()[..threads].to_vec();
+            first.sort_unstable();
+            let mut expected = order[..threads].to_vec();
+            expected.sort_unstable();
+            assert_eq!(first, expected, "{threads} threads, order {order:?}");
+        }
+    }
+
+    /// Requests that join a field job already queued are new orders: they mark the job's
+    /// lane as having new work, as a job dealt to it does, so that it goes first in the
+    /// next tick's serving order.
+    #[test]
+    fn joining_a_queued_field_marks_its_lane() {
+        let mut world = World::new(Grid::new_free(64, 64));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let config = ServiceConfig::default().with_lanes(4);
+        let mut service = PathService::with_config(&world, config);
+        let goal = Rect::new(60, 60, 62, 62);
+        let order = |service: &mut PathService, unit: u32| {
+            let start = Cell::new(unit, 0);
+            let options = RequestOptions::default();
+            (service.request(&world, class, UnitId::new(unit), start, goal, options)).unwrap()
+        };
+        for unit in 0..10 {
+            order(&mut service, unit);
+        }
+        let mut report = Default::default();
+        service.take_in(&world, &mut report, (None, usize::MAX));
+        let lane = (service.lanes.iter())
+            .position(|l| !l.queue.is_empty())
+            .expect("one field job queued");
+        assert!(service.lanes[lane].new_work);
+        // The lane runs (a step of the field): the mark goes.
+        for l in &mut service.lanes {
+            l.new_work = false;
+        }
+        let late = order(&mut service, 20);
+        service.take_in(&world, &mut report, (None, usize::MAX));
+        let queued: usize = service.lanes.iter().map(|l| l.queue.len()).sum();
+        assert_eq!(queued, 1, "the late request joined the job");
+        assert_eq!(service.lanes[lane].queue[0].tickets(), 11);
+        assert!(service.lanes[lane].new_work, "{late:?} joined: new work");
+        let others = (0..4).filter(|&i| i != lane);
+        assert!(others.into_iter().all(|i| !service.lanes[i].new_work));
     }
 
     /// The longest budget honoured fits the clock with room to spare.
