@@ -6,6 +6,7 @@ pub mod class_check;
 pub mod footprint;
 pub mod map_text;
 pub mod scen_check;
+pub mod service_setup;
 
 use quadpath::{Cell, Grid, Path};
 use std::cmp::Reverse;
