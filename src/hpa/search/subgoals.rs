@@ -609,7 +609,7 @@ mod tests {
     use crate::grid::movement::octile;
     use crate::grid::{Grid, TerrainCosts};
     use crate::hpa::costs::CostBands;
-    use crate::hpa::subgoals::{Reached, SubgoalGraph};
+    use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
 
     proptest! {
@@ -634,12 +634,7 @@ mod tests {
             let per_unit = costs.floor();
             for goal in grid.free_cells() {
                 let own = graph.id_of(goal);
-                let mut reached = Vec::new();
-                graph.reach(&grid, goal, None, |r| {
-                    if let Reached::Subgoal(c) = r {
-                        reached.extend(graph.id_of(c));
-                    }
-                });
+                let reached = graph.reached_ids(&grid, goal);
                 let row = landmarks.goal_row(&graph, goal, own, reached.iter().copied());
                 for id in (0..graph.capacity() as u32).filter(|&id| graph.is_live(id)) {
                     let by_octile = octile(graph.cell(id), goal) * per_unit;
