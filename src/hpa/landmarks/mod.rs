@@ -42,7 +42,10 @@
 
 use super::costs::CostBands;
 use super::landmark_table::DistanceTable;
-use crate::geom::{Cell, Direction};
+use crate::geom::Cell;
+// Only the Lipschitz check (tests and the `testing` feature) walks the directions here.
+#[cfg(any(test, feature = "testing"))]
+use crate::geom::Direction;
 use crate::grid::Grid;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
