@@ -6,8 +6,9 @@ pub mod class_check;
 pub mod footprint;
 pub mod map_text;
 pub mod scen_check;
+pub mod service_setup;
 
-use quadpath::{Cell, Grid, Path};
+use quadpath::{Cell, Grid, Path, Rect};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -422,4 +423,17 @@ pub fn for_each_query(
             check(start, goal, dist[(goal.y * grid.width() + goal.x) as usize]);
         }
     }
+}
+
+/// The rectangle of `w × h` cells (each at least 1) whose top-left corner is `(x, y)` taken
+/// modulo the map's `width × height`, clipped to the map: how the property tests turn the
+/// edits they draw into rectangles in bounds whatever the map's size.
+pub fn clipped_rect((width, height): (u32, u32), (x, y, w, h): (u32, u32, u32, u32)) -> Rect {
+    let (x, y) = (x % width, y % height);
+    Rect::new(
+        x,
+        y,
+        (x + w - 1).min(width - 1),
+        (y + h - 1).min(height - 1),
+    )
 }

@@ -95,9 +95,7 @@ proptest! {
         let mut map = HpaMap::new(grid, fast(25)).unwrap();
         let (w, h) = (map.grid().width(), map.grid().height());
         for &(x, y, bw, bh, blocked) in &edits {
-            let (x, y) = (x % w, y % h);
-            let rect = Rect::new(x, y, (x + bw - 1).min(w - 1), (y + bh - 1).min(h - 1));
-            map.set_blocked(rect, blocked).unwrap();
+            map.set_blocked(clipped_rect((w, h), (x, y, bw, bh)), blocked).unwrap();
         }
         if map.grid().free_count() < (w * h) as u64 {
             prop_assert!(map.subgoal_snapshot().is_some(), "the layer keeps its subgoal graph");

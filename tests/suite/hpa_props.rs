@@ -20,8 +20,8 @@
 //! `hpa_edit_stress.rs` keeps the deterministic loops these properties grew from.
 
 use crate::common;
-use common::Rng;
 use common::*;
+use common::{clipped_rect, Rng};
 use proptest::prelude::*;
 use quadpath::{
     Cell, Config, GatePolicy, Grid, HpaMap, QueryError, Rect, SearchContext, TerrainPatch,
@@ -132,8 +132,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
             h: rh,
             blocked,
         } => {
-            let (x, y) = (x % w, y % h);
-            let r = Rect::new(x, y, (x + rw - 1).min(w - 1), (y + rh - 1).min(h - 1));
+            let r = clipped_rect((w, h), (x, y, rw, rh));
             let expect = r.cells().filter(|c| grid.is_free(*c) == blocked).count();
             let changed = map.set_blocked(r, blocked).unwrap();
             assert_eq!(
@@ -149,8 +148,7 @@ fn apply(map: &mut HpaMap, grid: &mut Grid, edit: &Edit) -> (Rect, bool) {
             h: rh,
             code,
         } => {
-            let (x, y) = (x % w, y % h);
-            let r = Rect::new(x, y, (x + rw - 1).min(w - 1), (y + rh - 1).min(h - 1));
+            let r = clipped_rect((w, h), (x, y, rw, rh));
             let free_after = |c: Cell| b".GS".contains(&code) && !grid.is_obstructed(c);
             let expect = r
                 .cells()

@@ -3,6 +3,7 @@
 //! layers), a brute-force scan for the closest reachable position, a step-by-step path
 //! checker, fresh unshared answers, and the service's own ledger of tickets.
 
+use crate::common::service_setup::tick_until_idle;
 use crate::common::{assert_valid, distances, Rng};
 use proptest::prelude::*;
 use quadpath::service::{
@@ -298,9 +299,7 @@ proptest! {
             for (i, &s) in starts.iter().enumerate() {
                 service.request(&world, classes[0], UnitId::new(i as u32), s, goal, RequestOptions::default()).unwrap();
             }
-            while service.pending() > 0 {
-                service.tick(&world, Budget::Expansions(500)).unwrap();
-            }
+            tick_until_idle(&mut service, &world, Budget::Expansions(500));
             let mut out: Vec<(Ticket, Outcome)> = service.drain_finished().collect();
             out.sort_by_key(|(t, _)| *t);
             (out, service.stats().shared)

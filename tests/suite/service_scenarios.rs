@@ -3,6 +3,7 @@
 //! grid), re-planning after a building comes down (against Dijkstra), repair from the
 //! reported position, and sharing in a 200-unit group.
 
+use crate::common::service_setup::{one_class_world, tick_until_idle};
 use crate::common::{assert_valid, distances};
 use quadpath::service::{
     Budget, Goal, Outcome, PathEvent, PathService, RequestOptions, ServiceConfig, ServiceError,
@@ -50,13 +51,7 @@ fn order_with(
 }
 
 fn finish(service: &mut PathService, world: &World) {
-    for _ in 0..10_000 {
-        if service.pending() == 0 {
-            return;
-        }
-        service.tick(world, Budget::Expansions(64)).unwrap();
-    }
-    panic!("the service never finished");
+    tick_until_idle(service, world, Budget::Expansions(64));
 }
 
 #[test]
@@ -504,10 +499,8 @@ fn freed_ground_replans_paths_that_could_shorten() {
 
 #[test]
 fn fast_layers_are_replanned_after_freed_ground() {
-    let mut world = World::new(Grid::from_fn(30, 24, |x, y| {
-        x != 15 || (20..=21).contains(&y)
-    }));
-    let scout = world.add_class(Movement::default(), Mode::Fast).unwrap();
+    let grid = Grid::from_fn(30, 24, |x, y| x != 15 || (20..=21).contains(&y));
+    let (mut world, scout) = one_class_world(grid, Mode::Fast);
     let mut service = PathService::new(&world);
     let (a, b) = (Cell::new(5, 2), Cell::new(25, 2));
     let t = order(&mut service, &world, (scout, 0), a, b);
@@ -537,8 +530,7 @@ fn fast_layers_are_replanned_after_freed_ground() {
 /// 3×3 rally area beyond the wall.
 fn wall_with_two_gaps() -> (World, ClassId, Rect) {
     let grid = Grid::from_fn(64, 64, |x, y| !(x == 32 && y != 10 && y != 50));
-    let mut world = World::new(grid);
-    let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    let (world, infantry) = one_class_world(grid, Mode::Exact);
     (world, infantry, Rect::new(58, 30, 60, 32))
 }
 

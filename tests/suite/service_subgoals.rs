@@ -3,6 +3,7 @@
 //! class's open grid (built from the terrain, not the layers) at the moment each answer is
 //! delivered, with the search sliced by budgets of every size and edits between ticks.
 
+use crate::common::service_setup::{one_class_world, tick_until_idle};
 use crate::common::{distances, Rng};
 use crate::service_props::{check_outcome, goal_positions, random_goal, rocks};
 use proptest::prelude::*;
@@ -164,10 +165,7 @@ proptest! {
 #[test]
 fn a_kept_field_answers_after_edits_on_den520d() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/den520d.map");
-    let mut world = World::new(io::read_map(path).unwrap());
-    let infantry = world
-        .add_class(Movement::default(), with_subgoals())
-        .unwrap();
+    let (mut world, infantry) = one_class_world(io::read_map(path).unwrap(), with_subgoals());
     let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
     let free: Vec<Cell> = world.grid().free_cells().collect();
     let mut rng = Rng(27);
@@ -188,12 +186,7 @@ fn a_kept_field_answers_after_edits_on_den520d() {
                 .unwrap();
             asked.insert(t, start);
         }
-        let mut ticks = 0;
-        while service.pending() > 0 {
-            service.tick(world, Budget::Expansions(500)).unwrap();
-            ticks += 1;
-            assert!(ticks < 10_000);
-        }
+        tick_until_idle(service, world, Budget::Expansions(500));
         let open = world.movement(infantry).unwrap().open_grid(world.grid());
         for (t, outcome) in service.drain_finished() {
             check_outcome(
@@ -239,10 +232,7 @@ fn a_kept_field_answers_after_edits_on_den520d() {
 #[test]
 fn a_group_of_200_from_one_subgoal_field_on_den520d() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/den520d.map");
-    let mut world = World::new(io::read_map(path).unwrap());
-    let infantry = world
-        .add_class(Movement::default(), with_subgoals())
-        .unwrap();
+    let (world, infantry) = one_class_world(io::read_map(path).unwrap(), with_subgoals());
     let open = world.movement(infantry).unwrap().open_grid(world.grid());
     let free: Vec<Cell> = open.free_cells().collect();
     let mut rng = Rng(520);
@@ -274,12 +264,7 @@ fn a_group_of_200_from_one_subgoal_field_on_den520d() {
             )
         })
         .collect();
-    let mut ticks = 0;
-    while service.pending() > 0 {
-        service.tick(&world, Budget::Expansions(500)).unwrap();
-        ticks += 1;
-        assert!(ticks < 10_000);
-    }
+    tick_until_idle(&mut service, &world, Budget::Expansions(500));
     let mut answered = 0;
     for (t, outcome) in service.drain_finished() {
         let Outcome::Full(path) = outcome else {

@@ -3,6 +3,7 @@
 //! requests, edits, releases and ticks, one walked each way, with a ledger of each unit's
 //! progress as the oracle of where it stands.
 
+use crate::common::service_setup::one_class_world;
 use crate::common::Rng;
 use crate::service_props::{open_grid, put_up_or_take_down, world};
 use proptest::prelude::*;
@@ -11,7 +12,7 @@ use quadpath::service::{
     Ticket,
 };
 use quadpath::units::UnitId;
-use quadpath::{Cell, Grid, Mode, Movement, Rect, World};
+use quadpath::{Cell, Grid, Mode, Rect};
 use std::collections::HashMap;
 
 /// What `step` should answer for `ticket`, found the long way on `service` (the unit
@@ -205,8 +206,7 @@ proptest! {
 /// path starts where the unit stands, and the unit ends on the goal.
 #[test]
 fn a_unit_walks_to_its_goal_through_a_repair() {
-    let mut world = World::new(Grid::new_free(60, 20));
-    let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    let (mut world, infantry) = one_class_world(Grid::new_free(60, 20), Mode::Exact);
     let mut service = PathService::new(&world);
     let (start, goal) = (Cell::new(1, 1), Cell::new(58, 18));
     let ticket = service
@@ -274,8 +274,7 @@ fn a_unit_walks_to_its_goal_through_a_repair() {
 /// `poll` and `advance` do; the unit stays where it stood.
 #[test]
 fn no_step_on_a_path_invalidated_without_repair() {
-    let mut world = World::new(Grid::new_free(30, 10));
-    let infantry = world.add_class(Movement::default(), Mode::Exact).unwrap();
+    let (mut world, infantry) = one_class_world(Grid::new_free(30, 10), Mode::Exact);
     let mut service = PathService::new(&world);
     let (start, goal) = (Cell::new(1, 5), Cell::new(28, 5));
     let options = RequestOptions::default().repair(false);

@@ -104,9 +104,8 @@ fn apply(map: &mut HpaMap, edit: &Edit) {
             h,
             blocked,
         } => {
-            let (x, y) = (x % gw, y % gh);
-            let r = Rect::new(x, y, (x + w - 1).min(gw - 1), (y + h - 1).min(gh - 1));
-            map.set_blocked(r, blocked).unwrap();
+            map.set_blocked(clipped_rect((gw, gh), (x, y, w, h)), blocked)
+                .unwrap();
         }
     }
 }

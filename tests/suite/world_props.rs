@@ -98,8 +98,7 @@ fn terrain_strategy() -> impl Strategy<Value = Terrain> {
 
 /// The rectangle `(x, y, w, h)` reduced onto the map.
 fn clip(t: &Terrain, x: u32, y: u32, w: u32, h: u32) -> Rect {
-    let (x, y) = (x % t.w, y % t.h);
-    Rect::new(x, y, (x + w - 1).min(t.w - 1), (y + h - 1).min(t.h - 1))
+    common::clipped_rect((t.w, t.h), (x, y, w, h))
 }
 
 /// Applies `edit` to the world and to the test's terrain.

@@ -168,7 +168,7 @@ pub(crate) struct SubgoalGraph {
     scratch_others: Vec<u32>,
     /// Scratch of [`SubgoalGraph::rescan`]: the kept finds merged with the new ones.
     scratch_merged: Vec<u32>,
-    /// The two levels (see `levels.rs`), until an edit drops them.
+    /// The two levels (see `levels/mod.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
     /// Their rebuild under way after an edit dropped them (see
     /// [`SubgoalGraph::rebuild_levels`]); an edit restarts it.
@@ -181,7 +181,7 @@ pub(crate) struct SubgoalGraph {
     levels_fit: bool,
     /// Whether the last contraction could not start because the graph has more ID slots,
     /// or a direct edge counts more steps, than the levels' packed arcs hold (see
-    /// `levels.rs`, `PackedArc`): the graph
+    /// `levels/arc.rs`, `PackedArc`): the graph
     /// is then searched whole (exact, only slower) until an edit, after which the levels
     /// are tried again.
     arcs_overflow: bool,
@@ -340,7 +340,7 @@ impl SubgoalGraph {
         self.landmarks = SubgoalLandmarks::build(self, 3 * k);
     }
 
-    /// Splits the subgoals into two levels (see `levels.rs`), for the search.
+    /// Splits the subgoals into two levels (see `levels/mod.rs`), for the search.
     pub fn build_levels(&mut self) {
         let levels = self.levels_fit.then(|| Levels::build(self));
         self.set_levels(levels);
@@ -349,7 +349,7 @@ impl SubgoalGraph {
     /// [`SubgoalGraph::build_landmarks`] and [`SubgoalGraph::build_levels`] side by side
     /// (see `hpa::side_by_side`): both read the graph alone, so the table and the levels
     /// are those the two calls make one after the other. On a large graph the contraction's
-    /// edge lists are made first, side by side (see `levels.rs`, `direct_lists`). Returns
+    /// edge lists are made first, side by side (see `levels/contraction.rs`, `direct_lists`). Returns
     /// the time each took.
     pub fn build_landmarks_and_levels(&mut self, k: usize) -> (Duration, Duration) {
         let graph = &*self;
@@ -645,7 +645,7 @@ impl SubgoalGraph {
         self.landmarks = landmarks;
         self.added.clear();
         self.linked.clear();
-        // A witness of a local may have lost an edge (see `levels.rs`); a rebuild under
+        // A witness of a local may have lost an edge (see `levels/mod.rs`); a rebuild under
         // way read the graph before this edit.
         self.levels = None;
         self.rebuilding = None;

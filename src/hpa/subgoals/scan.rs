@@ -278,6 +278,20 @@ impl SubgoalGraph {
         self.reach_parts(grid, from, target, Parts::ALL, found);
     }
 
+    /// The IDs of the subgoals the cone scan from free cell `goal` reaches, in the scan's
+    /// order: the ties from which a query derives the goal's landmark row, as the unit
+    /// tests of the bounds derive it (see `SubgoalLandmarks::goal_row`).
+    #[cfg(test)]
+    pub(crate) fn reached_ids(&self, grid: &Grid, goal: Cell) -> Vec<u32> {
+        let mut reached = Vec::new();
+        self.reach(grid, goal, None, |r| {
+            if let Reached::Subgoal(c) = r {
+                reached.extend(self.id_of(c));
+            }
+        });
+        reached
+    }
+
     /// [`SubgoalGraph::reach`] reporting with each subgoal the hop to it (its sector and
     /// steps), which the scan knows where it finds it: the query's two scans.
     #[inline]

@@ -48,7 +48,7 @@
 //! Say `s` is closed with its optimal cost `g(s)` (over the graph the search crosses) and
 //! lies on a shortest route to the goal, and its recorded hop enters it from `p`. A
 //! shortest continuation from `s` exists whose first hop `s → t` is an edge (the subgoal
-//! theorem, see `hpa::subgoals`; over the levels the contraction argument of `levels.rs`
+//! theorem, see `hpa::subgoals`; over the levels the contraction argument of `levels/mod.rs`
 //! gives one whose first arc leaves `s` upwards or along a global edge, and `t` is the
 //! first subgoal of that arc unpacked), unless `s` reaches the goal directly, which the
 //! goal's marks offer. The route `start ⇝ p → s → t ⇝ goal` with *any* ordering of the

@@ -28,16 +28,33 @@
 //! `1/(29·Q)`, so the columns stay Lipschitz in the true costs and the bounds admissible.
 //! A cell made dearer only lengthens distances (kept as blocking is), and one made cheaper
 //! is repaired as a freed one is.
+//!
+//! # Files
+//! - this file: the [`Landmarks`] (build, bounds, edits and their repair, the sliced
+//!   refresh) and the choice of their places;
+//! - `steps.rs`: the legal steps out of every cell and their weights in table units
+//!   ([`Steps`]), which every search over the grid here reads;
+//! - `flood.rs`: the search for the first landmark's place ([`Flood`]), resumable in
+//!   slices.
+//!
+//! The column search ([`ColumnSearch`]) stays in this file: moved out, its loop compiled to
+//! 1.8 % more instructions (callgrind of the build on den520d with terrain costs).
 
 use super::costs::CostBands;
 use super::landmark_table::DistanceTable;
-use crate::geom::{Cell, Direction};
-use crate::grid::movement::{
-    lattice_step_cost, legal_steps, LATTICE_DIAGONAL as DIAGONAL, LATTICE_STRAIGHT as STRAIGHT,
-};
+use crate::geom::Cell;
+// Only the Lipschitz check (tests and the `testing` feature) walks the directions here.
+#[cfg(any(test, feature = "testing"))]
+use crate::geom::Direction;
 use crate::grid::Grid;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
+
+mod flood;
+mod steps;
+
+use flood::{largest_region_far_cell, Flood};
+use steps::Steps;
 
 /// The value of cells that no landmark distance has reached (another component, or walls).
 pub(crate) const UNREACHED: u32 = u32::MAX;
@@ -703,158 +720,6 @@ fn farthest(values: &[u32]) -> usize {
     best.1
 }
 
-/// The legal steps out of every cell, one bit per [`Direction::ALL`] entry (none for a
-/// wall): the build runs a dozen searches over the whole grid, and this turns each step
-/// test into one bit test without bounds checks. Kept up to date through edits, it also
-/// serves the repairs and recomputations after them.
-#[derive(Clone, Debug, Default)]
-struct Steps {
-    width: usize,
-    masks: Vec<u8>,
-    /// Index offset of a step in each direction.
-    offsets: [isize; 8],
-    /// Each cell's cost in units of `1/Q` (see the module docs), rounded down; empty on a
-    /// map without terrain costs, whose steps weigh the plain lattice lengths.
-    weights: Vec<u32>,
-    /// Units of `1/Q` per unit of cost: `Q`.
-    quantum: f64,
-    /// Cells per table unit: what turns a column's difference into a bound.
-    per_unit: f64,
-}
-
-/// A cell's cost counts this many units for the cheapest terrain: 8 keeps the bounds within
-/// an eighth of the true cost on the cheapest ground, and the costs 0.5, 1, 2, 4 exact.
-const CHEAPEST_UNITS: f64 = 8.0;
-/// The most units a cell's cost counts: dearer ground is counted at this, which only
-/// loosens the bound, so that the bucket queue's ring stays small.
-const DEAREST_UNITS: u32 = 512;
-
-impl Steps {
-    fn new(grid: &Grid, costs: &CostBands) -> Self {
-        let mut steps = Self::unfilled(grid, costs);
-        for c in grid.free_cells() {
-            steps.fill_cell(grid, costs, c);
-        }
-        steps
-    }
-
-    /// The steps of `grid` with every cell still a wall: to be filled by
-    /// [`Steps::fill`]. Zeroed allocations only.
-    fn unfilled(grid: &Grid, costs: &CostBands) -> Self {
-        let (w, h) = (grid.width() as usize, grid.height() as usize);
-        let masks = vec![0u8; w * h];
-        let offsets = Direction::ALL.map(|d| {
-            let (dx, dy) = d.delta();
-            dy as isize * w as isize + dx as isize
-        });
-        let mut steps = Steps {
-            width: w,
-            masks,
-            offsets,
-            weights: Vec::new(),
-            quantum: 1.0,
-            per_unit: 1.0 / STRAIGHT as f64,
-        };
-        if !costs.is_unit() {
-            steps.quantum = CHEAPEST_UNITS / costs.min();
-            steps.per_unit = 1.0 / (STRAIGHT as f64 * steps.quantum);
-            steps.weights = vec![0; w * h];
-        }
-        steps
-    }
-
-    /// Fills in the cells of indexes `range` from `grid`.
-    fn fill(&mut self, grid: &Grid, costs: &CostBands, range: std::ops::Range<usize>) {
-        for i in range {
-            self.fill_cell(grid, costs, self.cell(i));
-        }
-    }
-
-    /// Fills in cell `c`'s steps and weight from `grid`.
-    fn fill_cell(&mut self, grid: &Grid, costs: &CostBands, c: Cell) {
-        let i = c.y as usize * self.width + c.x as usize;
-        self.masks[i] = if grid.is_free(c) {
-            Self::mask(grid, c)
-        } else {
-            0
-        };
-        if !self.weights.is_empty() {
-            self.weights[i] = self.units(grid, costs, c);
-        }
-    }
-
-    /// Free cell `c`'s cost in units (see `weights`).
-    fn units(&self, grid: &Grid, costs: &CostBands, c: Cell) -> u32 {
-        if !grid.is_free(c) {
-            return 0;
-        }
-        ((costs.cell_cost(grid, c) * self.quantum) as u32).min(DEAREST_UNITS)
-    }
-
-    /// The weight of the legal step in `dir` from cell index `i` to `j`, in table units.
-    #[inline]
-    fn weight(&self, i: usize, j: usize, dir: Direction) -> u32 {
-        let length = lattice_step_cost(dir);
-        if self.weights.is_empty() {
-            return length;
-        }
-        length * (self.weights[i] + self.weights[j]) / 2
-    }
-
-    /// The largest weight a step can have: what the bucket queue's ring must span.
-    fn max_weight(&self) -> u32 {
-        if self.weights.is_empty() {
-            DIAGONAL
-        } else {
-            DIAGONAL * DEAREST_UNITS
-        }
-    }
-
-    /// The legal steps out of `c` (none if it is a wall).
-    #[inline]
-    fn mask(grid: &Grid, c: Cell) -> u8 {
-        if !grid.is_free(c) {
-            return 0;
-        }
-        legal_steps(|x, y| grid.is_free_at(x, y), c.x as i64, c.y as i64)
-    }
-
-    /// Refreshes the masks an edit of `c` can change (its own and its neighbours') and its
-    /// weight.
-    fn update(&mut self, grid: &Grid, costs: &CostBands, c: Cell) {
-        if !self.weights.is_empty() {
-            self.weights[c.y as usize * self.width + c.x as usize] = self.units(grid, costs, c);
-        }
-        for dy in -1..=1i64 {
-            for dx in -1..=1i64 {
-                let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
-                if grid.contains_at(x, y) {
-                    let n = Cell::new(x as u32, y as u32);
-                    self.masks[y as usize * self.width + x as usize] = Self::mask(grid, n);
-                }
-            }
-        }
-    }
-
-    /// The cells one legal step from cell index `i`, with the step's cost in table units.
-    #[inline]
-    fn from(&self, i: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
-        let mut m = self.masks[i];
-        std::iter::from_fn(move || {
-            (m != 0).then(|| {
-                let d = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let j = i.wrapping_add_signed(self.offsets[d]);
-                (j, self.weight(i, j, Direction::ALL[d]))
-            })
-        })
-    }
-
-    fn cell(&self, i: usize) -> Cell {
-        Cell::new((i % self.width) as u32, (i / self.width) as u32)
-    }
-}
-
 /// The free cell nearest `c` within `radius` (in rings of growing Chebyshev distance).
 fn nearest_free(grid: &Grid, c: Cell, radius: i64) -> Option<Cell> {
     let (x, y) = (c.x as i64, c.y as i64);
@@ -871,81 +736,6 @@ fn nearest_free(grid: &Grid, c: Cell, radius: i64) -> Option<Cell> {
             .find(|&(cx, cy)| grid.is_free_at(cx, cy))
             .map(|(cx, cy)| Cell::new(cx as u32, cy as u32))
     })
-}
-
-/// The cell of the largest 8-connected free region that its breadth-first flood reached
-/// last, or `None` if nothing is free.
-fn largest_region_far_cell(grid: &Grid, steps: &Steps) -> Option<Cell> {
-    let mut flood = Flood::new(steps.masks.len());
-    match flood.advance(grid, steps, usize::MAX) {
-        (_, Some(found)) => found,
-        (_, None) => unreachable!("an unlimited flood finishes"),
-    }
-}
-
-/// The search for the first landmark's place, in slices: a breadth-first flood (in steps)
-/// of each connected region in turn, keeping the largest region's last cell reached.
-#[derive(Clone, Debug, Default)]
-struct Flood {
-    seen: Vec<bool>,
-    queue: VecDeque<usize>,
-    /// The next cell index the scan for an unseen free cell looks at.
-    scan: usize,
-    /// The region being flooded: its size so far, and its last cell reached.
-    size: usize,
-    last: usize,
-    /// The largest region flooded so far: its size and last cell.
-    best: Option<(usize, usize)>,
-}
-
-impl Flood {
-    fn new(cells: usize) -> Self {
-        Flood {
-            seen: vec![false; cells],
-            ..Flood::default()
-        }
-    }
-
-    /// Floods or scans at most `most` cells. Returns the cells handled, and, once every
-    /// cell is, the place found (`None` inside when nothing is free).
-    fn advance(
-        &mut self,
-        grid: &Grid,
-        steps: &Steps,
-        most: usize,
-    ) -> (usize, Option<Option<Cell>>) {
-        let mut work = 0;
-        while work < most {
-            if let Some(u) = self.queue.pop_front() {
-                self.size += 1;
-                self.last = u;
-                for (v, _) in steps.from(u) {
-                    if !self.seen[v] {
-                        self.seen[v] = true;
-                        self.queue.push_back(v);
-                    }
-                }
-            } else {
-                if self.size > 0 {
-                    if self.best.map_or(true, |(size, _)| self.size > size) {
-                        self.best = Some((self.size, self.last));
-                    }
-                    self.size = 0;
-                }
-                if self.scan == self.seen.len() {
-                    return (work, Some(self.best.map(|(_, i)| steps.cell(i))));
-                }
-                let i = self.scan;
-                self.scan += 1;
-                if !self.seen[i] && grid.is_free(steps.cell(i)) {
-                    self.seen[i] = true;
-                    self.queue.push_back(i);
-                }
-            }
-            work += 1;
-        }
-        (work, None)
-    }
 }
 
 /// A grid Dijkstra from one landmark, over the step weights, with a bucket queue (Dial's
@@ -1029,6 +819,7 @@ impl ColumnSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::movement::lattice_step_cost;
 
     /// The bands of a map without terrain costs.
     fn unit(grid: &Grid) -> CostBands {

@@ -1,0 +1,652 @@
+//! The A\* over the subgoal graph and its levels: opened at the start's cone scan, the
+//! goal marked by its own scan and an upward search, carried on in slices (exact or
+//! weighted), and the route unpacked into corner points; and the bound it is guided by.
+
+use super::{bend, OpenSearch, SearchContext, Stepped, NO_PARENT};
+use crate::geom::Cell;
+use crate::grid::movement::octile;
+use crate::grid::Grid;
+use crate::hpa::costs::CostBands;
+use crate::hpa::landmarks_sparse::SparseGoalRow;
+use crate::hpa::subgoals::{
+    allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Sector, Sighting,
+    SubgoalGraph, DIRECT, NO_HOP,
+};
+use crate::hpa::trace::{NodeSpace, Recorder, Traced, Untraced};
+
+/// A subgoal's mark from the goal's side of a subgoal search: stamped with the query
+/// number when the goal's cone scan reached it, or the upward search from the subgoals it
+/// reached did (see `hpa::subgoals::levels`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GoalMark {
+    stamp: u32,
+    /// The distance to the goal (in costs).
+    to_goal: f64,
+    /// The next subgoal on the way there ([`DIRECT`] for the goal itself).
+    next: u32,
+    /// The middle of the edge of the levels to `next` ([`DIRECT`] for none).
+    middle: u32,
+    /// The sector of the first subgoal-graph hop of the way ([`NO_HOP`] at the goal
+    /// itself), for the taut-path pruning of the upward search (see
+    /// `hpa::subgoals::taut`, *Backwards*).
+    leaving: Sector,
+}
+
+impl GoalMark {
+    /// No mark.
+    pub(super) const NONE: GoalMark = GoalMark {
+        stamp: 0,
+        to_goal: 0.0,
+        next: DIRECT,
+        middle: DIRECT,
+        leaving: NO_HOP,
+    };
+}
+/// What [`SearchContext::open_subgoals`] came to.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SubgoalOpened {
+    /// The goal lies in the start's cone: the corner points of the scan's walk to it.
+    Direct(Vec<Cell>),
+    /// The search is open; the goal's scan and the expansions follow.
+    Open(OpenSearch),
+}
+
+/// The octile distance in cost units on a map of one terrain cost, as the subgoal search
+/// and its bound count it.
+fn subgoal_octile(costs: &CostBands) -> impl Fn(Cell, Cell) -> f64 {
+    let per_unit = uniform_cost(costs);
+    move |a, b| octile(a, b) * per_unit
+}
+
+/// The one cost of a map a subgoal graph serves, per unit of length.
+fn uniform_cost(costs: &CostBands) -> f64 {
+    costs
+        .uniform()
+        .expect("subgoal graphs serve maps of one cost")
+}
+
+/// The subgoal search's bound on the cost from subgoal `id` to `goal`: the octile distance
+/// raised by the landmarks at the subgoals (`row` is the goal's), both consistent, times
+/// the search's `weight` (1 for exact A\*, above 1 for weighted A\*, see
+/// [`SearchContext::weigh_subgoal_bound`]). The one place the weight is applied.
+///
+/// Always inlined: a search evaluates it for every offer it takes, and inlined the
+/// query's fixed reads (the table's stride and lanes, the cost floor) leave the loop.
+#[inline(always)]
+fn subgoal_bound(
+    graph: &SubgoalGraph,
+    (row, weight): (&SparseGoalRow, f64),
+    goal: Cell,
+    costs: &CostBands,
+    id: u32,
+) -> f64 {
+    let per_unit = costs.floor();
+    let o = octile(graph.cell(id), goal) * per_unit;
+    let landmarks = graph.landmarks();
+    if landmarks.count() == 0 {
+        return weight * o;
+    }
+    // Lattice units (the layer's, see `hpa::landmarks_sparse`) to costs.
+    let gap = f64::from(landmarks.gap(row, id)) * per_unit / landmarks.units_per_cell();
+    // Neither is NaN (finite cells and costs), so a plain comparison picks what `f64::max`
+    // would, without its NaN tests.
+    weight * if gap > o { gap } else { o }
+}
+impl SearchContext {
+    /// Opens the A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
+    /// `hpa::subgoals`): the suspendable search's first unit of work, its start's cone
+    /// scan. A goal inside the start's cone is reached by the scan's walk, which is
+    /// optimal: the answer is then its corner points ([`SubgoalOpened::Direct`]).
+    /// Otherwise the search is open at the subgoals the scan reached, and
+    /// [`SearchContext::mark_subgoal_goal`] (the goal's cone scan, the second unit) and
+    /// then [`SearchContext::step_subgoals`] carry it on.
+    ///
+    /// A\* runs over dense per-ID tables stamped with the query number, guided by the
+    /// octile distance raised by the differential bounds of the landmarks kept at the
+    /// subgoals (see `hpa::landmarks_sparse`; both consistent, so nodes close for good),
+    /// over the levels of the subgoals while the graph has them (see
+    /// `hpa::subgoals::levels`). Without the landmarks it expands about three times as
+    /// many subgoals and takes 1.5–3× as long (measured on brc202d, w_woundedcoast and
+    /// Aftershock). An expanded subgoal relaxes only the hops after which the route may
+    /// still be shortest, given the hop it was entered by (taut-path pruning, see
+    /// `hpa::subgoals::taut`).
+    pub(crate) fn open_subgoals(
+        &mut self,
+        maps: (&SubgoalGraph, &Grid),
+        ends: (Cell, Cell),
+        costs: &CostBands,
+    ) -> SubgoalOpened {
+        with_recorder!(self.open_subgoals_as(maps, ends, costs))
+    }
+
+    /// [`SearchContext::open_subgoals`] with recorder `R`.
+    fn open_subgoals_as<R: Recorder>(
+        &mut self,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        (start, goal): (Cell, Cell),
+        costs: &CostBands,
+    ) -> SubgoalOpened {
+        // Costs: lengths times the map's one cost.
+        let octile = subgoal_octile(costs);
+        let per_unit = uniform_cost(costs);
+        let n = graph.capacity();
+        self.reset(n + 2);
+        if self.goal_marks.len() < n {
+            self.goal_marks.resize(n, GoalMark::NONE);
+            self.arc_middles.resize(n, DIRECT);
+            self.entered.resize(n, NO_HOP);
+            self.entries.resize(n, (0, 0));
+        }
+        let (s, t) = (n as u32, n as u32 + 1);
+        self.space = NodeSpace::Subgoals { n: s };
+        self.subgoal_row = None;
+        self.subgoal_weight = 1.0;
+        self.open_start::<R>(s, octile(start, goal));
+        let _ = self.pop();
+        self.expand::<R>(s, 0.0, NO_PARENT);
+        let mut ties = std::mem::take(&mut self.start_ties);
+        ties.clear();
+        let mut direct = false;
+        // The hop each tie enters its subgoal by is the scan's (none for the start
+        // itself), for the taut-path pruning; the scan tells its sector and length.
+        let entered = &mut self.entered;
+        if let Some(id) = graph.id_of(start) {
+            ties.push((0.0, id));
+            entered[id as usize] = NO_HOP;
+        }
+        graph.reach_hops(grid, start, Some(goal), |r| match r {
+            Sighting::Subgoal(c, hop) => {
+                let id = graph.id_of_found(c);
+                ties.push((hop.length() * per_unit, id));
+                entered[id as usize] = hop.sector;
+            }
+            Sighting::Target => direct = true,
+        });
+        if direct {
+            self.start_ties = ties;
+            let d = octile(start, goal);
+            self.relax::<R>(t, d, s, || 0.0);
+            let _ = self.pop();
+            self.expand::<R>(t, d, s);
+            return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
+        }
+        // The ties are offered once the goal's scan has given their bounds.
+        self.start_ties = ties;
+        SubgoalOpened::Open(OpenSearch {
+            start: s,
+            goal: t,
+            query: self.query,
+        })
+    }
+
+    /// Makes the subgoal search just opened by [`SearchContext::open_subgoals`] weighted
+    /// A\* with weight `weight` (at least 1): its nodes are ordered by `g + weight × h`,
+    /// `h` the consistent bound, so the route it returns costs at most `weight` times the
+    /// optimum (see the design notes, *Fast mode on maps of one cost*). It prunes hops by
+    /// the taut rule over every sector a subgoal was entered by, and takes a closed
+    /// subgoal again when a new sector enters it (see [`SearchContext::pop_weighted`]).
+    /// With a weight of 1 it stays exact A\*.
+    pub(crate) fn weigh_subgoal_bound(&mut self, weight: f64) {
+        debug_assert!(weight >= 1.0, "a weight below 1 would not bound the search");
+        self.subgoal_weight = weight;
+        if weight > 1.0 {
+            // `g + w·h` may decrease from a node to its successor.
+            self.open.set_any_order();
+        }
+    }
+
+    /// The subgoal search's second unit of work: the goal's cone scan marks the subgoals
+    /// that reach the goal directly, with their distance to it (and, over the levels, an
+    /// upward search from them marks the subgoals above with the way down); the goal's
+    /// landmark row is derived from them, and the start's ties are offered. The context
+    /// must [hold](SearchContext::holds) the search `open`.
+    pub(crate) fn mark_subgoal_goal(
+        &mut self,
+        maps: (&SubgoalGraph, &Grid),
+        goal: Cell,
+        costs: &CostBands,
+    ) {
+        with_recorder!(self.mark_subgoal_goal_as(maps, goal, costs))
+    }
+
+    /// [`SearchContext::mark_subgoal_goal`] with recorder `R`.
+    fn mark_subgoal_goal_as<R: Recorder>(
+        &mut self,
+        (graph, grid): (&SubgoalGraph, &Grid),
+        goal: Cell,
+        costs: &CostBands,
+    ) {
+        let length_cost = uniform_cost(costs);
+        let per_unit = costs.floor();
+        let stamp = self.query;
+        let mut reached = std::mem::take(&mut self.goal_ties);
+        reached.clear();
+        let levels = graph.levels();
+        let marks = &mut self.goal_marks;
+        let buckets = &mut self.by_level;
+        for b in buckets.iter_mut() {
+            b.clear();
+        }
+        // The goal itself and the subgoals its scan reaches, each marked as it comes: the
+        // scan reports a subgoal once (every cell it reports lies at its own count of
+        // diagonal and straight steps along its own walk and axis) and never the goal,
+        // so none is marked twice. A mark's way out is the scan's hop walked back.
+        let mut mark = |id: u32, to_goal: f64, leaving: Sector| {
+            let m = &mut marks[id as usize];
+            debug_assert!(m.stamp != stamp, "a subgoal is reached once");
+            *m = GoalMark {
+                stamp,
+                to_goal,
+                next: DIRECT,
+                middle: DIRECT,
+                leaving,
+            };
+            if let Some(l) = levels.filter(|l| l.is_local(id)) {
+                buckets[l.level(id) as usize].push(id);
+            }
+            reached.push((to_goal, id));
+        };
+        let own = graph.id_of(goal);
+        if let Some(id) = own {
+            mark(id, 0.0, NO_HOP);
+        }
+        graph.reach_hops(grid, goal, None, |r| {
+            if let Sighting::Subgoal(c, hop) = r {
+                let id = graph.id_of_found(c);
+                mark(id, hop.length() * length_cost, reversed(hop.sector));
+            }
+        });
+        // With levels, the goal is reached from above only: the locals its scan reached
+        // mark the subgoals above them with the way down. Upward arcs climb strictly in
+        // level (see `subgoals/levels/mod.rs`), so taking the locals level by level settles each before
+        // its arcs are followed: no priority queue is needed. A local follows only the
+        // arcs down which a route may still be shortest after it (see
+        // `hpa::subgoals::taut`, *Backwards*).
+        if let Some(l) = levels {
+            for level in 0..buckets.len() {
+                let bucket = std::mem::take(&mut buckets[level]);
+                for &id in &bucket {
+                    let GoalMark {
+                        to_goal: d,
+                        leaving,
+                        ..
+                    } = marks[id as usize];
+                    let taut = arrivals(graph.blocked_diagonals(id), leaving);
+                    let (arcs, base) = l.arc_ends(id);
+                    let taut = hop_turns(taut);
+                    for (k, &arc) in arcs.iter().enumerate() {
+                        if !allows_hops(taut, arc.hops()) {
+                            continue;
+                        }
+                        let end = arc.end();
+                        let dv = d + end.weight() * per_unit;
+                        let m = &mut marks[end.to as usize];
+                        if m.stamp != stamp || dv < m.to_goal {
+                            let fresh = m.stamp != stamp;
+                            let (middle, last) = l.taken(base + k);
+                            *m = GoalMark {
+                                stamp,
+                                to_goal: dv,
+                                next: id,
+                                middle,
+                                leaving: reversed(last),
+                            };
+                            if fresh && l.is_local(end.to) {
+                                let above = l.level(end.to) as usize;
+                                debug_assert!(above > level, "an upward arc climbs");
+                                buckets[above].push(end.to);
+                            }
+                        }
+                    }
+                }
+                buckets[level] = bucket;
+            }
+        }
+        let landmarks = graph.landmarks();
+        let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
+        self.goal_ties = reached;
+        self.subgoal_row = Some(row);
+        let s = graph.capacity() as u32;
+        let ties = std::mem::take(&mut self.start_ties);
+        let weight = self.subgoal_weight;
+        for &(d, id) in &ties {
+            let h = subgoal_bound(graph, (&row, weight), goal, costs, id);
+            if weight > 1.0 {
+                let entered = self.entered[id as usize];
+                self.relax_weighted::<R>(id, (d, s), (entered, DIRECT), || h);
+            } else {
+                self.relax::<R>(id, d, s, || h);
+            }
+        }
+        self.start_ties = ties;
+    }
+
+    /// Expands up to `max_expansions` more subgoals of the search `open`, opened by
+    /// [`SearchContext::open_subgoals`] and marked by [`SearchContext::mark_subgoal_goal`]
+    /// on the unchanged graph, in the same order as one unlimited call, so that a search
+    /// run in slices finds exactly what it finds in one go. Returns the corner points of a
+    /// shortest path, consecutive ones on one straight or diagonal run.
+    pub(crate) fn step_subgoals(
+        &mut self,
+        graph: &SubgoalGraph,
+        (start, goal): (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        with_recorder!(self.step_subgoals_as(graph, (start, goal), open, costs, max_expansions))
+    }
+
+    /// [`SearchContext::step_subgoals`] with recorder `R`.
+    fn step_subgoals_as<R: Recorder>(
+        &mut self,
+        graph: &SubgoalGraph,
+        ends: (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        // Exact and weighted A* compiled apart: the exact search's loop over arcs then
+        // asks no question of the weight (a weight of 1 multiplies nothing away).
+        if self.subgoal_weight > 1.0 {
+            self.expand_subgoals::<R, true>(graph, ends, open, costs, max_expansions)
+        } else {
+            self.expand_subgoals::<R, false>(graph, ends, open, costs, max_expansions)
+        }
+    }
+
+    /// [`SearchContext::step_subgoals`] with recorder `R`, for weighted A\* (`WEIGHTED`,
+    /// the weight above 1) or exact A\* (the weight 1).
+    fn expand_subgoals<R: Recorder, const WEIGHTED: bool>(
+        &mut self,
+        graph: &SubgoalGraph,
+        (start, goal): (Cell, Cell),
+        open: OpenSearch,
+        costs: &CostBands,
+        max_expansions: usize,
+    ) -> Stepped {
+        debug_assert!(self.holds(open), "a subgoal search resumed elsewhere");
+        debug_assert_eq!(WEIGHTED, self.subgoal_weight > 1.0);
+        let row = self
+            .subgoal_row
+            .expect("the goal is marked before the expansions");
+        // Exact A*'s weight is 1 (see `weigh_subgoal_bound`), a constant here.
+        let weight = if WEIGHTED { self.subgoal_weight } else { 1.0 };
+        let bound = |id: u32| subgoal_bound(graph, (&row, weight), goal, costs, id);
+        let octile = subgoal_octile(costs);
+        let per_unit = costs.floor();
+        let levels = graph.levels();
+        let OpenSearch {
+            start: s, goal: t, ..
+        } = open;
+        let stop = self.expanded.saturating_add(max_expansions);
+        let weighted = WEIGHTED;
+        while self.expanded < stop {
+            let popped = match weighted {
+                true => self.pop_weighted(graph, t),
+                false => self.pop().map(|(n, g, p)| {
+                    let taut = match n == t {
+                        true => 0,
+                        false => turns(graph.blocked_diagonals(n), self.entered[n as usize]),
+                    };
+                    (n, g, p, taut, true)
+                }),
+            };
+            let Some((n, g, p, taut, fresh)) = popped else {
+                return Stepped::Exhausted;
+            };
+            if n == t {
+                return Stepped::Found(self.unwind_subgoals(graph, start, goal, s, t), g);
+            }
+            self.expand::<R>(n, g, p);
+            let GoalMark {
+                stamp: marked,
+                to_goal,
+                ..
+            } = self.goal_marks[n as usize];
+            if fresh && marked == self.query {
+                self.relax::<R>(t, g + to_goal, n, || 0.0);
+            }
+            // Only the hops after which the route may still be shortest (`taut`, see
+            // `hpa::subgoals::taut`); a weighted search's are those of every sector the
+            // subgoal was entered by that an earlier expansion of it has not relaxed (see
+            // [`SearchContext::pop_weighted`]).
+            match levels {
+                // A local's upward edges, a global's edges to globals.
+                Some(l) => {
+                    let (arcs, base) = l.arc_ends(n);
+                    let taut = hop_turns(taut);
+                    for (k, &arc) in arcs.iter().enumerate() {
+                        if !allows_hops(taut, arc.hops()) {
+                            continue;
+                        }
+                        let end = arc.end();
+                        let w = end.weight() * per_unit;
+                        if weighted {
+                            let (middle, last) = l.taken(base + k);
+                            let h = || bound(end.to);
+                            self.relax_weighted::<R>(end.to, (g + w, n), (last, middle), h);
+                        } else if self.relax::<R>(end.to, g + w, n, || bound(end.to)) {
+                            let (middle, last) = l.taken(base + k);
+                            self.arc_middles[end.to as usize] = middle;
+                            self.entered[end.to as usize] = last;
+                        }
+                    }
+                }
+                None => {
+                    let here = graph.cell(n);
+                    for &v in graph.neighbours(n) {
+                        let c = graph.cell(v);
+                        let hop = sector(here, c);
+                        if !allows(taut, hop) {
+                            continue;
+                        }
+                        let g = g + octile(here, c);
+                        if weighted {
+                            self.relax_weighted::<R>(v, (g, n), (hop, DIRECT), || bound(v));
+                        } else if self.relax::<R>(v, g, n, || bound(v)) {
+                            self.entered[v as usize] = hop;
+                        }
+                    }
+                }
+            }
+        }
+        Stepped::Paused
+    }
+
+    /// Offers subgoal `node` to a weighted search at cost `g` from `parent`, entered by a
+    /// hop of sector `entered` over an edge of the levels with middle `middle`. As
+    /// [`SearchContext::relax`], and besides: the sector joins those `node` was entered
+    /// by, and a closed `node` entered by a sector it had not been is put back on the open
+    /// list at its own cost, to relax the hops that sector allows (see
+    /// [`SearchContext::pop_weighted`]).
+    #[inline]
+    fn relax_weighted<R: Recorder>(
+        &mut self,
+        node: u32,
+        (g, parent): (f64, u32),
+        (entered, middle): (Sector, u32),
+        h: impl Fn() -> f64,
+    ) {
+        let stamp = self.nodes[node as usize].stamp;
+        let bit = 1u32 << entered;
+        if self.relax::<R>(node, g, parent, &h) {
+            self.arc_middles[node as usize] = middle;
+            self.entered[node as usize] = entered;
+        }
+        let entries = &mut self.entries[node as usize];
+        if stamp < self.query * 2 {
+            *entries = (bit, 0);
+        } else if entries.0 & bit == 0 {
+            entries.0 |= bit;
+            if stamp == self.query * 2 + 1 {
+                let state = self.nodes[node as usize];
+                self.open.push(state.g + h(), node);
+            }
+        }
+    }
+
+    /// The next subgoal a weighted search expands, with its cost and parent field, the
+    /// sectors of the hops it relaxes and whether it is its first expansion: the open
+    /// subgoal of lowest key, or a closed one put back by
+    /// [`SearchContext::relax_weighted`], which relaxes the hops its new sectors allow and
+    /// its earlier expansions did not. (The goal comes with no sectors.)
+    ///
+    /// *Why the bound holds with the pruning* (see the design notes, *Fast mode on maps of
+    /// one cost*): a shortest route keeps the rule at each of its subgoals, so once a
+    /// subgoal of it is closed and entered by the route's hop into it, it relaxes the
+    /// route's next hop, at its own cost, on being taken again if need be; the induction of
+    /// weighted A\* then goes through unchanged.
+    fn pop_weighted(&mut self, graph: &SubgoalGraph, t: u32) -> Option<(u32, f64, u32, u16, bool)> {
+        let open_stamp = self.query * 2;
+        while let Some(node) = self.open.pop() {
+            let state = &mut self.nodes[node as usize];
+            let first = state.stamp == open_stamp;
+            if first {
+                state.stamp += 1;
+            }
+            let (g, parent) = (state.g, state.parent);
+            if node == t {
+                return first.then_some((node, g, parent, 0, true));
+            }
+            let (entries, answered) = self.entries[node as usize];
+            if !first && entries == answered {
+                continue; // a superseded entry, or nothing new since the last expansion
+            }
+            let blocked = graph.blocked_diagonals(node);
+            let mut taut = turns_any(blocked, entries);
+            if !first {
+                taut &= !turns_any(blocked, answered);
+            }
+            self.entries[node as usize].1 = entries;
+            if first || taut != 0 {
+                return Some((node, g, parent, taut, first));
+            }
+        }
+        None
+    }
+
+    /// The corner points of the subgoal route that reached `t`: each hop is the cone
+    /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
+    /// it, so its bend is written out between the two waypoints. Shortcuts of the global
+    /// level are unpacked into their two subgoal-graph hops.
+    fn unwind_subgoals(
+        &mut self,
+        graph: &SubgoalGraph,
+        start: Cell,
+        goal: Cell,
+        s: u32,
+        t: u32,
+    ) -> Vec<Cell> {
+        let levels = graph.levels();
+        // Subgoal IDs from the start to the one that met the goal's marks, then on down
+        // the marks' way to the goal, each with the middle of the edge that led to it;
+        // the edges of the levels unpacked.
+        let met = self.nodes[t as usize].parent;
+        let route = &mut self.route;
+        route.clear();
+        let mut v = met;
+        route.push((v, self.arc_middles[v as usize]));
+        while self.nodes[v as usize].parent != s {
+            v = self.nodes[v as usize].parent;
+            route.push((v, self.arc_middles[v as usize]));
+        }
+        // Reversed, each entry's middle is that of the edge to the next one: shift them.
+        route.reverse();
+        for i in 0..route.len() - 1 {
+            route[i].1 = route[i + 1].1;
+        }
+        let mut down = met;
+        loop {
+            let GoalMark { next, middle, .. } = self.goal_marks[down as usize];
+            if next == DIRECT {
+                break;
+            }
+            route.last_mut().expect("the route holds `met`").1 = middle;
+            route.push((next, DIRECT));
+            down = next;
+        }
+        let ids = &mut self.hops;
+        ids.clear();
+        ids.push(route[0].0);
+        for pair in route.windows(2) {
+            let ((a, middle), (b, _)) = (pair[0], pair[1]);
+            match levels {
+                Some(l) => l.unpack(a, middle, b, ids),
+                None => ids.push(b),
+            }
+        }
+        let mut out = Vec::with_capacity(2 * ids.len() + 3);
+        out.push(start);
+        let mut before = start;
+        for (i, &id) in ids.iter().enumerate() {
+            let here = graph.cell(id);
+            // The start's scan found the first hop; otherwise the hop's walk is that of
+            // whichever end's scan found the other. A straight or diagonal hop bends at
+            // one of its ends either way (the duplicate goes below), so only a hop with
+            // both kinds of steps asks which scan found it.
+            let forward = bend(before, here);
+            let pure = forward == before || forward == here;
+            out.push(if i == 0 || pure || graph.reached(ids[i - 1], id) {
+                forward
+            } else {
+                bend(here, before)
+            });
+            out.push(here);
+            before = here;
+        }
+        // The goal's scan found the last hop.
+        out.push(bend(goal, before));
+        out.push(goal);
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::subgoal_bound;
+    use crate::grid::movement::octile;
+    use crate::grid::{Grid, TerrainCosts};
+    use crate::hpa::costs::CostBands;
+    use crate::hpa::subgoals::SubgoalGraph;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(60))]
+
+        /// The subgoal search's bound is, to the bit, its weight times the larger of the
+        /// octile bound and the landmarks' (the goal's row derived as the search derives
+        /// it), with and without landmarks. Taking the smaller, or leaving the weight or
+        /// the lattice's units out, fails this (the map is of unit cost, so the cost floor
+        /// is 1); the landmarks' own tests show that both sides are lower bounds.
+        #[test]
+        fn the_subgoal_bound_is_the_larger_of_octile_and_landmarks(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..24, 0.3),
+            k in 0usize..=8,
+            weight in prop_oneof![Just(1.0), 1.0f64..3.0],
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let mut graph = SubgoalGraph::build(&grid);
+            graph.build_landmarks(k);
+            let costs = CostBands::new(TerrainCosts::unit(), grid.passable());
+            let landmarks = graph.landmarks();
+            let per_unit = costs.floor();
+            for goal in grid.free_cells() {
+                let own = graph.id_of(goal);
+                let reached = graph.reached_ids(&grid, goal);
+                let row = landmarks.goal_row(&graph, goal, own, reached.iter().copied());
+                for id in (0..graph.capacity() as u32).filter(|&id| graph.is_live(id)) {
+                    let by_octile = octile(graph.cell(id), goal) * per_unit;
+                    let by_landmarks = match landmarks.count() {
+                        0 => 0.0,
+                        _ => f64::from(landmarks.gap(&row, id)) * per_unit / landmarks.units_per_cell(),
+                    };
+                    let expected = weight * by_octile.max(by_landmarks);
+                    let got = subgoal_bound(&graph, (&row, weight), goal, &costs, id);
+                    prop_assert_eq!(got.to_bits(), expected.to_bits(), "goal {:?}, subgoal {:?}", goal, graph.cell(id));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Levels of the subgoal graph: most subgoals are *contracted* (made local), in order,
+//! each replaced by shortcuts between its neighbours where no other path is as short; the
+//! rest, the *globals*, keep the graph the search crosses. The search enters locals only
+//! upwards, from the start and (backwards) from the goal (after Uras and Koenig's
+//! two-level and N-level subgoal graphs, built here as contraction in a single pass).
+//!
+//! # The structure
+//! Subgoals are visited by growing degree. Subgoal `v` is contracted when for every pair
+//! `a, b` of its current neighbours (the subgoals not contracted yet joined to it) either a
+//! *witness* joins them without `v` (a direct edge or a path of two edges in the graph left
+//! so far, no longer than `w(a, v) + w(v, b)`), or one of at most `MAX_SHORTCUTS` (`contraction.rs`)
+//! *shortcuts* `a — b` of that weight, remembering `v` as its middle, is added, and when
+//! its level (one more than the highest level of the contracted subgoals it was joined
+//! to) stays at most [`MAX_LEVEL`]. A contracted subgoal keeps its edges of that moment
+//! as its *upward* edges: all to subgoals contracted later, or globals.
+//!
+//! # Why it is exact
+//! Contracting `v` keeps every distance between the subgoals left: a shortest path
+//! through `v` enters and leaves it by two neighbours `a, b`, and the witness or the
+//! shortcut is as short. So (as in contraction hierarchies) between any two subgoals there
+//! is a shortest path that climbs from the first over upward edges, crosses globals over
+//! their edges, and descends over upward edges taken backwards: take a shortest path and
+//! replace, again and again, its first-contracted inner subgoal by that subgoal's witness
+//! or shortcut; every step removes an inner subgoal contracted before all the others,
+//! until none lies below both its path neighbours. A query's shortest route over the
+//! subgoal graph, `s, g₁, …, g_k, t`, ties `g₁` to the start and `g_k` to the goal, so the
+//! search from the start ties over upward and global edges meets the marks that a small
+//! search from the goal ties over upward edges leaves (see `search_subgoals`). Landmark
+//! bounds stay admissible and consistent: a shortcut weighs the path it stands for, at
+//! least the lattice distance between its ends. `tests/suite/subgoal_props.rs` checks paths
+//! against Dijkstra with the levels on, and fails when shortcuts are left out.
+//!
+//! Arcs are stored in CSR arrays, 6 bytes an arc and a little more (see [`PackedArc`]):
+//! the hop byte (the sector of the first subgoal-graph hop the arc stands for, for the
+//! search's taut-path pruning, see `taut.rs`, and whether it is a shortcut), the far end,
+//! and the weight as counts of straight and diagonal steps (which add exactly), at fixed
+//! places: 19 bits of ID (524,288 ID slots) and 12 bits a count (4,095 steps). A subgoal
+//! whose shortcut would need more steps of either kind than a count holds stays global; a
+//! graph with a direct edge that long (a map more than 4,096 cells a side) or with more ID
+//! slots gets no levels, and is searched whole (exact, only slower). A direct edge's last
+//! hop is its first;
+//! a shortcut's last hop and its middle are listed apart (see [`Shortcuts`]: 2–4 % of the
+//! arcs are shortcuts).
+//!
+//! # Edits
+//! An edit drops the levels (the search goes on over the whole subgoal graph, exact as
+//! before): a witness may have lost an edge. [`Contraction`] builds them again in
+//! bounded slices (see `HpaMap::refresh_within`), restarted by any edit during the
+//! rebuild; a sliced rebuild starts only at a call with no edit since the previous one, so
+//! that a map edited between every two calls wastes no slices on it. Subgoals are visited
+//! by degree and then by cell, and whether one is contracted depends only on the graph
+//! left (not on the order of its edge lists), so the levels rebuilt after edits equal a
+//! fresh build's (tested by cell in `tests/suite/subgoal_props.rs`).
+//!
+//! # Files
+//! - `arc.rs`: the arcs as the contraction handles them ([`Arc`]) and as the levels store
+//!   them, 6 bytes each ([`PackedArc`], its hop byte and [`ArcEnd`](arc::ArcEnd)): the encoding.
+//! - `contraction.rs`: the contraction ([`Contraction`]), whole or in the slices of a
+//!   rebuild after edits, and its witness tests.
+//! - `shortcuts.rs`: the shortcuts' middles and last hops listed apart ([`Shortcuts`]).
+//! - this file: the finished levels ([`Levels`]) as the search reads them: levels, local
+//!   marks, upward arcs, unpacking a shortcut.
+
+mod arc;
+mod contraction;
+mod shortcuts;
+
+use super::taut::Sector;
+use super::SubgoalGraph;
+#[cfg(any(test, feature = "testing"))]
+use crate::geom::Cell;
+pub(crate) use arc::{allows_hops, hop_turns, Arc, PackedArc};
+use arc::{first_hop, SHORTCUT};
+pub(crate) use contraction::Contraction;
+use shortcuts::Shortcuts;
+
+/// The highest level a contracted subgoal may have: it bounds the upward searches.
+const MAX_LEVEL: u8 = 6;
+/// Levels a local may have: 0 to [`MAX_LEVEL`] − 1 (a subgoal at [`MAX_LEVEL`] stays
+/// global).
+pub(crate) const LEVELS: usize = MAX_LEVEL as usize;
+/// The middle of an edge that is no shortcut.
+pub(crate) const DIRECT: u32 = u32::MAX;
+
+/// The levels of a subgoal graph (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Levels {
+    /// One bit per subgoal ID: whether it is contracted (local).
+    local: Vec<u64>,
+    /// Per subgoal ID: its level (a local's, fixed when it was contracted, is below that
+    /// of every subgoal its upward edges lead to).
+    level: Vec<u8>,
+    /// Arcs `offsets[id]..offsets[id + 1]`: the upward edges of local `id`, the edges of
+    /// global `id` to other globals (see [`Arc`]): packed with the hop bytes, the far ends
+    /// and the weights (see [`PackedArc`]: read for every arc, by the pruning), and apart
+    /// the shortcuts' middles and last hops (read for the arcs a relaxation takes).
+    offsets: Vec<u32>,
+    arcs: Vec<PackedArc>,
+    shortcuts: Shortcuts,
+}
+
+impl Levels {
+    /// Contracts `graph`'s subgoals (see the module docs), or `None` when its arcs cannot
+    /// be packed (see [`PackedArc`]).
+    pub fn build(graph: &SubgoalGraph) -> Option<Self> {
+        Some(Self::contracted(Contraction::new(graph)?, graph))
+    }
+
+    /// The levels `contraction`, not begun, of `graph` makes.
+    pub fn contracted(mut contraction: Contraction, graph: &SubgoalGraph) -> Self {
+        let done = contraction.run(graph, None);
+        debug_assert!(done, "an unlimited contraction finishes");
+        contraction.finish()
+    }
+
+    /// The local subgoals and the edges of the levels by cell (local or not, far end,
+    /// middle, weight), sorted: what a rebuilt hierarchy and a fresh one are compared by.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn snapshot(&self, graph: &SubgoalGraph) -> super::LevelsSnapshot {
+        let n = self.offsets.len() - 1;
+        let mut local: Vec<Cell> = (0..n as u32)
+            .filter(|&id| graph.is_live(id) && self.is_local(id))
+            .map(|id| graph.cell(id))
+            .collect();
+        local.sort_unstable();
+        let mut arcs: Vec<_> = (0..n as u32)
+            .flat_map(|id| self.arcs(id).map(move |arc| (id, arc)))
+            .map(|(id, arc)| {
+                let via = (arc.via != DIRECT).then(|| graph.cell(arc.via));
+                (
+                    graph.cell(id),
+                    graph.cell(arc.to),
+                    via,
+                    (arc.straight, arc.diagonal),
+                )
+            })
+            .collect();
+        arcs.sort_unstable();
+        (local, arcs)
+    }
+
+    /// The level of subgoal `id`: below [`LEVELS`] for a local, and below that of every
+    /// subgoal its upward edges lead to.
+    #[inline]
+    pub fn level(&self, id: u32) -> u8 {
+        self.level[id as usize]
+    }
+
+    /// Whether subgoal `id` is local (contracted).
+    #[inline]
+    pub fn is_local(&self, id: u32) -> bool {
+        self.local[id as usize / 64] >> (id % 64) & 1 == 1
+    }
+
+    /// The indices of the upward edges of local `id`, or of the edges of global `id` to
+    /// other globals, in the arc arrays.
+    #[inline]
+    fn range(&self, id: u32) -> std::ops::Range<usize> {
+        self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize
+    }
+
+    /// The upward edges of local `id`, or the edges of global `id` to other globals.
+    #[inline]
+    pub fn arcs(&self, id: u32) -> impl Iterator<Item = Arc> + '_ {
+        self.range(id).map(|i| {
+            let end = self.arcs[i].end();
+            let (via, last) = self.taken(i);
+            // The packed counts are at most 12 bits.
+            let counts = (end.straight as u16, end.diagonal as u16);
+            Arc::new(end.to, via, counts, first_hop(self.arcs[i].hops()), last)
+        })
+    }
+
+    /// The arcs of [`Levels::arcs`] as the search reads them: packed (the hop byte by
+    /// [`PackedArc::hops`], the far end and the weight by [`PackedArc::end`]), and the
+    /// index of the first arc for [`Levels::taken`].
+    #[inline]
+    pub fn arc_ends(&self, id: u32) -> (&[PackedArc], usize) {
+        let r = self.range(id);
+        (&self.arcs[r.clone()], r.start)
+    }
+
+    /// The middle (or [`DIRECT`]) and the last hop's sector of arc `i`.
+    // Always inlined: the search calls it for every relaxation that improves a subgoal,
+    // and a direct edge (most of them) needs only the byte just read.
+    #[inline(always)]
+    pub fn taken(&self, i: usize) -> (u32, Sector) {
+        let hops = self.arcs[i].hops();
+        if hops & SHORTCUT == 0 {
+            // A direct edge is one hop: its last is its first.
+            (DIRECT, hops)
+        } else {
+            self.shortcuts.get(i)
+        }
+    }
+
+    /// The subgoal-graph hops that the edge of the levels between `a` and `b` with middle
+    /// `via` ([`DIRECT`] for no shortcut) stands for, appended to `out` after `a`: the inner
+    /// subgoals, then `b`. The search knows the middle of the edges it took; the middle
+    /// subgoal was contracted before both ends, so its edges to them are among its own
+    /// upward arcs, a short list, and no other list is searched.
+    pub fn unpack(&self, a: u32, via: u32, b: u32, out: &mut Vec<u32>) {
+        #[cfg(debug_assertions)]
+        assert_eq!(via, self.middle(a, b), "the middle of the edge {a} — {b}");
+        if via == DIRECT {
+            out.push(b);
+            return;
+        }
+        let middle_of = |end: u32| {
+            self.arcs(via)
+                .find(|arc| arc.to == end)
+                .map_or(DIRECT, |arc| arc.via)
+        };
+        self.unpack(a, middle_of(a), via, out);
+        self.unpack(via, middle_of(b), b, out);
+    }
+
+    /// The middle of the edge of the levels between `a` and `b`, looked up in both ends'
+    /// lists: what [`Levels::unpack`] is checked against in debug builds.
+    #[cfg(debug_assertions)]
+    fn middle(&self, a: u32, b: u32) -> u32 {
+        self.arcs(a)
+            .find(|arc| arc.to == b)
+            .or_else(|| self.arcs(b).find(|arc| arc.to == a))
+            .map_or(DIRECT, |arc| arc.via)
+    }
+
+    /// Heap bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.local.capacity() * 8
+            + self.level.capacity()
+            + self.offsets.capacity() * 4
+            + self.arcs.capacity() * std::mem::size_of::<PackedArc>()
+            + self.shortcuts.memory_bytes()
+    }
+
+    /// Number of arcs.
+    pub fn arc_count(&self) -> usize {
+        self.arcs.len()
+    }
+
+    /// Number of global (uncontracted) subgoal slots.
+    pub fn global_count(&self, graph: &SubgoalGraph) -> usize {
+        (0..self.offsets.len() as u32 - 1)
+            .filter(|&id| graph.is_live(id) && !self.is_local(id))
+            .count()
+    }
+}
