@@ -379,9 +379,21 @@ impl SubgoalField {
             let d = label.dist;
             work += 1;
             let here = graph.cell(id);
+            // `offer` by hand, with the labels, the queue and the use held in locals: the
+            // relaxation is the field's inner loop, and through `&mut self` every pass
+            // reloaded them.
+            let (uses, labels, open) = (self.uses, &mut self.labels[..], &mut self.open);
             for &v in graph.neighbours(id) {
                 let reached = d + octile(here, graph.cell(v));
-                self.offer(v, reached, id);
+                let label = &mut labels[v as usize];
+                if label.mark >> 1 != uses || reached < label.dist {
+                    *label = Label {
+                        dist: reached,
+                        parent: id,
+                        mark: uses << 1,
+                    };
+                    open.push(reached, v);
+                }
             }
         }
         work
@@ -410,7 +422,8 @@ impl SubgoalField {
 
     /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has (a
     /// label of an earlier use is no distance at all). (A settled subgoal never is: its
-    /// `D` is at most the popped one's, and every edge is at least 1 long.)
+    /// `D` is at most the popped one's, and every edge is at least 1 long.) `step`'s
+    /// relaxation does the same by hand.
     #[inline]
     fn offer(&mut self, id: u32, d: f64, parent: u32) {
         let uses = self.uses;
@@ -534,10 +547,21 @@ impl SubgoalField {
 /// way would come from a subgoal at `D ≥ b` plus an edge `≥ 1`): each one popped from it
 /// is final, whatever the order within the bucket. A subgoal queued again at a shorter
 /// `D` leaves a stale entry behind, skipped once the subgoal is settled.
+///
+/// The lists' memory is passed on: a bucket emptied below the radius is never used again
+/// in this use, so `pop` moves its list (with its capacity) to `spare`, and a bucket about
+/// to get its first entry takes a spare list instead of growing one from nothing. The
+/// queue's buffers thus stay about the size of its live range (the buckets between the
+/// radius and the farthest queued `D`, plus a list per bucket index reached), rather than
+/// every bucket keeping what it once held; a search allocates only while the live range
+/// or a bucket's load grows past what it had.
 #[derive(Clone, Debug, Default)]
 struct Buckets {
-    /// Lists of every bucket used so far (kept when emptied, for their memory).
+    /// Lists of every bucket used so far (those below `low` handed on to `spare`, those
+    /// at or above it kept when emptied, for their memory).
     lists: Vec<Vec<u32>>,
+    /// Empty lists with memory, for buckets that get their first entry.
+    spare: Vec<Vec<u32>>,
     /// No bucket below this one holds an entry.
     low: usize,
     /// Nor at or above this one: the buckets of the lists in use (the others are empty).
@@ -545,13 +569,20 @@ struct Buckets {
 }
 
 impl Buckets {
+    #[inline]
     fn push(&mut self, d: f64, id: u32) {
         let b = d as usize;
         debug_assert!(b >= self.low, "a subgoal queued below the radius");
         if b >= self.lists.len() {
             self.lists.resize_with(b + 1, Vec::new);
         }
-        self.lists[b].push(id);
+        let list = &mut self.lists[b];
+        if list.capacity() == 0 {
+            if let Some(spare) = self.spare.pop() {
+                *list = spare;
+            }
+        }
+        list.push(id);
         self.high = self.high.max(b + 1);
     }
 
@@ -569,8 +600,12 @@ impl Buckets {
 
     fn pop(&mut self) -> Option<u32> {
         while self.low < self.high {
-            if let Some(id) = self.lists[self.low].pop() {
+            let list = &mut self.lists[self.low];
+            if let Some(id) = list.pop() {
                 return Some(id);
+            }
+            if list.capacity() > 0 {
+                self.spare.push(std::mem::take(list));
             }
             self.low += 1;
         }
@@ -588,6 +623,7 @@ impl Buckets {
     fn memory_bytes(&self) -> usize {
         self.lists
             .iter()
+            .chain(&self.spare)
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum()
     }

@@ -2,7 +2,9 @@
 //! goals, edits of the map and uses of the field on a map edited since it started, against
 //! a field started in fresh buffers and an independent Dijkstra over the grid.
 
-use super::{bend, heading, straight_is_clear, DiagonalRays, HpaMap, SubgoalField, MAX_USES};
+use super::{
+    bend, heading, straight_is_clear, Buckets, DiagonalRays, HpaMap, SubgoalField, MAX_USES,
+};
 use crate::flow::tests::{grid, oracle};
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::octile;
@@ -187,5 +189,53 @@ proptest! {
             );
         }
         prop_assert!(heading(start, start).is_none());
+    }
+}
+
+proptest! {
+    /// The queue handing emptied lists on (`Buckets::spare`) pops what one list a bucket,
+    /// each kept for good, would (the queue before it), entry by entry, with the same
+    /// floor, across uses of its buffers: pushes at or above the lowest bucket, pops in
+    /// between, a clear between uses. It fails when a list is handed on with its entries
+    /// still in it, or when a bucket takes a spare over the entries it holds.
+    #[test]
+    fn buckets_that_hand_lists_on_pop_as_lists_kept_for_good(
+        seed in any::<u64>(),
+        uses in 1usize..4,
+        ops in 1usize..400,
+    ) {
+        let mut rng = seed;
+        let mut queue = Buckets::default();
+        for _ in 0..uses {
+            queue.clear();
+            let mut lists: Vec<Vec<u32>> = Vec::new();
+            let mut low = 0usize;
+            for id in 0..ops as u32 {
+                if below(&mut rng, 3) == 0 {
+                    let expected = loop {
+                        match lists.get_mut(low) {
+                            None => break None,
+                            Some(list) => match list.pop() {
+                                Some(e) => break Some(e),
+                                None => low += 1,
+                            },
+                        }
+                    };
+                    prop_assert_eq!(queue.pop(), expected);
+                } else {
+                    let d = low as f64 + below(&mut rng, 40 * 8) as f64 / 8.0;
+                    queue.push(d, id);
+                    let b = d as usize;
+                    if b >= lists.len() {
+                        lists.resize_with(b + 1, Vec::new);
+                    }
+                    lists[b].push(id);
+                }
+                let floor = (low..lists.len())
+                    .find(|&b| !lists[b].is_empty())
+                    .map_or(f64::INFINITY, |b| b as f64);
+                prop_assert_eq!(queue.floor(), floor);
+            }
+        }
     }
 }
