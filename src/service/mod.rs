@@ -435,8 +435,9 @@ impl PathService {
     /// Drops `ticket`: a pending request is taken out of its job (by the next tick: a job
     /// with no one left is dropped then), a delivered path is forgotten. The ticket is
     /// unknown afterwards (its slot in the ticket table is reused, under another number).
-    /// O(1) (amortized) but for a pending re-plan (O(log n)); a delivered path's buffers
-    /// are freed by the next tick.
+    /// O(1) amortized (one call in many tidies the ticket table's ordered index, in
+    /// O(live tickets)), plus O(log n) for any ticket while a re-plan is pending; a
+    /// delivered path's buffers are freed by the next tick.
     ///
     /// # Errors
     /// [`ServiceError::UnknownTicket`] for a ticket never issued, released or cancelled.
@@ -588,7 +589,9 @@ impl PathService {
     }
 
     /// Heap bytes the service holds (tickets, queued jobs, kept answers and fields, search
-    /// buffers excluded): bounded by the live tickets.
+    /// buffers excluded): bounded by the live tickets and the paths dropped since the last
+    /// tick (a tick under a time budget frees those only within its time, so a burst of
+    /// releases may wait a few ticks; see `free_released`).
     pub fn memory_bytes(&self) -> usize {
         let paths: usize = (self.tickets.states())
             .chain(&self.released)
@@ -749,6 +752,46 @@ mod tests {
         assert!(
             freed <= waiting - 64 * 8,
             "{empty} / {holding} / {waiting} / {freed}"
+        );
+    }
+
+    /// A tick under a time budget frees released paths only until a quarter of its lanes'
+    /// time, reading the clock every 32 frees, and leaves the rest to the next ticks (a
+    /// game releasing thousands at once must not take a tick past its budget, as a review
+    /// found when they were all freed at once); `Budget::Expansions` frees them all. Fails
+    /// when the frees ignore the deadline or the next tick forgets the rest.
+    #[test]
+    fn a_tick_frees_released_paths_within_its_time() {
+        let mut world = World::new(Grid::new_free(64, 64));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut service = PathService::new(&world);
+        let options = RequestOptions::default();
+        let tickets: Vec<Ticket> = (0..100)
+            .map(|u| {
+                let from = Cell::new(u % 64, u / 64);
+                let to = Cell::new(63, 40);
+                service.request(&world, class, UnitId::new(u), from, to, options)
+            })
+            .collect::<Result<_, _>>()
+            .unwrap();
+        while service.pending() > 0 {
+            service.tick(&world, Budget::Expansions(10_000)).unwrap();
+        }
+        for &t in &tickets {
+            service.release(t).unwrap();
+        }
+        assert_eq!(service.released.len(), 100);
+        // A deadline already past: one round of frees, then the clock says stop.
+        let now = std::time::Instant::now();
+        service.free_released(now, Some(now));
+        assert_eq!(service.released.len(), 100 - 32, "one round of 32 frees");
+        // Time enough: the rest goes.
+        let later = now + std::time::Duration::from_secs(3600);
+        service.free_released(now, Some(later));
+        assert!(service.released.is_empty());
+        assert!(
+            service.released.capacity() <= 256,
+            "the peak's room is given back"
         );
     }
 }

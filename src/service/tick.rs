@@ -204,21 +204,40 @@ impl Recent {
     }
 }
 
-/// The most of a time budget a tick keeps back from its lanes, for what runs after their
-/// deadline: the steps under way then (a thread's step at the deadline and the owed step,
-/// each up to a subgoal field's start, 100–450 µs on a 1,024² map) and the delivery of
-/// the answers (moving what the lanes prepared into place, about a microsecond each).
-/// None of it grows with the budget.
+/// The part of a tick's time reserve that does not grow with the budget: the steps under
+/// way at the lanes' deadline (a thread's step at the deadline and the owed step, each up
+/// to a subgoal field's start, 100–450 µs on a 1,024² map).
 const MAX_TAIL_RESERVE: Duration = Duration::from_millis(1);
 
-/// What a tick under `Budget::Time(budget)` keeps back from its lanes (see
-/// [`MAX_TAIL_RESERVE`]): a quarter of the budget, at most 1 ms. A main-thread budget of
-/// 1 ms keeps its 250 µs, as before session 35; beside the frame, an 8 ms budget gives the
-/// lanes 7 ms instead of 6 (the quarter kept back there was mostly left unused: the ticks'
-/// wall time reached 6.1 ms at p99, 7.1 ms at most).
+/// What a tick under `Budget::Time(budget)` keeps back from its lanes: a quarter of the
+/// budget up to [`MAX_TAIL_RESERVE`], and never less than an eighth. The eighth is for the
+/// delivery of the lanes' answers on the calling thread after them (1–2 µs an answer),
+/// which grows with what the lanes had time to answer: a review of session 35 saw ticks of
+/// 32 and 64 ms with a fixed 1 ms reserve overrun by up to 6–8 ms on thousands of cheap
+/// answers. A main-thread budget of 1 ms keeps its 250 µs, as before session 35; beside
+/// the frame, an 8 ms budget gives the lanes 7 ms instead of 6 (the quarter kept back
+/// there was mostly left unused: the ticks' wall time reached 6.1 ms at p99, 7.1 ms at
+/// most). Booking each answer's delivery against the lanes' deadline as they prepare it
+/// would be tighter; not done.
 fn tail_reserve(budget: Duration) -> Duration {
-    (budget / 4).min(MAX_TAIL_RESERVE)
+    (budget / 4).min(MAX_TAIL_RESERVE).max(budget / 8)
 }
+
+/// When the lanes of a tick that started at `start` under `Budget::Time(budget)` stop:
+/// [`tail_reserve`] before the end, the intake's time included (it runs first, from the
+/// same start). A budget too large for the clock has no deadline worth the name: it is
+/// taken as [`MAX_TIME_BUDGET`].
+fn lanes_deadline(start: Instant, budget: Duration) -> Instant {
+    let budget = budget.min(MAX_TIME_BUDGET);
+    start + (budget - tail_reserve(budget))
+}
+
+/// How many released paths a tick frees between two looks at the clock.
+const FREES_BETWEEN_CLOCK_READS: usize = 32;
+
+/// The room for released paths kept once they are all freed (a burst of releases does
+/// not keep its peak's room for good).
+const RELEASED_KEPT_CAPACITY: usize = 256;
 
 /// The longest time budget a tick honours as given: a day. Longer ones (up to
 /// `Duration::MAX`) are taken as a day, so that the deadline never overflows the clock.
@@ -251,19 +270,14 @@ impl PathService {
             Budget::Time(d) if d.is_zero() => return Err(ServiceError::ZeroBudget),
             Budget::Expansions(n) => (n, None),
             // The lanes stop `tail_reserve` before the end: the rest is for the steps under
-            // way at the deadline and delivering the answers. The intake's time comes out
-            // of the lanes' (it runs first, from the same start).
-            // (A budget too large for the clock has no deadline worth the name: a day.)
-            Budget::Time(d) => {
-                let d = d.min(MAX_TIME_BUDGET);
-                (usize::MAX, Some(now + (d - tail_reserve(d))))
-            }
+            // way at the deadline and delivering the answers.
+            Budget::Time(d) => (usize::MAX, Some(lanes_deadline(now, d))),
         };
         let mut report = TickReport::default();
         // The paths cancelled or released since the last tick are freed here, off the main
         // thread when the tick runs beside the frame (their buffers, a few kilobytes a
         // path, were most of `cancel`'s time).
-        self.released.clear();
+        self.free_released(now, deadline);
         // First the live paths against the edits reported since the last tick: nothing is
         // taken in or delivered before every path the service holds is checked.
         let mut sweeping = Allowance::new(total, deadline);
@@ -366,6 +380,36 @@ impl PathService {
         report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();
         self.frame += 1;
         Ok(report)
+    }
+
+    /// Frees the states of paths cancelled or released since the last tick. Under a time
+    /// budget it stops at a quarter of the lanes' time (the clock read every
+    /// [`FREES_BETWEEN_CLOCK_READS`] frees) and leaves the rest to the next tick, so that
+    /// a game releasing thousands of paths at once (a few hundred nanoseconds each) does
+    /// not take the tick past its budget; under `Budget::Expansions`, which promises
+    /// outcomes and not time, it frees them all (freeing changes no outcome). Memory held
+    /// for released paths is therefore what the game released since the last tick plus
+    /// what the ticks since had no time to free.
+    pub(super) fn free_released(&mut self, start: Instant, deadline: Option<Instant>) {
+        let Some(deadline) = deadline else {
+            self.released.clear();
+            self.released.shrink_to(RELEASED_KEPT_CAPACITY);
+            return;
+        };
+        let stop = start + deadline.saturating_duration_since(start) / 4;
+        while !self.released.is_empty() {
+            let from = self
+                .released
+                .len()
+                .saturating_sub(FREES_BETWEEN_CLOCK_READS);
+            self.released.truncate(from);
+            if Instant::now() >= stop {
+                break;
+            }
+        }
+        if self.released.is_empty() {
+            self.released.shrink_to(RELEASED_KEPT_CAPACITY);
+        }
     }
 
     /// Groups the requests taken since the last tick into jobs, answering at once those an
@@ -586,7 +630,9 @@ fn add_split(total: &mut super::WorkSplit, lane: &super::WorkSplit) {
 /// (`PathService::lane_turn`), so that every busy lane has its turn, and its step, within
 /// `lanes` ticks. New work goes first so that a new order does not wait for its turn
 /// behind lanes busy with long fields (each job jumps ahead once: its lane loses the mark
-/// when it runs). Sharing the time instead (session 33: each busy lane a share of the
+/// when it runs; but a lane whose queued field is joined by new orders every tick is
+/// marked again every tick, and goes first as long as they come: the other busy lanes
+/// still get their owed step within `lanes` ticks). Sharing the time instead (session 33: each busy lane a share of the
 /// time left) made every subgoal field of a burst on a 1-thread pool grow a quarter of
 /// each tick: all of them finished late (see docs/service.md, "Beside the frame").
 fn serving_order(lanes: &[Lane], turn: usize) -> (Vec<usize>, Option<usize>) {
@@ -696,7 +742,7 @@ fn serve_in_order<W: Send, R: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::{serving_order, tail_reserve, Lane, MAX_TIME_BUDGET};
+    use super::{lanes_deadline, serving_order, tail_reserve, Lane, MAX_TIME_BUDGET};
     use crate::service::job::Job;
     use crate::service::{Budget, Failure, Outcome, PathService, RequestOptions, ServiceConfig};
     use crate::units::UnitId;
@@ -818,9 +864,8 @@ mod tests {
         assert_eq!(tail_reserve(ms(1)), Duration::from_micros(250));
         assert_eq!(tail_reserve(ms(4)), ms(1));
         assert_eq!(tail_reserve(ms(8)), ms(1));
-        assert_eq!(tail_reserve(MAX_TIME_BUDGET), ms(1));
         assert_eq!(tail_reserve(Duration::from_nanos(1)), Duration::ZERO);
-        for us in [1, 10, 999, 1_000, 3_999, 4_000, 8_000, 16_700] {
+        for us in [1, 10, 999, 1_000, 3_999, 4_000, 8_000] {
             let budget = Duration::from_micros(us);
             let reserve = tail_reserve(budget);
             assert!(
@@ -828,6 +873,23 @@ mod tests {
                 "{budget:?}: {reserve:?}"
             );
         }
+        // Past 8 ms the delivery's eighth: a 64 ms budget keeps 8 ms back.
+        assert_eq!(tail_reserve(ms(16)), ms(2));
+        assert_eq!(tail_reserve(ms(64)), ms(8));
+        assert_eq!(tail_reserve(MAX_TIME_BUDGET), MAX_TIME_BUDGET / 8);
+        // The tick's deadline is this reserve before the end, from the tick's start (a
+        // tick with the old `3/4` or a deadline counted the other way fails here).
+        let start = Instant::now();
+        assert_eq!(
+            lanes_deadline(start, ms(1)),
+            start + Duration::from_micros(750)
+        );
+        assert_eq!(lanes_deadline(start, ms(8)), start + ms(7));
+        assert_eq!(lanes_deadline(start, ms(64)), start + ms(56));
+        assert_eq!(
+            lanes_deadline(start, Duration::MAX),
+            start + MAX_TIME_BUDGET - MAX_TIME_BUDGET / 8
+        );
     }
 
     /// On a pool of `P` threads the first `P` lanes of the serving order start first (each
