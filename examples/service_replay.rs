@@ -54,8 +54,20 @@ impl Rng {
 
 /// The calling thread's CPU time in µs (Linux): unlike wall time, it leaves out the time
 /// the thread waits for a core, which on a loaded machine is most of a slow frame.
-#[cfg(target_os = "linux")]
 fn thread_cpu_us() -> f64 {
+    cpu_clock_us(3) // CLOCK_THREAD_CPUTIME_ID
+}
+
+/// The whole process's CPU time in µs (Linux): beside the frame, what it gains over a
+/// `tick_beside` call less the calling thread's gain is the worker's CPU time on the tick
+/// (with `REPLAY_THREADS=1` the pool has one thread, idle otherwise).
+fn process_cpu_us() -> f64 {
+    cpu_clock_us(2) // CLOCK_PROCESS_CPUTIME_ID
+}
+
+/// Reads a CPU-time clock of `clock_gettime` (Linux), in µs.
+#[cfg(target_os = "linux")]
+fn cpu_clock_us(clock: i32) -> f64 {
     #[repr(C)]
     struct Timespec {
         sec: i64,
@@ -64,11 +76,10 @@ fn thread_cpu_us() -> f64 {
     extern "C" {
         fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
     }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
     let mut t = Timespec { sec: 0, nsec: 0 };
     // SAFETY: clock_gettime writes one timespec, whose layout `Timespec` matches on 64-bit
     // Linux, and reads nothing else.
-    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    let ok = unsafe { clock_gettime(clock, &mut t) } == 0;
     if ok {
         t.sec as f64 * 1e6 + t.nsec as f64 / 1e3
     } else {
@@ -76,9 +87,9 @@ fn thread_cpu_us() -> f64 {
     }
 }
 
-/// [`thread_cpu_us`] elsewhere: not measured.
+/// [`cpu_clock_us`] elsewhere: not measured.
 #[cfg(not(target_os = "linux"))]
-fn thread_cpu_us() -> f64 {
+fn cpu_clock_us(_clock: i32) -> f64 {
     f64::NAN
 }
 
@@ -367,6 +378,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The frame's own work on the main thread (beside mode only), not counted in its
         // time: waiting out the frame.
         let mut frame_work_us = 0.0;
+        // The worker's CPU time on the tick (beside the frame only).
+        let mut worker_cpu_us = f64::NAN;
         let (report, tick_end) = match beside_frame {
             None => {
                 let report = service.tick(&world, tick_budget)?;
@@ -376,6 +389,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 // The frame's work ends `length` after its start; the drain and the units'
                 // walk come after it.
                 let frame_end = frame_start + length;
+                let (process_before, thread_before) = (process_cpu_us(), thread_cpu_us());
                 let beside = service.tick_beside(&world, tick_budget, || {
                     let started = Instant::now();
                     if let Some(rest) = frame_end.checked_duration_since(started) {
@@ -383,6 +397,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                     started.elapsed()
                 });
+                worker_cpu_us =
+                    (process_cpu_us() - process_before) - (thread_cpu_us() - thread_before);
                 frame_work_us = beside.frame.as_secs_f64() * 1e6;
                 late_frames += usize::from(beside.waited > length / 20);
                 waited_us.push(beside.waited.as_secs_f64() * 1e6);
@@ -390,15 +406,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         };
         tick_cpu_us.push(thread_cpu_us() - tick_cpu);
-        if slow_factor.is_some_and(|f| {
-            tick_cpu_us
-                .last()
-                .is_some_and(|&t| t > budget.as_secs_f64() * 1e6 * f)
-        }) {
+        // Beside the frame, a slow tick is one whose CPU time on the worker passes `f` ×
+        // the worker's budget (its wall time may pass it while the worker waits for a
+        // core); on the main thread, one whose CPU time passes `f` × the budget.
+        let slow = match (beside_frame, tick_budget) {
+            (Some(_), Budget::Time(worker)) => {
+                slow_factor.is_some_and(|f| worker_cpu_us > worker.as_secs_f64() * 1e6 * f)
+            }
+            _ => slow_factor.is_some_and(|f| {
+                tick_cpu_us
+                    .last()
+                    .is_some_and(|&t| t > budget.as_secs_f64() * 1e6 * f)
+            }),
+        };
+        if slow {
             eprintln!(
-                "slow frame {frame}: tick {:?}, CPU {:.0} µs, {report:?}",
+                "slow frame {frame}: tick {:?}, CPU {:.0} µs, worker CPU {:.0} µs, {report:?}",
                 tick_end - tick_start,
-                tick_cpu_us.last().unwrap()
+                tick_cpu_us.last().unwrap(),
+                worker_cpu_us
             );
         }
 
@@ -691,6 +717,7 @@ fn work_parts(split: &WorkSplit) -> String {
         ("subgoal fields grown", split.subgoal_fields),
         ("gate fields", split.gate_fields),
         ("field reads", split.field_reads),
+        ("large leaves' tables", split.leaf_tables),
         ("vouched answers", split.vouched),
         ("repair searches", split.repair_searches),
         ("closest-position scans", split.closest),

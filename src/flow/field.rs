@@ -113,7 +113,19 @@ pub struct FlowField {
     /// Cells of the leaf tables worked out so far: how a walk tells that a step paid for
     /// a leaf's sweep.
     swept: AtomicUsize,
+    /// A large leaf's table under way, a slice at a time (the path service's walks, see
+    /// [`FlowField::prepare`]).
+    sweeping: Option<solve::LeafSweep>,
 }
+
+/// Leaves of more cells than this are worked out a slice at a time by the path service
+/// ([`FlowField::prepare`]) rather than at their first read: a free 1,024² map is one leaf
+/// of a million cells, whose table takes tens of milliseconds.
+pub(crate) const SLICED_LEAF_CELLS: usize = 4096;
+
+/// A read that needs a large leaf's table, not worked out yet (see [`FlowField::prepare`]).
+#[derive(Clone, Copy, Debug)]
+struct Unswept;
 
 /// A flow field being built a slice of its backward Dijkstra at a time, so that a frame
 /// budget can pause it after any node (the path service's builds). Optionally bounded: it
@@ -297,6 +309,7 @@ impl FieldBuild {
             values,
             coverage,
             swept: AtomicUsize::new(0),
+            sweeping: None,
         }
     }
 }
@@ -405,8 +418,8 @@ impl FlowField {
         let mut here = cell;
         // The leaves the walk has looked at lately: a route crosses a few leaves many times
         // along their borders, and each lookup in the tree costs several hash probes.
-        let mut seen = Areas::default();
-        while let Some(next) = self.step_with(map, here, &mut seen) {
+        let mut seen = Areas::sweeping_all();
+        while let Ok(Some(next)) = self.step_with(map, here, &mut seen) {
             cells.push(next);
             here = next;
         }
@@ -420,19 +433,23 @@ impl FlowField {
     /// Goes on with a walk down the field: `cells` holds the walk so far (its last cell
     /// where it stands, a position the field [covers](FlowField::covers) or one reached by
     /// walking from one); adds up to `max` steps of [`FlowField::next_step`] (at least
-    /// one), stopping early after a step that worked out a leaf's distances (a sweep over
-    /// its rectangle, the costly part of a walk). Returns whether the walk is over (on the
-    /// goal, or nowhere to go) and the cells swept. The field must be current for `map`.
-    /// What the path service reads a slice at a time.
+    /// one, unless it needs a large leaf's table: see below), stopping early after a step
+    /// that worked out a leaf's distances (a sweep over its rectangle, the costly part of
+    /// a walk). Returns whether the walk is over (on the goal, or nowhere to go) and the
+    /// cells swept. A step that would read a leaf of more than [`SLICED_LEAF_CELLS`] cells
+    /// whose table is not worked out yet is not taken: the walk stops before it, for
+    /// [`FlowField::prepare`] to work the table out a slice at a time. The field must be
+    /// current for `map`. What the path service reads a slice at a time.
     pub(crate) fn walk(&self, map: &HpaMap, cells: &mut Vec<Cell>, max: usize) -> (bool, usize) {
         debug_assert!(self.is_current(map), "a walk on a stale field");
-        let mut seen = Areas::default();
+        let mut seen = Areas::leaving_large();
         let before = self.swept.load(Ordering::Relaxed);
         for _ in 0..max.max(1) {
             let here = *cells.last().expect("a walk starts somewhere");
             match self.step_with(map, here, &mut seen) {
-                Some(next) => cells.push(next),
-                None => return (true, self.swept.load(Ordering::Relaxed) - before),
+                Ok(Some(next)) => cells.push(next),
+                Ok(None) => return (true, self.swept.load(Ordering::Relaxed) - before),
+                Err(Unswept) => break,
             }
             let swept = self.swept.load(Ordering::Relaxed) - before;
             if swept > 0 {
@@ -440,6 +457,54 @@ impl FlowField {
             }
         }
         (false, 0)
+    }
+
+    /// Works out, a slice at a time, the tables of the leaves of more than
+    /// [`SLICED_LEAF_CELLS`] cells that reading `cell`'s distance and stepping from it
+    /// read (the leaves of `cell` and of its eight neighbours), until about `max_cells`
+    /// cells were worked on (whole rows, at least one). Returns whether they are all
+    /// worked out (then [`FlowField::walk`] and [`FlowField::reaches_goal`] from `cell`
+    /// sweep at most small leaves) and the cells worked on. The tables are the ones a
+    /// first read would have made ([`solve::LeafSweep`]).
+    pub(crate) fn prepare(&mut self, map: &HpaMap, cell: Cell, max_cells: usize) -> (bool, usize) {
+        let Values::Leaves { gates, tables } = &self.values else {
+            return (true, 0); // every cell's distance is there from the start
+        };
+        let graph = map.gate_graph();
+        let goal = self.goal.area();
+        let mut worked = 0;
+        let around = Direction::ALL.iter().filter_map(|&dir| cell.step(dir));
+        for c in std::iter::once(cell).chain(around) {
+            if c.x >= self.width || c.y >= self.height {
+                continue;
+            }
+            let Some(leaf) = map.free_leaf_at(c) else {
+                continue;
+            };
+            let slot = &tables[leaf.index()];
+            if slot.get().is_some() || graph.leaf_rect(leaf).area() as usize <= SLICED_LEAF_CELLS {
+                continue;
+            }
+            if worked >= max_cells.max(1) {
+                return (false, worked);
+            }
+            let sweep = match &mut self.sweeping {
+                Some(sweep) if sweep.leaf() == leaf => sweep,
+                other => other.insert(solve::LeafSweep::new(graph, leaf)),
+            };
+            worked += sweep.run(graph, gates, goal, max_cells.max(1) - worked.min(max_cells));
+            if !sweep.is_done() {
+                return (false, worked);
+            }
+            let table = self
+                .sweeping
+                .take()
+                .expect("the sweep just ran")
+                .into_table();
+            // Already set only if a read made it meanwhile: the same table.
+            let _ = slot.set(table);
+        }
+        (true, worked)
     }
 
     /// Whether `cell` has a route to the goal on the field (a current one).
@@ -471,6 +536,10 @@ impl FlowField {
             }
             Values::Cells(cells) => cells.capacity() * size_of::<f64>(),
         }) + self.coverage.as_ref().map_or(0, Vec::capacity)
+            + self
+                .sweeping
+                .as_ref()
+                .map_or(0, solve::LeafSweep::memory_bytes)
     }
 
     /// Whether the field's distance at `cell` is exact: always on a complete field; on a
@@ -517,19 +586,36 @@ impl FlowField {
     /// The table `cell`'s distance is read from: its leaf's (worked out now if it was not
     /// yet), or the whole map's.
     fn area_of<'a>(&'a self, map: &HpaMap, cell: Cell) -> Area<'a> {
-        match &self.values {
+        self.try_area_of(map, cell, true)
+            .unwrap_or_else(|Unswept| unreachable!("every leaf is swept when asked to"))
+    }
+
+    /// [`FlowField::area_of`], but with `sweep_large` false, `Err` instead of working out
+    /// the table of a leaf of more than [`SLICED_LEAF_CELLS`] cells.
+    fn try_area_of<'a>(
+        &'a self,
+        map: &HpaMap,
+        cell: Cell,
+        sweep_large: bool,
+    ) -> Result<Area<'a>, Unswept> {
+        Ok(match &self.values {
             Values::Leaves { gates, tables } => match map.free_leaf_at(cell) {
                 Some(leaf) => {
                     let graph = map.gate_graph();
-                    let table = tables[leaf.index()].get_or_init(|| {
+                    let rect = graph.leaf_rect(leaf);
+                    let slot = &tables[leaf.index()];
+                    if !sweep_large
+                        && slot.get().is_none()
+                        && rect.area() as usize > SLICED_LEAF_CELLS
+                    {
+                        return Err(Unswept);
+                    }
+                    let table = slot.get_or_init(|| {
                         let table = solve::leaf_distances(graph, leaf, gates, self.goal.area());
                         self.swept.fetch_add(table.len(), Ordering::Relaxed);
                         table
                     });
-                    Area {
-                        rect: graph.leaf_rect(leaf),
-                        table,
-                    }
+                    Area { rect, table }
                 }
                 None => Area {
                     rect: Rect::new(cell.x, cell.y, cell.x, cell.y),
@@ -540,19 +626,26 @@ impl FlowField {
                 rect: Rect::new(0, 0, self.width - 1, self.height - 1),
                 table: cells,
             },
-        }
+        })
     }
 
     /// The best legal step out of `cell`, if it is reachable and not on the goal.
     fn step_from(&self, map: &HpaMap, cell: Cell) -> Option<Cell> {
-        self.step_with(map, cell, &mut Areas::default())
+        self.step_with(map, cell, &mut Areas::sweeping_all())
+            .unwrap_or_else(|Unswept| unreachable!("every leaf is swept when asked to"))
     }
 
     /// [`FlowField::step_from`], reading distances through the recently used `seen`.
-    fn step_with<'a>(&'a self, map: &HpaMap, cell: Cell, seen: &mut Areas<'a>) -> Option<Cell> {
-        let here = seen.value(self, map, cell);
+    /// `Err` when `seen` leaves large leaves alone and the step needs one's table.
+    fn step_with<'a>(
+        &'a self,
+        map: &HpaMap,
+        cell: Cell,
+        seen: &mut Areas<'a>,
+    ) -> Result<Option<Cell>, Unswept> {
+        let here = seen.value(self, map, cell)?;
         if here == 0.0 || here == UNREACHED {
-            return None;
+            return Ok(None);
         }
         let grid = map.grid();
         let mut best: Option<(f64, Cell)> = None;
@@ -561,7 +654,7 @@ impl FlowField {
                 continue;
             }
             let next = cell.step(dir).expect("a legal step stays on the map");
-            let via = seen.value(self, map, next) + map.costs().cost_between(grid, cell, next);
+            let via = seen.value(self, map, next)? + map.costs().cost_between(grid, cell, next);
             if best.map_or(true, |(b, _)| via < b) {
                 best = Some((via, next));
             }
@@ -572,21 +665,40 @@ impl FlowField {
             best.is_some_and(|(b, _)| b < here + 1e-6),
             "no step down from {cell}"
         );
-        best.map(|(_, next)| next)
+        Ok(best.map(|(_, next)| next))
     }
 }
 
 /// The last few areas a walk read, most recent first: most cells and their neighbours lie
 /// in one of them.
-#[derive(Default)]
 struct Areas<'a> {
     recent: [Option<Area<'a>>; 4],
+    /// Whether a read may work out a large leaf's table (see [`SLICED_LEAF_CELLS`]).
+    sweep_large: bool,
 }
 
 impl<'a> Areas<'a> {
-    /// The distance of free or blocked `cell`, from a recent area if one holds it.
+    /// Areas read by walks that work out every leaf's table when first read.
+    fn sweeping_all() -> Self {
+        Areas {
+            recent: [None; 4],
+            sweep_large: true,
+        }
+    }
+
+    /// Areas read by the path service's walks, which leave large leaves' tables to
+    /// [`FlowField::prepare`].
+    fn leaving_large() -> Self {
+        Areas {
+            recent: [None; 4],
+            sweep_large: false,
+        }
+    }
+
+    /// The distance of free or blocked `cell`, from a recent area if one holds it; `Err`
+    /// for a large leaf not worked out yet, unless this reader works them out.
     #[inline]
-    fn value(&mut self, field: &'a FlowField, map: &HpaMap, cell: Cell) -> f64 {
+    fn value(&mut self, field: &'a FlowField, map: &HpaMap, cell: Cell) -> Result<f64, Unswept> {
         if let Some(i) = self
             .recent
             .iter()
@@ -595,10 +707,11 @@ impl<'a> Areas<'a> {
             // Move it to the front, so that the current leaf is found first.
             self.recent[..=i].rotate_right(1);
         } else {
+            let area = field.try_area_of(map, cell, self.sweep_large)?;
             self.recent.rotate_right(1);
-            self.recent[0] = Some(field.area_of(map, cell));
+            self.recent[0] = Some(area);
         }
-        self.recent[0].as_ref().expect("just set").value(cell)
+        Ok(self.recent[0].as_ref().expect("just set").value(cell))
     }
 }
 

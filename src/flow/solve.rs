@@ -203,22 +203,144 @@ pub(super) fn leaf_distances(
     gate_dist: &[f64],
     goal: Rect,
 ) -> Box<[f64]> {
-    let l = graph.leaf(leaf);
-    let r = graph.rect_of(l);
-    let w = r.width() as usize;
-    let at = |c: Cell| (c.y - r.y1) as usize * w + (c.x - r.x1) as usize;
-    let mut table = vec![UNREACHED; r.area() as usize];
-    for (&g, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
-        let v = &mut table[at(c)];
-        *v = v.min(gate_dist[g.index()]);
-    }
-    if let Some(part) = r.intersection(&goal) {
-        for c in part.cells() {
-            table[at(c)] = 0.0;
+    let mut sweep = LeafSweep::new(graph, leaf);
+    sweep.run(graph, gate_dist, goal, usize::MAX);
+    debug_assert!(sweep.is_done());
+    sweep.into_table()
+}
+
+/// Where a [`LeafSweep`] stands: the next row of its current pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SweepPass {
+    /// Rows filled with [`UNREACHED`], the goal's part with 0.
+    Fill(usize),
+    /// The gates' distances put in.
+    Gates,
+    /// The forward raster pass (rows down).
+    Forward(usize),
+    /// The backward raster pass (rows up): the row after the next one to do.
+    Backward(usize),
+    Done,
+}
+
+/// [`leaf_distances`] a slice of whole rows at a time, to the same table: the path
+/// service works out a large leaf's table (a free 1,024² map is one leaf of a million
+/// cells, tens of milliseconds) within its frame budget rather than in one step. Each
+/// pass does what [`leaf_distances`]' does, in the same order, row by row: the rows are
+/// filled (`UNREACHED`, 0 on the goal's part), then the gates' distances put in (a goal
+/// cell keeps its 0: no distance is negative, so `min` leaves it, as writing the goal
+/// after the gates did), then the forward pass rows down and the backward pass rows up
+/// (each pass reads only rows it has done and the rows the other pass left, so cutting
+/// it between rows changes nothing).
+#[derive(Debug)]
+pub(crate) struct LeafSweep {
+    leaf: LeafId,
+    table: Vec<f64>,
+    rect: Rect,
+    cost: f64,
+    pass: SweepPass,
+}
+
+impl LeafSweep {
+    /// A sweep of free leaf `leaf`'s table, nothing done yet.
+    pub(super) fn new(graph: &GateGraph, leaf: LeafId) -> Self {
+        let l = graph.leaf(leaf);
+        LeafSweep {
+            leaf,
+            table: Vec::new(),
+            rect: graph.rect_of(l),
+            cost: l.cost,
+            pass: SweepPass::Fill(0),
         }
     }
-    sweep(&mut table, w, l.cost);
-    table.into_boxed_slice()
+
+    /// The leaf it sweeps.
+    pub(super) fn leaf(&self) -> LeafId {
+        self.leaf
+    }
+
+    /// Whether the table is complete.
+    pub(super) fn is_done(&self) -> bool {
+        self.pass == SweepPass::Done
+    }
+
+    /// Goes on with the sweep, whole rows (and the gates at once) until at least
+    /// `max_cells` cells were worked on (at least one row) or the table is complete;
+    /// returns the cells worked on (each pass over a cell counts once).
+    pub(super) fn run(
+        &mut self,
+        graph: &GateGraph,
+        gate_dist: &[f64],
+        goal: Rect,
+        max_cells: usize,
+    ) -> usize {
+        let r = self.rect;
+        let (w, h) = (r.width() as usize, r.height() as usize);
+        let (d, s) = (DIAGONAL_COST * self.cost, STRAIGHT_COST * self.cost);
+        let mut worked = 0;
+        while worked < max_cells.max(1) {
+            self.pass = match self.pass {
+                SweepPass::Fill(y) => {
+                    let start = self.table.len();
+                    self.table.resize(start + w, UNREACHED);
+                    let row_y = r.y1 + y as u32;
+                    if let Some(part) = r.intersection(&goal) {
+                        if (part.y1..=part.y2).contains(&row_y) {
+                            let from = start + (part.x1 - r.x1) as usize;
+                            let to = start + (part.x2 - r.x1) as usize;
+                            self.table[from..=to].fill(0.0);
+                        }
+                    }
+                    worked += w;
+                    if y + 1 < h {
+                        SweepPass::Fill(y + 1)
+                    } else {
+                        SweepPass::Gates
+                    }
+                }
+                SweepPass::Gates => {
+                    let l = graph.leaf(self.leaf);
+                    for (&g, &c) in graph.gates_of(l).iter().zip(graph.cells_of(l)) {
+                        let v = &mut self.table[(c.y - r.y1) as usize * w + (c.x - r.x1) as usize];
+                        *v = v.min(gate_dist[g.index()]);
+                        worked += 1;
+                    }
+                    SweepPass::Forward(0)
+                }
+                SweepPass::Forward(y) => {
+                    forward_row(&mut self.table, w, y, s, d);
+                    worked += w;
+                    if y + 1 < h {
+                        SweepPass::Forward(y + 1)
+                    } else {
+                        SweepPass::Backward(h)
+                    }
+                }
+                SweepPass::Backward(y) => {
+                    backward_row(&mut self.table, w, h, y - 1, s, d);
+                    worked += w;
+                    if y > 1 {
+                        SweepPass::Backward(y - 1)
+                    } else {
+                        SweepPass::Done
+                    }
+                }
+                SweepPass::Done => break,
+            };
+        }
+        worked
+    }
+
+    /// Heap bytes of the table so far.
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.table.capacity() * std::mem::size_of::<f64>()
+    }
+
+    /// The complete table (see [`LeafSweep::is_done`]).
+    pub(super) fn into_table(self) -> Box<[f64]> {
+        debug_assert!(self.is_done(), "a table taken before its sweep ended");
+        self.table.into_boxed_slice()
+    }
 }
 
 /// Carries the values of an open `w`-wide rectangle of uniform cost `cost` to every cell,
@@ -230,46 +352,59 @@ pub(super) fn leaf_distances(
 /// An octile route moves in at most two directions, and its steps can always be ordered
 /// so that those the forward pass carries come first: southward and eastward moves
 /// (S, SE, SW, E) first, then W, N, NE and NW, which the backward pass carries.
+#[cfg(test)]
 fn sweep(table: &mut [f64], w: usize, cost: f64) {
     let h = table.len() / w;
     let (d, s) = (DIAGONAL_COST * cost, STRAIGHT_COST * cost);
     for y in 0..h {
-        for x in 0..w {
-            let i = y * w + x;
-            let mut v = table[i];
-            if x > 0 {
-                v = v.min(table[i - 1] + s);
-            }
-            if y > 0 {
-                v = v.min(table[i - w] + s);
-                if x > 0 {
-                    v = v.min(table[i - w - 1] + d);
-                }
-                if x + 1 < w {
-                    v = v.min(table[i - w + 1] + d);
-                }
-            }
-            table[i] = v;
-        }
+        forward_row(table, w, y, s, d);
     }
     for y in (0..h).rev() {
-        for x in (0..w).rev() {
-            let i = y * w + x;
-            let mut v = table[i];
-            if x + 1 < w {
-                v = v.min(table[i + 1] + s);
-            }
-            if y + 1 < h {
-                v = v.min(table[i + w] + s);
-                if x + 1 < w {
-                    v = v.min(table[i + w + 1] + d);
-                }
-                if x > 0 {
-                    v = v.min(table[i + w - 1] + d);
-                }
-            }
-            table[i] = v;
+        backward_row(table, w, h, y, s, d);
+    }
+}
+
+/// Row `y` of [`sweep`]'s forward pass (`s`, `d`: a straight and a diagonal step's cost).
+#[inline]
+fn forward_row(table: &mut [f64], w: usize, y: usize, s: f64, d: f64) {
+    for x in 0..w {
+        let i = y * w + x;
+        let mut v = table[i];
+        if x > 0 {
+            v = v.min(table[i - 1] + s);
         }
+        if y > 0 {
+            v = v.min(table[i - w] + s);
+            if x > 0 {
+                v = v.min(table[i - w - 1] + d);
+            }
+            if x + 1 < w {
+                v = v.min(table[i - w + 1] + d);
+            }
+        }
+        table[i] = v;
+    }
+}
+
+/// Row `y` of [`sweep`]'s backward pass over a table `h` rows high.
+#[inline]
+fn backward_row(table: &mut [f64], w: usize, h: usize, y: usize, s: f64, d: f64) {
+    for x in (0..w).rev() {
+        let i = y * w + x;
+        let mut v = table[i];
+        if x + 1 < w {
+            v = v.min(table[i + 1] + s);
+        }
+        if y + 1 < h {
+            v = v.min(table[i + w] + s);
+            if x + 1 < w {
+                v = v.min(table[i + w + 1] + d);
+            }
+            if x > 0 {
+                v = v.min(table[i + w - 1] + d);
+            }
+        }
+        table[i] = v;
     }
 }
 

@@ -24,6 +24,11 @@ const TIME_SLICE: usize = 32;
 /// hundred.
 const SWEEP_CELLS: usize = 64;
 
+/// Cells worked on by a large leaf's sweep run a slice at a time ([`FlowField::prepare`])
+/// that count as one unit: each cell is worked on three times there (filled, then both
+/// raster passes), once per [`SWEEP_CELLS`] in a first read's sweep.
+const SLICED_SWEEP_CELLS: usize = 3 * SWEEP_CELLS;
+
 /// Repair searches a job runs over a subgoal field older than the map before it starts a
 /// new field instead (see `Job::answer_member`).
 const REPAIRS_PER_OLD_FIELD: usize = 3;
@@ -44,6 +49,7 @@ pub(super) enum Kind {
     SubgoalFields,
     GateFields,
     FieldReads,
+    LeafTables,
     Vouched,
     RepairSearches,
     Closest,
@@ -61,6 +67,7 @@ impl Kind {
             Kind::SubgoalFields => &mut split.subgoal_fields,
             Kind::GateFields => &mut split.gate_fields,
             Kind::FieldReads => &mut split.field_reads,
+            Kind::LeafTables => &mut split.leaf_tables,
             Kind::Vouched => &mut split.vouched,
             Kind::RepairSearches => &mut split.repair_searches,
             Kind::Closest => &mut split.closest,
@@ -614,8 +621,13 @@ impl Job {
             Attempt::Member(m) => self.answer_member(map, m, allowance),
             Attempt::Repair(m) => self.repair_member(map, m, allowance),
             Attempt::Walk(mut cells) => {
-                let field = self.field.as_ref().expect("a walk has its field");
+                let field = self.field.as_mut().expect("a walk has its field");
                 let slice = allowance.slice().max(1);
+                let here = *cells.last().expect("a walk starts somewhere");
+                if !prepare_leaves(field, map, here, allowance) {
+                    self.attempt = Attempt::Walk(cells);
+                    return None;
+                }
                 let before = cells.len();
                 let (done, swept) = field.walk(map, &mut cells, slice);
                 // A leaf's first sweep costs about one expansion per `SWEEP_CELLS` cells.
@@ -727,9 +739,14 @@ impl Job {
                 return None;
             }
         }
-        let Some(field) = &self.field else {
+        let Some(field) = &mut self.field else {
             return self.unreachable(start); // no open position in the goal
         };
+        if !prepare_leaves(field, map, start, allowance) {
+            // The start's leaf is being worked out: read the field again next step.
+            self.attempt = Attempt::Field;
+            return None;
+        }
         if field.reaches_goal(map, start) {
             allowance.book(1, 1, Kind::FieldReads);
             self.attempt = Attempt::Walk(vec![start]);
@@ -914,6 +931,25 @@ fn by_distance(starts: &mut [(Cell, Vec<Ticket>)], goal: Rect) {
             *c,
         )
     });
+}
+
+/// Works out, within `allowance`'s slice, the tables of the large leaves that reading
+/// `cell` on `field` needs ([`FlowField::prepare`]: a free 1,024² map is one leaf of a
+/// million cells, whose table at a first read would be one step of tens of milliseconds),
+/// booking the work as field reads. Whether they are all worked out.
+fn prepare_leaves(
+    field: &mut FlowField,
+    map: &HpaMap,
+    cell: Cell,
+    allowance: &mut Allowance,
+) -> bool {
+    let slice = allowance.slice().max(1);
+    let (ready, worked) = field.prepare(map, cell, slice.saturating_mul(SLICED_SWEEP_CELLS));
+    if worked > 0 {
+        let work = worked.div_ceil(SLICED_SWEEP_CELLS);
+        allowance.book(work, work.saturating_sub(slice).max(1), Kind::LeafTables);
+    }
+    ready
 }
 
 /// Whether some open position of `goal` is reachable from `start` (component labels).

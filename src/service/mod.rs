@@ -80,7 +80,8 @@
 //! search does not pause), one ring of a scan, one node settled by a flow field's backward
 //! Dijkstra (a gate on an exact layer, a cell on a fast one; before it, 1,024 entries of
 //! its arrays filled: builds pause exactly too, their state kept in the job), one position
-//! of a path walked down a field (and 64 cells of a leaf's first sweep). [`TickReport::largest_step`] reports the largest. A paused search whose layer is
+//! of a path walked down a field (and 64 cells of a leaf's first sweep, or 192 cells worked
+//! on in a larger leaf's table, made a slice of whole rows at a time before it is read). [`TickReport::largest_step`] reports the largest. A paused search whose layer is
 //! edited starts over (its work so far is lost once, never its answer's truth).
 //!
 //! A budget in expansions is the deterministic mode: the same requests, edits and budgets

@@ -611,6 +611,7 @@ fn add_split(total: &mut super::WorkSplit, lane: &super::WorkSplit) {
     total.subgoal_fields += lane.subgoal_fields;
     total.gate_fields += lane.gate_fields;
     total.field_reads += lane.field_reads;
+    total.leaf_tables += lane.leaf_tables;
     total.vouched += lane.vouched;
     total.repair_searches += lane.repair_searches;
     total.closest += lane.closest;

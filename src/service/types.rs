@@ -512,6 +512,10 @@ pub struct WorkSplit {
     pub gate_fields: u64,
     /// Reading members' paths off fresh fields (subgoal or gate fields).
     pub field_reads: u64,
+    /// Working out the tables of a gate field's large leaves (more than 4,096 cells: a
+    /// free 1,024² map is one leaf of a million) a slice at a time, before a path is read
+    /// through them.
+    pub leaf_tables: u64,
     /// Answers a field older than the map vouched for (its checks and writing out).
     pub vouched: u64,
     /// Repair searches over fields older than the map.
@@ -534,6 +538,7 @@ impl WorkSplit {
             + self.subgoal_fields
             + self.gate_fields
             + self.field_reads
+            + self.leaf_tables
             + self.vouched
             + self.repair_searches
             + self.closest

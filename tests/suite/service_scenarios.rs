@@ -635,3 +635,50 @@ fn a_deadline_always_past_still_answers_every_request() {
         );
     }
 }
+
+/// On open ground the whole map is one leaf: a flow field's first read of it (its table,
+/// a sweep over every cell) is worked out a slice at a time within the budget, never in
+/// one step (it was one step of 1,024 units on this 256² map, tens of milliseconds on a
+/// 1,024² one), and the group's paths are still straight lines (on open ground the
+/// optimum is the octile distance).
+#[test]
+fn a_large_leaf_is_swept_within_the_budget() {
+    let (side, budget) = (256, 50);
+    let (world, infantry) = one_class_world(Grid::new_free(side, side), Mode::Exact);
+    let mut service = PathService::new(&world);
+    let goal = Cell::new(200, 180);
+    let starts: Vec<Cell> = (0..12u32)
+        .map(|i| Cell::new(i * 20, 255 - i * 17))
+        .collect();
+    let tickets: Vec<Ticket> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &start)| order(&mut service, &world, (infantry, i as u32), start, goal))
+        .collect();
+    let mut ticks = 0;
+    while service.pending() > 0 {
+        let report = service.tick(&world, Budget::Expansions(budget)).unwrap();
+        assert!(report.largest_step <= budget, "{report:?}");
+        assert!(report.work <= budget + report.largest_step, "{report:?}");
+        ticks += 1;
+        assert!(ticks < 100_000, "the service never finished");
+    }
+    let stats = service.stats();
+    assert_eq!(stats.flow_fields, 1, "{stats:?}");
+    // The leaf's table was worked out by the slices, three passes over each cell at 192
+    // cells a unit (none of it is counted when a first read does it in one step).
+    assert!(stats.work.leaf_tables >= 3 * 256 * 256 / 192, "{stats:?}");
+    for (&t, &start) in tickets.iter().zip(&starts) {
+        let Some(Outcome::Full(path)) = service.outcome(t) else {
+            panic!("no path from {start}");
+        };
+        assert_valid(world.grid(), start, goal, path);
+        let (dx, dy) = (start.x.abs_diff(goal.x), start.y.abs_diff(goal.y));
+        let octile = dx.max(dy) as f64 + (2f64.sqrt() - 1.0) * dx.min(dy) as f64;
+        assert!(
+            (path.length - octile).abs() < 1e-9,
+            "{start}: {} vs {octile}",
+            path.length
+        );
+    }
+}
