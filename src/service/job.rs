@@ -400,6 +400,9 @@ pub(super) struct Job {
     attempt: Attempt,
     /// The layer revision the current attempt started on.
     revision: u64,
+    /// The tick (the service's frame count) that took the job's first requests in: how
+    /// late its answers are (see `PathService::enqueue`).
+    pub taken_at: u64,
 }
 
 impl Job {
@@ -427,6 +430,7 @@ impl Job {
             subgoal_fields_started: 0,
             stale_answers: 0,
             repairs: 0,
+            taken_at: 0,
             repairs_on_field: 0,
             spare: Vec::new(),
             freed: Vec::new(),

@@ -17,6 +17,14 @@ use std::time::{Duration, Instant};
 /// Requests taken in between two looks at the clock under a time budget.
 const INTAKE_SLICE: usize = 64;
 
+/// Ticks after which a queued job is late: new jobs of its kind go before it (see
+/// `PathService::enqueue`). Three, the frames within which the service aims to answer.
+const LATE_TICKS: u64 = 3;
+
+/// Ticks after which a late job is overtaken no more (about a second at 60 frames a
+/// second): however many orders come, it is answered.
+const STARVING_TICKS: u64 = 64;
+
 /// Subgoal fields kept for later requests (repairs, later orders to the same goal), the
 /// newest first out when more are finished: each holds a few arrays by subgoal ID (about
 /// 0.3 MB on a 1,024² map).
@@ -539,10 +547,25 @@ impl PathService {
 
     /// Deals `job` to the lane with the least queued work (the first among equals, so
     /// the choice depends only on the requests), and places it in the lane's queue: small
-    /// jobs (one search) before jobs that build a field, oldest first within each kind,
-    /// never before a job holding a paused search (which would restart).
-    fn enqueue(&mut self, job: Job) {
+    /// jobs (one search) before jobs that build a field, oldest first within each kind
+    /// except that a new job goes before the jobs of its kind already late (taken in
+    /// [`LATE_TICKS`] ticks ago or more, and fewer than [`STARVING_TICKS`]), never before a
+    /// job holding a paused search (which would restart).
+    ///
+    /// Why late jobs give way: a game wants every order answered within a few frames, and
+    /// a job already past that (a field of the frame-0 burst of a whole army, which takes
+    /// a dozen frames) gains nothing from going first, while the new order behind it would
+    /// miss its frames too. The late job's work is paused, not lost (a field pauses
+    /// exactly), and goes on when the new job is done; past [`STARVING_TICKS`] nothing
+    /// overtakes it, so a stream of new orders cannot starve it.
+    fn enqueue(&mut self, mut job: Job) {
         self.next_job += 1;
+        job.taken_at = self.frame;
+        let frame = self.frame;
+        let late = |queued: &Job| {
+            let age = frame.saturating_sub(queued.taken_at);
+            (LATE_TICKS..STARVING_TICKS).contains(&age)
+        };
         let lane = (0..self.lanes.len())
             .min_by_key(|&i| self.lanes[i].queue.iter().map(Job::weight).sum::<usize>())
             .expect("at least one lane");
@@ -557,7 +580,10 @@ impl PathService {
         let queue = &mut self.lanes[lane].queue;
         let first = usize::from(queue.front().is_some_and(Job::holds_search));
         let at = (first..queue.len())
-            .find(|&i| queue[i].weight() > job.weight())
+            .find(|&i| {
+                let queued = &queue[i];
+                queued.weight() > job.weight() || (queued.weight() == job.weight() && late(queued))
+            })
             .unwrap_or(queue.len());
         queue.insert(at, job);
     }

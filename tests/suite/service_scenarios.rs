@@ -682,3 +682,77 @@ fn a_large_leaf_is_swept_within_the_budget() {
         );
     }
 }
+
+/// With one lane, a new order goes before a field job already late (taken in three ticks
+/// ago or more): the squad ordered after the army is answered while the army's field is
+/// still growing. A job that has waited 64 ticks is overtaken no more: the army is then
+/// answered first. Every ticket ends with a path either way.
+#[test]
+fn new_orders_go_before_late_fields_but_not_starving_ones() {
+    for (wait, overtakes) in [(3, true), (64, false)] {
+        // Walls down columns 8, 24, 40 and 56, each with a gap at rows 3, 23 and 43.
+        let grid = Grid::from_fn(64, 64, |x, y| x % 16 != 8 || y % 20 == 3);
+        let (world, infantry) = one_class_world(grid, Mode::Exact);
+        let config = ServiceConfig::default().with_lanes(1);
+        let mut service = PathService::with_config(&world, config);
+        let army: Vec<Ticket> = (0..40u32)
+            .map(|i| {
+                let start = Cell::new(i % 10 * 6 + 1, i / 10 * 15 + 5);
+                order(
+                    &mut service,
+                    &world,
+                    (infantry, i),
+                    start,
+                    Cell::new(62, 62),
+                )
+            })
+            .collect();
+        service.tick(&world, Budget::Expansions(200)).unwrap();
+        for _ in 0..wait {
+            service.tick(&world, Budget::Expansions(1)).unwrap();
+        }
+        let waiting = |service: &PathService| {
+            army.iter()
+                .filter(|&&t| service.outcome(t).is_none())
+                .count()
+        };
+        assert!(
+            waiting(&service) > 0,
+            "the army's field was done too soon for the test"
+        );
+        let squad: Vec<Ticket> = (0..10u32)
+            .map(|i| {
+                let start = Cell::new(1 + i % 5, 1 + i / 5);
+                order(
+                    &mut service,
+                    &world,
+                    (infantry, 100 + i),
+                    start,
+                    Cell::new(30, 40),
+                )
+            })
+            .collect();
+        let mut ticks = 0;
+        while squad.iter().any(|&t| service.outcome(t).is_none()) {
+            // The first tick takes the squad's ten requests in at once (a quarter of the
+            // budget): one field job.
+            let budget = if ticks == 0 { 40 } else { 4 };
+            service.tick(&world, Budget::Expansions(budget)).unwrap();
+            ticks += 1;
+            assert!(ticks < 10_000, "the squad was never answered");
+        }
+        let left = waiting(&service);
+        if overtakes {
+            assert!(left > 0, "the late army went first");
+        } else {
+            assert_eq!(left, 0, "the starving army was overtaken");
+        }
+        tick_until_idle(&mut service, &world, Budget::Expansions(100));
+        for &t in army.iter().chain(&squad) {
+            assert!(
+                matches!(service.outcome(t), Some(Outcome::Full(_))),
+                "{t:?}"
+            );
+        }
+    }
+}
