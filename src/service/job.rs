@@ -291,8 +291,9 @@ pub(super) struct Answer {
     pub shared: bool,
     /// The ticket's own copy of the outcome.
     pub held: Outcome,
-    /// A copy for the answers kept for the next tick's requests (cell goals only).
-    pub kept: Option<Outcome>,
+    /// Whether the next tick's identical requests may reuse the answer (cell goals only):
+    /// they copy the ticket's own copy then, if it is still held.
+    pub keep: bool,
     /// Each position's cost when found, on a layer with terrain costs.
     pub costs: Option<Vec<f64>>,
     /// The edited cells that may touch the path (`watch::reach`).
@@ -326,7 +327,7 @@ impl Answer {
         let answer = Answer {
             ticket,
             held: outcome.clone(),
-            kept: keep.then(|| outcome.clone()),
+            keep,
             outcome,
             shared,
             costs,
@@ -567,9 +568,16 @@ impl Job {
             if let Some(outcome) = outcome {
                 let (_, tickets) = &self.starts[self.next];
                 let mut work = 0;
-                for &ticket in tickets {
+                let mut outcome = Some(outcome);
+                for (i, &ticket) in tickets.iter().enumerate() {
+                    // The last ticket of the start takes the outcome itself, the others a copy.
+                    let outcome = match i + 1 == tickets.len() {
+                        true => outcome.take(),
+                        false => outcome.clone(),
+                    }
+                    .expect("taken by the last ticket only");
                     let (answer, units) =
-                        Answer::prepare(map, size, keep, (ticket, outcome.clone(), shared_job));
+                        Answer::prepare(map, size, keep, (ticket, outcome, shared_job));
                     out.push(answer);
                     work += units;
                 }

@@ -3,7 +3,7 @@
 //! order.
 
 use super::job::{Allowance, Answer, Job, Kind};
-use super::types::{Budget, Outcome, TickReport, Ticket, WhenUnreachable};
+use super::types::{Budget, TickReport, Ticket, WhenUnreachable};
 use super::watch::EditLog;
 use super::{Intake, PathService, ServiceError, TicketState};
 use crate::flow::FlowField;
@@ -180,8 +180,10 @@ impl Lane {
 /// fields for longer (up to [`KEPT_SUBGOAL_FIELDS`], through edits that only block).
 #[derive(Debug, Default)]
 pub(super) struct Recent {
-    /// Cell-goal answers by (group, start), with the layer revision they were true on.
-    pub answers: HashMap<(GroupKey, Cell), (Outcome, u64)>,
+    /// Cell-goal answers by (group, start): the ticket that holds the answer, and the
+    /// layer revision it was true on. A copy of the ticket's outcome answers (a ticket
+    /// released since has none to give: its start is searched again).
+    pub answers: HashMap<(GroupKey, Cell), (Ticket, u64)>,
     pub fields: HashMap<GroupKey, FlowField>,
     /// Oldest first.
     pub subgoal_fields: Vec<(GroupKey, SubgoalField)>,
@@ -451,16 +453,17 @@ impl PathService {
             }
             let layer = world.layer(key.0);
             let revision = layer.map_or(0, |l| l.revision());
-            if let (Some((outcome, at)), Some(layer)) =
-                (self.recent.answers.get(&(key, start)), layer)
-            {
-                if *at == revision {
-                    let size = world.movement(key.0).map_or(1, |m| m.size());
-                    let found = (ticket, outcome.clone(), true);
-                    let (answer, _) = Answer::prepare(layer, size, true, found);
-                    self.deliver(world, answer, report);
-                    continue;
-                }
+            let kept = (self.recent.answers.get(&(key, start)))
+                .filter(|&&(_, at)| at == revision)
+                .and_then(|&(holder, _)| match self.tickets.get(holder) {
+                    Some(TicketState::Done { outcome, .. }) => Some(outcome.clone()),
+                    _ => None, // released or re-planned since
+                });
+            if let (Some(outcome), Some(layer)) = (kept, layer) {
+                let size = world.movement(key.0).map_or(1, |m| m.size());
+                let (answer, _) = Answer::prepare(layer, size, true, (ticket, outcome, true));
+                self.deliver(world, answer, report);
+                continue;
             }
             let starts = groups.entry(key).or_insert_with(|| {
                 order.push(key);
@@ -598,8 +601,8 @@ impl PathService {
             return;
         };
         let (request, start) = (*request, *start);
-        if let (Some(kept), Some(layer)) = (answer.kept, world.layer(request.class)) {
-            (self.recent.answers).insert((request.key(), start), (kept, layer.revision()));
+        if let (true, Some(layer)) = (answer.keep, world.layer(request.class)) {
+            (self.recent.answers).insert((request.key(), start), (answer.ticket, layer.revision()));
         }
         if let Some(n) = self.pending_per_unit.get_mut(&request.unit) {
             *n -= 1;
