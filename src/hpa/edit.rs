@@ -719,8 +719,16 @@ impl HpaMap {
             around.push((id, leaf, Vec::new()));
         }
         // Only once every new free leaf is in the graph: they may neighbour each other.
-        for (id, _, neighbours) in &mut around {
-            *neighbours = self.free_neighbours(*id);
+        // The gates and the clusters need every new leaf's free neighbours; the components
+        // only those of the new blocked leaves after a blocking edit (the seeds below, where
+        // a component may have split). A layer that keeps neither gates nor clusters (the
+        // subgoal layer as built) asks the tree for those alone: the others' look-ups were
+        // about a tenth of a building's edit.
+        let every_leaf = self.linked || self.clusters.is_some();
+        for (id, leaf, neighbours) in &mut around {
+            if every_leaf || (blocking && leaf.is_none()) {
+                *neighbours = self.free_neighbours(*id);
+            }
         }
         if self.linked {
             for (_, leaf, neighbours) in &around {
