@@ -115,10 +115,11 @@ impl Components {
     /// group of new leaves with no labelled neighbour (walled in by the edit), which gets
     /// a fresh one. Here it keeps the old label, and [`Components::split_off`] tells it
     /// apart as it tells apart any piece a blocking edit cuts off: every piece of a split
-    /// component holds a seed, a free leaf next to a new blocked leaf (a path that joined
-    /// two pieces before the edit crosses a cell blocked now, which lies in a new blocked
-    /// leaf next to a free leaf of each piece), and the lockstep searches give every
-    /// piece but one a label of its own. So the labels are those of a flood either way
+    /// component holds a seed, a free leaf next to a new blocked leaf (on a path that
+    /// joined the piece to another before the edit, the first move from the piece's end
+    /// that the edit made illegal leaves a cell of the piece and steps onto, or cuts the
+    /// corner of, a cell blocked now, which lies in a new blocked leaf beside that cell's
+    /// leaf), and the lockstep searches give every piece but one a label of its own. So the labels are those of a flood either way
     /// (`hpa_props`: the labels against a flood fill and a fresh build; it fails when a
     /// leaf takes the label of a removed leaf it does not lie in, or when a label its
     /// removed leaves freed is not taken back from the free list).
