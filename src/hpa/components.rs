@@ -8,7 +8,7 @@
 //! a piece that broke off, and only that piece is relabelled. When nothing splits, the
 //! searches meet within a few leaves of the edit. Before the split is looked for, a new
 //! free leaf lying inside a removed one takes that leaf's label without a neighbour query
-//! ([`Components::inherit`], session 36: 5–7 % of a blocking edit of the subgoal layer).
+//! ([`Components::inherit`], session 36: 4–7 % of a blocking edit of the subgoal layer).
 //!
 //! Which leaves touch comes from a [`LeafAdjacency`] (`adjacency`): the gate graph's
 //! crossings, or the quadtree's neighbours on a layer that keeps no gate graph. Both list
