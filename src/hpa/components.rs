@@ -6,7 +6,9 @@
 //! search: one breadth-first search per leaf next to the change, advanced in turns. Searches
 //! that meet merge; a search that runs out of leaves while another is still going has found
 //! a piece that broke off, and only that piece is relabelled. When nothing splits, the
-//! searches meet within a few leaves of the edit.
+//! searches meet within a few leaves of the edit. Before the split is looked for, a new
+//! free leaf lying inside a removed one takes that leaf's label without a neighbour query
+//! ([`Components::inherit`], session 36: 4–7 % of a blocking edit of the subgoal layer).
 //!
 //! Which leaves touch comes from a [`LeafAdjacency`] (`adjacency`): the gate graph's
 //! crossings, or the quadtree's neighbours on a layer that keeps no gate graph. Both list
@@ -96,11 +98,42 @@ impl Components {
         self.of(a) == self.of(b)
     }
 
-    /// Forgets a leaf that is being removed.
-    pub fn forget(&mut self, leaf: LeafId) {
-        if let Some(label) = self.label_of(leaf) {
-            self.label[leaf.index()] = UNLABELLED;
-            self.resize(label, -1);
+    /// Forgets a leaf that is being removed; returns the label it had.
+    pub fn forget(&mut self, leaf: LeafId) -> Option<Label> {
+        let label = self.label_of(leaf)?;
+        self.label[leaf.index()] = UNLABELLED;
+        self.resize(label, -1);
+        Some(label)
+    }
+
+    /// After cells were blocked: gives each new free leaf of `pieces` the label of the
+    /// removed free leaf it lies in, with no neighbour query.
+    ///
+    /// Blocking only takes moves away, so the cells of such a leaf were free and joined
+    /// to the removed leaf's component before the edit, as were its neighbours then. What
+    /// [`Components::absorb_new_leaves`] would give them is that label too, but for a
+    /// group of new leaves with no labelled neighbour (walled in by the edit), which gets
+    /// a fresh one. Here it keeps the old label, and [`Components::split_off`] tells it
+    /// apart as it tells apart any piece a blocking edit cuts off: every piece of a split
+    /// component holds a seed, a free leaf next to a new blocked leaf (on a path that
+    /// joined the piece to another before the edit, the first move from the piece's end
+    /// that the edit made illegal leaves a cell of the piece and steps onto, or cuts the
+    /// corner of, a cell blocked now, which lies in a new blocked leaf beside that cell's
+    /// leaf), and the lockstep searches give every piece but one a label of its own. So the labels are those of a flood either way
+    /// (`hpa_props`: the labels against a flood fill and a fresh build; it fails when a
+    /// leaf takes the label of a removed leaf it does not lie in, or when a label its
+    /// removed leaves freed is not taken back from the free list).
+    pub fn inherit(&mut self, g: &impl LeafAdjacency, pieces: &[(LeafId, Label)]) {
+        self.fit(g);
+        for &(leaf, label) in pieces {
+            if self.sizes[label.index()] == 0 {
+                // Its only leaves were removed (forgetting them freed the label): it
+                // lives on in this piece. Freed last, it stands near the end.
+                let k = self.free.iter().rposition(|&l| l == label);
+                self.free.swap_remove(k.expect("an emptied label is free"));
+            }
+            self.set(leaf, label);
+            self.resize(label, 1);
         }
     }
 
