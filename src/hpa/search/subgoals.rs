@@ -95,9 +95,9 @@ fn subgoal_bound(
 impl SearchContext {
     /// Opens the A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
     /// `hpa::subgoals`): the suspendable search's first unit of work, its start's cone
-    /// scan. A goal inside the start's cone is reached by the scan's walk, which is
-    /// optimal: the answer is then its corner points ([`SubgoalOpened::Direct`]).
-    /// Otherwise the search is open at the subgoals the scan reached, and
+    /// scan. A goal reached by the walk that takes its diagonal steps first (the walk of
+    /// the cone scans) is reached optimally, and asks for no scan: the answer is then its
+    /// corner points ([`SubgoalOpened::Direct`]). Otherwise the search is open at the subgoals the scan reached, and
     /// [`SearchContext::mark_subgoal_goal`] (the goal's cone scan, the second unit) and
     /// then [`SearchContext::step_subgoals`] carry it on.
     ///
@@ -144,9 +144,28 @@ impl SearchContext {
         self.open_start::<R>(s, octile(start, goal));
         let _ = self.pop();
         self.expand::<R>(s, 0.0, NO_PARENT);
+        // The direct line first: the walk that takes the diagonal steps first is as long
+        // as the octile distance, so where it is legal it is a shortest path, and no scan
+        // is needed. (It is the walk by which the start's cone scan would have reported the
+        // goal, so the scan below, told of no target, misses none it would have reported;
+        // it also answers goals the scan would not report, behind a subgoal on the way or
+        // outside the scan's cone.)
+        let corner = if grid.diagonal_first_walk_free(start, goal) {
+            Some(bend(start, goal))
+        } else if grid.diagonal_first_walk_free(goal, start) {
+            Some(bend(goal, start))
+        } else {
+            None
+        };
+        if let Some(corner) = corner {
+            let d = octile(start, goal);
+            self.relax::<R>(t, d, s, || 0.0);
+            let _ = self.pop();
+            self.expand::<R>(t, d, s);
+            return SubgoalOpened::Direct(vec![start, corner, goal]);
+        }
         let mut ties = std::mem::take(&mut self.start_ties);
         ties.clear();
-        let mut direct = false;
         // The hop each tie enters its subgoal by is the scan's (none for the start
         // itself), for the taut-path pruning; the scan tells its sector and length.
         let entered = &mut self.entered;
@@ -154,22 +173,13 @@ impl SearchContext {
             ties.push((0.0, id));
             entered[id as usize] = NO_HOP;
         }
-        graph.reach_hops(grid, start, Some(goal), |r| match r {
-            Sighting::Subgoal(c, hop) => {
+        graph.reach_hops(grid, start, None, |r| {
+            if let Sighting::Subgoal(c, hop) = r {
                 let id = graph.id_of_found(c);
                 ties.push((hop.length() * per_unit, id));
                 entered[id as usize] = hop.sector;
             }
-            Sighting::Target => direct = true,
         });
-        if direct {
-            self.start_ties = ties;
-            let d = octile(start, goal);
-            self.relax::<R>(t, d, s, || 0.0);
-            let _ = self.pop();
-            self.expand::<R>(t, d, s);
-            return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
-        }
         // The ties are offered once the goal's scan has given their bounds.
         self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
