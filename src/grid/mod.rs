@@ -294,17 +294,26 @@ impl Grid {
     /// The straight part along a row reads 64 cells a word; `b` is read as any other cell.
     pub(crate) fn diagonal_first_walk_free(&self, a: Cell, b: Cell) -> bool {
         let (dx, dy) = (
-            (b.x as i64 - a.x as i64).signum() as i32,
-            (b.y as i64 - a.y as i64).signum() as i32,
+            (b.x as i64 - a.x as i64).signum() as isize,
+            (b.y as i64 - a.y as i64).signum() as isize,
         );
-        let (mut x, mut y) = (a.x, a.y);
-        for _ in 0..a.x.abs_diff(b.x).min(a.y.abs_diff(b.y)) {
-            if !self.diagonal_step_free(x, y, dx, dy) {
+        let diagonals = a.x.abs_diff(b.x).min(a.y.abs_diff(b.y));
+        // Every cell the walk reads, the steps' targets and the cells beside its diagonal
+        // steps, lies in the rectangle spanned by `a` and `b`, on the grid: the walk
+        // indexes the bitset directly, with no bounds test a step.
+        let w = self.width as isize;
+        let mut i = self.index(a.x, a.y) as isize;
+        for _ in 0..diagonals {
+            let free = |j: isize| bit(&self.free, j as usize);
+            if !(free(i + dx) && free(i + dy * w) && free(i + dx + dy * w)) {
                 return false;
             }
-            x = x.wrapping_add_signed(dx);
-            y = y.wrapping_add_signed(dy);
+            i += dx + dy * w;
         }
+        let (x, y) = (
+            a.x.wrapping_add_signed(dx as i32 * diagonals as i32),
+            a.y.wrapping_add_signed(dy as i32 * diagonals as i32),
+        );
         if x == b.x && y == b.y {
             return true;
         }
@@ -323,10 +332,10 @@ impl Grid {
             true
         } else {
             // Along the column, cell by cell.
-            let x = x as usize;
-            let w = self.width as usize;
-            let (lo, hi) = if b.y > y { (y + 1, b.y) } else { (b.y, y - 1) };
-            (lo..=hi).all(|r| bit(&self.free, r as usize * w + x))
+            (0..y.abs_diff(b.y)).all(|_| {
+                i += dy * w;
+                bit(&self.free, i as usize)
+            })
         }
     }
 
