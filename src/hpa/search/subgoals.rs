@@ -1,6 +1,7 @@
-//! The A\* over the subgoal graph and its levels: opened at the start's cone scan, the
-//! goal marked by its own scan and an upward search, carried on in slices (exact or
-//! weighted), and the route unpacked into corner points; and the bound it is guided by.
+//! The A\* over the subgoal graph and its levels: answered at once by a direct walk with
+//! one bend where there is one, otherwise opened at the start's cone scan, the goal marked
+//! by its own scan and an upward search, carried on in slices (exact or weighted), and the
+//! route unpacked into corner points; and the bound it is guided by.
 
 use super::{bend, OpenSearch, SearchContext, Stepped, NO_PARENT};
 use crate::geom::Cell;
@@ -45,7 +46,8 @@ impl GoalMark {
 /// What [`SearchContext::open_subgoals`] came to.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum SubgoalOpened {
-    /// The goal lies in the start's cone: the corner points of the scan's walk to it.
+    /// A walk with one bend joins the start to the goal (see
+    /// [`SearchContext::open_subgoals`]): its corner points.
     Direct(Vec<Cell>),
     /// The search is open; the goal's scan and the expansions follow.
     Open(OpenSearch),
