@@ -595,15 +595,16 @@ impl SearchContext {
             let here = graph.cell(id);
             // The start's scan found the first hop; otherwise the hop's walk is that of
             // whichever end's scan found the other. A straight or diagonal hop bends at
-            // one of its ends either way (the duplicate goes below), so only a hop with
+            // one of its ends either way, so it has no bend to write, and only a hop with
             // both kinds of steps asks which scan found it.
             let forward = bend(before, here);
-            let pure = forward == before || forward == here;
-            out.push(if i == 0 || pure || graph.reached(ids[i - 1], id) {
-                forward
-            } else {
-                bend(here, before)
-            });
+            if forward != before && forward != here {
+                out.push(if i == 0 || graph.reached(ids[i - 1], id) {
+                    forward
+                } else {
+                    bend(here, before)
+                });
+            }
             out.push(here);
             before = here;
         }
