@@ -287,6 +287,58 @@ impl Grid {
             && bit(&self.free, beside_y as usize)
     }
 
+    /// Whether the walk from `a` to `b`, both on the grid, that takes all its diagonal
+    /// steps first and then its straight ones (the walk a subgoal graph's cone scan makes,
+    /// bending at `bend(a, b)`) is legal: every cell after `a` free, no corner cut. Such a
+    /// walk is as long as the octile distance, so when it is legal it is a shortest path.
+    /// The straight part along a row reads 64 cells a word; `b` is read as any other cell.
+    pub(crate) fn diagonal_first_walk_free(&self, a: Cell, b: Cell) -> bool {
+        let (dx, dy) = (
+            (b.x as i64 - a.x as i64).signum() as isize,
+            (b.y as i64 - a.y as i64).signum() as isize,
+        );
+        let diagonals = a.x.abs_diff(b.x).min(a.y.abs_diff(b.y));
+        // Every cell the walk reads, the steps' targets and the cells beside its diagonal
+        // steps, lies in the rectangle spanned by `a` and `b`, on the grid: the walk
+        // indexes the bitset directly, with no bounds test a step.
+        let w = self.width as isize;
+        let mut i = self.index(a.x, a.y) as isize;
+        for _ in 0..diagonals {
+            let free = |j: isize| bit(&self.free, j as usize);
+            if !(free(i + dx) && free(i + dy * w) && free(i + dx + dy * w)) {
+                return false;
+            }
+            i += dx + dy * w;
+        }
+        let (x, y) = (
+            a.x.wrapping_add_signed(dx as i32 * diagonals as i32),
+            a.y.wrapping_add_signed(dy as i32 * diagonals as i32),
+        );
+        if x == b.x && y == b.y {
+            return true;
+        }
+        if y == b.y {
+            // Along the row: the cells after `x` up to `b.x`, a word at a time.
+            let (lo, hi) = if b.x > x { (x + 1, b.x) } else { (b.x, x - 1) };
+            let mut from = lo as i64;
+            while from <= hi as i64 {
+                let cells = (hi as i64 - from + 1).min(64);
+                let want = u64::MAX >> (64 - cells);
+                if self.free_bits_at(from, y as i64) & want != want {
+                    return false;
+                }
+                from += 64;
+            }
+            true
+        } else {
+            // Along the column, cell by cell.
+            (0..y.abs_diff(b.y)).all(|_| {
+                i += dy * w;
+                bit(&self.free, i as usize)
+            })
+        }
+    }
+
     /// Whether the cell at `(x, y)`, inside the grid, is passable under `passable`: its
     /// terrain is in the set and nothing obstructs it. For movement classes whose set is
     /// not the grid's own.
@@ -621,6 +673,35 @@ mod tests {
                         prop_assert_eq!(bits >> j & 1 == 1, g.is_free_at(x + j, y), "({}, {}) + {}", x, y, j);
                     }
                 }
+            }
+        }
+    }
+
+    proptest! {
+        /// The diagonal-first walk's test agrees with taking its steps one by one with
+        /// [`Grid::can_step`] (corner rule included), on rows that straddle words and in
+        /// all eight headings.
+        #[test]
+        fn diagonal_first_walk_is_its_steps(
+            (w, h, blocked) in crate::grid::arb_blocked_cells_sized(1..140, 1..40, 0.12),
+            pairs in prop::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 40),
+        ) {
+            let g = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            for (ax, ay, bx, by) in pairs {
+                let (a, b) = (Cell::new(ax % w, ay % h), Cell::new(bx % w, by % h));
+                let mut p = a;
+                let mut legal = true;
+                while p != b && legal {
+                    let dx = (b.x as i64 - p.x as i64).signum() as i32;
+                    let dy = (b.y as i64 - p.y as i64).signum() as i32;
+                    let dir = Direction::ALL
+                        .into_iter()
+                        .find(|d| d.delta() == (dx, dy))
+                        .expect("a heading");
+                    legal = g.can_step(p, dir);
+                    p = Cell::new(p.x.wrapping_add_signed(dx), p.y.wrapping_add_signed(dy));
+                }
+                prop_assert_eq!(g.diagonal_first_walk_free(a, b), legal, "{} -> {}", a, b);
             }
         }
     }

@@ -7,20 +7,27 @@
 //!   run of its neighbours (they are corners);
 //! - with every crossing a gate and no clusters (exact mode) its cells are exactly
 //!   `find_path`'s and its length is Dijkstra's; with clusters (fast mode) it is never shorter
-//!   than `find_path`'s path, which may also cut loops out.
+//!   than `find_path`'s path, which may also cut loops out;
+//! - over the subgoal graph (exact mode on these maps of one cost), every piece of a route
+//!   with a bend is one straight or diagonal run: each hop's bend is written out (only the
+//!   one-leaf straight line, two points, may be neither). Leaving out a hop's bend fails
+//!   this and nothing else (the straightest line between two subgoals that reach each
+//!   other is free and as long).
 
 use super::hpa_props::grid_strategy;
 use crate::common::*;
 use proptest::prelude::*;
 use quadpath::{Cell, Config, HpaMap, Path};
 
+/// The heading of the straight or diagonal run from `p` to `q`, if they are on one.
+fn heading(p: Cell, q: Cell) -> Option<(i64, i64)> {
+    let (dx, dy) = (q.x as i64 - p.x as i64, q.y as i64 - p.y as i64);
+    let on_run = (dx == 0) != (dy == 0) || (dx != 0 && dx.abs() == dy.abs());
+    on_run.then(|| (dx.signum(), dy.signum()))
+}
+
 /// Whether `b` lies inside one straight or diagonal run from `a` to `c`.
 fn inside_run(a: Cell, b: Cell, c: Cell) -> bool {
-    let heading = |p: Cell, q: Cell| {
-        let (dx, dy) = (q.x as i64 - p.x as i64, q.y as i64 - p.y as i64);
-        let on_run = (dx == 0) != (dy == 0) || (dx != 0 && dx.abs() == dy.abs());
-        on_run.then(|| (dx.signum(), dy.signum()))
-    };
     heading(a, b).is_some() && heading(a, b) == heading(b, c)
 }
 
@@ -68,6 +75,11 @@ proptest! {
                 prop_assert!(!inside_run(p[0], p[1], p[2]), "{} is no corner", p[1]);
             }
             if exact {
+                if corners.points.len() > 2 {
+                    for p in corners.points.windows(2) {
+                        prop_assert!(heading(p[0], p[1]).is_some(), "{s} -> {g}: {} to {} is no run", p[0], p[1]);
+                    }
+                }
                 prop_assert_eq!(&route.cells, &path.cells);
                 let optimal = distances(&grid, s)[(g.y * grid.width() + g.x) as usize];
                 prop_assert!(optimal.is_some_and(|d| (d - corners.length).abs() < 1e-6),

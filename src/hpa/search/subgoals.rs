@@ -1,6 +1,7 @@
-//! The A\* over the subgoal graph and its levels: opened at the start's cone scan, the
-//! goal marked by its own scan and an upward search, carried on in slices (exact or
-//! weighted), and the route unpacked into corner points; and the bound it is guided by.
+//! The A\* over the subgoal graph and its levels: answered at once by a direct walk with
+//! one bend where there is one, otherwise opened at the start's cone scan, the goal marked
+//! by its own scan and an upward search, carried on in slices (exact or weighted), and the
+//! route unpacked into corner points; and the bound it is guided by.
 
 use super::{bend, OpenSearch, SearchContext, Stepped, NO_PARENT};
 use crate::geom::Cell;
@@ -45,7 +46,8 @@ impl GoalMark {
 /// What [`SearchContext::open_subgoals`] came to.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum SubgoalOpened {
-    /// The goal lies in the start's cone: the corner points of the scan's walk to it.
+    /// A walk with one bend joins the start to the goal (see
+    /// [`SearchContext::open_subgoals`]): its corner points.
     Direct(Vec<Cell>),
     /// The search is open; the goal's scan and the expansions follow.
     Open(OpenSearch),
@@ -95,9 +97,9 @@ fn subgoal_bound(
 impl SearchContext {
     /// Opens the A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
     /// `hpa::subgoals`): the suspendable search's first unit of work, its start's cone
-    /// scan. A goal inside the start's cone is reached by the scan's walk, which is
-    /// optimal: the answer is then its corner points ([`SubgoalOpened::Direct`]).
-    /// Otherwise the search is open at the subgoals the scan reached, and
+    /// scan. A goal reached by the walk that takes its diagonal steps first (the walk of
+    /// the cone scans) is reached optimally, and asks for no scan: the answer is then its
+    /// corner points ([`SubgoalOpened::Direct`]). Otherwise the search is open at the subgoals the scan reached, and
     /// [`SearchContext::mark_subgoal_goal`] (the goal's cone scan, the second unit) and
     /// then [`SearchContext::step_subgoals`] carry it on.
     ///
@@ -144,9 +146,28 @@ impl SearchContext {
         self.open_start::<R>(s, octile(start, goal));
         let _ = self.pop();
         self.expand::<R>(s, 0.0, NO_PARENT);
+        // The direct line first: the walk that takes the diagonal steps first is as long
+        // as the octile distance, so where it is legal it is a shortest path, and no scan
+        // is needed. (It is the walk by which the start's cone scan would have reported the
+        // goal, so the scan below, told of no target, misses none it would have reported;
+        // it also answers goals the scan would not report, behind a subgoal on the way or
+        // outside the scan's cone.)
+        let corner = if grid.diagonal_first_walk_free(start, goal) {
+            Some(bend(start, goal))
+        } else if grid.diagonal_first_walk_free(goal, start) {
+            Some(bend(goal, start))
+        } else {
+            None
+        };
+        if let Some(corner) = corner {
+            let d = octile(start, goal);
+            self.relax::<R>(t, d, s, || 0.0);
+            let _ = self.pop();
+            self.expand::<R>(t, d, s);
+            return SubgoalOpened::Direct(vec![start, corner, goal]);
+        }
         let mut ties = std::mem::take(&mut self.start_ties);
         ties.clear();
-        let mut direct = false;
         // The hop each tie enters its subgoal by is the scan's (none for the start
         // itself), for the taut-path pruning; the scan tells its sector and length.
         let entered = &mut self.entered;
@@ -154,22 +175,13 @@ impl SearchContext {
             ties.push((0.0, id));
             entered[id as usize] = NO_HOP;
         }
-        graph.reach_hops(grid, start, Some(goal), |r| match r {
-            Sighting::Subgoal(c, hop) => {
+        graph.reach_hops(grid, start, None, |r| {
+            if let Sighting::Subgoal(c, hop) = r {
                 let id = graph.id_of_found(c);
                 ties.push((hop.length() * per_unit, id));
                 entered[id as usize] = hop.sector;
             }
-            Sighting::Target => direct = true,
         });
-        if direct {
-            self.start_ties = ties;
-            let d = octile(start, goal);
-            self.relax::<R>(t, d, s, || 0.0);
-            let _ = self.pop();
-            self.expand::<R>(t, d, s);
-            return SubgoalOpened::Direct(vec![start, bend(start, goal), goal]);
-        }
         // The ties are offered once the goal's scan has given their bounds.
         self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
@@ -583,15 +595,16 @@ impl SearchContext {
             let here = graph.cell(id);
             // The start's scan found the first hop; otherwise the hop's walk is that of
             // whichever end's scan found the other. A straight or diagonal hop bends at
-            // one of its ends either way (the duplicate goes below), so only a hop with
+            // one of its ends either way, so it has no bend to write, and only a hop with
             // both kinds of steps asks which scan found it.
             let forward = bend(before, here);
-            let pure = forward == before || forward == here;
-            out.push(if i == 0 || pure || graph.reached(ids[i - 1], id) {
-                forward
-            } else {
-                bend(here, before)
-            });
+            if forward != before && forward != here {
+                out.push(if i == 0 || graph.reached(ids[i - 1], id) {
+                    forward
+                } else {
+                    bend(here, before)
+                });
+            }
             out.push(here);
             before = here;
         }
