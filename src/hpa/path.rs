@@ -1,4 +1,5 @@
-//! Cell paths: refinement of waypoints into cells, smoothing, and validation.
+//! Cell paths and corner points: refinement of waypoints into cells, corner points written
+//! as a route unwinds, smoothing, and validation.
 
 use crate::geom::{Cell, Direction};
 use crate::grid::movement::{octile, step_cost};
@@ -137,27 +138,20 @@ impl Corners {
     /// points and points in the middle of one straight or diagonal run left out, its length
     /// and its cost under `costs` on `grid` computed piece by piece.
     pub(crate) fn from_waypoints(waypoints: &[Cell], grid: &Grid, costs: &TerrainCosts) -> Self {
-        let mut points: Vec<Cell> = Vec::with_capacity(waypoints.len());
-        // The heading of the last piece (`None` before there is one, or when it is no
-        // straight or diagonal run): extending the piece along it keeps it. Only set once
-        // there are two points.
-        let mut last_heading = None;
-        for &c in waypoints {
-            let Some(last) = points.last_mut() else {
-                points.push(c);
-                continue;
-            };
-            if *last == c {
-                continue;
-            }
-            let heading = run_heading(*last, c);
-            if heading.is_some() && heading == last_heading {
-                *last = c; // the run goes on
-            } else {
-                points.push(c);
-                last_heading = heading;
-            }
+        let Some((&first, rest)) = waypoints.split_first() else {
+            return Corners::from_points(Vec::new(), grid, costs);
+        };
+        let mut points = CornerPoints::new(first, waypoints.len());
+        for &c in rest {
+            points.push(c);
         }
+        Corners::from_points(points.finish(), grid, costs)
+    }
+
+    /// The route through `points`, already as [`Corners::points`] holds them (what
+    /// [`CornerPoints`] writes), with its length and its cost under `costs` on `grid`
+    /// computed piece by piece.
+    pub(crate) fn from_points(points: Vec<Cell>, grid: &Grid, costs: &TerrainCosts) -> Self {
         let pieces = || points.windows(2).map(|w| (w[0], w[1]));
         let length = pieces().fold(0.0, |sum, (a, b)| sum + octile(a, b));
         let cost = if costs.is_unit() {
@@ -188,12 +182,99 @@ impl Corners {
     }
 }
 
-/// The unit step from `a` to `b` when they lie on one straight or diagonal run (`None`
-/// otherwise, or when they are the same cell).
-fn run_heading(a: Cell, b: Cell) -> Option<(i64, i64)> {
+/// Corner points written one at a time as a route is walked, as [`Corners::points`]
+/// holds them: a repeated point is left out, and a point that carries the last straight or
+/// diagonal run on moves the run's end instead of being added. Written straight from a
+/// subgoal route's hops, this spares a list of waypoints and a second pass over it (on
+/// w_woundedcoast, ~100 hops a query, the second pass was 6 % of a corner query).
+#[derive(Debug)]
+pub(crate) struct CornerPoints {
+    points: Vec<Cell>,
+    /// The unit step of the last piece when it is a straight or diagonal run; [`NO_RUN`]
+    /// before there is a piece, or when the last piece is no run.
+    heading: (i8, i8),
+}
+
+/// The heading of no run: no run's unit step is zero in both axes.
+const NO_RUN: (i8, i8) = (0, 0);
+
+impl CornerPoints {
+    /// The points of a route from `first`, room for `capacity` of them.
+    pub(crate) fn new(first: Cell, capacity: usize) -> Self {
+        let mut points = Vec::with_capacity(capacity.max(1));
+        points.push(first);
+        CornerPoints {
+            points,
+            heading: NO_RUN,
+        }
+    }
+
+    /// The route goes on to `c`, in sight of the last point.
+    #[inline]
+    pub(crate) fn push(&mut self, c: Cell) {
+        let last = self.last();
+        let heading = match on_one_run(last, c) {
+            true => unit_step(last, c),
+            false => NO_RUN,
+        };
+        self.extend(c, heading);
+    }
+
+    /// The route goes on to `c` along one straight or diagonal run (or stays at the last
+    /// point): [`CornerPoints::push`] without asking whether the piece is a run. Every
+    /// piece of a subgoal route is: each hop is a cone scan's walk, diagonal steps then
+    /// straight ones, written as its two runs.
+    #[inline]
+    pub(crate) fn push_run(&mut self, c: Cell) {
+        let last = self.last();
+        debug_assert!(
+            on_one_run(last, c) || last == c,
+            "{last:?} to {c:?} is no straight or diagonal run"
+        );
+        self.extend(c, unit_step(last, c));
+    }
+
+    /// The last point.
+    #[inline]
+    fn last(&self) -> Cell {
+        *self.points.last().expect("the route holds its first point")
+    }
+
+    /// Adds `c`, the end of a piece of unit step `heading` ([`NO_RUN`] for no run), or
+    /// moves the last run's end to it when the piece carries that run on.
+    #[inline]
+    fn extend(&mut self, c: Cell, heading: (i8, i8)) {
+        if heading == NO_RUN && self.last() == c {
+            return; // a repeated point
+        }
+        if heading != NO_RUN && heading == self.heading {
+            *self.points.last_mut().expect("a run has its end") = c; // the run goes on
+        } else {
+            self.points.push(c);
+            self.heading = heading;
+        }
+    }
+
+    /// The points written.
+    pub(crate) fn finish(self) -> Vec<Cell> {
+        self.points
+    }
+}
+
+/// The signs of the step from `a` to `b` along each axis: the unit step of a straight or
+/// diagonal run from `a` to `b`, and [`NO_RUN`] when they are the same cell.
+#[inline]
+fn unit_step(a: Cell, b: Cell) -> (i8, i8) {
+    let sign = |from: u32, to: u32| (to > from) as i8 - (to < from) as i8;
+    (sign(a.x, b.x), sign(a.y, b.y))
+}
+
+/// Whether `a` and `b` lie on one straight or diagonal run (not when they are the same
+/// cell).
+#[inline]
+fn on_one_run(a: Cell, b: Cell) -> bool {
     let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
-    let on_run = (dx == 0) != (dy == 0) || (dx != 0 && dx.abs() == dy.abs());
-    on_run.then(|| (dx.signum(), dy.signum()))
+    (dx == 0) != (dy == 0) || (dx != 0 && dx.abs() == dy.abs())
 }
 
 /// Calls `f` on each cell after `a` of the straightest 8-connected line from `a` to `b`:

@@ -63,6 +63,9 @@ enum Route {
     Cells(Vec<Cell>),
     /// Waypoints, each in sight of the next.
     Waypoints(Vec<Cell>),
+    /// Waypoints as [`Corners::points`] holds them: none repeated, none in the middle of
+    /// a straight or diagonal run (the subgoal search's answer).
+    Corners(Vec<Cell>),
 }
 
 /// Where a query's route search stopped: its answer, or paused for the next slice.
@@ -306,8 +309,12 @@ impl HpaMap {
                 RouteProgress::Done(route) => route?,
                 RouteProgress::Paused => unreachable!("an unlimited search never pauses"),
             };
-            let (Route::Cells(points) | Route::Waypoints(points)) = route;
-            Ok(Corners::from_waypoints(&points, &self.grid, self.costs()))
+            Ok(match route {
+                Route::Corners(points) => Corners::from_points(points, &self.grid, self.costs()),
+                Route::Cells(points) | Route::Waypoints(points) => {
+                    Corners::from_waypoints(&points, &self.grid, self.costs())
+                }
+            })
         })
     }
 
@@ -319,7 +326,7 @@ impl HpaMap {
     fn cell_path(&self, ctx: &mut SearchContext, route: Route) -> Path {
         let cells = match route {
             Route::Cells(cells) => cells,
-            Route::Waypoints(waypoints) => {
+            Route::Waypoints(waypoints) | Route::Corners(waypoints) => {
                 let mut cells = path::refine(&waypoints);
                 if self.config.gates != GatePolicy::All || self.config.clusters.is_some() {
                     ctx.cut_loops(&mut cells);
@@ -398,7 +405,7 @@ impl HpaMap {
             self.count_search_work(ctx);
             return RouteProgress::Done(
                 found
-                    .map(Route::Waypoints)
+                    .map(Route::Corners)
                     .ok_or(QueryError::Unreachable { start, goal }),
             );
         }

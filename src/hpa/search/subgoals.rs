@@ -9,6 +9,7 @@ use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::hpa::costs::CostBands;
 use crate::hpa::landmarks_sparse::SparseGoalRow;
+use crate::hpa::path::CornerPoints;
 use crate::hpa::subgoals::{
     allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Sector, Sighting,
     SubgoalGraph, DIRECT, NO_HOP,
@@ -541,7 +542,9 @@ impl SearchContext {
     /// The corner points of the subgoal route that reached `t`: each hop is the cone
     /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
     /// it, so its bend is written out between the two waypoints. Shortcuts of the global
-    /// level are unpacked into their two subgoal-graph hops.
+    /// level are unpacked into their two subgoal-graph hops. Written as
+    /// [`Corners::points`](crate::Corners::points) holds them (see [`CornerPoints`]): no
+    /// point repeated, none inside a straight or diagonal run.
     fn unwind_subgoals(
         &mut self,
         graph: &SubgoalGraph,
@@ -588,8 +591,8 @@ impl SearchContext {
                 None => ids.push(b),
             }
         }
-        let mut out = Vec::with_capacity(2 * ids.len() + 3);
-        out.push(start);
+        // Written as corner points at once: every piece is a straight or diagonal run.
+        let mut out = CornerPoints::new(start, 2 * ids.len() + 3);
         let mut before = start;
         for (i, &id) in ids.iter().enumerate() {
             let here = graph.cell(id);
@@ -599,20 +602,19 @@ impl SearchContext {
             // both kinds of steps asks which scan found it.
             let forward = bend(before, here);
             if forward != before && forward != here {
-                out.push(if i == 0 || graph.reached(ids[i - 1], id) {
+                out.push_run(if i == 0 || graph.reached(ids[i - 1], id) {
                     forward
                 } else {
                     bend(here, before)
                 });
             }
-            out.push(here);
+            out.push_run(here);
             before = here;
         }
         // The goal's scan found the last hop.
-        out.push(bend(goal, before));
-        out.push(goal);
-        out.dedup();
-        out
+        out.push_run(bend(goal, before));
+        out.push_run(goal);
+        out.finish()
     }
 }
 
