@@ -283,12 +283,10 @@ macro_rules! with_recorder {
 /// steps, before its straight ones.
 #[inline]
 pub(super) fn bend(a: Cell, b: Cell) -> Cell {
-    let (dx, dy) = (b.x as i64 - a.x as i64, b.y as i64 - a.y as i64);
-    let k = dx.abs().min(dy.abs());
-    Cell::new(
-        (a.x as i64 + dx.signum() * k) as u32,
-        (a.y as i64 + dy.signum() * k) as u32,
-    )
+    // In unsigned steps towards `b` along each axis: no widening, no signs.
+    let k = a.x.abs_diff(b.x).min(a.y.abs_diff(b.y));
+    let toward = |from: u32, to: u32| if to >= from { from + k } else { from - k };
+    Cell::new(toward(a.x, b.x), toward(a.y, b.y))
 }
 
 /// Pops the next node of `states` to expand in query `query`, skipping entries of closed
@@ -449,5 +447,32 @@ impl SearchContext {
     /// scratch table.
     pub(crate) fn cut_loops(&mut self, cells: &mut Vec<Cell>) {
         path::cut_loops(cells, &mut self.last_seen);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bend;
+    use crate::geom::Cell;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The bend is where the walk from `a` to `b` has taken its diagonal steps, the
+        /// steps walked one at a time: `min(|dx|, |dy|)` steps, each one towards `b` in
+        /// both axes. Any sign or count off (a step too few, the wrong way on one axis)
+        /// fails this.
+        #[test]
+        fn the_bend_ends_the_diagonal_steps(
+            a in (0u32..64, 0u32..64),
+            b in (0u32..64, 0u32..64),
+        ) {
+            let (a, b) = (Cell::new(a.0, a.1), Cell::new(b.0, b.1));
+            let mut walked = a;
+            while walked.x != b.x && walked.y != b.y {
+                let toward = |from: u32, to: u32| if to > from { from + 1 } else { from - 1 };
+                walked = Cell::new(toward(walked.x, b.x), toward(walked.y, b.y));
+            }
+            prop_assert_eq!(bend(a, b), walked);
+        }
     }
 }
