@@ -616,15 +616,24 @@ impl SubgoalGraph {
                 },
             );
         }
-        rescan.sort_unstable_by_key(|&(id, _, _)| id);
+        // Grouped by reader in ID order: the entries' IDs and places sorted as plain
+        // integers rather than the entries themselves (about 180 an edit, 28 bytes each:
+        // sorting them took ≈ 1 % of a blocking edit more).
+        let mut order: Vec<u64> = rescan
+            .iter()
+            .enumerate()
+            .map(|(k, &(id, _, _))| (u64::from(id) << 32) | k as u64)
+            .collect();
+        order.sort_unstable();
         let mut i = 0;
-        while i < rescan.len() {
-            let id = rescan[i].0;
+        while i < order.len() {
+            let id = (order[i] >> 32) as u32;
             // Each series' reads in scan order, `(row, at)`: its first changed read first.
             let (mut parts, mut first_reads) = (Parts::NONE, [None::<SeriesRead>; 8]);
-            while i < rescan.len() && rescan[i].0 == id {
-                parts = parts | rescan[i].1;
-                if let Some(read) = rescan[i].2 {
+            while i < order.len() && (order[i] >> 32) as u32 == id {
+                let (_, entry_parts, entry_read) = rescan[order[i] as u32 as usize];
+                parts = parts | entry_parts;
+                if let Some(read) = entry_read {
                     let first = &mut first_reads[read.series as usize];
                     if first.map_or(true, |f| (read.row, read.at) < (f.row, f.at)) {
                         *first = Some(read);
