@@ -3,7 +3,7 @@
 
 use super::closest::{ClosestRoute, ClosestScan};
 use super::types::{Failure, Outcome, Ticket, WhenUnreachable, WorkSplit};
-use super::watch::{bounding_box, piece_reaches, reach, EditLog};
+use super::watch::{bounding_box, reach, EditLog};
 use crate::flow::{FieldBuild, FlowField, FlowGoal};
 use crate::geom::{Cell, Rect};
 use crate::hpa::{
@@ -200,8 +200,9 @@ impl Allowance {
 }
 
 /// Positions of a path prepared for delivery per work unit (copying it once or twice,
-/// working out the reach of its pieces): about 12 ns each (measured on the replay's
-/// deliveries), a unit of a field's growth about 0.6 µs.
+/// working out its bounding box): about 12 ns each (measured on the replay's deliveries
+/// when they also worked out the reach of the path's pieces, which the sweep now does when
+/// an edit first comes near the path), a unit of a field's growth about 0.6 µs.
 const DELIVERY_CELLS: usize = 64;
 
 /// The kinds of a job's steps, by what they cost (see [`Pace`]).
@@ -296,10 +297,10 @@ pub(super) struct Answer {
     pub keep: bool,
     /// Each position's cost when found, on a layer with terrain costs.
     pub costs: Option<Vec<f64>>,
-    /// The edited cells that may touch the path (`watch::reach`).
+    /// The edited cells that may touch the path (`watch::reach`). The same for each
+    /// piece of the path (`watch::piece_reaches`) is left to the sweep, the first time an
+    /// edit meets this reach: most paths are released before any edit comes near them.
     pub reach: Option<Rect>,
-    /// The same for each piece of the path (`watch::piece_reaches`).
-    pub pieces: Vec<Rect>,
 }
 
 impl Answer {
@@ -322,7 +323,6 @@ impl Answer {
                 .collect()
         });
         let reach = bounding_box(cells).map(|b| reach(b, size));
-        let pieces = piece_reaches(cells, size);
         let work = 1 + cells.len() / DELIVERY_CELLS;
         let answer = Answer {
             ticket,
@@ -332,7 +332,6 @@ impl Answer {
             shared,
             costs,
             reach,
-            pieces,
         };
         (answer, work)
     }

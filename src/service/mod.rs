@@ -244,7 +244,9 @@ enum TicketState {
         /// The edited cells that may touch the path (`watch::reach`): edits outside
         /// cannot.
         reach: Option<Rect>,
-        /// The same for each piece of 16 positions (`watch::piece_reaches`).
+        /// The same for each piece of 16 positions (`watch::piece_reaches`): empty until
+        /// the sweep first finds an edit inside `reach` (most paths are released before
+        /// one comes near them), then worked out for the whole path and kept.
         pieces: Vec<Rect>,
         /// The cost of the path up to `walked_to` (at most the walk's progress): `step`
         /// and `advance` only move the progress, so that they touch neither the path's
@@ -795,6 +797,79 @@ mod tests {
         assert!(
             service.released.capacity() <= 256,
             "the peak's room is given back"
+        );
+    }
+
+    /// A delivered path's pieces (the reach of each 16 positions) are left out until the
+    /// sweep first finds an edit inside the path's reach, then worked out from the path's
+    /// own cells, all of them: checked against reaches written out by hand for a straight
+    /// path along the top row, and by an edit breaking the path in a piece past the unit's
+    /// position. Fails when the pieces are worked out at delivery, never, from the cells
+    /// ahead of the unit only, or grown wrong.
+    #[test]
+    fn a_paths_pieces_are_worked_out_when_an_edit_first_comes_near() {
+        let mut world = World::new(Grid::new_free(64, 64));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut service = PathService::new(&world);
+        let options = RequestOptions::default();
+        let (from, to) = (Cell::new(0, 0), Cell::new(63, 0));
+        let ticket = (service.request(&world, class, UnitId::new(0), from, to, options)).unwrap();
+        while service.pending() > 0 {
+            service.tick(&world, Budget::Expansions(1_000)).unwrap();
+        }
+        let pieces = |service: &PathService| match service.tickets.get(ticket) {
+            Some(TicketState::Done {
+                outcome, pieces, ..
+            }) => {
+                let cells = &outcome.path().unwrap().cells;
+                assert_eq!(cells.len(), 64, "the straight row");
+                assert!(cells
+                    .iter()
+                    .enumerate()
+                    .all(|(i, c)| *c == Cell::new(i as u32, 0)));
+                pieces.clone()
+            }
+            other => panic!("not a live path: {other:?}"),
+        };
+        assert!(
+            pieces(&service).is_empty(),
+            "nothing worked out at delivery"
+        );
+        service.advance(ticket, 20).unwrap();
+        // Outside the path's reach (rows 0 and 1): the pieces are still not needed.
+        let report = world.set_blocked(Rect::new(10, 30, 12, 31), true).unwrap();
+        service.notify_edit(&world, &report);
+        service.tick(&world, Budget::Expansions(1_000)).unwrap();
+        assert!(pieces(&service).is_empty(), "an edit far away");
+        // Inside the reach, and harmless: a straight step needs no cell beside it.
+        let report = world.set_blocked(Rect::new(5, 1, 5, 1), true).unwrap();
+        service.notify_edit(&world, &report);
+        service.tick(&world, Budget::Expansions(1_000)).unwrap();
+        assert!(
+            service.drain_events().next().is_none(),
+            "the path still holds"
+        );
+        // Piece k: positions 16k..=16k+16 (the next piece's first, its last step's end),
+        // one cell around up and left, the footprint and one cell right and down.
+        let by_hand: Vec<Rect> = (0..4u32)
+            .map(|k| Rect::new((16 * k).saturating_sub(1), 0, (16 * k + 16).min(63) + 1, 1))
+            .collect();
+        assert_eq!(
+            pieces(&service),
+            by_hand,
+            "every piece, from the whole path"
+        );
+        // An edit in the last piece, ahead of the unit: found at the step into it.
+        let report = world.set_blocked(Rect::new(50, 0, 50, 0), true).unwrap();
+        service.notify_edit(&world, &report);
+        service.tick(&world, Budget::Expansions(1_000)).unwrap();
+        let events: Vec<PathEvent> = service.drain_events().collect();
+        assert_eq!(
+            events,
+            [PathEvent::Invalidated {
+                ticket,
+                first_bad_index: 49
+            }]
         );
     }
 }

@@ -616,7 +616,7 @@ impl PathService {
             outcome: answer.held,
             costs: answer.costs,
             reach: answer.reach,
-            pieces: answer.pieces,
+            pieces: Vec::new(),
             walked: 0.0,
             walked_to: 0,
             // Answered on the map as it stands: true after every edit reported so far.

@@ -183,8 +183,10 @@ const PIECE: usize = 16;
 /// The reach of each piece of [`PIECE`] positions of `cells` (with the position after it,
 /// which its last step goes to), for agents of side `size`: an edit that misses a piece's
 /// reach changes none of its positions or steps, so the sweep skips the piece (a path
-/// crossing the map has a bounding box that most edits meet).
-pub(super) fn piece_reaches(cells: &[Cell], size: u32) -> Vec<Rect> {
+/// crossing the map has a bounding box that most edits meet). Worked out by the sweep the
+/// first time an edit meets the path's whole reach, not at delivery (most delivered paths
+/// are released before an edit comes near them).
+fn piece_reaches(cells: &[Cell], size: u32) -> Vec<Rect> {
     (0..cells.len().div_ceil(PIECE))
         .filter_map(|k| {
             let end = ((k + 1) * PIECE).min(cells.len() - 1);
@@ -344,6 +346,14 @@ fn check_one(
     for edit in edits.clone() {
         tests += 1;
         if reach.map_or(true, |r| r.intersects(&edit.area)) {
+            if pieces.is_empty() {
+                // The first edit near the path: its pieces' reach, left out at delivery,
+                // one pass over the positions. Not booked again: the delivery's units
+                // (`job::DELIVERY_CELLS`) still price it for every path (booking it here
+                // too moved the deterministic replay's sweeps from 36k to 259k units and
+                // its outcomes within 3 frames from 93.25 to 92.62 %).
+                *pieces = piece_reaches(&path.cells, movement.size());
+            }
             let limit = first_bad.unwrap_or(path.cells.len());
             let (bad, walked_cells) = first_broken(
                 layer,
