@@ -472,6 +472,8 @@ impl FlowField {
         };
         let graph = map.gate_graph();
         let goal = self.goal.area();
+        // At least one row is worked on, whatever the budget, so every call makes progress.
+        let allowance = max_cells.max(1);
         let mut worked = 0;
         let around = Direction::ALL.iter().filter_map(|&dir| cell.step(dir));
         for c in std::iter::once(cell).chain(around) {
@@ -485,14 +487,14 @@ impl FlowField {
             if slot.get().is_some() || graph.leaf_rect(leaf).area() as usize <= SLICED_LEAF_CELLS {
                 continue;
             }
-            if worked >= max_cells.max(1) {
+            if worked >= allowance {
                 return (false, worked);
             }
             let sweep = match &mut self.sweeping {
                 Some(sweep) if sweep.leaf() == leaf => sweep,
                 other => other.insert(solve::LeafSweep::new(graph, leaf)),
             };
-            worked += sweep.run(graph, gates, goal, max_cells.max(1) - worked.min(max_cells));
+            worked += sweep.run(graph, gates, goal, allowance - worked);
             if !sweep.is_done() {
                 return (false, worked);
             }
