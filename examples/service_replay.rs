@@ -25,6 +25,13 @@
 //! `REPLAY_THREADS=n` gives rayon's global pool n threads (the cores less one keeps the
 //! tick off the main thread's core).
 //!
+//! `REPLAY_ARMIES=1` stands each group of the frame-0 burst together, as an army a player
+//! selects and orders (its units on the open cells nearest its first unit's, in the order
+//! a breadth-first walk from there finds them), instead of scattered over the map; every
+//! order, edit and later group is the same as without it. The default (scattered groups)
+//! is the hard case for shared work: each group's one backward search must reach its
+//! farthest member.
+//!
 //! `REPLAY_SPLIT=f` prints every frame whose main-thread time (wall, the walk included) is
 //! over `f` × the budget (1.0 when `f` is not a number) with what it was made of: the
 //! main thread's CPU time on requests and cancels, `notify_edit`, the drains, the walk,
@@ -36,11 +43,12 @@ use quadpath::service::{
     Ticket, WorkSplit,
 };
 use quadpath::units::UnitId;
-use quadpath::{io, Cell, Config, Movement, Rect, World};
+use quadpath::{io, Cell, ClassId, Config, Movement, Rect, World};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// A small deterministic generator.
+#[derive(Clone)]
 struct Rng(u64);
 
 impl Rng {
@@ -127,6 +135,51 @@ fn walk_units(
     Ok(())
 }
 
+/// Moves the units of each group the frame-0 burst will form onto the open cells nearest
+/// the group's first unit (breadth-first over the class's open cells with the 8 moves, no
+/// corner cut, each cell to one unit), so that each army stands together. `burst_rng` is a
+/// copy of the replay's generator as frame 0 will find it: frame 0 draws a group's size
+/// and then its goal, group after group, and this draws the same.
+fn stand_armies_together(
+    world: &World,
+    class: ClassId,
+    pos: &mut [Cell],
+    mut burst_rng: Rng,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let layer = world.layer(class).ok_or("the class has no layer")?;
+    let grid = layer.grid();
+    let (w, h) = (grid.width(), grid.height());
+    let mut taken = vec![false; w as usize * h as usize];
+    let index = |c: Cell| c.y as usize * w as usize + c.x as usize;
+    let open_count = grid.free_cells().count() as u64;
+    let mut first = 0;
+    while first < pos.len() {
+        let size = (1 + burst_rng.below(200) as usize).min(pos.len() - first);
+        burst_rng.below(open_count); // the group's goal, drawn next by frame 0
+        let centre = pos[first];
+        let mut queue = std::collections::VecDeque::from([centre]);
+        let mut seen = std::collections::HashSet::from([centre]);
+        let mut placed = 0;
+        while placed < size {
+            let Some(c) = queue.pop_front() else {
+                return Err(format!("no room for an army of {size} around {centre:?}").into());
+            };
+            if !taken[index(c)] {
+                taken[index(c)] = true;
+                pos[first + placed] = c;
+                placed += 1;
+            }
+            for (next, _) in grid.successors(c) {
+                if seen.insert(next) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        first += size;
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let file = args
@@ -167,6 +220,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if world.connected(infantry, anchor, c)? {
             pos.push(c);
         }
+    }
+    // `REPLAY_ARMIES=1`: each group of the frame-0 burst stands together around its first
+    // unit. The burst's group sizes are drawn as frame 0 will draw them (a copy of the
+    // generator), so the orders stay those of the scattered replay.
+    if std::env::var("REPLAY_ARMIES").is_ok_and(|v| v == "1") {
+        stand_armies_together(&world, infantry, &mut pos, rng.clone())?;
     }
     // `REPLAY_LANES=n` sets the service's lanes (default: the service's own default).
     let mut config = ServiceConfig::default();
