@@ -678,6 +678,37 @@ mod tests {
     use super::*;
     use crate::{Grid, Mode, Movement};
 
+    /// Cancelling tickets leaves their places in the ticket order to the next tick (a
+    /// pass over the whole index, O(live tickets), which a `cancel` on the main thread
+    /// must not pay), and that tick takes them out once they outnumber the live ones.
+    #[test]
+    fn cancelled_tickets_leave_the_order_at_the_next_tick() {
+        let mut world = World::new(Grid::new_free(16, 16));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut service = PathService::new(&world);
+        let goal = Cell::new(15, 15);
+        let tickets: Vec<Ticket> = (0..300u32)
+            .map(|i| {
+                let start = Cell::new(i % 16, i / 16 % 16);
+                let unit = UnitId::new(i);
+                let options = RequestOptions::default();
+                service.request(&world, class, unit, start, goal, options)
+            })
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for &ticket in &tickets[10..] {
+            service.cancel(ticket).unwrap();
+        }
+        assert_eq!(service.live_tickets(), 10);
+        assert_eq!(
+            service.tickets.index_len(),
+            300,
+            "no cancel tidied the index"
+        );
+        service.tick(&world, Budget::Expansions(1)).unwrap();
+        assert_eq!(service.tickets.index_len(), 10, "the tick tidied it");
+    }
+
     /// Past the most live tickets the table can name (2^32, shrunk to 2 here), `request`
     /// refuses with a typed error and changes nothing; a released ticket makes room.
     #[test]

@@ -288,6 +288,9 @@ impl PathService {
         // thread when the tick runs beside the frame (their buffers, a few kilobytes a
         // path, were most of `cancel`'s time).
         self.free_released(now, deadline);
+        // So are the cancelled and released tickets' places in the ticket order, once
+        // they outnumber the live ones (a pass over the index: not in a main-thread call).
+        self.tickets.tidy_if_due();
         // First the live paths against the edits reported since the last tick: nothing is
         // taken in or delivered before every path the service holds is checked.
         let mut sweeping = Allowance::new(total, deadline);
