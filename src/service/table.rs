@@ -23,9 +23,10 @@
 //! instead of a `BTreeMap`'s insert and remove, which were a third of a request's and of a
 //! cancel's instructions (session 35, callgrind). The tidy itself, a pass over the whole
 //! index, is the tick's ([`TicketTable::tidy_if_due`], beside the rest of the tick's
-//! start-of-frame cleaning): in a drop it made one `cancel` or `release` in so many cost
-//! O(live tickets), about 0.35 ms on the main thread at 100,000 (session 37). Between
-//! ticks the index holds the pairs dropped since the last one besides its usual slack.
+//! start-of-frame cleaning): done inside a drop, it made every so many `cancel`s or
+//! `release`s one that cost O(live tickets), about 0.35 ms on the main thread at 100,000
+//! (moved in session 37). Between ticks the index holds the pairs dropped since the last
+//! one on top of its usual slack.
 //!
 //! Limits: a ticket names its slot with a `u32`, so the table holds at most 2^32 live
 //! tickets at once ([`TicketsExhausted`] past that, a typed error of `request`); numbers
