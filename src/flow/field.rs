@@ -434,8 +434,9 @@ impl FlowField {
     /// where it stands, a position the field [covers](FlowField::covers) or one reached by
     /// walking from one); adds up to `max` steps of [`FlowField::next_step`] (at least
     /// one, unless it needs a large leaf's table: see below), stopping early after a step
-    /// that worked out a leaf's distances (a sweep over its rectangle, the costly part of
-    /// a walk). Returns whether the walk is over (on the goal, or nowhere to go) and the
+    /// that worked out leaves' distances (a sweep over each one's rectangle, the costly
+    /// part of a walk; a step reads its cell and eight neighbours, so up to nine leaves,
+    /// each of at most [`SLICED_LEAF_CELLS`] cells). Returns whether the walk is over (on the goal, or nowhere to go) and the
     /// cells swept. A step that would read a leaf of more than [`SLICED_LEAF_CELLS`] cells
     /// whose table is not worked out yet is not taken: the walk stops before it, for
     /// [`FlowField::prepare`] to work the table out a slice at a time. The field must be
@@ -521,6 +522,21 @@ impl FlowField {
             Values::Leaves { tables, .. } => tables.iter().filter(|t| t.get().is_some()).count(),
             Values::Cells(_) => 0,
         }
+    }
+
+    /// How many leaves of more than [`SLICED_LEAF_CELLS`] cells have their table worked
+    /// out (for tests of who works them out).
+    #[cfg(test)]
+    pub(crate) fn large_tables(&self, map: &HpaMap) -> usize {
+        let Values::Leaves { tables, .. } = &self.values else {
+            return 0;
+        };
+        let graph = map.gate_graph();
+        graph
+            .leaves()
+            .filter(|&(leaf, _)| tables[leaf.index()].get().is_some())
+            .filter(|&(leaf, _)| graph.leaf_rect(leaf).area() as usize > SLICED_LEAF_CELLS)
+            .count()
     }
 
     /// Heap bytes the field holds now (it grows as leaves are worked out).
