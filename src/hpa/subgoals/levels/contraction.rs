@@ -81,14 +81,20 @@ impl Witnesses {
 
 /// Writes into `reach` the weight of the edge from `a` to each of its neighbours but `v`
 /// (`reach[v]` stays infinite, so no witness passes through `v`).
+///
+/// Every edge is marked, `v`'s too, and `reach[v]` set back to infinite after: one
+/// branch less an edge than skipping `v`'s, with the same table (`reach[v]` was infinite,
+/// as every entry is between two tests). Weights are positive and finite, so the
+/// comparison keeps the smaller as `f64::min` would, without its NaN handling.
 #[inline(always)]
 fn mark_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32, v: u32) {
     for arc in &adj[a as usize] {
-        if arc.to != v {
-            let r = &mut reach[arc.to as usize];
-            *r = r.min(arc.weight());
+        let (r, w) = (&mut reach[arc.to as usize], arc.weight());
+        if w < *r {
+            *r = w;
         }
     }
+    reach[v as usize] = f64::INFINITY;
 }
 
 /// The octants (bit `k`: between directions `k` and `k + 1` of `taut.rs`, both edges
@@ -119,15 +125,15 @@ fn clear_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32) {
 }
 
 /// Whether the neighbour marked in `reach` (see [`mark_reach`]) reaches `b` in at most
-/// `most`, directly or through one middle subgoal. A middle it does not reach is skipped
-/// before its edge's weight is worked out (every weight is positive).
+/// `most`, directly or through one middle subgoal. A middle it does not reach has an
+/// infinite `reach`, so its sum is infinite too: one comparison an edge tells both (the
+/// weight is stored, so there is nothing to save by skipping it first).
 #[inline(always)]
 fn witnessed(adj: &[Vec<Arc>], reach: &[f64], b: u32, most: f64) -> bool {
     reach[b as usize] <= most
-        || adj[b as usize].iter().any(|arc| {
-            let r = reach[arc.to as usize];
-            r < most && r + arc.weight() <= most
-        })
+        || adj[b as usize]
+            .iter()
+            .any(|arc| reach[arc.to as usize] + arc.weight() <= most)
 }
 
 /// Whether every direct edge of `graph` counts at most [`COUNT_LIMIT`] steps of each kind,
