@@ -12,14 +12,14 @@ use super::graph::{GateGraph, LeafId};
 use super::landmarks::Landmarks;
 use super::policy;
 use super::profile::{BuildProfile, MemoryBreakdown};
-use super::side_by_side::timed_join;
+use super::side_by_side::{join, timed};
 use super::subgoals::SubgoalGraph;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::{Grid, TerrainCosts};
 use crate::quadtree::{CellCounts, NodeId, NodeRef, QuadTree, QuadtreeError, SplitStopper};
 use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A grid map prepared for hierarchical A\*: a quadtree of all-blocked leaves and free
 /// leaves of one terrain cost each, gates between adjacent free leaves, and reachability
@@ -288,7 +288,24 @@ impl HpaMap {
         // edit that keeps a blocked cell (`update_subgoals`).
         let build_subgoals =
             || subgoals_wanted.then(|| Box::new(SubgoalGraph::build(&grid).stamped(revision)));
-        let ((tree, tree_time), (subgoals, subgoals_time)) = timed_join(build_tree, build_subgoals);
+        // A layer with a subgoal graph keeps no gate graph unless a reader asked for one
+        // (see `HpaMap::keeps_gate_graph`): its free leaves' slots and components need the
+        // tree alone, and are made on the tree's thread while the subgoal graph's scans
+        // go on (that thread then takes its share of the scans). After both steps they
+        // were a sixth of Cauldron's longest chain. The memory checks are made after the
+        // join, in the same order and with the same figures as when the slots are made
+        // there, so a layer refused for its size gets the same error.
+        let leaves_early = subgoals_wanted && !gates_asked && config.clusters.is_none();
+        let build_tree_and_leaves = || {
+            let (tree, tree_time) = timed(build_tree);
+            let slots = match &tree {
+                Ok(tree) if leaves_early => LeafSlots::make(tree, &bands, &grid, limit),
+                _ => None,
+            };
+            ((tree, tree_time), slots)
+        };
+        let (((tree, tree_time), slots), (subgoals, subgoals_time)) =
+            join(build_tree_and_leaves, || timed(build_subgoals));
         let mut tree = tree?;
         tree.track_changes(true);
         lap();
@@ -296,18 +313,11 @@ impl HpaMap {
         profile.subgoals = subgoals_time;
         let mut estimated = grid.memory_bytes() + tree.memory_bytes();
         check(estimated)?;
-        // The free leaves, each with its Z-order key (see below), worked out once.
-        let mut free: Vec<(u64, NodeId, Rect, f64)> = tree
-            .leaves()
-            .filter_map(|l| {
-                let band = bands.leaf_band(&l);
-                let rect = l.rect();
-                (band != BLOCKED).then(|| {
-                    let key = morton(rect.x1, rect.y1);
-                    (key, l.id(), rect, bands.band_cost(band))
-                })
-            })
-            .collect();
+        // The free leaves, unless their slots are made.
+        let mut free = match slots {
+            Some(_) => Vec::new(),
+            None => free_leaves(&tree, &bands),
+        };
         let mut map = HpaMap {
             graph: Box::new(GateGraph::new(tree.shape())),
             linked: false,
@@ -344,30 +354,29 @@ impl HpaMap {
             check(estimated)?;
         }
         let linked = map.keeps_gate_graph();
-        estimated = estimated
-            .saturating_add(GateGraph::estimate_bytes(
-                free.iter().map(|&(_, _, r, _)| r),
-                linked,
-            ))
-            // The components' labels, 4 bytes a leaf.
-            .saturating_add(free.len().next_power_of_two() * 4);
-        check(estimated)?;
-        // Slots in Z-order keep neighbouring leaves, and their gates, close in memory: the
-        // search is bound by cache misses, not arithmetic. Leaves do not overlap, so their
-        // keys differ and the order is the same whatever the sort.
-        free.sort_unstable_by_key(|&(key, ..)| key);
-        let leaves: Vec<LeafId> = free
-            .iter()
-            .map(|&(_, id, rect, cost)| map.graph.add_leaf(id, rect, cost))
-            .collect();
-        drop(free);
-        if linked {
-            map.link_gates();
-        }
-        map.graph.shrink_to_fit();
-        profile.gates = lap();
-        map.label_components();
-        profile.components = lap();
+        let leaves = if let Some(slots) = slots {
+            debug_assert!(!linked, "slots made early belong to a layer without gates");
+            estimated = estimated.saturating_add(slots.estimate);
+            check(estimated)?;
+            *map.graph = slots.graph;
+            map.components = slots.components;
+            (profile.gates, profile.components) = (slots.gates_time, slots.components_time);
+            lap();
+            slots.leaves
+        } else {
+            estimated = estimated.saturating_add(slots_estimate(&free, linked));
+            check(estimated)?;
+            let leaves = add_leaves(&mut map.graph, &mut free);
+            drop(free);
+            if linked {
+                map.link_gates();
+            }
+            map.graph.shrink_to_fit();
+            profile.gates = lap();
+            map.label_components();
+            profile.components = lap();
+            leaves
+        };
         let shape = map.tree.shape();
         if let Some(mut clusters) = config.clusters.and_then(|cfg| Clusters::new(cfg, &shape)) {
             for &leaf in &leaves {
@@ -834,6 +843,86 @@ pub(super) fn landmarks_pay(map: &HpaMap) -> bool {
     gates > 0 && (free <= LANDMARK_OPEN_CELLS || free <= LANDMARK_CELLS_PER_GATE * gates)
 }
 
+/// A free leaf of the tree: its Z-order key (see [`add_leaves`]), node, rectangle and
+/// terrain cost.
+type FreeLeaf = (u64, NodeId, Rect, f64);
+
+/// The free leaves of `tree`, each with its Z-order key worked out once.
+fn free_leaves(tree: &QuadTree<u8>, bands: &CostBands) -> Vec<FreeLeaf> {
+    tree.leaves()
+        .filter_map(|l| {
+            let band = bands.leaf_band(&l);
+            let rect = l.rect();
+            (band != BLOCKED).then(|| {
+                let key = morton(rect.x1, rect.y1);
+                (key, l.id(), rect, bands.band_cost(band))
+            })
+        })
+        .collect()
+}
+
+/// What the slots of the leaves `free` add to a layer's estimated bytes: the gate graph's
+/// leaves (with their gates when `linked`) and the components' labels, 4 bytes a leaf.
+fn slots_estimate(free: &[FreeLeaf], linked: bool) -> usize {
+    GateGraph::estimate_bytes(free.iter().map(|&(_, _, r, _)| r), linked)
+        .saturating_add(free.len().next_power_of_two() * 4)
+}
+
+/// Gives the leaves `free` their slots in `graph`, in Z-order: slots in that order keep
+/// neighbouring leaves, and their gates, close in memory (the search is bound by cache
+/// misses, not arithmetic). Leaves do not overlap, so their keys differ and the order is
+/// the same whatever the sort.
+fn add_leaves(graph: &mut GateGraph, free: &mut [FreeLeaf]) -> Vec<LeafId> {
+    free.sort_unstable_by_key(|&(key, ..)| key);
+    free.iter()
+        .map(|&(_, id, rect, cost)| graph.add_leaf(id, rect, cost))
+        .collect()
+}
+
+/// A layer's free leaves in their slots of a gate graph without gates, and its components
+/// labelled over them: made on the tree's thread beside the subgoal graph (see
+/// `HpaMap::build`), the same as the build makes them after both steps.
+struct LeafSlots {
+    graph: GateGraph,
+    leaves: Vec<LeafId>,
+    components: Components,
+    /// [`slots_estimate`] of the leaves.
+    estimate: usize,
+    gates_time: Duration,
+    components_time: Duration,
+}
+
+impl LeafSlots {
+    /// The slots and components of `tree`'s free leaves, or `None` when the grid, the
+    /// tree and they would already be over `limit` bytes (the build then refuses the
+    /// layer after the join, as it did before).
+    fn make(tree: &QuadTree<u8>, bands: &CostBands, grid: &Grid, limit: usize) -> Option<Self> {
+        let start = Instant::now();
+        let mut free = free_leaves(tree, bands);
+        let estimate = slots_estimate(&free, false);
+        let built = grid.memory_bytes() + tree.memory_bytes();
+        if built.saturating_add(estimate) > limit {
+            return None;
+        }
+        let mut graph = GateGraph::new(tree.shape());
+        let leaves = add_leaves(&mut graph, &mut free);
+        drop(free);
+        graph.shrink_to_fit();
+        let gates_time = start.elapsed();
+        let start = Instant::now();
+        let mut components = Components::default();
+        components.label_all_by_cells(&graph, grid);
+        Some(LeafSlots {
+            graph,
+            leaves,
+            components,
+            estimate,
+            gates_time,
+            components_time: start.elapsed(),
+        })
+    }
+}
+
 /// Interleaves the bits of `x` and `y` (Z-order), for memory layouts that follow space.
 pub(super) fn morton(x: u32, y: u32) -> u64 {
     fn spread(v: u32) -> u64 {
@@ -912,6 +1001,55 @@ mod tests {
                 let (one, two) = (build(1), build(2));
                 assert_eq!(built(&one), built(&two), "seed {seed}");
             }
+        }
+    }
+
+    /// The free leaves' slots and components, made on the tree's thread beside the
+    /// subgoal graph when the layer keeps no gate graph, are those the build makes after
+    /// both steps when a reader asked for the gate graph (same slots in the same order,
+    /// same labels, same layer by the test hooks), on random maps of walls and blocks.
+    #[test]
+    fn leaf_slots_made_beside_the_subgoal_graph_equal_those_made_after() {
+        use super::{Config, HpaMap, TerrainCosts};
+        use crate::Grid;
+        for seed in 0..6u64 {
+            let hash = |x: u32, y: u32| {
+                let h = (seed ^ (u64::from(x) << 32 | u64::from(y)))
+                    .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                (h ^ (h >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9) >> 40
+            };
+            let (w, h) = (90 + seed as u32 * 7, 70 + seed as u32 * 5);
+            let grid = Grid::from_fn(w, h, |x, y| {
+                let wall = x % 19 == 5 && hash(x, y / 7) % 4 != 0;
+                !wall && hash(x / 2, y / 2) % 100 >= 15
+            });
+            let build = |gates_asked| {
+                HpaMap::build(
+                    grid.clone(),
+                    TerrainCosts::unit(),
+                    Config::exact(),
+                    gates_asked,
+                )
+                .expect("a layer")
+            };
+            let (early, late) = (build(false), build(true));
+            assert!(!early.linked && late.linked, "seed {seed}: one path each");
+            let slots = |map: &HpaMap| -> Vec<_> {
+                map.graph
+                    .leaves()
+                    .map(|(leaf, l)| (leaf, l.id.raw(), map.components.of(leaf)))
+                    .collect()
+            };
+            assert!(
+                slots(&early) == slots(&late),
+                "seed {seed}: the slots differ"
+            );
+            assert_eq!(
+                early.component_count(),
+                late.component_count(),
+                "seed {seed}"
+            );
+            assert_eq!(early.snapshot(), late.snapshot(), "seed {seed}");
         }
     }
 

@@ -110,9 +110,10 @@ pub struct BuildProfile {
 
 impl BuildProfile {
     /// All steps together: the build's work. With the `parallel` feature the quadtree and
-    /// the subgoal graph are built side by side, and so are the landmarks and the subgoal
-    /// graph's levels (each step's own time is recorded), so the build may take less
-    /// wall time than this.
+    /// the subgoal graph are built side by side (a layer with a subgoal graph and no gate
+    /// graph makes its free leaves' slots and components on the tree's thread too), and so
+    /// are the landmarks and the subgoal graph's levels (each step's own time is
+    /// recorded), so the build may take less wall time than this.
     pub fn total(&self) -> Duration {
         self.tree + self.gates + self.components + self.clusters + self.landmarks + self.subgoals
     }

@@ -30,7 +30,7 @@ pub(crate) fn timed_join<A: Send, B: Send>(
 }
 
 /// `f()` with the time it took.
-fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let start = Instant::now();
     let value = f();
     (value, start.elapsed())

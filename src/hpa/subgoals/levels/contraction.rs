@@ -22,9 +22,13 @@ const MAX_SHORTCUTS: usize = 4;
 const TIE: f64 = 1e-7;
 
 /// Neighbours from which a contraction tests the pairs most likely to need its subgoal
-/// first (see [`Contraction::likely_pairs_refuse`]): subgoals of fewer are mostly
-/// contracted, after a test of every pair.
-const LIKELY_FIRST_DEGREE: usize = 12;
+/// first (see [`Contraction::likely_pairs_refuse`]): none since session 37. With the
+/// witness test's cheaper loops the extra marks of that pass cost more than the full
+/// passes it spares, at every threshold measured (callgrind, `Contraction::run` on
+/// Cauldron: 12 neighbours 167.5M, 16 162.2M, 24 153.3M, 32 147.6M, 48 144.2M, never
+/// 143.6M; Expedition 158.5M at 12, 134.4M never). The pass is kept, and tested, for a
+/// test of other orders.
+const LIKELY_FIRST_DEGREE: usize = usize::MAX;
 
 /// IDs whose edge lists [`direct_lists`] makes on one thread.
 const LISTS_CHUNK: usize = 4096;
@@ -81,14 +85,20 @@ impl Witnesses {
 
 /// Writes into `reach` the weight of the edge from `a` to each of its neighbours but `v`
 /// (`reach[v]` stays infinite, so no witness passes through `v`).
+///
+/// Every edge is marked, `v`'s too, and `reach[v]` set back to infinite after: one
+/// branch less an edge than skipping `v`'s, with the same table (`reach[v]` was infinite,
+/// as every entry is between two tests). Weights are positive and finite, so the
+/// comparison keeps the smaller as `f64::min` would, without its NaN handling.
 #[inline(always)]
 fn mark_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32, v: u32) {
     for arc in &adj[a as usize] {
-        if arc.to != v {
-            let r = &mut reach[arc.to as usize];
-            *r = r.min(arc.weight());
+        let (r, w) = (&mut reach[arc.to as usize], arc.weight());
+        if w < *r {
+            *r = w;
         }
     }
+    reach[v as usize] = f64::INFINITY;
 }
 
 /// The octants (bit `k`: between directions `k` and `k + 1` of `taut.rs`, both edges
@@ -119,15 +129,15 @@ fn clear_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32) {
 }
 
 /// Whether the neighbour marked in `reach` (see [`mark_reach`]) reaches `b` in at most
-/// `most`, directly or through one middle subgoal. A middle it does not reach is skipped
-/// before its edge's weight is worked out (every weight is positive).
+/// `most`, directly or through one middle subgoal. A middle it does not reach has an
+/// infinite `reach`, so its sum is infinite too: one comparison an edge tells both (the
+/// weight is stored, so there is nothing to save by skipping it first).
 #[inline(always)]
 fn witnessed(adj: &[Vec<Arc>], reach: &[f64], b: u32, most: f64) -> bool {
     reach[b as usize] <= most
-        || adj[b as usize].iter().any(|arc| {
-            let r = reach[arc.to as usize];
-            r < most && r + arc.weight() <= most
-        })
+        || adj[b as usize]
+            .iter()
+            .any(|arc| reach[arc.to as usize] + arc.weight() <= most)
 }
 
 /// Whether every direct edge of `graph` counts at most [`COUNT_LIMIT`] steps of each kind,
