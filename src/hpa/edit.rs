@@ -266,6 +266,9 @@ impl HpaMap {
                 let before = self.band_at(c);
                 write(&mut self.grid, c);
                 self.retag(c, before, &mut edit);
+                // A patch's cells may lie anywhere on the map: the tree takes them one by
+                // one, where one pass would walk every node between them.
+                self.write_tags(&mut edit);
             }
             self.after_edit(&edit);
         }
@@ -314,6 +317,7 @@ impl HpaMap {
                 self.retag(c, before, &mut edit);
             }
         }
+        self.write_tags(&mut edit);
         self.after_edit(&edit);
         Ok(edit.len())
     }
@@ -379,8 +383,9 @@ impl HpaMap {
         self.costs.band(&self.grid, c)
     }
 
-    /// Records in the tree that cell `c`, of band `before`, has the band the grid now
-    /// gives it, and in `edit` how it changed; nothing when the band is the same.
+    /// Records in `edit` that cell `c`, of band `before`, has the band the grid now gives
+    /// it, and how it changed (the tree learns it in [`HpaMap::write_tags`]); nothing when
+    /// the band is the same.
     fn retag(&mut self, c: Cell, before: u8, edit: &mut Edit) {
         let after = self.band_at(c);
         if after == before {
@@ -389,13 +394,10 @@ impl HpaMap {
         self.costs.moved(before, after);
         let base = self.costs.base();
         if before != base {
-            let removed = self.tree.remove(c, &before);
-            debug_assert_eq!(removed, Ok(true), "{c} held its band");
+            edit.untagged.push((c, before));
         }
         if after != base {
-            self.tree
-                .add(c, after)
-                .expect("the cell was checked to be on the map");
+            edit.tagged.push((c, after));
         }
         edit.blocked |= after == BLOCKED;
         edit.freed |= before == BLOCKED;
@@ -409,6 +411,34 @@ impl HpaMap {
         } else {
             edit.raised.push(c);
         }
+    }
+
+    /// Writes the bands `edit` collected into the tree (and empties its lists): a cell's
+    /// alone with the tree's single edits, several cells' (a building's rectangle) in one
+    /// pass ([`QuadTree::replace_objects`](crate::quadtree::QuadTree::replace_objects)),
+    /// which splits and merges each node they fall in once instead of once a cell. The
+    /// tree comes out the same either way: its shape depends only on its objects.
+    fn write_tags(&mut self, edit: &mut Edit) {
+        let mut cells = edit.untagged.iter().chain(&edit.tagged).map(|&(c, _)| c);
+        let one_cell = cells.next().map_or(true, |c| cells.all(|d| d == c));
+        if one_cell {
+            for (c, before) in edit.untagged.drain(..) {
+                let removed = self.tree.remove(c, &before);
+                debug_assert_eq!(removed, Ok(true), "{c} held its band");
+            }
+            for (c, after) in edit.tagged.drain(..) {
+                self.tree
+                    .add(c, after)
+                    .expect("the cell was checked to be on the map");
+            }
+            return;
+        }
+        let found = self
+            .tree
+            .replace_objects(&edit.untagged, std::mem::take(&mut edit.tagged))
+            .expect("the cells were checked to be on the map");
+        debug_assert_eq!(found, edit.untagged.len(), "every cell held its band");
+        edit.untagged.clear();
     }
 
     /// Sets the terrain of every cell of `area` (a [`Cell`] or a [`Rect`]: a river dug, a
@@ -465,6 +495,7 @@ impl HpaMap {
             self.grid.set_cell_terrain(c, code);
             self.retag(c, before, &mut edit);
         }
+        self.write_tags(&mut edit);
         self.after_edit(&edit);
         Ok(edit.len())
     }
@@ -894,6 +925,10 @@ struct Edit {
     blocked: bool,
     /// Whether some cell became free.
     freed: bool,
+    /// Cells and the bands they left, for the tree (see `HpaMap::write_tags`).
+    untagged: Vec<(Cell, u8)>,
+    /// Cells and the bands they took, for the tree.
+    tagged: Vec<(Cell, u8)>,
 }
 
 impl Edit {

@@ -477,7 +477,6 @@ impl GateGraph {
             self.borders.free(&mut lists.border_gates);
         }
         self.leaves.release(id);
-        self.compact_if_holed();
     }
 
     /// Removes every crossing between leaves `a` and `b`.
@@ -505,7 +504,6 @@ impl GateGraph {
                 self.free_gate(g);
             }
         }
-        self.compact_if_holed();
     }
 
     /// The gates one crossing away from `gate`, in other leaves.
@@ -546,16 +544,19 @@ impl GateGraph {
         &mut self.lists[id.index()]
     }
 
-    /// Compacts an arena when the holes moved lists left behind weigh more than the lists
-    /// (see [`SpanArena::wants_compaction`]): edits then cost the arenas no more than
-    /// twice what a fresh build holds.
-    fn compact_if_holed(&mut self) {
-        if self.links.wants_compaction() {
-            self.compact_links();
-        }
-        if self.leaf_gates.wants_compaction() || self.borders.wants_compaction() {
-            self.compact_leaf_lists();
-        }
+    /// Whether the leaves' arenas should be packed before [`GateGraph::gate_for`] writes
+    /// a new gate into `lists`, a leaf over `rect`: when its border index (the first
+    /// time) or its gate and cell lists would outgrow an arena that holes fill a quarter
+    /// of (see [`SpanArena::wants_packing`]). An arena's allocation then grows with its
+    /// lists only, to at most 8/3 of the most they held (twice, when it grows, an
+    /// allocation they filled three quarters of), whatever order the edits leave holes in.
+    #[inline]
+    fn leaf_lists_want_packing(&self, lists: LeafLists, rect: Rect) -> bool {
+        let gates = lists.gates.push_growth();
+        // The parallel arenas hold as many items and holes; their allocations may differ.
+        self.leaf_gates.wants_packing(gates)
+            || self.leaf_cells.wants_packing(gates)
+            || (lists.border_gates.is_empty() && self.borders.wants_packing(border_len(rect)))
     }
 
     fn compact_links(&mut self) {
@@ -627,6 +628,10 @@ impl GateGraph {
             links: ShortSpan::default(),
         });
         let mut lists = *self.lists_mut(leaf);
+        if self.leaf_lists_want_packing(lists, rect) {
+            self.compact_leaf_lists();
+            lists = self.lists[leaf.index()];
+        }
         if lists.border_gates.is_empty() {
             self.borders
                 .fill(&mut lists.border_gates, border_len(rect), NO_GATE);
@@ -648,10 +653,15 @@ impl GateGraph {
             !self.links_of(self.gate(ga)).contains(&gb),
             "crossing {a} -> {b} added twice"
         );
+        // Room for both pushes at once, so that packing cannot come between them.
+        let growth = Span::from(self.gate(ga).links).push_growth()
+            + Span::from(self.gate(gb).links).push_growth();
+        if self.links.wants_packing(growth) {
+            self.compact_links();
+        }
         self.links.push(&mut self.gates.get_mut(ga).links, gb);
         self.links.push(&mut self.gates.get_mut(gb).links, ga);
         self.crossing_count += 1;
-        self.compact_if_holed();
     }
 
     /// The cost of the crossing from gate `a` to gate `b` (one legal step between two
@@ -676,6 +686,10 @@ impl GateGraph {
     pub fn shrink_to_fit(&mut self) {
         self.compact_links();
         self.compact_leaf_lists();
+        self.links.shrink_to_fit();
+        self.leaf_gates.shrink_to_fit();
+        self.leaf_cells.shrink_to_fit();
+        self.borders.shrink_to_fit();
         for slots in [&mut self.leaves.live, &mut self.gates.live] {
             slots.shrink_to_fit();
         }

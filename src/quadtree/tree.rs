@@ -410,6 +410,140 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
         Ok(taken.into_iter().map(|(_, o)| o).collect())
     }
 
+    /// Removes one object equal to each of `removed` and adds every object of `added`, in
+    /// one pass over the nodes they fall in: each such node is visited once, its split
+    /// decision taken once, bottom-up, where adding and removing them one at a time would
+    /// restructure the root-to-cell path once per object. A building placed or torn down
+    /// changes a small rectangle of cells this way. Returns how many of `removed` were
+    /// there.
+    ///
+    /// The tree comes out the same as after the single edits (the shape is canonical: it
+    /// depends only on the objects), and its change feed, netted, reports the same leaves.
+    ///
+    /// ```
+    /// use quadpath::quadtree::{QuadTree, SplitStopper};
+    /// use quadpath::Cell;
+    /// let mut tree = QuadTree::new(16, 16, SplitStopper::uniform())?;
+    /// let square: Vec<_> = (4..8).flat_map(|y| (4..8).map(move |x| (Cell::new(x, y), 1u8))).collect();
+    /// assert_eq!(tree.replace_objects(&[], square.clone())?, 0);
+    /// assert_eq!((tree.object_count(), tree.leaf_count()), (16, 7), "one full 4×4 leaf");
+    /// assert_eq!(tree.replace_objects(&square, Vec::new())?, 16);
+    /// assert_eq!((tree.object_count(), tree.leaf_count()), (0, 1));
+    /// # Ok::<(), quadpath::quadtree::QuadtreeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`QuadtreeError::OutOfBounds`] when a cell is off the grid; the tree is unchanged
+    /// then.
+    pub fn replace_objects(
+        &mut self,
+        removed: &[(Cell, T)],
+        added: Vec<(Cell, T)>,
+    ) -> Result<usize, QuadtreeError>
+    where
+        T: PartialEq,
+    {
+        let mut cells = removed.iter().chain(&added).map(|&(c, _)| c);
+        let Some(first) = cells.next() else {
+            return Ok(0);
+        };
+        self.shape.check(first)?;
+        let mut bounds = Rect::new(first.x, first.y, first.x, first.y);
+        for c in cells {
+            self.shape.check(c)?;
+            bounds = Rect::new(
+                bounds.x1.min(c.x),
+                bounds.y1.min(c.y),
+                bounds.x2.max(c.x),
+                bounds.y2.max(c.y),
+            );
+        }
+        let mut added = added;
+        Ok(self.replace_below(NodeId::ROOT, bounds, removed, &mut added))
+    }
+
+    /// [`QuadTree::replace_objects`] below node `id`, which overlaps `bounds` (the cells
+    /// of `removed` and `added`): the objects of `added` in `id` are taken out of it.
+    /// Returns how many of `removed` were found.
+    fn replace_below(
+        &mut self,
+        id: NodeId,
+        bounds: Rect,
+        removed: &[(Cell, T)],
+        added: &mut Vec<(Cell, T)>,
+    ) -> usize
+    where
+        T: PartialEq,
+    {
+        let rect = self.shape.rect(id);
+        let content = self.content(id);
+        if content.is_leaf() {
+            let touched = |&(c, _): &(Cell, T)| rect.contains(c);
+            if !removed.iter().any(touched) && !added.iter().any(touched) {
+                return 0;
+            }
+            let (mut objects, _) = self.take_objects(id);
+            let before = objects.len();
+            let mut found = 0;
+            for (c, o) in removed.iter().filter(|(c, _)| rect.contains(*c)) {
+                if let Some(at) = objects.iter().position(|(at, x)| at == c && x == o) {
+                    objects.swap_remove(at);
+                    found += 1;
+                }
+            }
+            let mut i = 0;
+            while i < added.len() {
+                if rect.contains(added[i].0) {
+                    objects.push(added.swap_remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            if found == 0 && objects.len() == before {
+                // Untouched: the leaf goes back as it was stored.
+                let content = self.lists.content(objects, self.kind_of);
+                self.set_content(id, content);
+                self.settle(id);
+                return 0;
+            }
+            let tally = Tally::of(&objects, self.kind_of);
+            self.log(LeafChange::Removed { id, rect });
+            if self
+                .stopper
+                .stops_with_kinds(rect, tally.count(), tally.one_kind())
+            {
+                let content = self.lists.content(objects, self.kind_of);
+                self.set_content(id, content);
+                self.settle(id);
+                self.log(LeafChange::Created { id, rect });
+            } else {
+                self.leaf_count -= 1;
+                self.set_content(id, Content::Split(tally));
+                self.split(id, objects);
+            }
+            return found;
+        }
+        let mut found = 0;
+        let kids = self.shape.children(id, rect);
+        for &kid in kids.iter() {
+            if self.shape.rect(kid).intersects(&bounds) && self.nodes.get(kid).is_some() {
+                found += self.replace_below(kid, bounds, removed, added);
+            }
+        }
+        let tally = kids
+            .iter()
+            .filter_map(|&kid| Some(self.tally_of(kid, self.nodes.get(kid)?.content())))
+            .fold(Tally::default(), |t, kid| t.joined(kid));
+        self.set_content(id, Content::Split(tally));
+        if self
+            .stopper
+            .stops_with_kinds(rect, tally.count(), tally.one_kind())
+        {
+            self.merge(id);
+        }
+        found
+    }
+
     /// What node `id`, which must exist, holds.
     #[inline]
     pub(super) fn content(&self, id: NodeId) -> Content {

@@ -180,6 +180,10 @@ fn unrefreshed_edits_keep_memory_bounded() {
     // Free lists and hash tables may reach a slightly higher water mark as slots are
     // reused in another order; what must not happen is growth with the number of edits
     // (a queue that appended every stale cluster grew by hundreds of bytes per cycle).
+    // The gate graph's list arenas pack before they outgrow their allocation (see
+    // `SpanArena::wants_packing`): when they packed only once holes weighed more than the
+    // lists, a list's move could reach the doubled allocation's end first, and about 1 run
+    // in 700 (the hash seed deciding) ended 9.8 % over the warm figure (session 37).
     assert!(
         map.memory_bytes() <= warm + warm / 100,
         "memory grew from {warm} to {} bytes",

@@ -627,17 +627,16 @@ fn mix(seed: u64, x: u32, y: u32) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Runs scenario `s` on a tree split by `kind`, listing its leaves' objects or, with
-/// `packed`, packing those of one equal object per cell (see `QuadTree::build_packed`):
-/// either way it must match the model after every step.
-fn run(kind: Kind, s: &Scenario, packed: bool) {
+/// The objects scenario `s` starts with: blocked-style trees have `s.density` percent of
+/// their cells blocked, each by the object `blocked(x, y)`; bucket trees `s.initial`.
+fn initial_model(kind: Kind, s: &Scenario, blocked: impl Fn(u32, u32) -> u32) -> Model {
     let (w, h) = (s.w, s.h);
     let mut m = Model::new(w, h);
     if kind.blocked_mode() {
         for y in 0..h {
             for x in 0..w {
                 if mix(s.seed, x, y) % 100 < s.density as u64 {
-                    m.at_mut(x, y).push(0);
+                    m.at_mut(x, y).push(blocked(x, y));
                 }
             }
         }
@@ -646,6 +645,15 @@ fn run(kind: Kind, s: &Scenario, packed: bool) {
             m.at_mut(a % w, b % h).push(v % 3);
         }
     }
+    m
+}
+
+/// Runs scenario `s` on a tree split by `kind`, listing its leaves' objects or, with
+/// `packed`, packing those of one equal object per cell (see `QuadTree::build_packed`):
+/// either way it must match the model after every step.
+fn run(kind: Kind, s: &Scenario, packed: bool) {
+    let (w, h) = (s.w, s.h);
+    let mut m = initial_model(kind, s, |_, _| 0);
     let build = |m: &Model| -> Tree {
         match packed {
             true => QuadTree::build_packed(w, h, kind.stopper(), m.all(), |_| 0).unwrap(),
@@ -772,6 +780,151 @@ proptest! {
     #[test]
     fn invert_style_and_by_rect_stoppers(nearly_full in any::<bool>(), s in scenario(30), packed in any::<bool>()) {
         run(if nearly_full { Kind::NearlyFull } else { Kind::ByRect }, &s, packed);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// A rectangle's objects replaced in one pass
+// ---------------------------------------------------------------------------------------
+
+/// Replaces objects in a `rw × rh` rectangle at `(a % w, b % h)` of the tree that scenario
+/// `s` starts with (its ops are not used), once in one pass
+/// ([`QuadTree::replace_objects`]) and once object by object: both trees must be equal,
+/// node for node, object for object, and the one-pass tree's change feed must replay to
+/// its leaves. With `kinded`, objects `0..3` are of three kinds (as the path finder's
+/// cost bands are); without, the one-pass tree must also match the brute-force model.
+fn replace_in_rect(
+    kind: Kind,
+    s: &Scenario,
+    packed: bool,
+    kinded: bool,
+    at: (u32, u32, u32, u32),
+    seed: u64,
+) {
+    let (w, h) = (s.w, s.h);
+    let mut m = initial_model(kind, s, |x, y| mix(s.seed ^ 1, x, y) as u32 % 3);
+    let kind_of: fn(&u32) -> u8 = if kinded { |v| *v as u8 } else { |_| 0 };
+    let build = |m: &Model| -> Tree {
+        match packed {
+            true => QuadTree::build_packed(w, h, kind.stopper(), m.all(), kind_of).unwrap(),
+            false => QuadTree::build_with_kinds(w, h, kind.stopper(), m.all(), kind_of).unwrap(),
+        }
+    };
+    let (mut one_pass, mut by_cell) = (build(&m), build(&m));
+    one_pass.track_changes(true);
+    let mut feed = Feed::start(&one_pass);
+
+    // Each cell of the rectangle loses an object it has, or one it may not have, and may
+    // gain one; blocked-style trees keep at most one per cell.
+    let (x0, y0) = (at.0 % w, at.1 % h);
+    let rect = Rect::new(x0, y0, (x0 + at.2).min(w - 1), (y0 + at.3).min(h - 1));
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    for c in rect.cells() {
+        let r = mix(seed, c.x, c.y);
+        let here = m.at(c.x, c.y).clone();
+        let lose = match (r % 4, here.is_empty()) {
+            (0 | 1, false) => Some(here[(r >> 8) as usize % here.len()]),
+            (2, _) if !kind.blocked_mode() => Some((r >> 16) as u32 % 3),
+            _ => None,
+        };
+        if let Some(v) = lose {
+            removed.push((c, v));
+            if let Some(i) = m.at(c.x, c.y).iter().position(|&o| o == v) {
+                m.at_mut(c.x, c.y).remove(i);
+            }
+        }
+        if (r >> 24) % 3 != 0 && (!kind.blocked_mode() || m.at(c.x, c.y).is_empty()) {
+            let v = (r >> 32) as u32 % 3;
+            added.push((c, v));
+            m.at_mut(c.x, c.y).push(v);
+        }
+    }
+
+    let mut found = 0;
+    for (c, v) in &removed {
+        found += usize::from(by_cell.remove(*c, v).unwrap());
+    }
+    for &(c, v) in &added {
+        by_cell.add(c, v).unwrap();
+    }
+    assert_eq!(one_pass.replace_objects(&removed, added).unwrap(), found);
+    assert_eq!(
+        tree_nodes(&one_pass),
+        tree_nodes(&by_cell),
+        "{kind:?} {rect}: shapes differ"
+    );
+    assert_eq!(
+        leaf_objects(&one_pass),
+        leaf_objects(&by_cell),
+        "{kind:?} {rect}: objects differ"
+    );
+    assert_eq!(
+        (
+            one_pass.leaf_count(),
+            one_pass.depth(),
+            one_pass.object_count()
+        ),
+        (
+            by_cell.leaf_count(),
+            by_cell.depth(),
+            by_cell.object_count()
+        )
+    );
+    if kinded {
+        // The model's stoppers know no kinds: the feed is checked here.
+        let mut replay = feed.replay;
+        let mut created = HashSet::new();
+        for change in one_pass.drain_changes() {
+            match change {
+                LeafChange::Removed { id, .. } => assert!(replay.remove(&id), "{id} removed twice"),
+                LeafChange::Created { id, .. } => {
+                    assert!(replay.insert(id), "{id} created twice");
+                    created.insert(id);
+                }
+            }
+        }
+        let now = leaf_objects(&one_pass);
+        assert_eq!(
+            replay,
+            now.keys().copied().collect(),
+            "the feed replays to the leaves"
+        );
+        for (id, objects) in &now {
+            if feed.prev.get(id) != Some(objects) {
+                assert!(
+                    created.contains(id),
+                    "leaf {id} changed but was not reported"
+                );
+            }
+        }
+    } else {
+        check_all(&mut one_pass, &m, kind, &mut feed, &[]);
+    }
+}
+
+proptest! {
+    #![proptest_config(cases(64))]
+
+    #[test]
+    fn rectangle_replaced_in_one_pass_equals_cell_by_cell(
+        which in 0usize..6,
+        k in 1u64..=3,
+        side in 1u32..=6,
+        s in scenario(2),
+        packed in any::<bool>(),
+        kinded in any::<bool>(),
+        at in (any::<u32>(), any::<u32>(), 0u32..6, 0u32..6),
+        seed in any::<u64>(),
+    ) {
+        let kind = [
+            Kind::MaxObjects(k),
+            Kind::Uniform,
+            Kind::UniformSide(side),
+            Kind::MaxObjectsSide(k, side),
+            Kind::NearlyFull,
+            Kind::ByRect,
+        ][which];
+        replace_in_rect(kind, &s, packed, kinded, at, seed);
     }
 }
 

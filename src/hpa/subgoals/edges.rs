@@ -18,8 +18,9 @@
 //! leaves in every block is what keeps an edit's lists in place: with blocks exactly their
 //! lists, every list an edit grew by an entry moved, and the arena was packed again about
 //! every eighth edit (3–4 % of a blocking edit on Aftershock, session 36). (The gate
-//! graph's `SpanArena` grows its arena by doubling and packs only when holes weigh more
-//! than the lists: after a few edits a subgoal graph's arena would hold twice its edges.)
+//! graph's `SpanArena` packs its lists exactly and doubles its allocation when they fill
+//! three quarters of it: after a few edits a subgoal graph's arena would hold twice its
+//! edges.)
 
 /// A list's place in the arena.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
