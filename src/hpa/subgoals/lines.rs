@@ -1,6 +1,8 @@
 //! Stop bits: which cells end a straight scan (blocked cells and subgoals), kept twice, by
 //! rows and by columns, so that a scan along either axis reads 64 cells per machine word.
 
+use crate::grid::Grid;
+
 /// The cells where straight scans stop, as bitsets in both orientations. The map's edge
 /// counts as a stop one cell past the last column or row.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,6 +30,43 @@ impl StopLines {
             rows: vec![0; row_words * height as usize],
             cols: vec![0; col_words * width as usize],
         }
+    }
+
+    /// The blocked cells of `grid` as stops, written a word at a time: each row's words
+    /// are its blocked bits, and the columns are the rows' 64 × 64 blocks transposed (a
+    /// build's stops cell by cell were a tenth of the subgoal graph's sequential part).
+    /// The same lines as [`StopLines::set`] on every blocked cell.
+    pub fn blocked(grid: &Grid) -> Self {
+        let (width, height) = (grid.width(), grid.height());
+        let mut lines = StopLines::new(width, height);
+        for y in 0..height as usize {
+            for word in 0..lines.row_words {
+                let x0 = word * 64;
+                // Bits past the row's end stay clear, as `set` leaves them.
+                let on_grid = u64::MAX >> (64 - (width as usize - x0).min(64));
+                lines.rows[y * lines.row_words + word] =
+                    !grid.free_bits_at(x0 as i64, y as i64) & on_grid;
+            }
+        }
+        let mut block = [0u64; 64];
+        for word_y in 0..lines.col_words {
+            for word_x in 0..lines.row_words {
+                let (x0, y0) = (word_x * 64, word_y * 64);
+                let rows_here = (height as usize - y0).min(64);
+                for (i, bits) in block.iter_mut().enumerate() {
+                    *bits = if i < rows_here {
+                        lines.rows[(y0 + i) * lines.row_words + word_x]
+                    } else {
+                        0
+                    };
+                }
+                transpose(&mut block);
+                for (j, &bits) in block.iter().enumerate().take(width as usize - x0) {
+                    lines.cols[(x0 + j) * lines.col_words + word_y] = bits;
+                }
+            }
+        }
+        lines
     }
 
     /// Marks `(x, y)` as a stop or not.
@@ -68,6 +107,27 @@ impl StopLines {
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         (self.rows.capacity() + self.cols.capacity()) * 8
+    }
+}
+
+/// Transposes a 64 × 64 bit block in place: bit `x` of word `y` goes to bit `y` of word
+/// `x`. Each round swaps bit `j` of the two coordinates (the block's off-diagonal
+/// `j × j` squares change places), so the six rounds swap them all.
+fn transpose(block: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut mask: u64 = 0x0000_0000_ffff_ffff;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            // Rows `k` (bit `j` clear) and `k + j`: the high half of each `2j` group of
+            // row `k` changes places with the low half of row `k + j`'s.
+            let t = ((block[k] >> j) ^ block[k + j]) & mask;
+            block[k + j] ^= t;
+            block[k] ^= t << j;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        mask ^= mask << j;
     }
 }
 
@@ -147,6 +207,7 @@ fn backward(line: Line, from: u32, limit: u32) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::StopLines;
+    use crate::grid::Grid;
     use proptest::prelude::*;
 
     /// The scan's answer, one cell at a time.
@@ -174,6 +235,24 @@ mod tests {
     }
 
     proptest! {
+        /// The stops written a word at a time from the grid's free bits are those set cell
+        /// by cell, on grids narrower, wider and taller than a word, on and off 64.
+        #[test]
+        fn blocked_lines_equal_those_set_cell_by_cell(
+            w in prop::sample::select(vec![1u32, 5, 63, 64, 65, 127, 128, 130, 200]),
+            h in prop::sample::select(vec![1u32, 7, 63, 64, 65, 128, 131]),
+            seed in any::<u64>(), density in 0u32..100,
+        ) {
+            let mut state = seed | 1;
+            let mut next = || { state ^= state << 13; state ^= state >> 7; state ^= state << 17; state };
+            let grid = Grid::from_fn(w, h, |_, _| next() % 100 >= density as u64);
+            let mut cell_by_cell = StopLines::new(w, h);
+            for b in grid.blocked_cells() {
+                cell_by_cell.set(b.x, b.y, true);
+            }
+            prop_assert_eq!(StopLines::blocked(&grid), cell_by_cell);
+        }
+
         /// Word-at-a-time scans agree with a cell-by-cell walk in all four directions, on
         /// lines that straddle words.
         #[test]
