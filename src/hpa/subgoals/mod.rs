@@ -71,7 +71,7 @@ mod scan;
 mod taut;
 
 use super::landmarks_sparse::SubgoalLandmarks;
-use super::map::morton;
+use super::map::{morton, sort_by_z_key};
 use super::side_by_side::{join, timed_join};
 use crate::geom::Cell;
 use crate::grid::Grid;
@@ -198,8 +198,14 @@ impl SubgoalGraph {
             ..SubgoalGraph::default()
         };
         // Z-order keeps neighbouring subgoals, which the search expands together, close
-        // in memory.
-        let subgoals = in_z_order(subgoal_cells(grid)).into_iter();
+        // in memory (each cell's key worked out once: the cells are distinct, so the
+        // order is that of any sort by the key).
+        let mut keyed: Vec<(u64, Cell)> = subgoal_cells(grid)
+            .into_iter()
+            .map(|c| (morton(c.x, c.y), c))
+            .collect();
+        sort_by_z_key(&mut keyed, |&(key, _)| key);
+        let subgoals = keyed.into_iter().map(|(_, c)| c);
         graph.cells.reserve_exact(subgoals.len());
         graph.blocked_diagonals.reserve_exact(subgoals.len());
         graph.born.reserve_exact(subgoals.len());
@@ -914,42 +920,6 @@ pub(super) fn subgoal_cells(grid: &Grid) -> Vec<Cell> {
     cells
 }
 
-/// `cells`, distinct, in Z-order ([`morton`] keys ascending): each cell's key worked out
-/// once, then sorted by a radix sort of [`Z_DIGIT_BITS`] bits a pass (two passes on a
-/// 1024² map, a few instructions a cell, where a comparison sort took 11M instructions
-/// on Cauldron's 15,645 subgoals). The keys are distinct, so any sort gives this order.
-fn in_z_order(cells: Vec<Cell>) -> Vec<Cell> {
-    let mut keyed: Vec<(u64, Cell)> = cells.into_iter().map(|c| (morton(c.x, c.y), c)).collect();
-    let highest = keyed.iter().map(|&(key, _)| key).max().unwrap_or(0);
-    let mut spare = vec![(0, Cell::new(0, 0)); keyed.len()];
-    let mut shift = 0;
-    while shift < u64::BITS && highest >> shift != 0 {
-        // Counting sort on the digit at `shift`, stable: the cells keep the order of the
-        // lower digits within each digit value.
-        let digit = |key: u64| (key >> shift) as usize & ((1 << Z_DIGIT_BITS) - 1);
-        let mut starts = vec![0usize; (1 << Z_DIGIT_BITS) + 1];
-        for &(key, _) in &keyed {
-            starts[digit(key) + 1] += 1;
-        }
-        for d in 0..1 << Z_DIGIT_BITS {
-            starts[d + 1] += starts[d];
-        }
-        for &(key, c) in &keyed {
-            let d = digit(key);
-            spare[starts[d]] = (key, c);
-            starts[d] += 1;
-        }
-        std::mem::swap(&mut keyed, &mut spare);
-        shift += Z_DIGIT_BITS;
-    }
-    keyed.into_iter().map(|(_, c)| c).collect()
-}
-
-/// Bits of the Z-order key sorted per pass of [`in_z_order`]: 2,048 counters, which stay
-/// in the first-level cache, and two passes for keys up to 22 bits (maps up to 2,048 a
-/// side).
-const Z_DIGIT_BITS: u32 = 11;
-
 /// Whether free cell `s` is a subgoal: diagonal to a blocked cell whose two cells beside
 /// the diagonal are free (a convex obstacle corner).
 pub(super) fn is_subgoal_cell(grid: &Grid, s: Cell) -> bool {
@@ -1075,23 +1045,6 @@ mod tests {
                 got.sort_unstable();
                 prop_assert_eq!(got, want.iter().copied().collect::<Vec<u32>>(), "subgoal {}", id);
             }
-        }
-
-        /// The radix sort's Z-order is the order of a comparison sort on the keys, on
-        /// sets of distinct cells from small to large maps (one to three passes).
-        #[test]
-        fn z_order_equals_a_sort_by_key(
-            cells in prop::sample::select(vec![1u32, 7, 40, 3000]).prop_flat_map(|side| {
-                prop::collection::btree_set((0..side, 0..side), 0..300)
-            }),
-        ) {
-            let cells: Vec<Cell> = cells.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
-            let mut want = cells.clone();
-            want.sort_unstable_by_key(|c| super::morton(c.x, c.y));
-            // Rows first, as the build hands them over.
-            let mut rows = cells;
-            rows.sort_unstable_by_key(|c| (c.y, c.x));
-            prop_assert_eq!(super::in_z_order(rows), want);
         }
 
         /// The subgoals found a word at a time are those the definition finds cell by
