@@ -75,7 +75,7 @@ mod gap;
 use super::subgoals::SubgoalGraph;
 use crate::geom::Cell;
 use crate::grid::movement::{LATTICE_DIAGONAL, LATTICE_STRAIGHT};
-use gap::{largest_gap, LANES};
+use gap::{largest_gap, largest_outside, LANES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -212,6 +212,41 @@ pub(crate) struct SparseGoalRow {
     /// Lanes compared: the table's stride, or 0 when the goal has no values (its scan
     /// reached no subgoal), which leaves the landmarks out of the query's bound.
     lanes: usize,
+}
+
+/// Per-lane intervals `[lo_L, hi_L]` of landmark values: a subgoal field aims its search
+/// with `max_L max(D̂(L, s) − hi_L, lo_L − D̂(L, s), 0)` ([`SubgoalLandmarks::gap_outside`]).
+/// Each term is a clamp of the Lipschitz `D̂(L, ·)` (see "Why the bounds hold"), so the
+/// bound is Lipschitz over the graph whatever the intervals: divided by the lattice's
+/// straight step, it is a consistent heuristic. With intervals holding the row of every
+/// cell aimed at (each row built as a goal's, [`SubgoalLandmarks::goal_row`]) it is also a
+/// lower bound on the distance to the nearest of them (each term is at most
+/// `|D̂(L, s) − row_m[L]|` for every member `m`); the field's exactness needs only the
+/// consistency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SparseAim {
+    lo: [u16; MAX_SPARSE_LANDMARKS],
+    hi: [u16; MAX_SPARSE_LANDMARKS],
+    /// Lanes compared: 0 when the row it was made from had no values (no bound).
+    lanes: usize,
+}
+
+impl SparseAim {
+    /// The intervals `row ± margin` (lattice units, saturating at 0 and at the cap): the
+    /// rows of cells within `margin` of the row's cell over the graph lie in them.
+    pub fn around(row: &SparseGoalRow, margin: u32) -> Self {
+        let margin = margin.min(u32::from(u16::MAX)) as u16;
+        let mut aim = SparseAim {
+            lo: row.row,
+            hi: row.row,
+            lanes: row.lanes,
+        };
+        for (lo, hi) in aim.lo.iter_mut().zip(&mut aim.hi) {
+            *lo = lo.saturating_sub(margin);
+            *hi = hi.saturating_add(margin);
+        }
+        aim
+    }
 }
 
 impl SubgoalLandmarks {
@@ -374,6 +409,19 @@ impl SubgoalLandmarks {
         match <&[u16; MAX_SPARSE_LANDMARKS]>::try_from(vals) {
             Ok(vals) => largest_gap(vals, &goal.row),
             Err(_) => largest_gap(vals, row),
+        }
+    }
+
+    /// The bound of `aim` at subgoal `id`, in lattice units: how far its values lie
+    /// outside the aim's intervals (0 when the aim has no lanes). Always inlined, as
+    /// [`SubgoalLandmarks::gap`].
+    #[inline(always)]
+    pub fn gap_outside(&self, aim: &SparseAim, id: u32) -> u32 {
+        let start = id as usize * self.stride;
+        let vals = &self.values[start..start + aim.lanes];
+        match <&[u16; MAX_SPARSE_LANDMARKS]>::try_from(vals) {
+            Ok(vals) => largest_outside(vals, &aim.lo, &aim.hi),
+            Err(_) => largest_outside(vals, &aim.lo[..aim.lanes], &aim.hi[..aim.lanes]),
         }
     }
 

@@ -19,6 +19,14 @@ use std::time::Instant;
 /// nanoseconds.
 const TIME_SLICE: usize = 32;
 
+/// Work units of a subgoal field's growth between two looks at whether the member is
+/// answered, under a budget of units (a time budget slices finer already, at most
+/// [`TIME_SLICE`]): a field grown past its members spends units the tick's other jobs wait
+/// for (an aimed field's growth past its army serves no one), and a look costs about a
+/// unit (the member's ties against the field's lowest key). Before, a step took all the
+/// lane's units left.
+const FIELD_SLICE: usize = 256;
+
 /// Cells of a leaf's first sweep (working out its distances on a walk down a field) that
 /// count as one unit of work: a sweep cell is a few nanoseconds, an expansion a few
 /// hundred.
@@ -779,7 +787,12 @@ impl Job {
         // The field's start and the first member's join are one step.
         let mut started = 0;
         if self.subgoals.is_none() {
-            let (field, work) = map.start_subgoal_field(self.goal, &mut self.spare)?;
+            let (mut field, work) = map.start_subgoal_field(self.goal, &mut self.spare)?;
+            // Aimed at the group when it stands together (`hpa::subgoals::field`, "Aimed
+            // at an army"): the box of the starts still to answer.
+            let cells: Vec<Cell> = self.starts[self.next..].iter().map(|s| s.0).collect();
+            let aim = bounding_box(&cells).map_or(0, |b| field.aim_at(map, b));
+            let work = work + aim + cells.len() / 64;
             self.subgoals = Some(field);
             self.repairs_on_field = 0;
             self.subgoal_fields_started += 1;
@@ -827,8 +840,8 @@ impl Job {
             let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
             return Some(Outcome::Full(path));
         }
-        if !field.is_answered(m) {
-            let slice = allowance.slice().max(1);
+        if !field.is_answered(map, m) {
+            let slice = allowance.slice().clamp(1, FIELD_SLICE);
             let work = field.step(map, slice).max(1);
             // The search stops at its slice, or a seed's scan past it.
             allowance.book(work, work.saturating_sub(slice).max(1), Kind::SubgoalFields);

@@ -41,6 +41,58 @@
 //! The search therefore grows only to the radius the members need, and goes on from there
 //! when a later member needs more (members may join while it runs).
 //!
+//! # Aimed at an army
+//! A Dijkstra from the goal settles the disc out to its farthest member: for a group
+//! standing together far from its goal, most of the map. When the job's starts stand
+//! together ([`SubgoalField::aim_at`], the box of their cells no wider than an army's, see
+//! [`is_army`]), the field is *aimed*: its queue is keyed by `f(s) = D(s) + h(s)`, a
+//! binary heap (an edge may leave `f` as it is, so one-unit buckets no longer make their
+//! entries final in any order), with `h` the larger of
+//! - the octile distance from `s` to the box, and
+//! - the landmark bound `max_L max(D̂(L, s) − hi_L, lo_L − D̂(L, s), 0) / a`, with the
+//!   intervals `[lo_L, hi_L]` the first member's landmark row (built from its ties as a
+//!   goal's row) widened by the lattice length of the box's farthest corner from it
+//!   ([`SparseAim`](crate::hpa::landmarks_sparse::SparseAim)).
+//!
+//! Both are **consistent** over the graph, `h(u) ≤ w(u, v) + h(v)` on every edge: the
+//! first is 1-Lipschitz in the octile metric, and edges weigh their octile length; the
+//! second is a clamp of the 1-Lipschitz `D̂(L, ·)` (`landmarks_sparse`, "Why the bounds
+//! hold": `|D̂(L, u) − D̂(L, v)| ≤ lat(u, v) ≤ a·w(u, v)`), whatever the intervals. That
+//! is all exactness needs; that `h` is also a lower bound of the distance to the members
+//! only makes the search stop sooner.
+//! - *Settled labels stay exact.* With a consistent `h`, the search is Dijkstra's over
+//!   the reduced weights `w(u, v) − h(u) + h(v) ≥ 0`, which differ from the true ones by
+//!   a potential: each subgoal is popped at its true `D`, and every reader of settled
+//!   labels (answers, paths, the bounds after edits) sees what it saw without the aim.
+//! - *When a member is answered.* Let `f_min` be the smallest key queued. An unsettled
+//!   subgoal `t` has `D(t) ≥ f_min − h(t)`: the first unsettled subgoal `u` of a shortest
+//!   route from the goal to `t` is queued at its exact `D(u)`, so `f_min ≤ D(u) + h(u)`,
+//!   and `D(t) ≥ D(u) + h(u) − h(t)` by consistency along the route. A member with best
+//!   answer `b` is final once every unsettled tie `t` has `h(start, t) + f_min − h(t) ≥
+//!   b` (for `h = 0` this is the radius rule above).
+//! - *The aim changes.* A member joining outside the box widens it (and the landmark
+//!   intervals); past an army's size the aim is dropped. Either way every queued subgoal
+//!   is keyed again with the new `h` (the heap rebuilt; the plain buckets when dropped),
+//!   so that each key is `D + h` of the `h` in force, which is all the two arguments
+//!   above use: they hold for any consistent `h`, changed between pops. Keying again
+//!   costs one unit per [`REKEYED_PER_UNIT`] entries; a job's own starts are all in the
+//!   box it aims at, so only members that join later (a kept field reused, starts added
+//!   in a later tick) pay it. A field kept for later requests thus answers a member
+//!   anywhere exactly: it widens, or drops, its aim and grows on.
+//! - *After edits* the field's old labels are read with the radius `r`, a lower bound of
+//!   every unsettled `D`: for an aimed field it is the least `D` queued (the `u` above is
+//!   queued at `D(u) ≤ D(t)`), worked out once when first asked (the field no longer
+//!   grows then), rather than `f_min − h`, whose `h` came from the landmark table of the
+//!   older graph.
+//!
+//! Each settled subgoal of an aimed search counts [`AIMED_EIGHTHS`] eighths of a unit
+//! (the bound at every offer and the heap: measured with callgrind against the plain
+//! search). `members_joining_an_aimed_field_get_dijkstras_lengths` (`field/tests.rs`)
+//! checks every answer against Dijkstra on the grid, with members joining inside and
+//! outside the box while the search runs and after an edit; it fails when the finality
+//! rule drops `− h(t)`, when a widened aim does not key the queue again, when the bound
+//! is made inconsistent (× 1.5), and when a stale aimed field takes `f_min` for its radius.
+//!
 //! # After edits
 //! The field is tied to the revision it was started on, but edits leave much of it
 //! usable. First, edits that only **block** cells (a building going up). Blocking only removes cells and
@@ -117,8 +169,12 @@ use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::hpa::path::refine;
 
+use crate::hpa::landmarks_sparse::SparseAim;
 use crate::hpa::search::bend;
 use crate::hpa::HpaMap;
+use std::cell::Cell as Memo;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// No parent yet.
 const NO_PARENT: u32 = u32::MAX;
@@ -140,6 +196,37 @@ struct Member {
     /// The nearest outline cell its two-piece walk reaches, with its distance.
     direct: Option<(Cell, f64)>,
 }
+
+/// Whom a field's search is aimed at: the members of a group standing together (see the
+/// module docs, "Aimed at an army").
+#[derive(Clone, Copy, Debug)]
+struct Aim {
+    /// The box of the group's cells (members to come included).
+    cells: Rect,
+    /// The landmark intervals around the first member with values (`None` before it
+    /// joins, or on a layer without landmarks).
+    lanes: Option<SparseAim>,
+    /// The first member's landmark row and cell, to widen the intervals around.
+    centre: Option<(crate::hpa::landmarks_sparse::SparseGoalRow, Cell)>,
+    /// Lattice units per cell of the layer's landmark table.
+    units: f64,
+}
+
+/// The largest side (in cells) of a group's box for which the field is aimed at it, at
+/// least: a group spread wider gets the plain search (a bound to a box spanning much of
+/// the map is about zero, and costs its evaluation at every offer). On larger maps the
+/// limit is a sixteenth of the map's longer side.
+const ARMY_SPAN: u32 = 32;
+
+/// Work units, in eighths, of one settled subgoal of an aimed search (the bound at every
+/// offer: the octile distance to a box and a landmark comparison; the heap), against 8 for
+/// the plain search: callgrind on the replay's burst on Cauldron counted 2,108
+/// instructions a settled subgoal aimed against 1,258 plain (1.68×; BENCHMARKS.md, *Fields
+/// aimed at armies*).
+const AIMED_EIGHTHS: usize = 13;
+
+/// Queue entries keyed again per work unit when the aim widens (a bound and a push each).
+const REKEYED_PER_UNIT: usize = 8;
 
 /// The best answer of a member so far.
 #[derive(Clone, Copy, Debug)]
@@ -205,9 +292,19 @@ pub(crate) struct SubgoalField {
     uses: u32,
     /// What this use knows of each subgoal ID (at least `capacity` long).
     labels: Vec<Label>,
-    /// Queued subgoals by `D`.
+    /// Queued subgoals by `D` (without an aim).
     open: Buckets,
+    /// Queued subgoals by `f = D + h` (the key's bits, then the ID), `h` the aim's bound,
+    /// when aimed: a binary heap, as an edge may leave `f` as it is.
+    aimed: BinaryHeap<Reverse<(u64, u32)>>,
     members: Vec<Member>,
+    /// Whom the search is aimed at, if at anyone.
+    aim: Option<Aim>,
+    /// Work of the current slice in eighths of a unit, carried between slices.
+    eighths: usize,
+    /// The least `D` still queued, once worked out for a field older than the map (which
+    /// does not grow again): the aimed queue is not ordered by `D`.
+    stale_radius: Memo<Option<f64>>,
     /// For repair searches after edits: the goal outline's cones on the map as it is.
     targets: Option<stale::Targets>,
     /// The repair search under way (one member at a time).
@@ -246,7 +343,11 @@ impl HpaMap {
             uses: 0,
             labels: Vec::new(),
             open: Buckets::default(),
+            aimed: BinaryHeap::new(),
             members: Vec::new(),
+            aim: None,
+            eighths: 0,
+            stale_radius: Memo::new(None),
             targets: None,
             repair: None,
         });
@@ -268,7 +369,11 @@ impl HpaMap {
         if field.labels.len() < n {
             field.labels.resize(n, BLANK);
         }
-        let buckets = field.open.clear();
+        let buckets = field.open.clear() + field.aimed.len();
+        field.aimed.clear();
+        field.aim = None;
+        field.eighths = 0;
+        field.stale_radius.set(None);
         let members = field.members.len();
         field.members.clear();
         field.targets = None;
@@ -319,12 +424,127 @@ impl SubgoalField {
             }
         });
         let (direct, walked) = self.direct_line(grid, start);
+        // A field searched further (one on an older map is not) widens its aim to the
+        // member: it only moves how soon members are answered, never what they get.
+        let aimed = match self.aim {
+            Some(_) if self.revision == map.revision() => self.widen_aim(map, start, &ties),
+            _ => 0,
+        };
         self.members.push(Member {
             start,
             ties,
             direct,
         });
-        (self.members.len() - 1, SCAN_UNITS + walked)
+        (self.members.len() - 1, SCAN_UNITS + walked + aimed)
+    }
+
+    /// Aims the search at a group whose members stand in `cells` (the box of their cells,
+    /// those to join later included), if they stand together (see [`is_army`]); a field
+    /// that has members already keeps its aim, or its plain search (its later members
+    /// widen an aim as they join). Returns the work units spent.
+    pub fn aim_at(&mut self, map: &HpaMap, cells: Rect) -> usize {
+        let Some(graph) = map.subgoals.as_ref() else {
+            return 0;
+        };
+        if !self.members.is_empty() || self.aim.is_some() || !is_army(map, cells) {
+            return 0;
+        }
+        self.aim = Some(Aim {
+            cells,
+            lanes: None,
+            centre: None,
+            units: graph.landmarks().units_per_cell(),
+        });
+        self.rekey(graph)
+    }
+
+    /// Widens the aim to hold `start` (joining with `ties`), and takes its landmark row
+    /// when the aim has none yet; drops the aim when the group no longer stands together.
+    /// Re-keys the queue when the bound changed. Returns the work units spent.
+    fn widen_aim(&mut self, map: &HpaMap, start: Cell, ties: &[(u32, f64)]) -> usize {
+        let graph = map
+            .subgoals
+            .as_ref()
+            .expect("a field's map keeps its subgoals");
+        let Some(mut aim) = self.aim else {
+            return 0;
+        };
+        let mut changed = false;
+        if !aim.cells.contains(start) {
+            let b = aim.cells;
+            aim.cells = Rect::new(
+                b.x1.min(start.x),
+                b.y1.min(start.y),
+                b.x2.max(start.x),
+                b.y2.max(start.y),
+            );
+            if !is_army(map, aim.cells) {
+                self.aim = None;
+                return self.rekey(graph);
+            }
+            changed = true;
+        }
+        let landmarks = graph.landmarks();
+        let mut work = 0;
+        if aim.centre.is_none() && landmarks.count() > 0 && !ties.is_empty() {
+            let row = landmarks.goal_row(
+                graph,
+                start,
+                graph.id_of(start),
+                ties.iter().map(|&(id, _)| id),
+            );
+            aim.centre = Some((row, start));
+            work += 1 + ties.len() / 16;
+            changed = true;
+        }
+        if !changed {
+            return work;
+        }
+        // Intervals wide enough for every cell of the box, if the ground between them and
+        // the first member is open (else a member beyond them is answered later, no less
+        // exactly).
+        aim.lanes = aim.centre.map(|(row, c)| {
+            let far = [
+                Cell::new(aim.cells.x1, aim.cells.y1),
+                Cell::new(aim.cells.x2, aim.cells.y2),
+                Cell::new(aim.cells.x1, aim.cells.y2),
+                Cell::new(aim.cells.x2, aim.cells.y1),
+            ]
+            .into_iter()
+            .map(|corner| octile(c, corner))
+            .fold(0.0, f64::max);
+            SparseAim::around(&row, (far * aim.units).ceil() as u32)
+        });
+        self.aim = Some(aim);
+        work + self.rekey(graph)
+    }
+
+    /// Keys every queued subgoal again with the aim as it is now (its bound changed),
+    /// in a queue of the aim's bucket width. Returns the work units spent.
+    fn rekey(&mut self, graph: &SubgoalGraph) -> usize {
+        self.stale_radius.set(None);
+        let mut ids = self.open.take_ids();
+        ids.extend(self.aimed.drain().map(|Reverse((_, id))| id));
+        ids.sort_unstable();
+        ids.dedup();
+        let entries = ids.len();
+        for id in ids {
+            let label = self.labels[id as usize];
+            if label.mark == self.uses << 1 {
+                self.queue(graph, label.dist, id);
+            }
+        }
+        1 + entries / REKEYED_PER_UNIT
+    }
+
+    /// The aim's bound at subgoal `id`: the larger of the octile distance to the aim's box and the landmark intervals' bound (0 without
+    /// an aim). Consistent over the graph (see the module docs, "Aimed at an army").
+    #[inline]
+    fn aim_bound(&self, graph: &SubgoalGraph, id: u32) -> f64 {
+        match &self.aim {
+            Some(aim) => aim_bound(graph, aim, id),
+            None => 0.0,
+        }
     }
 
     /// The nearest outline cell that `start`'s two-piece walk reaches, if any (the start
@@ -366,6 +586,9 @@ impl SubgoalField {
             self.seeded += 1;
             work += SCAN_UNITS;
         }
+        if let Some(aim) = self.aim {
+            return self.step_aimed(graph, &aim, work, max);
+        }
         while work < max {
             let Some(id) = self.open.pop() else {
                 break;
@@ -378,24 +601,48 @@ impl SubgoalField {
             label.mark |= 1;
             let d = label.dist;
             work += 1;
-            let here = graph.cell(id);
             // `offer` by hand, with the labels, the queue and the use held in locals: the
             // relaxation is the field's inner loop, and through `&mut self` every pass
             // reloaded them.
-            let (uses, labels, open) = (self.uses, &mut self.labels[..], &mut self.open);
-            for &v in graph.neighbours(id) {
-                let reached = d + octile(here, graph.cell(v));
-                let label = &mut labels[v as usize];
-                if label.mark >> 1 != uses || reached < label.dist {
-                    *label = Label {
-                        dist: reached,
-                        parent: id,
-                        mark: uses << 1,
-                    };
-                    open.push(reached, v);
-                }
-            }
+            let open = &mut self.open;
+            relax(graph, &mut self.labels, self.uses, id, d, |reached, v| {
+                open.push(reached, v)
+            });
         }
+        work
+    }
+
+    /// [`SubgoalField::step`]'s search on an aimed field, from `work` done to `max`: the
+    /// same relaxation, each subgoal keyed by `D` plus the aim's bound, each settled one
+    /// counted [`AIMED_EIGHTHS`] eighths of a unit.
+    fn step_aimed(
+        &mut self,
+        graph: &SubgoalGraph,
+        aim: &Aim,
+        mut work: usize,
+        max: usize,
+    ) -> usize {
+        let mut eighths = self.eighths;
+        let (uses, labels, open) = (self.uses, &mut self.labels[..], &mut self.aimed);
+        while work < max {
+            let Some(Reverse((_, id))) = open.pop() else {
+                break;
+            };
+            let label = &mut labels[id as usize];
+            if label.mark & 1 == 1 {
+                continue; // an entry superseded by a cheaper one
+            }
+            label.mark |= 1;
+            let d = label.dist;
+            eighths += AIMED_EIGHTHS;
+            work += eighths / 8;
+            eighths %= 8;
+            relax(graph, labels, uses, id, d, |reached, v| {
+                let key = reached + aim_bound(graph, aim, v);
+                open.push(Reverse((key.to_bits(), v)));
+            });
+        }
+        self.eighths = eighths;
         work
     }
 
@@ -404,7 +651,7 @@ impl SubgoalField {
         let g = self.seeds[k];
         let root = (self.capacity + k) as u32;
         if let Some(id) = graph.id_of(g) {
-            self.offer(id, 0.0, root);
+            self.offer(graph, id, 0.0, root);
         }
         let mut found = Vec::new();
         graph.reach(grid, g, None, |r| {
@@ -416,16 +663,16 @@ impl SubgoalField {
             }
         });
         for (id, d) in found {
-            self.offer(id, d, root);
+            self.offer(graph, id, d, root);
         }
     }
 
-    /// Queues subgoal `id` at `d` with `parent`, if that is shorter than what it has (a
-    /// label of an earlier use is no distance at all). (A settled subgoal never is: its
-    /// `D` is at most the popped one's, and every edge is at least 1 long.) `step`'s
-    /// relaxation does the same by hand.
+    /// Queues subgoal `id` at `d` with `parent` (keyed by `d` plus the aim's bound), if
+    /// that is shorter than what it has (a label of an earlier use is no distance at all).
+    /// (A settled subgoal never is: the search settles it at its `D`.) `step`'s relaxation
+    /// does the same by hand.
     #[inline]
-    fn offer(&mut self, id: u32, d: f64, parent: u32) {
+    fn offer(&mut self, graph: &SubgoalGraph, id: u32, d: f64, parent: u32) {
         let uses = self.uses;
         let label = &mut self.labels[id as usize];
         if label.mark >> 1 != uses || d < label.dist {
@@ -434,7 +681,19 @@ impl SubgoalField {
                 parent,
                 mark: uses << 1,
             };
-            self.open.push(d, id);
+            self.queue(graph, d, id);
+        }
+    }
+
+    /// Queues subgoal `id` at `D = d`: by `d` without an aim, else by `d` plus the bound.
+    #[inline]
+    fn queue(&mut self, graph: &SubgoalGraph, d: f64, id: u32) {
+        match &self.aim {
+            Some(aim) => {
+                let key = d + aim_bound(graph, aim, id);
+                self.aimed.push(Reverse((key.to_bits(), id)));
+            }
+            None => self.open.push(d, id),
         }
     }
 
@@ -445,12 +704,42 @@ impl SubgoalField {
         (label.mark == self.uses << 1 | 1).then_some(label.dist)
     }
 
-    /// The smallest `D` still queued: every unsettled subgoal is at least this far.
-    fn radius(&self) -> f64 {
+    /// A lower bound of the smallest key still queued (`f_min`; 0 while seeds are still
+    /// to scan, infinite once nothing is queued): every unsettled subgoal `s` has
+    /// `D(s) ≥ f_min − h(s)`, `h` the aim's bound as keyed (module docs, "Aimed at an
+    /// army"); without an aim, `f_min` is the radius.
+    fn lowest_key(&self) -> f64 {
         if self.seeded < self.seeds.len() {
             return 0.0;
         }
-        self.open.floor()
+        match self.aim {
+            Some(_) => {
+                (self.aimed.peek()).map_or(f64::INFINITY, |Reverse((f, _))| f64::from_bits(*f))
+            }
+            None => self.open.floor(),
+        }
+    }
+
+    /// A lower bound of every unsettled subgoal's `D` (the *radius*), whatever the aim:
+    /// the lowest key without one, else the least `D` queued (the first unsettled subgoal
+    /// of a shortest route is queued at its `D`), worked out once the field is older than
+    /// the map (it no longer grows then; the bound of the aim was worked out on the
+    /// landmark table of the older graph).
+    fn radius(&self) -> f64 {
+        if self.aim.is_none() || self.seeded < self.seeds.len() {
+            return self.lowest_key();
+        }
+        if let Some(r) = self.stale_radius.get() {
+            return r;
+        }
+        let uses = self.uses;
+        let r = (self.aimed.iter())
+            .map(|Reverse((_, id))| self.labels[*id as usize])
+            .filter(|label| label.mark == uses << 1)
+            .map(|label| label.dist)
+            .fold(f64::INFINITY, f64::min);
+        self.stale_radius.set(Some(r));
+        r
     }
 
     /// The best answer of member `m` so far and its length.
@@ -470,19 +759,22 @@ impl SubgoalField {
 
     /// Whether member `m`'s answer is final (see the module docs): then
     /// [`SubgoalField::path`] gives it.
-    pub fn is_answered(&self, m: usize) -> bool {
-        let r = self.radius();
+    pub fn is_answered(&self, map: &HpaMap, m: usize) -> bool {
+        let f_min = self.lowest_key();
         let best = self.best(m).map_or(f64::INFINITY, |(b, _)| b);
         if best == 0.0 {
             return true;
         }
-        if r == f64::INFINITY {
+        if f_min == f64::INFINITY {
             return true;
         }
-        self.members[m]
-            .ties
-            .iter()
-            .all(|&(s, h)| h + r >= best || self.settled_dist(s).is_some())
+        let Some(graph) = map.subgoals.as_ref().filter(|_| self.aim.is_some()) else {
+            return (self.members[m].ties.iter())
+                .all(|&(s, h)| h + f_min >= best || self.settled_dist(s).is_some());
+        };
+        (self.members[m].ties.iter()).all(|&(s, h)| {
+            self.settled_dist(s).is_some() || h + f_min - self.aim_bound(graph, s) >= best
+        })
     }
 
     /// The cells of member `m`'s shortest path to the goal, once it is answered; `None`
@@ -529,6 +821,7 @@ impl SubgoalField {
     pub fn memory_bytes(&self) -> usize {
         self.labels.capacity() * std::mem::size_of::<Label>()
             + self.open.memory_bytes()
+            + self.aimed.capacity() * 16
             + self.seeds.capacity() * 8
             + self.repair.as_ref().map_or(0, |r| r.memory_bytes())
             + self
@@ -586,6 +879,19 @@ impl Buckets {
         self.high = self.high.max(b + 1);
     }
 
+    /// The IDs of every entry (superseded ones and repeats included).
+    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        let listed = self.lists.get(self.low..self.high).unwrap_or_default();
+        listed.iter().flatten().copied()
+    }
+
+    /// Empties the queue and returns the IDs of its entries (to key them again).
+    fn take_ids(&mut self) -> Vec<u32> {
+        let ids = self.ids().collect();
+        self.clear();
+        ids
+    }
+
     /// Empties the queue, keeping its buckets' memory; returns the buckets looked at (those
     /// between the lowest and the highest that may hold entries).
     fn clear(&mut self) -> usize {
@@ -627,6 +933,58 @@ impl Buckets {
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum()
     }
+}
+
+/// Relaxes the edges of subgoal `id`, settled at `D = d`: a neighbour whose label is of
+/// an earlier use than `uses`, or longer, gets `d` plus the edge with `id` for parent, and
+/// `queue(D, neighbour)` queues it. The fields' inner loop, always inlined with its queue.
+#[inline(always)]
+fn relax(
+    graph: &SubgoalGraph,
+    labels: &mut [Label],
+    uses: u32,
+    id: u32,
+    d: f64,
+    mut queue: impl FnMut(f64, u32),
+) {
+    let here = graph.cell(id);
+    for &v in graph.neighbours(id) {
+        let reached = d + octile(here, graph.cell(v));
+        let label = &mut labels[v as usize];
+        if label.mark >> 1 != uses || reached < label.dist {
+            *label = Label {
+                dist: reached,
+                parent: id,
+                mark: uses << 1,
+            };
+            queue(reached, v);
+        }
+    }
+}
+
+/// Whether a group whose cells lie in `cells` stands together, for an aimed field: the
+/// box's longer side at most [`ARMY_SPAN`], or a sixteenth of the map's longer side on
+/// maps larger than 512 cells. A measure of one comparison: the aim's bound is the
+/// distance to the box (and to landmark intervals as wide as the box), so what matters
+/// is how small the box is against the routes across the map. Session 35's experiment
+/// (`aim-experiment`): members within ±10 cells settled 9× fewer subgoals, ±40 cells 4×,
+/// members scattered over the map 4 % fewer at 3.2× the instructions.
+fn is_army(map: &HpaMap, cells: Rect) -> bool {
+    let side = cells.width().max(cells.height());
+    let limit = ARMY_SPAN.max(map.grid.width().max(map.grid.height()) / 16);
+    side <= limit
+}
+
+/// The aim's bound at subgoal `id`, as keyed ([`SubgoalField::aim_bound`]).
+#[inline(always)]
+fn aim_bound(graph: &SubgoalGraph, aim: &Aim, id: u32) -> f64 {
+    let cell = graph.cell(id);
+    let boxed = stale::gap_octile(aim.cells, cell);
+    let landmarks = match &aim.lanes {
+        Some(lanes) => f64::from(graph.landmarks().gap_outside(lanes, id)) / aim.units,
+        None => 0.0,
+    };
+    boxed.max(landmarks)
 }
 
 /// How far the diagonal steps from one cell are legal along each diagonal, found by

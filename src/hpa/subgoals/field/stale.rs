@@ -391,7 +391,7 @@ fn two_piece(a: Cell, b: Cell) -> Vec<Cell> {
 }
 
 /// The octile distance from `c` to the nearest cell of `r`.
-fn gap_octile(r: Rect, c: Cell) -> f64 {
+pub(super) fn gap_octile(r: Rect, c: Cell) -> f64 {
     let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
     octile(
         Cell::new(0, 0),

@@ -64,7 +64,7 @@ fn answer(
 ) -> Option<Vec<Cell>> {
     let (m, _) = field.join(map, start);
     if field.is_current(map) {
-        while !field.is_answered(m) {
+        while !field.is_answered(map, m) {
             assert!(
                 field.step(map, slice) > 0,
                 "a field stopped short of a member"
@@ -236,6 +236,96 @@ proptest! {
                     .map_or(f64::INFINITY, |b| b as f64);
                 prop_assert_eq!(queue.floor(), floor);
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A field aimed at a group standing together (the box around a random cell), its
+    /// members joining while the search is under way, some of them outside the box (the
+    /// aim widens and the queue is keyed again, or the aim is dropped once the box grows
+    /// past an army's), answered in a random order, and more after an edit of the map
+    /// (answered from what the aimed search settled, or by repair searches), the buffers
+    /// used again from goal to goal: every answer is a legal path of Dijkstra's length on
+    /// the map as it stands.
+    #[test]
+    fn members_joining_an_aimed_field_get_dijkstras_lengths(
+        seed in any::<u64>(),
+        slice in 1usize..40,
+    ) {
+        let (w, h) = (40, 26);
+        let mut map = HpaMap::new(grid(seed, w, h), Config::exact().with_subgoals(true)).unwrap();
+        prop_assume!(map.subgoals.is_some());
+        let mut rng = seed ^ 0x5eed;
+        let mut spare: Vec<SubgoalField> = Vec::new();
+        for round in 0..4 {
+            if round > 0 {
+                let (x, y) = (below(&mut rng, w as u64 - 3) as u32, below(&mut rng, h as u64 - 3) as u32);
+                let area = Rect::new(x, y, x + below(&mut rng, 3) as u32, y + below(&mut rng, 3) as u32);
+                map.set_blocked(area, below(&mut rng, 2) == 0).unwrap();
+            }
+            let (x, y) = (below(&mut rng, w as u64 - 2) as u32, below(&mut rng, h as u64 - 2) as u32);
+            let goal = Rect::new(x, y, x + below(&mut rng, 2) as u32, y + below(&mut rng, 2) as u32);
+            let (mut field, _) = map.start_subgoal_field(goal, &mut spare).unwrap();
+            let truth = oracle(&map.grid, goal);
+            // The army: cells within `r` of a random cell.
+            let r = 1 + below(&mut rng, 4) as u32;
+            let (cx, cy) = (below(&mut rng, w as u64) as u32, below(&mut rng, h as u64) as u32);
+            let army = Rect::new(cx.saturating_sub(r), cy.saturating_sub(r), (cx + r).min(w - 1), (cy + r).min(h - 1));
+            field.aim_at(&map, army);
+            prop_assert!(field.aim.is_some(), "a box of side {} is an army", 2 * r + 1);
+            let in_army = |rng: &mut u64| {
+                (0..50).find_map(|_| {
+                    let c = Cell::new(
+                        army.x1 + below(rng, u64::from(army.width())) as u32,
+                        army.y1 + below(rng, u64::from(army.height())) as u32,
+                    );
+                    let d = truth[(c.y * w + c.x) as usize]?;
+                    map.grid.is_free(c).then_some((c, d))
+                })
+            };
+            // Members waiting for their answer: (member, start, its distance).
+            let mut waiting: Vec<(usize, Cell, f64)> = Vec::new();
+            for _ in 0..2 + below(&mut rng, 8) {
+                let joining = match below(&mut rng, 4) {
+                    0 => reachable_start(&mut rng, &map, &truth),
+                    _ => in_army(&mut rng),
+                };
+                let Some((start, d)) = joining else { continue };
+                let (m, _) = field.join(&map, start);
+                waiting.push((m, start, d));
+                // The search goes on a little before the next one joins (or none).
+                field.step(&map, below(&mut rng, 2 * slice as u64) as usize);
+                if below(&mut rng, 3) == 0 {
+                    let (m, start, d) = waiting.swap_remove(below(&mut rng, waiting.len() as u64) as usize);
+                    while !field.is_answered(&map, m) {
+                        prop_assert!(field.step(&map, slice) > 0, "a field stopped short of a member");
+                    }
+                    let path = field.path(&map, m).expect("the goal is reachable");
+                    check_path(&map.grid, goal, start, d, &path)?;
+                }
+            }
+            while !waiting.is_empty() {
+                let (m, start, d) = waiting.swap_remove(below(&mut rng, waiting.len() as u64) as usize);
+                while !field.is_answered(&map, m) {
+                    prop_assert!(field.step(&map, slice) > 0, "a field stopped short of a member");
+                }
+                let path = field.path(&map, m).expect("the goal is reachable");
+                check_path(&map.grid, goal, start, d, &path)?;
+            }
+            // A building goes up: later members are answered from the aimed search's
+            // labels on the new map (its radius bounds what it did not settle).
+            let (x, y) = (below(&mut rng, w as u64 - 3) as u32, below(&mut rng, h as u64 - 3) as u32);
+            map.set_blocked(Rect::new(x, y, x + below(&mut rng, 3) as u32, y + below(&mut rng, 3) as u32), true).unwrap();
+            let truth = oracle(&map.grid, goal);
+            for _ in 0..1 + below(&mut rng, 4) {
+                let Some((start, d)) = reachable_start(&mut rng, &map, &truth) else { continue };
+                let path = answer(&map, &mut field, start, slice, &[]);
+                check_path(&map.grid, goal, start, d, &path.expect("the goal is reachable"))?;
+            }
+            spare.push(field);
         }
     }
 }
