@@ -7,6 +7,7 @@
 use super::arc::{Arc, PackedArc, COUNT_LIMIT, ID_LIMIT, SHORTCUT};
 use super::{Levels, DIRECT, MAX_LEVEL};
 use crate::geom::Cell;
+use crate::hpa::map::sort_by_z_key;
 use crate::hpa::side_by_side::join;
 use crate::hpa::subgoals::taut::sector;
 use crate::hpa::subgoals::SubgoalGraph;
@@ -211,7 +212,8 @@ impl Contraction {
         // the IDs, which edits hand out differently from a fresh build. (Maps with levels
         // are at most 2^16 cells a side: the key holds the cell in 32 bits. Each key is
         // worked out once; the cells are distinct, so the order is the same as a sort by
-        // degree and cell.)
+        // degree and cell, and a radix sort gives it: 5.4M instructions on Cauldron with a
+        // comparison sort, on the set-up that both sides of the next join wait for.)
         let mut keyed: Vec<(u64, u32)> = (0..n as u32)
             .filter(|&id| graph.is_live(id))
             .map(|id| {
@@ -221,7 +223,7 @@ impl Contraction {
                 (degree << 32 | u64::from(c.y) << 16 | u64::from(c.x), id)
             })
             .collect();
-        keyed.sort_unstable();
+        sort_by_z_key(&mut keyed, |&(key, _)| key);
         let order = keyed.into_iter().map(|(_, id)| id).collect();
         Some(Contraction {
             adj,
