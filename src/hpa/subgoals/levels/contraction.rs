@@ -89,15 +89,17 @@ impl Witnesses {
 ///
 /// Every edge is marked, `v`'s too, and `reach[v]` set back to infinite after: one
 /// branch less an edge than skipping `v`'s, with the same table (`reach[v]` was infinite,
-/// as every entry is between two tests). Weights are positive and finite, so the
-/// comparison keeps the smaller as `f64::min` would, without its NaN handling.
+/// as every entry is between two tests). A list holds one arc to each neighbour: the
+/// direct lists do, and [`Contraction::contract`] adds a shortcut `a`–`b` only for a pair
+/// no arc witnessed, so an arc `a`–`b` already there is longer and is replaced. Each
+/// entry is thus written once, from infinite, and needs no comparison with what it held
+/// (a compare and a branch an edge: 2.4 million edges marked on Cauldron, `run` 143.6M →
+/// 133.8M instructions); debug builds check it.
 #[inline(always)]
 fn mark_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32, v: u32) {
     for arc in &adj[a as usize] {
-        let (r, w) = (&mut reach[arc.to as usize], arc.weight());
-        if w < *r {
-            *r = w;
-        }
+        debug_assert!(reach[arc.to as usize].is_infinite(), "one arc a neighbour");
+        reach[arc.to as usize] = arc.weight();
     }
     reach[v as usize] = f64::INFINITY;
 }
