@@ -606,7 +606,7 @@ impl FlatDijkstra {
                     continue;
                 }
                 let (a, b) = (start[u as usize], start[u as usize + 1]);
-                for &(v, w) in &edges[a as usize..b as usize] {
+                let mut relax = |(v, w): (u32, u32)| {
                     let dv = d + w;
                     if dv < column[v as usize] {
                         column[v as usize] = dv;
@@ -616,6 +616,19 @@ impl FlatDijkstra {
                         }
                         buckets[j].push(v);
                     }
+                };
+                // Four edges a turn: the loop's own step, compare and jump were a third
+                // of what an edge cost (callgrind, Cauldron's 25 fills: 125.4M one edge a
+                // turn, 115.8M two, 112.4M four).
+                let mut fours = edges[a as usize..b as usize].chunks_exact(4);
+                for four in &mut fours {
+                    relax(four[0]);
+                    relax(four[1]);
+                    relax(four[2]);
+                    relax(four[3]);
+                }
+                for &edge in fours.remainder() {
+                    relax(edge);
                 }
             }
             bucket.clear();

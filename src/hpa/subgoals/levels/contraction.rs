@@ -97,11 +97,27 @@ impl Witnesses {
 /// 133.8M instructions); debug builds check it.
 #[inline(always)]
 fn mark_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32, v: u32) {
-    for arc in &adj[a as usize] {
+    by_fours(&adj[a as usize], |arc| {
         debug_assert!(reach[arc.to as usize].is_infinite(), "one arc a neighbour");
         reach[arc.to as usize] = arc.weight();
-    }
+    });
     reach[v as usize] = f64::INFINITY;
+}
+
+/// Calls `f` on each arc of `arcs` in order, four arcs a turn of the loop: the loop's own
+/// step, compare and jump were a good part of what an arc cost in [`mark_reach`] and
+/// [`clear_reach`] (with [`witnessed`] told four middles at a time too, `run` on Cauldron
+/// 133.8M → 113.5M instructions).
+#[inline(always)]
+fn by_fours(arcs: &[Arc], mut f: impl FnMut(&Arc)) {
+    let mut fours = arcs.chunks_exact(4);
+    for four in &mut fours {
+        f(&four[0]);
+        f(&four[1]);
+        f(&four[2]);
+        f(&four[3]);
+    }
+    fours.remainder().iter().for_each(f);
 }
 
 /// The octants (bit `k`: between directions `k` and `k + 1` of `taut.rs`, both edges
@@ -126,9 +142,9 @@ fn octant_mask(v: Cell, b: Cell, arc: &Arc) -> u8 {
 /// Sets `reach` back to infinite where [`mark_reach`] wrote it for `a`.
 #[inline(always)]
 fn clear_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32) {
-    for arc in &adj[a as usize] {
-        reach[arc.to as usize] = f64::INFINITY;
-    }
+    by_fours(&adj[a as usize], |arc| {
+        reach[arc.to as usize] = f64::INFINITY
+    });
 }
 
 /// Whether the neighbour marked in `reach` (see [`mark_reach`]) reaches `b` in at most
@@ -137,10 +153,18 @@ fn clear_reach(adj: &[Vec<Arc>], reach: &mut [f64], a: u32) {
 /// weight is stored, so there is nothing to save by skipping it first).
 #[inline(always)]
 fn witnessed(adj: &[Vec<Arc>], reach: &[f64], b: u32, most: f64) -> bool {
-    reach[b as usize] <= most
-        || adj[b as usize]
-            .iter()
-            .any(|arc| reach[arc.to as usize] + arc.weight() <= most)
+    if reach[b as usize] <= most {
+        return true;
+    }
+    let through = |arc: &Arc| reach[arc.to as usize] + arc.weight() <= most;
+    // Four middles a turn, told together (the answer is whether any is a witness).
+    let mut fours = adj[b as usize].chunks_exact(4);
+    for four in &mut fours {
+        if through(&four[0]) | through(&four[1]) | through(&four[2]) | through(&four[3]) {
+            return true;
+        }
+    }
+    fours.remainder().iter().any(through)
 }
 
 /// Whether every direct edge of `graph` counts at most [`COUNT_LIMIT`] steps of each kind,
