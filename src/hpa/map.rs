@@ -257,7 +257,11 @@ impl HpaMap {
                 && crate::quadtree::counted_build_fits(width, height)
                 && grid.memory_bytes() + CellCounts::table_bytes(width, height) <= limit;
             let tree = if counted {
-                let counts = CellCounts::new(width, height, grid.blocked_cells());
+                let counts = CellCounts::from_rows(width, height, |y, x0| {
+                    // Blocked bits of the row's words; columns past its end are not cells.
+                    let on_grid = u64::MAX >> (64 - (width - x0).min(64));
+                    !grid.free_bits_at(i64::from(x0), i64::from(y)) & on_grid
+                });
                 if config.max_memory.is_some() {
                     let tree_bytes = counts
                         .estimate_tree_bytes::<u8>(&stopper)
