@@ -17,7 +17,9 @@ use super::node::{Content, Packing, Tally};
 use super::stopper::SplitStopper;
 use super::tree::{LeafChange, QuadTree};
 use super::QuadtreeError;
-use crate::geom::{Cell, Rect};
+#[cfg(test)]
+use crate::geom::Cell;
+use crate::geom::Rect;
 
 /// The largest `(width + 1) · (height + 1)` a [`CellCounts`] table is made for (16 MiB
 /// of counts, a 2048² map): beyond it the build lists objects instead, which costs less
@@ -76,7 +78,7 @@ impl CellCounts {
 
     /// The table of a `width × height` grid whose counted cells `row_bits(y, x0)` gives,
     /// 64 at a time: bit `j` for cell `(x0 + j, y)` (0 past the row's end). The same
-    /// table as [`CellCounts::new`] of those cells, from one pass over the rows' words
+    /// table as `CellCounts::new` of those cells, from one pass over the rows' words
     /// instead of a write per cell then a pass (on Cauldron's 1024² grid, with its blocked
     /// cells listed one at a time: 25.6M instructions against 14.1M).
     pub(crate) fn from_rows(width: u32, height: u32, row_bits: impl Fn(u32, u32) -> u64) -> Self {
