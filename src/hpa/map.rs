@@ -257,7 +257,11 @@ impl HpaMap {
                 && crate::quadtree::counted_build_fits(width, height)
                 && grid.memory_bytes() + CellCounts::table_bytes(width, height) <= limit;
             let tree = if counted {
-                let counts = CellCounts::new(width, height, grid.blocked_cells());
+                let counts = CellCounts::from_rows(width, height, |y, x0| {
+                    // Blocked bits of the row's words; columns past its end are not cells.
+                    let on_grid = u64::MAX >> (64 - (width - x0).min(64));
+                    !grid.free_bits_at(i64::from(x0), i64::from(y)) & on_grid
+                });
                 if config.max_memory.is_some() {
                     let tree_bytes = counts
                         .estimate_tree_bytes::<u8>(&stopper)
@@ -941,7 +945,8 @@ pub(super) fn morton(x: u32, y: u32) -> u64 {
 /// [`Z_DIGIT_BITS`] bits a pass, as many passes as the largest key needs: two on a 1024²
 /// map, a few instructions an item, where a comparison sort took 11M instructions on
 /// Cauldron's 15,645 subgoals and 14M on its 43,620 free leaves. Stable, so the order of
-/// `sort_by_key`; with distinct keys, that of any sort.
+/// `sort_by_key`; with distinct keys, that of any sort. Any `u64` key sorts the same way
+/// (the levels' contraction sorts its subgoals by degree and cell with it, four passes).
 pub(super) fn sort_by_z_key<T: Copy>(items: &mut [T], key: impl Fn(&T) -> u64) {
     let highest = items.iter().map(&key).max().unwrap_or(0);
     let mut spare = items.to_vec();

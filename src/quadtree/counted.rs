@@ -17,7 +17,9 @@ use super::node::{Content, Packing, Tally};
 use super::stopper::SplitStopper;
 use super::tree::{LeafChange, QuadTree};
 use super::QuadtreeError;
-use crate::geom::{Cell, Rect};
+#[cfg(test)]
+use crate::geom::Cell;
+use crate::geom::Rect;
 
 /// The largest `(width + 1) · (height + 1)` a [`CellCounts`] table is made for (16 MiB
 /// of counts, a 2048² map): beyond it the build lists objects instead, which costs less
@@ -46,7 +48,9 @@ impl CellCounts {
     }
 
     /// The table of `cells` (each at most once, all on the `width × height` grid, which
-    /// [`counted_build_fits`] accepts).
+    /// [`counted_build_fits`] accepts): the oracle of [`CellCounts::from_rows`], which the
+    /// build uses.
+    #[cfg(test)]
     pub(crate) fn new(width: u32, height: u32, cells: impl IntoIterator<Item = Cell>) -> Self {
         debug_assert!(
             counted_build_fits(width, height),
@@ -62,6 +66,44 @@ impl CellCounts {
             for x in 1..stride {
                 row += sums[y * stride + x];
                 sums[y * stride + x] = sums[(y - 1) * stride + x] + row;
+            }
+        }
+        CellCounts {
+            width,
+            height,
+            stride,
+            sums,
+        }
+    }
+
+    /// The table of a `width × height` grid whose counted cells `row_bits(y, x0)` gives,
+    /// 64 at a time: bit `j` for cell `(x0 + j, y)` (0 past the row's end). The same
+    /// table as `CellCounts::new` of those cells, from one pass over the rows' words
+    /// instead of a write per cell then a pass (on Cauldron's 1024² grid, with its blocked
+    /// cells listed one at a time: 25.6M instructions against 14.1M).
+    pub(crate) fn from_rows(width: u32, height: u32, row_bits: impl Fn(u32, u32) -> u64) -> Self {
+        debug_assert!(
+            counted_build_fits(width, height),
+            "a count table this large"
+        );
+        let stride = width as usize + 1;
+        let mut sums = vec![0u32; stride * (height as usize + 1)];
+        for y in 0..height {
+            let (above, here) =
+                sums[y as usize * stride..(y as usize + 2) * stride].split_at_mut(stride);
+            let mut row = 0;
+            for x0 in (0..width).step_by(64) {
+                let bits = row_bits(y, x0);
+                let first = x0 as usize + 1;
+                let last = (x0 as usize + 64).min(width as usize);
+                for (j, (sum, &up)) in here[first..=last]
+                    .iter_mut()
+                    .zip(&above[first..=last])
+                    .enumerate()
+                {
+                    row += (bits >> j) as u32 & 1;
+                    *sum = up + row;
+                }
             }
         }
         CellCounts {
@@ -223,6 +265,26 @@ pub(super) mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The table made from the rows' words equals the one made from the cells, on
+        /// widths on and off 64 (count a bit past a word's last cell, or drop a word's
+        /// last bit, and this fails).
+        #[test]
+        fn counts_from_rows_equal_counts_from_cells(
+            (w, h, blocked) in crate::grid::arb_blocked_cells_sized(1..200, 1..6, 0.4),
+        ) {
+            let cells: Vec<Cell> = (0..w * h)
+                .filter(|&i| blocked[i as usize])
+                .map(|i| Cell::new(i % w, i / w))
+                .collect();
+            let by_rows = CellCounts::from_rows(w, h, |y, x0| {
+                (0..64u32)
+                    .filter(|&j| x0 + j < w && blocked[(y * w + x0 + j) as usize])
+                    .fold(0u64, |bits, j| bits | 1 << j)
+            });
+            let by_cells = CellCounts::new(w, h, cells);
+            prop_assert_eq!(by_rows.sums, by_cells.sums);
+        }
 
         /// The counted build makes the nodes, tallies and contents of the partition
         /// build, with the depth and leaf counts, and its estimate is the listed one

@@ -380,13 +380,25 @@ impl SubgoalGraph {
     pub fn build_landmarks_and_levels(&mut self, k: usize) -> (Duration, Duration) {
         let graph = &*self;
         // A contraction whose edge lists are made side by side starts before the table:
-        // beside it, they would be made on one thread.
+        // beside it, they would be made on one thread. The table's first lists are made
+        // beside them (the idle thread takes them first, then list ranges), so that the
+        // table's side of the join, the longer, is shorter by as much.
         let start = Instant::now();
-        let early =
-            (graph.levels_fit && Contraction::splits_lists(graph)).then(|| Contraction::new(graph));
+        let (early, lists) = if graph.levels_fit && Contraction::splits_lists(graph) {
+            let (contraction, lists) = join(
+                || Contraction::new(graph),
+                || (k > 0).then(|| SubgoalLandmarks::lists(graph)),
+            );
+            (Some(contraction), lists)
+        } else {
+            (None, None)
+        };
         let set_up = start.elapsed();
         let ((landmarks, landmarks_time), (levels, levels_time)) = timed_join(
-            || SubgoalLandmarks::build(graph, 3 * k),
+            || match lists {
+                Some(lists) => SubgoalLandmarks::build_with(graph, 3 * k, lists),
+                None => SubgoalLandmarks::build(graph, 3 * k),
+            },
             || {
                 let contraction =
                     early.or_else(|| graph.levels_fit.then(|| Contraction::new(graph)));
