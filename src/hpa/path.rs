@@ -336,10 +336,37 @@ pub(crate) fn line_is_clear(grid: &Grid, a: Cell, b: Cell) -> bool {
 /// Joins consecutive waypoints with straight lines. Each pair must be mutually visible
 /// (inside one free leaf, or one legal step apart), which the gate search guarantees.
 pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
-    let mut cells = vec![waypoints[0]];
+    // A straight line of Chebyshev length n writes n cells: one allocation of the exact
+    // size instead of a vector doubled a dozen times on a path across a 1,024² map (a
+    // subgoal field's members each write one out).
+    let length: usize = waypoints
+        .windows(2)
+        .map(|w| w[0].x.abs_diff(w[1].x).max(w[0].y.abs_diff(w[1].y)) as usize)
+        .sum();
+    let mut cells = Vec::with_capacity(length + 1);
+    cells.push(waypoints[0]);
     for w in waypoints.windows(2) {
-        line_cells(w[0], w[1], |c| cells.push(c));
+        let (a, b) = (w[0], w[1]);
+        if on_one_run(a, b) {
+            // A row, a column or a diagonal (every hop of a subgoal path): written by one
+            // `extend` over a range, which checks the capacity once, not per cell.
+            let (sx, sy) = unit_step(a, b);
+            let n = a.x.abs_diff(b.x).max(a.y.abs_diff(b.y));
+            cells.extend((1..=n).map(|i| {
+                Cell::new(
+                    a.x.wrapping_add_signed(i as i32 * i32::from(sx)),
+                    a.y.wrapping_add_signed(i as i32 * i32::from(sy)),
+                )
+            }));
+        } else {
+            line_cells(a, b, |c| cells.push(c));
+        }
     }
+    debug_assert_eq!(
+        cells.len(),
+        length + 1,
+        "a line writes its Chebyshev length"
+    );
     cells
 }
 
