@@ -2,7 +2,7 @@
 //! as a route unwinds, smoothing, and validation.
 
 use crate::geom::{Cell, Direction};
-use crate::grid::movement::{octile, step_cost};
+use crate::grid::movement::step_cost;
 use crate::grid::{Grid, TerrainCosts};
 use hashbrown::HashMap;
 
@@ -43,12 +43,7 @@ impl Path {
     /// assert_eq!(p.cost, p.length);
     /// ```
     pub fn from_cells(cells: Vec<Cell>) -> Path {
-        // Folded from +0.0: `Sum` for floats starts at -0.0, which a zero-step path would
-        // keep and print as `-0.0`.
-        let length = cells
-            .windows(2)
-            .map(|w| octile(w[0], w[1]))
-            .fold(0.0, |sum, step| sum + step);
+        let length = octile_length(&cells);
         Path {
             cells,
             length,
@@ -78,6 +73,24 @@ impl Path {
                 .fold(0.0, |sum, step| sum + step);
         }
         path
+    }
+
+    /// The path along `points` (consecutive ones joined by the straight lines of
+    /// [`refine`]), its length summed over the points: equal to the bit to
+    /// [`Path::from_cells_with_costs`] over the refined cells (a line of `(dx, dy)` is
+    /// `max − min` straight steps and `min` diagonal ones, counted in integers either way),
+    /// without a pass over every cell at unit costs.
+    pub(crate) fn from_refined_points(points: &[Cell], grid: &Grid, costs: &TerrainCosts) -> Path {
+        let cells = refine(points);
+        if !costs.is_unit() {
+            return Path::from_cells_with_costs(cells, grid, costs);
+        }
+        let length = octile_length(points);
+        Path {
+            cells,
+            length,
+            cost: length,
+        }
     }
 
     /// First cell; `None` for a path without cells (its fields are public, so one can be
@@ -153,7 +166,7 @@ impl Corners {
     /// computed piece by piece.
     pub(crate) fn from_points(points: Vec<Cell>, grid: &Grid, costs: &TerrainCosts) -> Self {
         let pieces = || points.windows(2).map(|w| (w[0], w[1]));
-        let length = pieces().fold(0.0, |sum, (a, b)| sum + octile(a, b));
+        let length = octile_length(&points);
         let cost = if costs.is_unit() {
             length
         } else {
@@ -331,6 +344,22 @@ pub(crate) fn line_is_clear(grid: &Grid, a: Cell, b: Cell) -> bool {
         prev = c;
         legal
     })
+}
+
+/// The sum of the octile distances between consecutive `points`: each piece's `max − min`
+/// straight and `min` diagonal steps, summed in integers and rounded once, so a path and
+/// its corner points get the very same length (a float sum piece by piece would not), and
+/// a path of ~1,000 cells (every member of a field writes one out) does not wait on a
+/// floating-point addition per step. `0.0`, not `-0.0`, for fewer than two points.
+fn octile_length(points: &[Cell]) -> f64 {
+    let (straight, diagonal) = points.windows(2).fold((0u64, 0u64), |(s, d), w| {
+        let (dx, dy) = (w[0].x.abs_diff(w[1].x), w[0].y.abs_diff(w[1].y));
+        (
+            s + u64::from(dx.max(dy) - dx.min(dy)),
+            d + u64::from(dx.min(dy)),
+        )
+    });
+    straight as f64 + diagonal as f64 * std::f64::consts::SQRT_2
 }
 
 /// Joins consecutive waypoints with straight lines. Each pair must be mutually visible
@@ -619,6 +648,38 @@ fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::movement::octile;
+
+    /// A route's length summed over its corner points is the refined cells' length to the
+    /// bit (what lets a field's answer skip the pass over its cells), and both are the sum
+    /// of the pieces' octile distances.
+    #[test]
+    fn a_length_over_the_points_is_the_cells_length() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |below: u32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % u64::from(below)) as u32
+        };
+        let grid = Grid::new_free(600, 600);
+        let costs = TerrainCosts::default();
+        for _ in 0..500 {
+            let points: Vec<Cell> = (0..1 + next(12))
+                .map(|_| Cell::new(next(600), next(600)))
+                .collect();
+            let route = Path::from_refined_points(&points, &grid, &costs);
+            let cells = Path::from_cells_with_costs(refine(&points), &grid, &costs);
+            assert_eq!(route.cells, cells.cells);
+            assert_eq!(route.length.to_bits(), cells.length.to_bits(), "{points:?}");
+            assert_eq!(route.cost.to_bits(), route.length.to_bits());
+            let summed: f64 = points.windows(2).map(|w| octile(w[0], w[1])).sum();
+            assert!(
+                (route.length - summed).abs() <= 1e-9 * summed.max(1.0),
+                "{points:?}"
+            );
+        }
+    }
 
     #[test]
     fn lines_cost_the_octile_distance() {

@@ -848,7 +848,7 @@ impl Job {
             self.attempt = Attempt::Member(m);
             return None;
         }
-        let Some(cells) = field.path(map, m) else {
+        let Some(path) = field.route(map, m) else {
             // The components said the goal is reachable on this very map.
             debug_assert!(false, "a subgoal field missed a reachable goal");
             return Some(Outcome::Failed(Failure::Unreachable {
@@ -856,9 +856,8 @@ impl Job {
             }));
         };
         // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
-        let work = 1 + cells.len() / SWEEP_CELLS;
+        let work = 1 + path.cells.len() / SWEEP_CELLS;
         allowance.book(work, work, Kind::FieldReads);
-        let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
         Some(Outcome::Full(path))
     }
 

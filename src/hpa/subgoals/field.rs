@@ -167,7 +167,7 @@ use super::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::octile;
 use crate::grid::Grid;
-use crate::hpa::path::refine;
+use crate::hpa::path::{refine, Path};
 
 use crate::hpa::landmarks_sparse::SparseAim;
 use crate::hpa::search::bend;
@@ -784,8 +784,24 @@ impl SubgoalField {
     }
 
     /// The cells of member `m`'s shortest path to the goal, once it is answered; `None`
-    /// when the search found no way (the goal is out of its reach).
+    /// when the search found no way (the goal is out of its reach). The tests' reading;
+    /// the service takes [`SubgoalField::route`].
+    #[cfg(test)]
     pub fn path(&self, map: &HpaMap, m: usize) -> Option<Vec<Cell>> {
+        self.points(map, m).map(|points| refine(&points))
+    }
+
+    /// [`SubgoalField::path`] as a [`Path`] with its length and cost on `map`, the length
+    /// summed over the route's corner points rather than its ~1,000 cells (the same bits:
+    /// [`Path::from_refined_points`]).
+    pub fn route(&self, map: &HpaMap, m: usize) -> Option<Path> {
+        let points = self.points(map, m)?;
+        Some(Path::from_refined_points(&points, map.grid(), map.costs()))
+    }
+
+    /// The corner points of member `m`'s shortest path to the goal (consecutive ones
+    /// joined by straight lines, [`refine`]).
+    fn points(&self, map: &HpaMap, m: usize) -> Option<Vec<Cell>> {
         let graph = map
             .subgoals
             .as_ref()
@@ -820,7 +836,7 @@ impl SubgoalField {
             }
         }
         points.dedup();
-        Some(refine(&points))
+        Some(points)
     }
 
     /// Heap bytes held.
