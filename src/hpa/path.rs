@@ -377,16 +377,16 @@ pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
     for w in waypoints.windows(2) {
         let (a, b) = (w[0], w[1]);
         if on_one_run(a, b) {
-            // A row, a column or a diagonal (every hop of a subgoal path): written by one
-            // `extend` over a range, which checks the capacity once, not per cell.
+            // A row, a column or a diagonal (every hop of a subgoal path): one step of the
+            // signs a cell, into the capacity reserved above.
             let (sx, sy) = unit_step(a, b);
+            let (sx, sy) = (i32::from(sx), i32::from(sy));
             let n = a.x.abs_diff(b.x).max(a.y.abs_diff(b.y));
-            cells.extend((1..=n).map(|i| {
-                Cell::new(
-                    a.x.wrapping_add_signed(i as i32 * i32::from(sx)),
-                    a.y.wrapping_add_signed(i as i32 * i32::from(sy)),
-                )
-            }));
+            let mut c = a;
+            for _ in 0..n {
+                c = Cell::new(c.x.wrapping_add_signed(sx), c.y.wrapping_add_signed(sy));
+                cells.push(c);
+            }
         } else {
             line_cells(a, b, |c| cells.push(c));
         }
