@@ -309,10 +309,11 @@ fn line_cells_while(a: Cell, b: Cell, mut f: impl FnMut(Cell) -> bool) -> bool {
     if dx == 0 || dy == 0 || dx.abs() == dy.abs() {
         // A row, a column or a diagonal (every hop of a subgoal path, and most of a gate
         // path's lines): the rounding below gives `i` steps of the signs, without its two
-        // divisions a cell.
-        let (sx, sy) = (dx.signum(), dy.signum());
-        for i in 1..=n {
-            let c = Cell::new((a.x as i64 + i * sx) as u32, (a.y as i64 + i * sy) as u32);
+        // divisions a cell; taken one step of the signs at a time.
+        let (sx, sy) = (dx.signum() as i32, dy.signum() as i32);
+        let mut c = a;
+        for _ in 0..n {
+            c = Cell::new(c.x.wrapping_add_signed(sx), c.y.wrapping_add_signed(sy));
             if !f(c) {
                 return false;
             }
@@ -375,21 +376,7 @@ pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
     let mut cells = Vec::with_capacity(length + 1);
     cells.push(waypoints[0]);
     for w in waypoints.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        if on_one_run(a, b) {
-            // A row, a column or a diagonal (every hop of a subgoal path): one step of the
-            // signs a cell, into the capacity reserved above.
-            let (sx, sy) = unit_step(a, b);
-            let (sx, sy) = (i32::from(sx), i32::from(sy));
-            let n = a.x.abs_diff(b.x).max(a.y.abs_diff(b.y));
-            let mut c = a;
-            for _ in 0..n {
-                c = Cell::new(c.x.wrapping_add_signed(sx), c.y.wrapping_add_signed(sy));
-                cells.push(c);
-            }
-        } else {
-            line_cells(a, b, |c| cells.push(c));
-        }
+        line_cells(w[0], w[1], |c| cells.push(c));
     }
     debug_assert_eq!(
         cells.len(),
