@@ -72,7 +72,8 @@
 //! # The budget
 //! Work is counted in units: one gate expansion of a search, one cell of a ring scanned
 //! for a closest position, one cell of a path read off a flow field, one for a request's
-//! first checks. [`Budget::Expansions`] is split evenly between the lanes, and each lane
+//! first checks. [`Budget::Expansions`] is split evenly between the lanes with work (what
+//! a lane leaves, its queue emptied, goes round again to the busy ones), and each lane
 //! stops as soon as its share is spent, after the step under way: so a tick does at most
 //! `budget + lanes × (largest step)` units. The steps are: a slice of a gate search on an
 //! exact layer (which stops exactly at its share and resumes in the next tick, its state

@@ -132,6 +132,12 @@ impl Lane {
 }
 
 impl Lane {
+    /// Whether the lane has anything to spend units on: jobs, cancelled tickets to take
+    /// out of them, or a retired field to free.
+    fn wants_units(&self) -> bool {
+        !self.queue.is_empty() || !self.cancelled.is_empty() || !self.retired.is_empty()
+    }
+
     /// Keeps `field`'s buffers as a spare if there is room, else retires it to be freed
     /// in a later tick (at once beyond [`RETIRED_FIELDS`]).
     fn retire(&mut self, field: SubgoalField) {
@@ -260,8 +266,9 @@ impl PathService {
     /// queued, paused searches resume in the next tick.
     ///
     /// A [`Budget::Expansions`] is split evenly between the lanes
-    /// ([`ServiceConfig::lanes`]), and each lane overruns its share by at most one step (see
-    /// [the budget](super#the-budget)). Under a [`Budget::Time`] the lanes with jobs are
+    /// ([`ServiceConfig::lanes`]) that have work, in rounds: the units a lane leaves when its
+    /// queue empties go round again to the lanes still busy; each lane overruns its share
+    /// by at most one step (see [the budget](super#the-budget)). Under a [`Budget::Time`] the lanes with jobs are
     /// served in an order that turns from tick to tick, each until its queue is empty or the
     /// tick's deadline, new orders first; the lane whose turn it is takes one step even
     /// past the deadline. With the `parallel` feature the lanes run on rayon's current
@@ -325,26 +332,22 @@ impl PathService {
             Budget::Time(_) => total,
         };
         let count = self.lanes.len();
-        let mut allowances: Vec<Allowance> = (0..count)
-            .map(|i| {
-                let left = if deadline.is_some() {
-                    usize::MAX
-                } else {
-                    // The units left over go round the lanes frame by frame, so that a
-                    // budget smaller than the lane count starves none.
-                    let turn = (i + self.frame as usize) % count;
-                    total / count + usize::from(turn < total % count)
-                };
-                Allowance::new(left, deadline)
-            })
-            .collect();
-        let (order, turn) = serving_order(&self.lanes, self.lane_turn);
-        if let Some(turn) = turn {
-            self.lane_turn = (turn + 1) % count;
-            // However late the lanes start, the tick moves the lane whose turn it is on.
-            allowances[turn].owes_a_step = deadline.is_some();
-        }
-        let runs = run_lanes(&mut self.lanes, world, &self.edits, allowances, &order);
+        let runs = match deadline {
+            Some(_) => {
+                let mut allowances: Vec<Allowance> = (0..count)
+                    .map(|_| Allowance::new(usize::MAX, deadline))
+                    .collect();
+                let (order, turn) = serving_order(&self.lanes, self.lane_turn);
+                if let Some(turn) = turn {
+                    self.lane_turn = (turn + 1) % count;
+                    // However late the lanes start, the tick moves the lane whose turn it
+                    // is on.
+                    allowances[turn].owes_a_step = true;
+                }
+                run_lanes(&mut self.lanes, world, &self.edits, allowances, &order)
+            }
+            None => self.run_lanes_on_units(world, total),
+        };
         // Answers and flow fields serve the next tick only; subgoal fields while they
         // still answer (unedited, or edited by reported edits that only blocked).
         let mut spare = Vec::new();
@@ -393,6 +396,79 @@ impl PathService {
         report.pending_jobs = self.lanes.iter().map(|l| l.queue.len()).sum();
         self.frame += 1;
         Ok(report)
+    }
+
+    /// Runs the lanes on `total` units (a [`Budget::Expansions`]), round after round: each
+    /// round splits the units left evenly between the lanes that want them (jobs,
+    /// cancels to take out, a retired field to free; see [`Lane::wants_units`]), and the
+    /// units a lane leaves, its queue emptied, go round again to the lanes with jobs
+    /// still queued. Every share is worked out from the lanes' queues alone, never from
+    /// which thread ran what first, so the outcomes stay the same for any number of
+    /// threads. Each lane overruns its share by at most one step, so the tick its total
+    /// by at most one step per lane of the last round.
+    ///
+    /// Why rounds: with an even split among all lanes (before session 39), a tick with
+    /// one busy lane (a group's field, a closest-position scan) spent a quarter of its
+    /// units and left the rest unused, where a time budget lets that lane run to the
+    /// deadline; a closest-position scan of 50,000 units took seven ticks of a 28,000-unit
+    /// budget instead of two.
+    fn run_lanes_on_units(&mut self, world: &World, total: usize) -> Vec<LaneRun> {
+        let count = self.lanes.len();
+        let mut runs: Vec<LaneRun> = Vec::new();
+        let mut left = total;
+        let mut round = 0;
+        // The turn moves on as under a time budget (it only orders the lanes' start on the
+        // pool's threads here: outcomes do not depend on it).
+        let (mut order, turn) = serving_order(&self.lanes, self.lane_turn);
+        if let Some(turn) = turn {
+            self.lane_turn = (turn + 1) % count;
+        }
+        loop {
+            // The first round serves every lane that wants units; later ones only the
+            // lanes with jobs (their cancels and frees were done in the first).
+            let wanting: Vec<bool> = (self.lanes.iter())
+                .map(|l| match round {
+                    0 => l.wants_units(),
+                    _ => !l.queue.is_empty(),
+                })
+                .collect();
+            let served = wanting.iter().filter(|&&w| w).count();
+            if round > 0 && (served == 0 || left == 0) {
+                break;
+            }
+            // No lane wants anything: they run with nothing, as before (an idle lane's
+            // run is empty).
+            let served = served.max(1);
+            let mut k = 0;
+            let allowances: Vec<Allowance> = (0..count)
+                .map(|i| {
+                    let share = if wanting[i] || (round == 0 && !wanting.contains(&true)) {
+                        // The units left over go round the lanes frame by frame, so that
+                        // a budget smaller than the lane count starves none.
+                        let turn = (k + self.frame as usize) % served;
+                        k += 1;
+                        left / served + usize::from(turn < left % served)
+                    } else {
+                        0
+                    };
+                    Allowance::new(share, None)
+                })
+                .collect();
+            if round > 0 {
+                order = serving_order(&self.lanes, self.lane_turn).0;
+            }
+            let round_runs = run_lanes(&mut self.lanes, world, &self.edits, allowances, &order);
+            let worked: usize = (round_runs.iter())
+                .map(|r| r.allowance.as_ref().map_or(0, |a| a.work))
+                .sum();
+            runs.extend(round_runs);
+            left = left.saturating_sub(worked);
+            round += 1;
+            if worked == 0 || round > count {
+                break;
+            }
+        }
+        runs
     }
 
     /// Frees the states of paths cancelled or released since the last tick. Under a time
@@ -781,6 +857,52 @@ mod tests {
     use crate::units::UnitId;
     use crate::{Cell, Grid, Mode, Movement, Rect, World};
     use std::time::{Duration, Instant};
+
+    /// A budget of units goes to the lanes with work: one group's field on a service of
+    /// four lanes spends the whole budget every tick until it is done, not its lane's
+    /// quarter, and what a lone search leaves when it is done goes round to the field
+    /// (never more than the budget and one step per lane).
+    #[test]
+    fn busy_lanes_spend_the_whole_budget_of_units() {
+        // Posts everywhere: thousands of subgoals for the group's field to settle.
+        let grid = Grid::from_fn(160, 160, |x, y| x % 6 != 3 || y % 6 != 3);
+        let mut world = World::new(grid);
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let config = ServiceConfig::default().with_lanes(4);
+        let mut service = PathService::with_config(&world, config);
+        let options = RequestOptions::default();
+        let mut ask = |unit: u32, start: Cell, goal: Cell| {
+            let unit = UnitId::new(unit);
+            service
+                .request(&world, class, unit, start, goal, options)
+                .unwrap();
+        };
+        for i in 0..12u32 {
+            ask(i, Cell::new(13 * i, 159 - 13 * i), Cell::new(80, 0));
+        }
+        // A short search of its own, done in its first tick with units to spare.
+        ask(12, Cell::new(0, 0), Cell::new(20, 20));
+        let budget = 200;
+        let mut full_ticks = 0;
+        while service.pending() > 0 {
+            let report = service.tick(&world, Budget::Expansions(budget)).unwrap();
+            assert!(
+                report.work <= budget + 4 * report.largest_step,
+                "{report:?}"
+            );
+            if service.pending() > 0 {
+                assert!(
+                    report.work >= budget,
+                    "a tick with work left spent {report:?}"
+                );
+                full_ticks += 1;
+            }
+        }
+        assert!(
+            full_ticks >= 5,
+            "the field took {full_ticks} full ticks: too small a test"
+        );
+    }
 
     /// Lanes with new jobs first, then the other lanes with jobs, from the turn on and
     /// round the end, then the idle ones; the turn is the first lane with jobs from it on.
