@@ -553,6 +553,11 @@ impl PathService {
                 None => starts.push((start, vec![ticket])),
             }
         }
+        // The larger groups first: a group's field costs about the same however many
+        // members it answers (its goal to its farthest member), so a burst of orders gets
+        // the most answers soonest this way (BENCHMARKS.md, session 39). A stable sort:
+        // groups of one size keep the order their first requests came in.
+        order.sort_by_key(|k| std::cmp::Reverse(groups[k].len()));
         for key in order {
             let starts = groups.remove(&key).expect("a group per key");
             let Some(starts) = self.join_queued(key, starts) else {
@@ -858,18 +863,24 @@ mod tests {
     use crate::{Cell, Grid, Mode, Movement, Rect, World};
     use std::time::{Duration, Instant};
 
+    /// A 160² map with a one-cell post every six cells (thousands of subgoals for a
+    /// group's field to settle), an exact class, and a service of `lanes` lanes.
+    fn posts(lanes: usize) -> (World, crate::ClassId, PathService) {
+        let grid = Grid::from_fn(160, 160, |x, y| x % 6 != 3 || y % 6 != 3);
+        let mut world = World::new(grid);
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let config = ServiceConfig::default().with_lanes(lanes);
+        let service = PathService::with_config(&world, config);
+        (world, class, service)
+    }
+
     /// A budget of units goes to the lanes with work: one group's field on a service of
     /// four lanes spends the whole budget every tick until it is done, not its lane's
     /// quarter, and what a lone search leaves when it is done goes round to the field
     /// (never more than the budget and one step per lane).
     #[test]
     fn busy_lanes_spend_the_whole_budget_of_units() {
-        // Posts everywhere: thousands of subgoals for the group's field to settle.
-        let grid = Grid::from_fn(160, 160, |x, y| x % 6 != 3 || y % 6 != 3);
-        let mut world = World::new(grid);
-        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
-        let config = ServiceConfig::default().with_lanes(4);
-        let mut service = PathService::with_config(&world, config);
+        let (world, class, mut service) = posts(4);
         let options = RequestOptions::default();
         let mut ask = |unit: u32, start: Cell, goal: Cell| {
             let unit = UnitId::new(unit);
@@ -902,6 +913,30 @@ mod tests {
             full_ticks >= 5,
             "the field took {full_ticks} full ticks: too small a test"
         );
+    }
+
+    /// One tick's intake queues the larger groups first (one lane: the queue holds them
+    /// in order of size, largest first, whatever order their requests came in).
+    #[test]
+    fn the_larger_groups_of_an_intake_are_queued_first() {
+        let (world, class, mut service) = posts(1);
+        let options = RequestOptions::default();
+        let mut unit = 0;
+        for (g, size) in [9u32, 30, 12, 21].into_iter().enumerate() {
+            let goal = Cell::new(150, 40 * g as u32);
+            for i in 0..size {
+                let start = Cell::new(5 * (i % 10), 15 * (i / 10) + g as u32);
+                let id = UnitId::new(unit);
+                service
+                    .request(&world, class, id, start, goal, options)
+                    .unwrap();
+                unit += 1;
+            }
+        }
+        // Enough units to take every request in, too few to finish a field.
+        service.tick(&world, Budget::Expansions(400)).unwrap();
+        let sizes: Vec<usize> = service.lanes[0].queue.iter().map(Job::tickets).collect();
+        assert_eq!(sizes, [30, 21, 12, 9]);
     }
 
     /// Lanes with new jobs first, then the other lanes with jobs, from the turn on and
