@@ -405,7 +405,7 @@ fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize
         })
         .sum();
     eprintln!(
-        "subgoal corners: median {:.1} µs; {} subgoals, {} edges, levels (arcs, globals) {:?}, {:.0} expansions per query",
+        "subgoal corners: median {:.1} µs; {} subgoals, {} edges, levels (arcs, globals) {:?}, {:.1} expansions per query",
         micros(median(times)),
         map.subgoal_count(),
         map.subgoal_edge_count(),

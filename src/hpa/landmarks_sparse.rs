@@ -21,6 +21,25 @@
 //! a multiple of eight (one 128-bit register of 16-bit lanes): 24 landmarks take 48 bytes
 //! per subgoal, three registers, where 32-bit values took 96 bytes and six.
 //!
+//! # Placement
+//! Farthest-point: the first landmark is the subgoal farthest from a subgoal of the
+//! largest component, each next one the subgoal whose distance to the nearest landmark
+//! placed is largest (ties to the highest ID), so the build is deterministic and its `k + 1`
+//! Dijkstras sequential. The bound's argument below holds for any placement; this one was
+//! kept by measured expansions per exact corner query (session 39, `lmk` in BENCHMARKS.md),
+//! against Goldberg and Werneck's *avoid* (a shortest-path tree from seeded random roots,
+//! the next landmark at a leaf of the subtree the landmarks bound worst), a *planar* rim
+//! (the subgoal farthest from the centre in each of `k` equal angles, which would let the
+//! searches run in parallel), planar and farthest-point halves, *reseat* rounds (each landmark in turn moved to the subgoal
+//! farthest from the others) and the best `k` of 64 or 128 farthest-point candidates for
+//! the mean bound over sampled pairs: none took 10 % off the expansions of a map without
+//! adding more on another (from −7 % to +26 %), and the last, though its sampled bounds
+//! were tighter (mean ratio to the distance 0.955–0.991 → 0.976–0.996), expanded more on
+//! six maps of seven (all seven from 128 candidates): a mean over random pairs is not what
+//! an A\* near its optimum needs. Placement has little left to give: with the exact
+//! distance to the goal as its bound the A\* would expand 16 % (den520d) to 66 % (Cauldron)
+//! fewer subgoals than now, and with 64 farthest-point landmarks 8–33 % fewer.
+//!
 //! # Why the bounds hold
 //! *Lipschitz is all that is needed.* If `|D̂(L, u) − D̂(L, v)| ≤ lat(u, v)` on every edge
 //! of the graph, summing along the shortest route between two subgoals (which the graph
@@ -885,6 +904,74 @@ mod tests {
                     prop_assert_eq!(ahead.row(id), alone.row(id), "subgoal {}", id);
                 }
             }
+        }
+
+        /// The farthest-point placement puts each landmark on a subgoal of the graph's
+        /// largest connected component (a component of the largest size: its columns are
+        /// the only ones that bound queries across most of the map), the `k` landmarks on
+        /// `k` distinct subgoals when the component has that many, and two builds of one
+        /// graph make the same table (no hash order, no unseeded randomness). A landmark
+        /// is the subgoal its own lane reads 0 at (every edge weighs at least 3 units), and
+        /// the components are found here by a search of their own. Placing each next
+        /// landmark farthest from the last one only (the smallest distance to those placed
+        /// not kept) puts two landmarks on one subgoal and fails this, as does seeding the
+        /// first search at the first live subgoal rather than in the largest component.
+        #[test]
+        fn sparse_landmarks_are_distinct_subgoals_of_the_largest_component(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..40, 0.35),
+            k in 1usize..=24,
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let graph = SubgoalGraph::build(&grid);
+            let n = graph.capacity();
+            // Component labels and sizes by a breadth-first search per component.
+            let mut label = vec![usize::MAX; n];
+            let mut sizes = Vec::new();
+            for root in (0..n as u32).filter(|&u| graph.is_live(u)) {
+                if label[root as usize] != usize::MAX {
+                    continue;
+                }
+                let mut queue = std::collections::VecDeque::from([root]);
+                label[root as usize] = sizes.len();
+                let mut size = 0;
+                while let Some(u) = queue.pop_front() {
+                    size += 1;
+                    for &v in graph.neighbours(u) {
+                        if label[v as usize] == usize::MAX {
+                            label[v as usize] = sizes.len();
+                            queue.push_back(v);
+                        }
+                    }
+                }
+                sizes.push(size);
+            }
+            let lm = SubgoalLandmarks::build(&graph, k);
+            let Some(&largest) = sizes.iter().max() else {
+                prop_assert_eq!(lm.count(), 0);
+                return Ok(());
+            };
+            prop_assert_eq!(lm.count(), k);
+            let landmarks: Vec<u32> = (0..k)
+                .map(|l| {
+                    let at: Vec<u32> = (0..n as u32)
+                        .filter(|&u| graph.is_live(u) && lm.row(u)[l] == 0)
+                        .collect();
+                    assert_eq!(at.len(), 1, "landmark {l} reads 0 at {at:?}");
+                    at[0]
+                })
+                .collect();
+            let component = label[landmarks[0] as usize];
+            prop_assert_eq!(sizes[component], largest);
+            for &m in &landmarks {
+                prop_assert_eq!(label[m as usize], component, "landmarks {:?}", landmarks);
+            }
+            if k <= largest {
+                let mut distinct = landmarks.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                prop_assert_eq!(distinct.len(), k, "landmarks {:?}", landmarks);
+            }
+            prop_assert_eq!(&SubgoalLandmarks::build(&graph, k).values, &lm.values);
         }
 
         /// The build's flat bucket-queue Dijkstra gives, from every subgoal and in any
