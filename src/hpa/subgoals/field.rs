@@ -712,8 +712,10 @@ impl SubgoalField {
         (None, order.len())
     }
 
-    /// Runs the search for at most `max` units of work (a seed's scan, or one settled
-    /// subgoal each); returns the work done (0 once nothing is left to search).
+    /// Runs the search for at most `max` units of work ([`SCAN_UNITS`] a seed's scan,
+    /// [`PLAIN_EIGHTHS`] or [`AIMED_EIGHTHS`] eighths a settled subgoal, the eighths
+    /// carried between calls and the rest booked as a unit when the search ends); returns
+    /// the work done (0 only once nothing is left to search).
     pub fn step(&mut self, map: &HpaMap, max: usize) -> usize {
         let graph = map
             .subgoals
@@ -731,6 +733,10 @@ impl SubgoalField {
         let mut eighths = self.eighths;
         while work < max {
             let Some(id) = self.open.pop() else {
+                // The search is over: the eighths not yet booked count as a unit, so that
+                // a step which did anything returns work (0 only when nothing was left).
+                work += usize::from(eighths > 0);
+                eighths = 0;
                 break;
             };
             // Queued by this use, so its label is this use's.
@@ -773,6 +779,8 @@ impl SubgoalField {
         let (uses, labels, open) = (self.uses, &mut self.labels[..], &mut self.aimed);
         while work < max {
             let Some(Reverse((_, id))) = open.pop() else {
+                work += usize::from(eighths > 0); // as in `step`
+                eighths = 0;
                 break;
             };
             let label = &mut labels[id as usize];
