@@ -52,8 +52,14 @@ pub const fn step_cost(dir: Direction) -> f64 {
 /// ```
 #[inline]
 pub fn octile(a: Cell, b: Cell) -> f64 {
-    let dx = a.x.abs_diff(b.x) as f64;
-    let dy = a.y.abs_diff(b.y) as f64;
+    octile_apart(a.x.abs_diff(b.x), a.y.abs_diff(b.y))
+}
+
+/// [`octile`] of two cells `dx` columns and `dy` rows apart (the same bits), for loops
+/// that have the differences already.
+#[inline(always)]
+pub(crate) fn octile_apart(dx: u32, dy: u32) -> f64 {
+    let (dx, dy) = (dx as f64, dy as f64);
     let (lo, hi) = if dx < dy { (dx, dy) } else { (dy, dx) };
     hi * STRAIGHT_COST + (DIAGONAL_COST - STRAIGHT_COST) * lo
 }

@@ -33,6 +33,60 @@
 //!   subgoal), `gk` in `g`'s cone (a seed), and each `g_i g_(i+1)` is an edge: Dijkstra
 //!   gives `D(g1) ≤` the rest of the path, and the member's minimum is at most the optimum.
 //!
+//! # Taut paths
+//! The Dijkstra does not offer every edge of a settled subgoal: like the query search
+//! (`hpa::subgoals::taut`), a subgoal `s` entered over a hop of sector `M₁` relaxes only the
+//! hops of sector `M₂` that [`turns`](super::taut::turns) allows at `s` (every pair of their
+//! moves admissible by Lemma 2, from `s`'s blocked diagonal neighbours). `M₁` is the sector
+//! of the hop `s` was reached over *as the field walks it*, from its parent (a subgoal, or a
+//! seed's tie) to `s`: it is kept in the label's mark ([`Label::entered`]), written with the
+//! label at each improving offer, so the rule reads no cell at the pop. A seed that is
+//! itself a subgoal, at 0, was entered by no hop ([`NO_HOP`](super::taut::NO_HOP)) and
+//! relaxes every edge. The test runs as a [`Cone`](super::taut::Cone) of displacements
+//! (two cross products per edge, no sector worked out for the edges it drops).
+//!
+//! *The field runs backwards.* A route `t → s → p` toward the goal enters `s` by a move
+//! `m₁` and leaves by `m₂`; the field, walking it from `p`, enters by `−m₂` and leaves by
+//! `−m₁`. Lemma 2 reads the same pair: the angle between `−m₂` and `−m₁` is the angle
+//! between `m₁` and `m₂`, both are straight when they were, and the corner cell is
+//! `s + (−m₁) − (−m₂) = s + m₂ − m₁`, the same cell. So the rule applied to the field's
+//! sectors allows exactly the hops it allows the route walked forward
+//! (`turns_are_the_same_backwards` in `taut.rs` checks the table).
+//!
+//! *Why every `D` stays exact.* Claim: every subgoal `t` is settled at its exact `D(t)`,
+//! the length of its shortest path to the goal (on the grid, which the graph's `D` equals:
+//! "Why it is exact" below). By induction on `D(t)`. Take a shortest route from `t` to the
+//! goal over the graph's edges and a seed's tie, `t = v_k → … → v_1 → g` (it exists: the
+//! subgoal theorem). If `k = 1`, `t` is tied to the seed `g` at its exact `D` when `g` is
+//! scanned, before any pop. Else `s = v_(k−1)` has `D(s) = D(t) − w(s, t) ≤ D(t) − 1`
+//! (an edge joins two distinct cells), so by induction `s` is settled at `D(s)`, from some
+//! parent `p` (a subgoal or a seed: *any* one at which `D(s)` is reached; which one the
+//! label kept does not matter). The walk `t → s → p ⇝ goal` has length `w + D(s) = D(t)`:
+//! a shortest path. By Lemma 1 every ordering of the moves of the hops `t → s` and
+//! `s → p` is a legal walk of the same length, so none can be cut, and by Lemma 2 every
+//! pair of a move of the first and a move of the second is admissible at `s`: the rule
+//! (read backwards, above) keeps the edge `s → t`, and `t` is offered `D(t)`. In the
+//! one-unit buckets `s` sits at least one bucket below `t` (`⌊D(s)⌋ ≤ ⌊D(t)⌋ − 1`), so `t`
+//! holds `D(t)` before its bucket is emptied, and it is settled at `D(t)` (a label never
+//! goes below a real walk's length). The aimed search keeps its consistent bound: the
+//! first unsettled subgoal `u` of a shortest route to `t` is queued at `D(u)` (its
+//! predecessor was settled exactly and the rule kept the edge, as above), so nothing pops
+//! above its `D` (the argument of "Aimed at an army").
+//!
+//! So everything read off the field stands as it was: settled labels are exact, the
+//! first unsettled subgoal of a shortest route is queued at its `D` (the radius rule,
+//! `f_min`, the stale radius of an older field), parents are settled subgoals or seeds
+//! (`route`), and the readers after edits (`stale.rs`: the bounds `lb`, the old chains,
+//! the repair search, which runs its own A\* over every edge of the graph as it is now
+//! and only reads settled labels and the radius) use nothing else. No reader assumes that
+//! every neighbour of a settled subgoal was offered. A subgoal the rule never offered
+//! stays unsettled with no label of this use, as one beyond the radius did.
+//! `subgoal_fields_match_dijkstra` (`tests/suite/service_subgoals.rs`),
+//! `members_joining_an_aimed_field_get_dijkstras_lengths` and
+//! `a_spare_field_answers_as_a_fresh_one` (`field/tests.rs`) fail when the rule drops
+//! Lemma 2's corner exception in the field, when it takes the relaxed hop's sector from the
+//! wrong end, and when a seed's tie records its sector from the wrong end.
+//!
 //! # When a member is answered
 //! Without an aim (see the next section), subgoals are settled in order of `D` (to within
 //! the one-unit buckets of the queue, see [`Buckets`]), so an unsettled subgoal has `D(s) ≥ r`, the floor of the lowest bucket
@@ -85,7 +139,8 @@
 //!   grows then), rather than `f_min − h`, whose `h` came from the landmark table of the
 //!   older graph.
 //!
-//! Each settled subgoal of an aimed search counts [`AIMED_EIGHTHS`] eighths of a unit
+//! Each settled subgoal of a plain search counts [`PLAIN_EIGHTHS`] eighths of a unit, of an
+//! aimed search [`AIMED_EIGHTHS`]
 //! (the bound at every offer and the heap: measured with callgrind against the plain
 //! search). `members_joining_an_aimed_field_get_dijkstras_lengths` (`field/tests.rs`)
 //! checks every answer against Dijkstra on the grid, with members joining inside and
@@ -165,12 +220,13 @@ mod tests;
 
 use super::{Reached, SubgoalGraph};
 use crate::geom::{Cell, Direction, Rect};
-use crate::grid::movement::octile;
+use crate::grid::movement::{octile, octile_apart};
 use crate::grid::Grid;
 use crate::hpa::path::{refine, Path};
 
 use crate::hpa::landmarks_sparse::SparseAim;
 use crate::hpa::search::bend;
+use crate::hpa::subgoals::taut::{sector, taut_cone, Sector, NO_HOP};
 use crate::hpa::HpaMap;
 use std::cell::Cell as Memo;
 use std::cmp::Reverse;
@@ -218,17 +274,30 @@ struct Aim {
 /// limit is a sixteenth of the map's longer side.
 const ARMY_SPAN: u32 = 32;
 
+/// Work units, in eighths, of one settled subgoal of the plain search, so that a unit
+/// keeps meaning about the same time (BENCHMARKS.md: 28,000 units ≈ a worker's 8 ms).
+/// Until session 39 a settled subgoal counted a whole unit; the taut-path rule (module
+/// docs, "Taut paths") took a quarter of its instructions away: callgrind of the
+/// replay's scattered burst on Cauldron (367,711 units grown, the same subgoals settled
+/// either way), the fields' `step` 391.1M → 295.0M instructions, less ~4M of the goal
+/// outlines' scans: × 0.75 (BENCHMARKS.md, *Taut paths in the fields*).
+const PLAIN_EIGHTHS: usize = 6;
+
 /// Work units, in eighths, of one settled subgoal of an aimed search (the bound at every
-/// offer: the octile distance to a box and a landmark comparison; the heap), against 8 for
-/// the plain search: callgrind on the replay's burst on Cauldron counted 2,108
-/// instructions a settled subgoal aimed against 1,258 plain (1.68×; BENCHMARKS.md, *Fields
-/// aimed at armies*).
-const AIMED_EIGHTHS: usize = 13;
+/// offer: the octile distance to a box and a landmark comparison; the heap): session 38
+/// counted 2,108 instructions a settled subgoal aimed against 1,258 plain (1.68×, 13
+/// eighths; BENCHMARKS.md, *Fields aimed at armies*); the taut-path rule, which spares the
+/// bound and the heap at the offers it drops, took the armies' burst's `step` from 42.2M
+/// to 30.8M instructions (× 0.70 less the outlines' scans): 9 eighths.
+const AIMED_EIGHTHS: usize = 9;
 
 /// Entries of an aimed queue whose memory a field keeps from one use to the next (16 KiB):
 /// spare and kept fields held heaps of tens of thousands of entries (peak service memory
 /// on the scattered Cauldron replay 24.3 → 23.7 MB with this, with armies 23.1 → 22.5 MB).
 const KEPT_HEAP_ENTRIES: usize = 1024;
+
+/// Corner points a route's list is made with ([`SubgoalField::points`]).
+const ROUTE_POINTS: usize = 64;
 
 /// Queue entries keyed again per work unit when the aim widens (a bound and a push each).
 const REKEYED_PER_UNIT: usize = 8;
@@ -248,8 +317,62 @@ struct Label {
     dist: f64,
     /// The next subgoal toward the goal, or `capacity + k` for seed `k`.
     parent: u32,
-    /// `2 × use + settled`, `use` the field's use that wrote the label.
+    /// `use << USE_SHIFT | entered << 1 | settled`: `use` the field's use that wrote the
+    /// label, `entered` the [`Sector`] of the hop it was reached over ([`NO_HOP`] for a
+    /// seed that is itself a subgoal), for the taut-path rule (module docs, "Taut
+    /// paths"). Packed into the mark's spare bits: the label stays 16 bytes.
     mark: u32,
+}
+
+/// Where the use begins in [`Label::mark`] (below it: the entering sector, 5 bits, and
+/// whether the subgoal is settled).
+const USE_SHIFT: u32 = 6;
+
+impl Label {
+    /// A label of use `uses` at `dist` from `parent`, entered over a hop of sector
+    /// `entered`, not settled.
+    #[inline(always)]
+    fn queued(dist: f64, parent: u32, uses: u32, entered: Sector) -> Label {
+        Label {
+            dist,
+            parent,
+            mark: uses << USE_SHIFT | u32::from(entered) << 1,
+        }
+    }
+
+    /// Whether use `uses` wrote the label (else it reads as "not reached").
+    #[inline(always)]
+    fn is_of(&self, uses: u32) -> bool {
+        self.mark >> USE_SHIFT == uses
+    }
+
+    /// Whether use `uses` wrote the label and settled it.
+    #[inline(always)]
+    fn is_settled_in(&self, uses: u32) -> bool {
+        self.is_of(uses) && self.is_settled()
+    }
+
+    /// Whether use `uses` wrote the label and has not settled it: it is queued.
+    #[inline(always)]
+    fn is_queued_in(&self, uses: u32) -> bool {
+        self.is_of(uses) && !self.is_settled()
+    }
+
+    #[inline(always)]
+    fn is_settled(&self) -> bool {
+        self.mark & 1 == 1
+    }
+
+    #[inline(always)]
+    fn settle(&mut self) {
+        self.mark |= 1;
+    }
+
+    /// The sector of the hop the subgoal was reached over.
+    #[inline(always)]
+    fn entered(&self) -> Sector {
+        (self.mark >> 1 & 31) as Sector
+    }
 }
 
 /// A label no use has written.
@@ -260,8 +383,8 @@ const BLANK: Label = Label {
 };
 
 /// Uses of one field's buffers before their labels are all wiped (the mark keeps the use
-/// in 31 bits).
-const MAX_USES: u32 = u32::MAX >> 1;
+/// in its top 26 bits: 67 million uses).
+const MAX_USES: u32 = u32::MAX >> USE_SHIFT;
 
 /// Array entries a field's start writes per work unit, when it grows its arrays for a
 /// larger graph (or wipes them once every [`MAX_USES`] uses): a 16-byte label an entry, fresh
@@ -314,6 +437,8 @@ pub(crate) struct SubgoalField {
     targets: Option<stale::Targets>,
     /// The repair search under way (one member at a time).
     repair: Option<stale::StaleSearch>,
+    /// A joining member's ties as its scan finds them (kept for its memory).
+    scratch_ties: Vec<(u32, f64)>,
 }
 
 impl HpaMap {
@@ -355,6 +480,7 @@ impl HpaMap {
             stale_radius: Memo::new(None),
             targets: None,
             repair: None,
+            scratch_ties: Vec::new(),
         });
         field.revision = self.revision();
         field.goal = goal;
@@ -419,7 +545,11 @@ impl SubgoalField {
             .as_ref()
             .expect("a field's map keeps its subgoals");
         let grid = &map.grid;
-        let mut ties = Vec::new();
+        // The scan fills the field's scratch list, and the member keeps a copy of exactly
+        // its size: one allocation, where a list grown from nothing reallocated about five
+        // times (9,900 reallocations in the scattered burst's 2,000 joins).
+        let mut ties = std::mem::take(&mut self.scratch_ties);
+        ties.clear();
         if let Some(id) = graph.id_of(start) {
             ties.push((id, 0.0));
         }
@@ -429,6 +559,9 @@ impl SubgoalField {
                 ties.push((id, octile(start, c)));
             }
         });
+        let scratch = ties;
+        let ties = scratch.clone();
+        self.scratch_ties = scratch;
         let (direct, walked) = self.direct_line(grid, start);
         // A field searched further (one on an older map is not) widens its aim to the
         // member: it only moves how soon members are answered, never what they get.
@@ -536,7 +669,7 @@ impl SubgoalField {
         let entries = ids.len();
         for id in ids {
             let label = self.labels[id as usize];
-            if label.mark == self.uses << 1 {
+            if label.is_queued_in(self.uses) {
                 self.queue(graph, label.dist, id);
             }
         }
@@ -579,8 +712,10 @@ impl SubgoalField {
         (None, order.len())
     }
 
-    /// Runs the search for at most `max` units of work (a seed's scan, or one settled
-    /// subgoal each); returns the work done (0 once nothing is left to search).
+    /// Runs the search for at most `max` units of work ([`SCAN_UNITS`] a seed's scan,
+    /// [`PLAIN_EIGHTHS`] or [`AIMED_EIGHTHS`] eighths a settled subgoal, the eighths
+    /// carried between calls and the rest booked as a unit when the search ends); returns
+    /// the work done (0 only once nothing is left to search).
     pub fn step(&mut self, map: &HpaMap, max: usize) -> usize {
         let graph = map
             .subgoals
@@ -595,26 +730,38 @@ impl SubgoalField {
         if let Some(aim) = self.aim {
             return self.step_aimed(graph, &aim, work, max);
         }
+        let mut eighths = self.eighths;
         while work < max {
             let Some(id) = self.open.pop() else {
+                // The search is over: the eighths not yet booked count as a unit, so that
+                // a step which did anything returns work (0 only when nothing was left).
+                work += usize::from(eighths > 0);
+                eighths = 0;
                 break;
             };
             // Queued by this use, so its label is this use's.
             let label = &mut self.labels[id as usize];
-            if label.mark & 1 == 1 {
+            if label.is_settled() {
                 continue; // an entry superseded by a cheaper one
             }
-            label.mark |= 1;
-            let d = label.dist;
-            work += 1;
+            label.settle();
+            let (d, entered) = (label.dist, label.entered());
+            eighths += PLAIN_EIGHTHS;
+            work += eighths / 8;
+            eighths %= 8;
             // `offer` by hand, with the labels, the queue and the use held in locals: the
             // relaxation is the field's inner loop, and through `&mut self` every pass
             // reloaded them.
             let open = &mut self.open;
-            relax(graph, &mut self.labels, self.uses, id, d, |reached, v| {
-                open.push(reached, v)
-            });
+            relax(
+                graph,
+                &mut self.labels,
+                self.uses,
+                (id, d, entered),
+                |reached, v| open.push(reached, v),
+            );
         }
+        self.eighths = eighths;
         work
     }
 
@@ -632,18 +779,20 @@ impl SubgoalField {
         let (uses, labels, open) = (self.uses, &mut self.labels[..], &mut self.aimed);
         while work < max {
             let Some(Reverse((_, id))) = open.pop() else {
+                work += usize::from(eighths > 0); // as in `step`
+                eighths = 0;
                 break;
             };
             let label = &mut labels[id as usize];
-            if label.mark & 1 == 1 {
+            if label.is_settled() {
                 continue; // an entry superseded by a cheaper one
             }
-            label.mark |= 1;
-            let d = label.dist;
+            label.settle();
+            let (d, entered) = (label.dist, label.entered());
             eighths += AIMED_EIGHTHS;
             work += eighths / 8;
             eighths %= 8;
-            relax(graph, labels, uses, id, d, |reached, v| {
+            relax(graph, labels, uses, (id, d, entered), |reached, v| {
                 let key = reached + aim_bound(graph, aim, v);
                 open.push(Reverse((key.to_bits(), v)));
             });
@@ -657,7 +806,7 @@ impl SubgoalField {
         let g = self.seeds[k];
         let root = (self.capacity + k) as u32;
         if let Some(id) = graph.id_of(g) {
-            self.offer(graph, id, 0.0, root);
+            self.offer(graph, (id, 0.0, NO_HOP), root);
         }
         let mut found = Vec::new();
         graph.reach(grid, g, None, |r| {
@@ -665,28 +814,25 @@ impl SubgoalField {
                 found.push((
                     graph.id_of(c).expect("a scan reports subgoals"),
                     octile(g, c),
+                    sector(g, c),
                 ));
             }
         });
-        for (id, d) in found {
-            self.offer(graph, id, d, root);
+        for tie in found {
+            self.offer(graph, tie, root);
         }
     }
 
-    /// Queues subgoal `id` at `d` with `parent` (keyed by `d` plus the aim's bound), if
-    /// that is shorter than what it has (a label of an earlier use is no distance at all).
-    /// (A settled subgoal never is: the search settles it at its `D`.) `step`'s relaxation
-    /// does the same by hand.
+    /// Queues subgoal `id` at `d` with `parent`, entered over a hop of sector `entered`
+    /// (keyed by `d` plus the aim's bound), if that is shorter than what it has (a label
+    /// of an earlier use is no distance at all). (A settled subgoal never is: the search
+    /// settles it at its `D`.) `step`'s relaxation does the same by hand.
     #[inline]
-    fn offer(&mut self, graph: &SubgoalGraph, id: u32, d: f64, parent: u32) {
+    fn offer(&mut self, graph: &SubgoalGraph, (id, d, entered): (u32, f64, Sector), parent: u32) {
         let uses = self.uses;
         let label = &mut self.labels[id as usize];
-        if label.mark >> 1 != uses || d < label.dist {
-            *label = Label {
-                dist: d,
-                parent,
-                mark: uses << 1,
-            };
+        if !label.is_of(uses) || d < label.dist {
+            *label = Label::queued(d, parent, uses, entered);
             self.queue(graph, d, id);
         }
     }
@@ -707,7 +853,7 @@ impl SubgoalField {
     #[inline]
     fn settled_dist(&self, id: u32) -> Option<f64> {
         let label = self.labels.get(id as usize)?;
-        (label.mark == self.uses << 1 | 1).then_some(label.dist)
+        label.is_settled_in(self.uses).then_some(label.dist)
     }
 
     /// A lower bound of the smallest key still queued (`f_min`; 0 while seeds are still
@@ -741,7 +887,7 @@ impl SubgoalField {
         let uses = self.uses;
         let r = (self.aimed.iter())
             .map(|Reverse((_, id))| self.labels[*id as usize])
-            .filter(|label| label.mark == uses << 1)
+            .filter(|label| label.is_queued_in(uses))
             .map(|label| label.dist)
             .fold(f64::INFINITY, f64::min);
         self.stale_radius.set(Some(r));
@@ -807,7 +953,10 @@ impl SubgoalField {
             .as_ref()
             .expect("a field's map keeps its subgoals");
         let start = self.members[m].start;
-        let mut points = vec![start];
+        // Routes across the map have tens of corner points: room for them at once, where
+        // growing from one entry reallocated about six times a route.
+        let mut points = Vec::with_capacity(ROUTE_POINTS);
+        points.push(start);
         match self.best(m)?.1 {
             Via::Direct(g) => points.extend([bend(start, g), g]),
             Via::Subgoal(s) => {
@@ -845,6 +994,7 @@ impl SubgoalField {
             + self.open.memory_bytes()
             + self.aimed.capacity() * 16
             + self.seeds.capacity() * 8
+            + self.scratch_ties.capacity() * 16
             + self.repair.as_ref().map_or(0, |r| r.memory_bytes())
             + self
                 .members
@@ -853,6 +1003,12 @@ impl SubgoalField {
                 .sum::<usize>()
     }
 }
+
+/// Entries a bucket's list is made with when no spare list is left: a field's first
+/// buckets grew from nothing, 4, 8, 16, 32, …, and their reallocations were 15,600 of the
+/// scattered burst's ~40,000 (Cauldron, session 39); a list a sixteen-entry block holds
+/// is most of them (a bucket one unit wide on a front of subgoals).
+const FIRST_LIST_ENTRIES: usize = 16;
 
 /// Subgoals queued by their distance `D`, in buckets one unit wide: a bucket queue, where
 /// a binary heap took a third of the search's time.
@@ -884,7 +1040,7 @@ struct Buckets {
 }
 
 impl Buckets {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, d: f64, id: u32) {
         let b = d as usize;
         debug_assert!(b >= self.low, "a subgoal queued below the radius");
@@ -893,9 +1049,7 @@ impl Buckets {
         }
         let list = &mut self.lists[b];
         if list.capacity() == 0 {
-            if let Some(spare) = self.spare.pop() {
-                *list = spare;
-            }
+            *list = (self.spare.pop()).unwrap_or_else(|| Vec::with_capacity(FIRST_LIST_ENTRIES));
         }
         list.push(id);
         self.high = self.high.max(b + 1);
@@ -957,28 +1111,35 @@ impl Buckets {
     }
 }
 
-/// Relaxes the edges of subgoal `id`, settled at `D = d`: a neighbour whose label is of
-/// an earlier use than `uses`, or longer, gets `d` plus the edge with `id` for parent, and
-/// `queue(D, neighbour)` queues it. The fields' inner loop, always inlined with its queue.
+/// Relaxes the edges of subgoal `id`, settled at `D = d` after being entered over a hop
+/// of sector `entered`, that the taut-path rule keeps (module docs, "Taut paths"): a
+/// neighbour whose label is of an earlier use than `uses`, or longer, gets `d` plus the
+/// edge with `id` for parent, and `queue(D, neighbour)` queues it. The fields' inner
+/// loop, always inlined with its queue.
 #[inline(always)]
 fn relax(
     graph: &SubgoalGraph,
     labels: &mut [Label],
     uses: u32,
-    id: u32,
-    d: f64,
+    (id, d, entered): (u32, f64, Sector),
     mut queue: impl FnMut(f64, u32),
 ) {
     let here = graph.cell(id);
+    let taut = taut_cone(graph.blocked_diagonals(id), entered);
     for &v in graph.neighbours(id) {
-        let reached = d + octile(here, graph.cell(v));
+        let there = graph.cell(v);
+        // Map sides are far below 2³¹: the differences fit.
+        let (dx, dy) = (
+            there.x.wrapping_sub(here.x) as i32,
+            there.y.wrapping_sub(here.y) as i32,
+        );
+        if !taut.holds(dx, dy) {
+            continue;
+        }
+        let reached = d + octile_apart(dx.unsigned_abs(), dy.unsigned_abs());
         let label = &mut labels[v as usize];
-        if label.mark >> 1 != uses || reached < label.dist {
-            *label = Label {
-                dist: reached,
-                parent: id,
-                mark: uses << 1,
-            };
+        if !label.is_of(uses) || reached < label.dist {
+            *label = Label::queued(reached, id, uses, sector(here, there));
             queue(reached, v);
         }
     }

@@ -392,6 +392,102 @@ pub(crate) fn allows(turns: u16, out: Sector) -> bool {
     turns >> out & 1 == 1
 }
 
+/// [`turns`] as a cone of hop displacements: the hops a subgoal may be left by are those
+/// whose displacement `v` lies in the closed cone turning (by increasing index of
+/// [`DIRECTIONS`]) from the direction `lo` to the direction `hi`, at most 180° wide,
+/// `cross(lo, v) ≥ 0` and `cross(v, hi) ≥ 0`; a subgoal entered with no hop has
+/// `lo = hi = 0`, which holds every hop.
+///
+/// *Why every row of the rule is such a cone.* A hop of sector `M₂` may leave when every
+/// move of it is admissible after every move `m₁` of the entering sector: `M₂ ⊆ A`,
+/// `A` the intersection of the arcs `adm(m₁)` (the moves at most 45° from `m₁`, and for a
+/// straight `m₁` the straight moves at 90° whose corner is blocked: an arc of three to
+/// five directions around `m₁`). One or two neighbouring `m₁` give an arc again, at most
+/// five directions (180°) wide. A straight or diagonal hop has its one move and lies in
+/// the cone exactly when that move is in `A`; an octant hop lies strictly between its
+/// two moves, in the cone exactly when both are in `A` (the cone's ends are directions).
+/// The table's builder checks this for every row (it fails to compile otherwise), and
+/// `cones_hold_what_turns_allow` compares it with [`turns`] hop by hop.
+///
+/// A loop over many hops that has their differences (the subgoal fields' relaxation)
+/// tests one in four multiplications, where [`sector`] and a bit test took about 30
+/// instructions, 40 % of the fields' whole work an edge.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cone {
+    lo: (i8, i8),
+    hi: (i8, i8),
+}
+
+impl Cone {
+    /// Whether a hop of displacement `(dx, dy)` lies in the cone.
+    #[inline(always)]
+    pub(crate) fn holds(self, dx: i32, dy: i32) -> bool {
+        let (lo, hi) = (
+            (i32::from(self.lo.0), i32::from(self.lo.1)),
+            (i32::from(self.hi.0), i32::from(self.hi.1)),
+        );
+        let left_of_lo = lo.0 * dy - lo.1 * dx;
+        let right_of_hi = dx * hi.1 - dy * hi.0;
+        left_of_lo | right_of_hi >= 0
+    }
+}
+
+/// `CONES[blocked][entered]`: [`TURNS`] as [`Cone`]s.
+static CONES: [[Cone; 17]; 16] = cones_table();
+
+const fn cones_table() -> [[Cone; 17]; 16] {
+    let all = Cone {
+        lo: (0, 0),
+        hi: (0, 0),
+    };
+    let mut table = [[all; 17]; 16];
+    let mut blocked = 0;
+    while blocked < 16 {
+        let mut entered = 0;
+        while entered < 16 {
+            let turns = TURNS[blocked][entered];
+            // The directions allowed: an arc; `lo` its first, turning by increasing index.
+            let dirs = turns & 0xff;
+            let mut lo = 0;
+            while !(dirs >> lo & 1 == 1 && dirs >> ((lo + 7) % 8) & 1 == 0) {
+                lo += 1;
+                assert!(lo < 8, "the allowed directions are no arc");
+            }
+            let mut width = 0;
+            while dirs >> ((lo + width + 1) % 8) & 1 == 1 {
+                width += 1;
+            }
+            assert!(width <= 4, "an arc wider than 180°");
+            assert!(
+                (dirs.count_ones() as usize) == width + 1,
+                "the allowed directions are no arc"
+            );
+            // Octant `j` (moves `j`, `j + 1`) allowed exactly when both moves are.
+            let mut j = 0;
+            while j < 8 {
+                let both = dirs >> j & 1 == 1 && dirs >> ((j + 1) % 8) & 1 == 1;
+                assert!(both == (turns >> (8 + j) & 1 == 1), "an octant off the arc");
+                j += 1;
+            }
+            let (a, b) = (DIRECTIONS[lo], DIRECTIONS[(lo + width) % 8]);
+            table[blocked][entered] = Cone {
+                lo: (a.0 as i8, a.1 as i8),
+                hi: (b.0 as i8, b.1 as i8),
+            };
+            entered += 1;
+        }
+        blocked += 1;
+    }
+    table
+}
+
+/// The hops a subgoal with blocked diagonal neighbours `blocked`, entered by a hop of
+/// sector `entered`, may be left by, as a [`Cone`] ([`turns`] in another form).
+#[inline(always)]
+pub(crate) fn taut_cone(blocked: BlockedDiagonals, entered: Sector) -> Cone {
+    CONES[usize::from(blocked & 15)][usize::from(entered.min(NO_HOP))]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,6 +524,48 @@ mod tests {
                 }
                 let b = Cell::new((100 + dx) as u32, (100 + dy) as u32);
                 assert_eq!(sector(o, b), sector_of(dx, dy), "hop ({dx}, {dy})");
+            }
+        }
+    }
+
+    /// The cone of every row holds exactly the hops [`turns`] allows, for every hop of up
+    /// to 40 columns and rows either way (on, off and beside every axis and diagonal).
+    #[test]
+    fn cones_hold_what_turns_allow() {
+        for dx in -40i32..=40 {
+            for dy in -40i32..=40 {
+                if dx == 0 && dy == 0 {
+                    continue;
+                }
+                let out = sector_of(i64::from(dx), i64::from(dy));
+                for blocked in 0..16u8 {
+                    for entered in 0..=NO_HOP {
+                        assert_eq!(
+                            taut_cone(blocked, entered).holds(dx, dy),
+                            allows(turns(blocked, entered), out),
+                            "hop ({dx}, {dy}), blocked {blocked}, entered {entered}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rule read along a route walked backwards (entering by the reversed leaving
+    /// sector, leaving by the reversed entering one) allows what it allows forwards: Lemma
+    /// 2's angle is the same, and so is its corner cell `s + m₂ − m₁` (`s + (−m₁) − (−m₂)`).
+    /// The subgoal fields, searching from the goal, rely on it.
+    #[test]
+    fn turns_are_the_same_backwards() {
+        for blocked in 0..16u8 {
+            for entered in 0..16u8 {
+                for out in 0..16u8 {
+                    assert_eq!(
+                        allows(turns(blocked, entered), out),
+                        allows(turns(blocked, reversed(out)), reversed(entered)),
+                        "blocked {blocked}, entered {entered}, out {out}"
+                    );
+                }
             }
         }
     }
