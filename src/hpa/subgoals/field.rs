@@ -235,9 +235,13 @@ use std::collections::BinaryHeap;
 /// No parent yet.
 const NO_PARENT: u32 = u32::MAX;
 
-/// Work units a cone scan counts for (a scan reads a few hundred cells, word by word: about
-/// as long as settling a few subgoals).
-pub(crate) const SCAN_UNITS: usize = 4;
+/// Work units a cone scan counts for (a goal outline cell's, a member's). Callgrind of the
+/// scattered Cauldron burst (session 39, after the taut-path rule): 1,999 members' joins
+/// took 54.2M instructions, 27,100 each (the scan with its subgoals' ID look-ups, the tie
+/// list, the direct line's walks, which count apart, a unit per walk), where a unit is
+/// about 1,030 (a plain settled subgoal, ~770, counts 6/8): 24 units a scan. It counted 4
+/// before, from when a settled subgoal cost as much as five scans' worth of a fifth.
+pub(crate) const SCAN_UNITS: usize = 24;
 
 /// Outline cells a goal may have for a subgoal field: a larger goal is answered by a gate
 /// field (its seeds and the members' direct lines would cost more than they save).
