@@ -433,16 +433,13 @@ impl PathService {
                 })
                 .collect();
             let served = wanting.iter().filter(|&&w| w).count();
-            if round > 0 && (served == 0 || left == 0) {
-                break;
+            if served == 0 || left == 0 {
+                break; // an idle lane's run would be empty
             }
-            // No lane wants anything: they run with nothing, as before (an idle lane's
-            // run is empty).
-            let served = served.max(1);
             let mut k = 0;
             let allowances: Vec<Allowance> = (0..count)
                 .map(|i| {
-                    let share = if wanting[i] || (round == 0 && !wanting.contains(&true)) {
+                    let share = if wanting[i] {
                         // The units left over go round the lanes frame by frame, so that
                         // a budget smaller than the lane count starves none.
                         let turn = (k + self.frame as usize) % served;
