@@ -737,10 +737,7 @@ impl SubgoalField {
         let mut eighths = self.eighths;
         while work < max {
             let Some(id) = self.open.pop() else {
-                // The search is over: the eighths not yet booked count as a unit, so that
-                // a step which did anything returns work (0 only when nothing was left).
-                work += usize::from(eighths > 0);
-                eighths = 0;
+                close_eighths(&mut work, &mut eighths);
                 break;
             };
             // Queued by this use, so its label is this use's.
@@ -750,9 +747,7 @@ impl SubgoalField {
             }
             label.settle();
             let (d, entered) = (label.dist, label.entered());
-            eighths += PLAIN_EIGHTHS;
-            work += eighths / 8;
-            eighths %= 8;
+            book_eighths(&mut work, &mut eighths, PLAIN_EIGHTHS);
             // `offer` by hand, with the labels, the queue and the use held in locals: the
             // relaxation is the field's inner loop, and through `&mut self` every pass
             // reloaded them.
@@ -783,8 +778,7 @@ impl SubgoalField {
         let (uses, labels, open) = (self.uses, &mut self.labels[..], &mut self.aimed);
         while work < max {
             let Some(Reverse((_, id))) = open.pop() else {
-                work += usize::from(eighths > 0); // as in `step`
-                eighths = 0;
+                close_eighths(&mut work, &mut eighths);
                 break;
             };
             let label = &mut labels[id as usize];
@@ -793,9 +787,7 @@ impl SubgoalField {
             }
             label.settle();
             let (d, entered) = (label.dist, label.entered());
-            eighths += AIMED_EIGHTHS;
-            work += eighths / 8;
-            eighths %= 8;
+            book_eighths(&mut work, &mut eighths, AIMED_EIGHTHS);
             relax(graph, labels, uses, (id, d, entered), |reached, v| {
                 let key = reached + aim_bound(graph, aim, v);
                 open.push(Reverse((key.to_bits(), v)));
@@ -1113,6 +1105,23 @@ impl Buckets {
             .map(|l| l.capacity() * 4 + std::mem::size_of::<Vec<u32>>())
             .sum()
     }
+}
+
+/// Books `add` eighths of a work unit: the whole units into `work`, the rest carried in
+/// `eighths` (to the next settled subgoal, or the next slice).
+#[inline(always)]
+fn book_eighths(work: &mut usize, eighths: &mut usize, add: usize) {
+    *eighths += add;
+    *work += *eighths / 8;
+    *eighths %= 8;
+}
+
+/// The search is over: the eighths not yet booked count as a unit, so that a step which
+/// did anything returns work (0 only when nothing was left).
+#[inline(always)]
+fn close_eighths(work: &mut usize, eighths: &mut usize) {
+    *work += usize::from(*eighths > 0);
+    *eighths = 0;
 }
 
 /// Relaxes the edges of subgoal `id`, settled at `D = d` after being entered over a hop
