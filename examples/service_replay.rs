@@ -32,6 +32,12 @@
 //! is the hard case for shared work: each group's one backward search must reach its
 //! farthest member.
 //!
+//! Experiments on how groups are answered: `REPLAY_CELL_GOALS=1` orders every group to a
+//! cell (an area goal is always answered from a flow field), `REPLAY_FLOW_THRESHOLD=n`
+//! gives a flow field only to groups of at least n distinct starts, and
+//! `REPLAY_SHARE_SMALL=0` answers smaller groups with a search per member instead of one
+//! bounded backward search from the goal.
+//!
 //! `REPLAY_SPLIT=f` prints every frame whose main-thread time (wall, the walk included) is
 //! over `f` × the budget (1.0 when `f` is not a number) with what it was made of: the
 //! main thread's CPU time on requests and cancels, `notify_edit`, the drains, the walk,
@@ -235,7 +241,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     {
         config = config.with_lanes(lanes);
     }
+    // Experiments: `REPLAY_FLOW_THRESHOLD=n` (groups of fewer distinct starts get no flow
+    // field), `REPLAY_SHARE_SMALL=0` (nor a shared goal side: a search per member).
+    if let Some(n) = std::env::var("REPLAY_FLOW_THRESHOLD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        config = config.with_flow_threshold(n);
+    }
+    if std::env::var("REPLAY_SHARE_SMALL").is_ok_and(|v| v == "0") {
+        config = config.with_share_small_groups(false);
+    }
     let mut service = PathService::with_config(&world, config);
+    // `REPLAY_CELL_GOALS=1`: every order to a cell, large groups too (an area goal is
+    // always answered from a flow field).
+    let cell_goals = std::env::var("REPLAY_CELL_GOALS").is_ok_and(|v| v == "1");
     // `REPLAY_UNITS=n` gives every tick `Budget::Expansions(n)` instead of the time budget:
     // the deterministic mode, whose figures other loads on the machine do not move.
     let tick_budget = std::env::var("REPLAY_UNITS")
@@ -312,7 +332,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut issue = |first: usize, size: usize, rng: &mut Rng| {
             let members: Vec<usize> = (first..first + size).map(|i| i % units).collect();
             let at = random_open(rng);
-            let goal = if size < 8 {
+            let goal = if size < 8 || cell_goals {
                 Goal::Cell(at)
             } else {
                 Goal::Area(Rect::new(
