@@ -216,7 +216,7 @@ const SECTOR_BY_SIGNS: [Sector; 27] = {
 
 /// The sector of a hop of displacement `(dx, dy)` (not both 0). Inlined: the cone scans
 /// call it with constant displacements, which fold it to a constant (see
-/// `SubgoalGraph::reach_hops`).
+/// `SubgoalGraph::reach_ids`).
 #[inline(always)]
 pub(crate) const fn sector_of(dx: i64, dy: i64) -> Sector {
     debug_assert!(dx != 0 || dy != 0, "a hop joins two cells");
