@@ -95,13 +95,21 @@ fn subgoal_bound(
     // would, without its NaN tests.
     weight * if gap > o { gap } else { o }
 }
+/// What the goal's marking writes: the marks by subgoal ID, the locals to climb from by
+/// level, the goal's ties with their distances.
+type GoalSide<'a> = (
+    &'a mut [GoalMark],
+    &'a mut [Vec<u32>],
+    &'a mut Vec<(f64, u32)>,
+);
+
 /// Marks subgoal `id` for query `stamp` as reached directly by the goal's scan (or as the
 /// goal itself), `to_goal` from the goal and left towards it by a hop of sector `leaving`:
 /// listed among the goal's ties, and for the upward marking in its level's bucket when it
 /// is a local of `levels`.
 #[inline(always)]
 fn mark_goal_tie(
-    (marks, buckets, reached): (&mut [GoalMark], &mut [Vec<u32>], &mut Vec<(f64, u32)>),
+    (marks, buckets, reached): GoalSide,
     (levels, stamp): (Option<&Levels>, u32),
     (id, to_goal, leaving): (u32, f64, Sector),
 ) {
