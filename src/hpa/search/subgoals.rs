@@ -8,7 +8,7 @@ use crate::geom::Cell;
 use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::hpa::costs::CostBands;
-use crate::hpa::landmarks_sparse::SparseGoalRow;
+use crate::hpa::landmarks_sparse::{GoalRowLows, SparseGoalRow};
 use crate::hpa::path::CornerPoints;
 use crate::hpa::subgoals::{
     allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Levels, Sector,
@@ -95,21 +95,12 @@ fn subgoal_bound(
     // would, without its NaN tests.
     weight * if gap > o { gap } else { o }
 }
-/// What the goal's marking writes: the marks by subgoal ID, the locals to climb from by
-/// level, the goal's ties with their distances.
-type GoalSide<'a> = (
-    &'a mut [GoalMark],
-    &'a mut [Vec<u32>],
-    &'a mut Vec<(f64, u32)>,
-);
-
 /// Marks subgoal `id` for query `stamp` as reached directly by the goal's scan (or as the
-/// goal itself), `to_goal` from the goal and left towards it by a hop of sector `leaving`:
-/// listed among the goal's ties, and for the upward marking in its level's bucket when it
-/// is a local of `levels`.
+/// goal itself), `to_goal` from the goal and left towards it by a hop of sector `leaving`;
+/// for the upward marking in its level's bucket when it is a local of `levels`.
 #[inline(always)]
 fn mark_goal_tie(
-    (marks, buckets, reached): GoalSide,
+    (marks, buckets): (&mut [GoalMark], &mut [Vec<u32>]),
     (levels, stamp): (Option<&Levels>, u32),
     (id, to_goal, leaving): (u32, f64, Sector),
 ) {
@@ -125,7 +116,6 @@ fn mark_goal_tie(
     if let Some(l) = levels.filter(|l| l.is_local(id)) {
         buckets[l.level(id) as usize].push(id);
     }
-    reached.push((to_goal, id));
 }
 
 impl SearchContext {
@@ -273,8 +263,6 @@ impl SearchContext {
         let length_cost = uniform_cost(costs);
         let per_unit = costs.floor();
         let stamp = self.query;
-        let mut reached = std::mem::take(&mut self.goal_ties);
-        reached.clear();
         let levels = graph.levels();
         let marks = &mut self.goal_marks;
         let buckets = &mut self.by_level;
@@ -288,13 +276,14 @@ impl SearchContext {
         //
         // A goal on a subgoal is its one mark, and its scan is left out, as the start's
         // (see *Ends on subgoals* in `hpa::subgoals::taut`); its landmark row is its own.
-        let own = graph.id_of(goal);
-        if let Some(id) = own {
-            mark_goal_tie(
-                (marks, buckets, &mut reached),
-                (levels, stamp),
-                (id, 0.0, NO_HOP),
-            );
+        // Else the row is lowered by each subgoal the scan finds, by the hop's lattice
+        // length, with no cell read back (`SubgoalLandmarks::goal_row`'s row, which
+        // `the_goal_row_from_the_hops_is_the_goal_row` checks).
+        let landmarks = graph.landmarks();
+        let mut low = GoalRowLows::new();
+        if let Some(id) = graph.id_of(goal) {
+            mark_goal_tie((marks, buckets), (levels, stamp), (id, 0.0, NO_HOP));
+            landmarks.lower_goal_row(&mut low, id, (0, 0));
         } else {
             // The marking inlined at each of the scan's dozen places where it reports (see
             // `SubgoalGraph::reach_ids`).
@@ -304,7 +293,8 @@ impl SearchContext {
                 #[inline(always)]
                 |id, hop| {
                     let tie = (id, hop.length() * length_cost, reversed(hop.sector));
-                    mark_goal_tie((marks, buckets, &mut reached), (levels, stamp), tie);
+                    mark_goal_tie((marks, buckets), (levels, stamp), tie);
+                    landmarks.lower_goal_row(&mut low, id, (hop.diagonal, hop.straight));
                 },
             );
         }
@@ -354,9 +344,7 @@ impl SearchContext {
                 buckets[level] = bucket;
             }
         }
-        let landmarks = graph.landmarks();
-        let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
-        self.goal_ties = reached;
+        let row = landmarks.finish_goal_row(&low);
         self.subgoal_row = Some(row);
         let s = graph.capacity() as u32;
         let ties = std::mem::take(&mut self.start_ties);
@@ -663,6 +651,7 @@ mod tests {
     use crate::grid::movement::octile;
     use crate::grid::{Grid, TerrainCosts};
     use crate::hpa::costs::CostBands;
+    use crate::hpa::search::SearchContext;
     use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
 
@@ -700,6 +689,36 @@ mod tests {
                     let got = subgoal_bound(&graph, (&row, weight), goal, &costs, id);
                     prop_assert_eq!(got.to_bits(), expected.to_bits(), "goal {:?}, subgoal {:?}", goal, graph.cell(id));
                 }
+            }
+        }
+
+        /// The goal's landmark row that the search builds as its goal's scan finds each
+        /// subgoal (lowered by the lattice length of the hop's steps, no cell read back;
+        /// by the goal's own values when it is a subgoal, with no scan) is the row
+        /// `goal_row` derives from the cells of the subgoals the scan reaches, to the
+        /// value. Taking the hop's straight steps for its diagonal ones fails this.
+        #[test]
+        fn the_goal_row_from_the_hops_is_the_goal_row(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..24, 0.3),
+            k in 1usize..=8,
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let mut graph = SubgoalGraph::build(&grid);
+            graph.build_landmarks(k);
+            let costs = CostBands::new(TerrainCosts::unit(), grid.passable());
+            let landmarks = graph.landmarks();
+            let mut ctx = SearchContext::new();
+            let Some(start) = grid.free_cells().next() else {
+                return Ok(());
+            };
+            for goal in grid.free_cells() {
+                // Opened whatever the answer: the goal's marking reads only the graph.
+                let _ = ctx.open_subgoals((&graph, &grid), (start, goal), &costs);
+                ctx.mark_subgoal_goal((&graph, &grid), goal, &costs);
+                let own = graph.id_of(goal);
+                let reached = graph.reached_ids(&grid, goal);
+                let expected = landmarks.goal_row(&graph, goal, own, reached.iter().copied());
+                prop_assert_eq!(ctx.subgoal_row, Some(expected), "goal {:?}", goal);
             }
         }
     }
