@@ -224,13 +224,35 @@ fn lower_row(row: &mut [u16], vals: &[u16], extra: u16) {
 }
 
 /// The goal's values, ready for the bounds of one query.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SparseGoalRow {
     /// The goal's values, zero in the padding lanes as the table's rows are.
     row: [u16; MAX_SPARSE_LANDMARKS],
     /// Lanes compared: the table's stride, or 0 when the goal has no values (its scan
     /// reached no subgoal), which leaves the landmarks out of the query's bound.
     lanes: usize,
+}
+
+/// A goal's landmark row being built, subgoal by subgoal (see
+/// [`SubgoalLandmarks::goal_row`]): per lane the smallest `D̂(L, s) + lat(s, goal)` so
+/// far, in 16 bits and saturating (`min(CAP, x)` is the same whether the sums saturate at
+/// `u16::MAX = CAP` first or not, and `cap ≤ CAP`; the lanes are half as wide: three
+/// vector registers for the usual 24 landmarks, and the goal's scan may reach dozens of
+/// subgoals), and whether any subgoal lowered it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GoalRowLows {
+    row: [u16; MAX_SPARSE_LANDMARKS],
+    any: bool,
+}
+
+impl GoalRowLows {
+    /// No subgoal yet.
+    pub fn new() -> Self {
+        GoalRowLows {
+            row: [u16::MAX; MAX_SPARSE_LANDMARKS],
+            any: false,
+        }
+    }
 }
 
 /// Per-lane intervals `[lo_L, hi_L]` of landmark values: a subgoal field aims its search
@@ -404,32 +426,42 @@ impl SubgoalLandmarks {
         own: Option<u32>,
         reached: impl IntoIterator<Item = u32>,
     ) -> SparseGoalRow {
-        // In 16 bits, saturating: `min(CAP, x)` is the same whether the sums saturate
-        // at `u16::MAX = CAP` first or not (and `cap ≤ CAP`), and the lanes are half as
-        // wide: three vector registers for the usual 24 landmarks. The goal's scan may
-        // reach dozens of subgoals.
-        let mut row = [u16::MAX; MAX_SPARSE_LANDMARKS];
-        let k = self.k;
-        let mut any = false;
+        let mut low = GoalRowLows::new();
         match own {
-            Some(id) => {
-                any = true;
-                self.lower_row_by(&mut row, id, 0);
-            }
+            Some(id) => self.lower_goal_row(&mut low, id, (0, 0)),
             None => {
                 for id in reached {
-                    any = true;
-                    self.lower_row_by(&mut row, id, self.lattice.length(graph.cell(id), goal));
+                    low.any = true;
+                    let extra = self.lattice.length(graph.cell(id), goal);
+                    self.lower_row_by(&mut low.row, id, extra);
                 }
             }
         }
+        self.finish_goal_row(&low)
+    }
+
+    /// Lowers the goal's row being built in `low` by subgoal `id`, whose hop to the goal
+    /// takes `diagonal` diagonal and `straight` straight steps (its lattice length is
+    /// then that of the octile walk between the two cells: `Lattice::length`): the
+    /// goal's scan lowers the row by each subgoal as it finds it, with the hop it knows,
+    /// and reads no cell back. Always inlined into the scan's callback.
+    #[inline(always)]
+    pub fn lower_goal_row(&self, low: &mut GoalRowLows, id: u32, (diagonal, straight): (u32, u32)) {
+        low.any = true;
+        let extra = self.lattice.straight * straight + self.lattice.diagonal * diagonal;
+        self.lower_row_by(&mut low.row, id, extra);
+    }
+
+    /// The goal's row from the lows of its subgoals (see
+    /// [`SubgoalLandmarks::lower_goal_row`]), clamped.
+    pub fn finish_goal_row(&self, low: &GoalRowLows) -> SparseGoalRow {
         let mut values = [0; MAX_SPARSE_LANDMARKS];
-        for (value, &r) in values[..k].iter_mut().zip(&row) {
+        for (value, &r) in values[..self.k].iter_mut().zip(&low.row) {
             *value = r.min(self.cap);
         }
         SparseGoalRow {
             row: values,
-            lanes: if any { self.stride } else { 0 },
+            lanes: if low.any { self.stride } else { 0 },
         }
     }
 

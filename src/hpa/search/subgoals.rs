@@ -8,10 +8,10 @@ use crate::geom::Cell;
 use crate::grid::movement::octile;
 use crate::grid::Grid;
 use crate::hpa::costs::CostBands;
-use crate::hpa::landmarks_sparse::SparseGoalRow;
+use crate::hpa::landmarks_sparse::{GoalRowLows, SparseGoalRow};
 use crate::hpa::path::CornerPoints;
 use crate::hpa::subgoals::{
-    allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Sector, Sighting,
+    allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Levels, Sector,
     SubgoalGraph, DIRECT, NO_HOP,
 };
 use crate::hpa::trace::{NodeSpace, Recorder, Traced, Untraced};
@@ -95,6 +95,29 @@ fn subgoal_bound(
     // would, without its NaN tests.
     weight * if gap > o { gap } else { o }
 }
+/// Marks subgoal `id` for query `stamp` as reached directly by the goal's scan (or as the
+/// goal itself), `to_goal` from the goal and left towards it by a hop of sector `leaving`;
+/// for the upward marking in its level's bucket when it is a local of `levels`.
+#[inline(always)]
+fn mark_goal_tie(
+    (marks, buckets): (&mut [GoalMark], &mut [Vec<u32>]),
+    (levels, stamp): (Option<&Levels>, u32),
+    (id, to_goal, leaving): (u32, f64, Sector),
+) {
+    let m = &mut marks[id as usize];
+    debug_assert!(m.stamp != stamp, "a subgoal is reached once");
+    *m = GoalMark {
+        stamp,
+        to_goal,
+        next: DIRECT,
+        middle: DIRECT,
+        leaving,
+    };
+    if let Some(l) = levels.filter(|l| l.is_local(id)) {
+        buckets[l.level(id) as usize].push(id);
+    }
+}
+
 impl SearchContext {
     /// Opens the A\* over the subgoal graph `graph` of `grid` from `start` to `goal` (see
     /// `hpa::subgoals`): the suspendable search's first unit of work, its start's cone
@@ -171,18 +194,26 @@ impl SearchContext {
         ties.clear();
         // The hop each tie enters its subgoal by is the scan's (none for the start
         // itself), for the taut-path pruning; the scan tells its sector and length.
+        //
+        // A start on a subgoal is its one tie, and its scan is left out: the subgoals the
+        // scan would find are its direct-h-reachable ones, and the search from the subgoal
+        // alone is exact as between any two subgoals (see *Ends on subgoals* in
+        // `hpa::subgoals::taut`).
         let entered = &mut self.entered;
         if let Some(id) = graph.id_of(start) {
             ties.push((0.0, id));
             entered[id as usize] = NO_HOP;
+        } else {
+            graph.reach_ids(
+                grid,
+                start,
+                #[inline(always)]
+                |id, hop| {
+                    ties.push((hop.length() * per_unit, id));
+                    entered[id as usize] = hop.sector;
+                },
+            );
         }
-        graph.reach_hops(grid, start, None, |r| {
-            if let Sighting::Subgoal(c, hop) = r {
-                let id = graph.id_of_found(c);
-                ties.push((hop.length() * per_unit, id));
-                entered[id as usize] = hop.sector;
-            }
-        });
         // The ties are offered once the goal's scan has given their bounds.
         self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
@@ -232,8 +263,6 @@ impl SearchContext {
         let length_cost = uniform_cost(costs);
         let per_unit = costs.floor();
         let stamp = self.query;
-        let mut reached = std::mem::take(&mut self.goal_ties);
-        reached.clear();
         let levels = graph.levels();
         let marks = &mut self.goal_marks;
         let buckets = &mut self.by_level;
@@ -244,31 +273,31 @@ impl SearchContext {
         // scan reports a subgoal once (every cell it reports lies at its own count of
         // diagonal and straight steps along its own walk and axis) and never the goal,
         // so none is marked twice. A mark's way out is the scan's hop walked back.
-        let mut mark = |id: u32, to_goal: f64, leaving: Sector| {
-            let m = &mut marks[id as usize];
-            debug_assert!(m.stamp != stamp, "a subgoal is reached once");
-            *m = GoalMark {
-                stamp,
-                to_goal,
-                next: DIRECT,
-                middle: DIRECT,
-                leaving,
-            };
-            if let Some(l) = levels.filter(|l| l.is_local(id)) {
-                buckets[l.level(id) as usize].push(id);
-            }
-            reached.push((to_goal, id));
-        };
-        let own = graph.id_of(goal);
-        if let Some(id) = own {
-            mark(id, 0.0, NO_HOP);
+        //
+        // A goal on a subgoal is its one mark, and its scan is left out, as the start's
+        // (see *Ends on subgoals* in `hpa::subgoals::taut`); its landmark row is its own.
+        // Else the row is lowered by each subgoal the scan finds, by the hop's lattice
+        // length, with no cell read back (`SubgoalLandmarks::goal_row`'s row, which
+        // `the_goal_row_from_the_hops_is_the_goal_row` checks).
+        let landmarks = graph.landmarks();
+        let mut low = GoalRowLows::new();
+        if let Some(id) = graph.id_of(goal) {
+            mark_goal_tie((marks, buckets), (levels, stamp), (id, 0.0, NO_HOP));
+            landmarks.lower_goal_row(&mut low, id, (0, 0));
+        } else {
+            // The marking inlined at each of the scan's dozen places where it reports (see
+            // `SubgoalGraph::reach_ids`).
+            graph.reach_ids(
+                grid,
+                goal,
+                #[inline(always)]
+                |id, hop| {
+                    let tie = (id, hop.length() * length_cost, reversed(hop.sector));
+                    mark_goal_tie((marks, buckets), (levels, stamp), tie);
+                    landmarks.lower_goal_row(&mut low, id, (hop.diagonal, hop.straight));
+                },
+            );
         }
-        graph.reach_hops(grid, goal, None, |r| {
-            if let Sighting::Subgoal(c, hop) = r {
-                let id = graph.id_of_found(c);
-                mark(id, hop.length() * length_cost, reversed(hop.sector));
-            }
-        });
         // With levels, the goal is reached from above only: the locals its scan reached
         // mark the subgoals above them with the way down. Upward arcs climb strictly in
         // level (see `subgoals/levels/mod.rs`), so taking the locals level by level settles each before
@@ -315,9 +344,7 @@ impl SearchContext {
                 buckets[level] = bucket;
             }
         }
-        let landmarks = graph.landmarks();
-        let row = landmarks.goal_row(graph, goal, own, reached.iter().map(|&(_, id)| id));
-        self.goal_ties = reached;
+        let row = landmarks.finish_goal_row(&low);
         self.subgoal_row = Some(row);
         let s = graph.capacity() as u32;
         let ties = std::mem::take(&mut self.start_ties);
@@ -624,6 +651,7 @@ mod tests {
     use crate::grid::movement::octile;
     use crate::grid::{Grid, TerrainCosts};
     use crate::hpa::costs::CostBands;
+    use crate::hpa::search::SearchContext;
     use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
 
@@ -661,6 +689,36 @@ mod tests {
                     let got = subgoal_bound(&graph, (&row, weight), goal, &costs, id);
                     prop_assert_eq!(got.to_bits(), expected.to_bits(), "goal {:?}, subgoal {:?}", goal, graph.cell(id));
                 }
+            }
+        }
+
+        /// The goal's landmark row that the search builds as its goal's scan finds each
+        /// subgoal (lowered by the lattice length of the hop's steps, no cell read back;
+        /// by the goal's own values when it is a subgoal, with no scan) is the row
+        /// `goal_row` derives from the cells of the subgoals the scan reaches, to the
+        /// value. Taking the hop's straight steps for its diagonal ones fails this.
+        #[test]
+        fn the_goal_row_from_the_hops_is_the_goal_row(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..24, 0.3),
+            k in 1usize..=8,
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let mut graph = SubgoalGraph::build(&grid);
+            graph.build_landmarks(k);
+            let costs = CostBands::new(TerrainCosts::unit(), grid.passable());
+            let landmarks = graph.landmarks();
+            let mut ctx = SearchContext::new();
+            let Some(start) = grid.free_cells().next() else {
+                return Ok(());
+            };
+            for goal in grid.free_cells() {
+                // Opened whatever the answer: the goal's marking reads only the graph.
+                let _ = ctx.open_subgoals((&graph, &grid), (start, goal), &costs);
+                ctx.mark_subgoal_goal((&graph, &grid), goal, &costs);
+                let own = graph.id_of(goal);
+                let reached = graph.reached_ids(&grid, goal);
+                let expected = landmarks.goal_row(&graph, goal, own, reached.iter().copied());
+                prop_assert_eq!(ctx.subgoal_row, Some(expected), "goal {:?}", goal);
             }
         }
     }

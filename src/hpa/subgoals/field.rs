@@ -218,7 +218,7 @@ mod stale;
 #[cfg(test)]
 mod tests;
 
-use super::{Reached, SubgoalGraph};
+use super::SubgoalGraph;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::{octile, octile_apart};
 use crate::grid::Grid;
@@ -241,6 +241,8 @@ const NO_PARENT: u32 = u32::MAX;
 /// list, the direct line's walks, which count apart, a unit per walk), where a unit is
 /// about 1,030 (a plain settled subgoal, ~770, counts 6/8): 24 units a scan. It counted 4
 /// before, from when a settled subgoal cost as much as five scans' worth of a fifth.
+/// Session 40's cheaper scans (IDs with their hops, the callback inlined, the outline on
+/// the stack) took a join to 25,247: still 24 units.
 pub(crate) const SCAN_UNITS: usize = 24;
 
 /// Outline cells a goal may have for a subgoal field: a larger goal is answered by a gate
@@ -557,12 +559,14 @@ impl SubgoalField {
         if let Some(id) = graph.id_of(start) {
             ties.push((id, 0.0));
         }
-        graph.reach(grid, start, None, |r| {
-            if let Reached::Subgoal(c) = r {
-                let id = graph.id_of(c).expect("a scan reports subgoals");
-                ties.push((id, octile(start, c)));
-            }
-        });
+        // The scan tells each subgoal's hop, whose length is `octile` of its two ends to
+        // the bit, and its ID without testing its mark again.
+        graph.reach_ids(
+            grid,
+            start,
+            #[inline(always)]
+            |id, hop| ties.push((id, hop.length())),
+        );
         let scratch = ties;
         let ties = scratch.clone();
         self.scratch_ties = scratch;
@@ -698,10 +702,16 @@ impl SubgoalField {
         }
         // The outline as it is now: on a field older than the map, cells freed since it
         // started count too (the exactness argument needs every free outline cell).
-        let mut order: Vec<(f64, Cell)> = outline(self.goal)
-            .filter(|&g| grid.is_free(g))
-            .map(|g| (octile(start, g), g))
-            .collect();
+        // Listed on the stack: a field's outline holds at most `MAX_OUTLINE` cells (see
+        // `start_subgoal_field`), and a list on the heap cost a join an allocation and its
+        // growth (≈ 1,700 instructions of a join's ≈ 23,000 in the armies' burst).
+        let mut listed = [(0.0, Cell::new(0, 0)); MAX_OUTLINE];
+        let mut len = 0;
+        for g in outline(self.goal).filter(|&g| grid.is_free(g)) {
+            listed[len] = (octile(start, g), g);
+            len += 1;
+        }
+        let order = &mut listed[..len];
         order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         // The two-piece walk to `g`: `bend(start, g)`'s diagonal steps, then straight ones.
         // The diagonal legs of all outline cells run along the same one or two diagonals
@@ -805,14 +815,8 @@ impl SubgoalField {
             self.offer(graph, (id, 0.0, NO_HOP), root);
         }
         let mut found = Vec::new();
-        graph.reach(grid, g, None, |r| {
-            if let Reached::Subgoal(c) = r {
-                found.push((
-                    graph.id_of(c).expect("a scan reports subgoals"),
-                    octile(g, c),
-                    sector(g, c),
-                ));
-            }
+        graph.reach_ids(grid, g, |id, hop| {
+            found.push((id, hop.length(), hop.sector))
         });
         for tie in found {
             self.offer(graph, tie, root);

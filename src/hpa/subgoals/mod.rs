@@ -81,8 +81,8 @@ use ids::CellIds;
 use levels::Contraction;
 pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
 use lines::StopLines;
+pub(crate) use scan::Reached;
 use scan::{Parts, SeriesRead, DIAGONALS};
-pub(crate) use scan::{Reached, Sighting};
 use std::time::{Duration, Instant};
 use taut::blocked_diagonals_at;
 pub(crate) use taut::{

@@ -72,6 +72,22 @@
 //! `tests/suite/subgoal_props.rs` checks paths against Dijkstra with and without the
 //! levels; dropping the corner exception of Lemma 2 makes it fail.
 //!
+//! # Ends on subgoals
+//! A start on a subgoal `s` is the search's one tie, entered with no hop, and its cone
+//! scan is not made (nor the goal's, for a goal on a subgoal, which is its one mark with
+//! no way out). *Why it stays exact*: the argument above needs a closed subgoal on a
+//! shortest route with its optimal cost, and `s`, at cost 0, lies on every route from
+//! the start; entered with no hop it relaxes every hop (or every upward arc and global
+//! edge) out of it, so the induction runs from `s` alone, and the subgoals its scan would
+//! have offered are reached through it at no more than their hop's length. On the goal's
+//! side, a shortest route to a goal on subgoal `g` ends at `g`, so over the levels its
+//! part after its highest subgoal descends to `g` itself, which is marked with its true
+//! distance 0 (the induction below starts at `v_j = g`); without levels the search meets
+//! `g` itself. (The scans gave extra entries only, each at a hop through which a route
+//! from `s` or into `g` is no shorter.) `tests/suite/subgoal_props.rs` and
+//! `subgoal_taut.rs` check queries from and to subgoals against Dijkstra; dropping the
+//! start's own tie, or the goal's own mark, makes them fail.
+//!
 //! # Backwards: the goal's upward marks
 //! Over the levels the goal's side is a small search of its own: from the subgoals the
 //! goal's cone scan reached, up the locals' upward arcs level by level, each subgoal
@@ -200,7 +216,7 @@ const SECTOR_BY_SIGNS: [Sector; 27] = {
 
 /// The sector of a hop of displacement `(dx, dy)` (not both 0). Inlined: the cone scans
 /// call it with constant displacements, which fold it to a constant (see
-/// `SubgoalGraph::reach_hops`).
+/// `SubgoalGraph::reach_ids`).
 #[inline(always)]
 pub(crate) const fn sector_of(dx: i64, dy: i64) -> Sector {
     debug_assert!(dx != 0 || dy != 0, "a hop joins two cells");
