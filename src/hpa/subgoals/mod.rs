@@ -51,7 +51,12 @@
 //! other parts' finds are kept as they were (they read no changed cell). A series scanned
 //! again alone resumes at its first changed read: the reverse walk proves the scan walks
 //! to that row, and the run limit there follows from one forward stop look-up per row it
-//! walked (see `scan::SeriesRead`); the finds on earlier rows are kept. An edge is kept
+//! walked (see `scan::SeriesRead`); the finds on earlier rows are kept. After an edit
+//! that only made stops (cells blocked or made subgoals, subgoals blocked) such a series
+//! also *settles*: past the last row holding a touched cell, the first run that stops short
+//! of its limit leaves it where the scan before the edit was, with the same limit, so it
+//! ends there and keeps its finds on the later rows (the argument is at
+//! `SubgoalGraph::resume_series`). An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
 //! fresh build (tested). Each subgoal's blocked diagonal neighbours, kept for the search's
 //! taut rule (`taut.rs`), change only when a cell diagonal to it does: the update sets them
@@ -651,15 +656,16 @@ impl SubgoalGraph {
         // a series reads one (see `SeriesRead`).
         let mut rescan: Vec<(u32, Parts, Option<SeriesRead>)> =
             fresh.into_iter().map(|id| (id, Parts::ALL, None)).collect();
+        // The touched cells that are no stops now: free and no subgoals.
+        let opened: Vec<Cell> = touched
+            .iter()
+            .copied()
+            .filter(|c| !self.lines.is_stop(c.x, c.y))
+            .collect();
         for &x in &touched {
-            self.readers(
-                grid,
-                x,
-                |c| touched.contains(&c),
-                |s, parts, read| {
-                    rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts, read))
-                },
-            );
+            self.readers(grid, x, (&touched, &opened), |s, parts, read| {
+                rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts, read))
+            });
         }
         // Grouped by reader in ID order: the entries' IDs and places sorted as plain
         // integers rather than the entries themselves (about 180 an edit, 28 bytes each:

@@ -242,6 +242,23 @@ impl SeriesRead {
     }
 }
 
+/// How many steps behind `x` against `axis` the nearest of `cells` lies on `x`'s line, if
+/// any lies there.
+fn nearest_behind(x: Cell, axis: (i32, i32), cells: &[Cell]) -> Option<u32> {
+    cells
+        .iter()
+        .filter_map(|c| {
+            let (dx, dy) = (
+                i64::from(x.x) - i64::from(c.x),
+                i64::from(x.y) - i64::from(c.y),
+            );
+            let on_line = if axis.0 == 0 { dx == 0 } else { dy == 0 };
+            let m = dx * i64::from(axis.0) + dy * i64::from(axis.1);
+            (on_line && m >= 1).then(|| u32::try_from(m).unwrap_or(u32::MAX))
+        })
+        .min()
+}
+
 /// The index in [`AXES`] of an axis direction.
 fn axis_index(d: (i32, i32)) -> usize {
     AXES.iter()
@@ -564,16 +581,24 @@ impl SubgoalGraph {
     /// status changed), a scan reading `x` there read a changed cell first, so `x` is not
     /// its first changed read and the direction is skipped: the inside of a building and
     /// the runs along its own sides cost nothing. (A reader that is itself touched is a
-    /// new subgoal, scanned whole.)
+    /// new subgoal, scanned whole.) Likewise a run reading `x` at distance `j` read every
+    /// cell `x − m·a`, `1 ≤ m ≤ j`, before it (the cell at `m = j` is the diagonal cell it
+    /// starts from, read by the walk's step onto it): with a touched cell at `x − m·a`, only
+    /// readers at `j < m` may read `x` first, so the first run's look-up and the rows
+    /// behind start with that limit. Only the touched cells that are no stops now (`opened`)
+    /// are looked for: a stop at `x − m·a` bounds the look-ups to `m − 1` at most already.
+    /// Around a cell freed in the open, each of the four subgoals that go has another one
+    /// two cells behind it along two of the axes, so half of their row walks end at once.
+    /// (The property tests fail with a limit one step tighter, `j < m − 1`.)
     pub(super) fn readers(
         &self,
         grid: &Grid,
         x: Cell,
-        touched: impl Fn(Cell) -> bool,
+        (touched, opened): (&[Cell], &[Cell]),
         mut found: impl FnMut(Cell, Parts, Option<SeriesRead>),
     ) {
         // The cell a scan reads just before `x` on the way there, when touched too.
-        let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(&touched);
+        let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(|c| touched.contains(&c));
         for (q, d) in DIAGONALS.into_iter().enumerate() {
             if !behind(d) {
                 self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q), None));
@@ -583,9 +608,14 @@ impl SubgoalGraph {
             if behind(axis) {
                 continue;
             }
+            // How far a reader may read `x` along `axis` before a touched cell behind it.
+            let reach = match nearest_behind(x, axis, opened) {
+                Some(m) => m - 1,
+                None => u32::MAX,
+            };
             // A cell one step along a run is the corner of its diagonal step: the walk
             // may end elsewhere, so it is scanned whole.
-            let deeper = self.stop_behind(grid, x, axis, u32::MAX, &mut |s, k| {
+            let deeper = self.stop_behind(grid, x, axis, reach, &mut |s, k| {
                 found(s, Parts::axis_and_walks(axis, k == 1), None)
             });
             for (q, d) in DIAGONALS.into_iter().enumerate() {
