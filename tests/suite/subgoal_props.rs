@@ -141,6 +141,19 @@ proptest! {
     ) {
         check_edits(grid, &edits, seed)?;
     }
+
+    /// The same after blocking cells beside subgoals, which may leave a subgoal free but
+    /// no subgoal any more (its runs then reach farther than before the edit): the edits
+    /// that a settled series must not be cut short after (see
+    /// `SubgoalGraph::resume_series`).
+    #[test]
+    fn blocks_beside_subgoals_equal_a_fresh_build(
+        grid in grid_strategy_with(16..=48, 0..=20),
+        picks in proptest::collection::vec(any::<u32>(), 1..16),
+        seed in any::<u64>(),
+    ) {
+        check_blocks_beside_subgoals(grid, &picks, seed)?;
+    }
 }
 
 proptest! {
@@ -200,48 +213,86 @@ fn check_edits(grid: Grid, edits: &[Edit], seed: u64) -> Result<(), TestCaseErro
     let mut map = HpaMap::new(grid, config()).unwrap();
     for (i, edit) in edits.iter().enumerate() {
         apply(&mut map, edit);
-        let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
-        let (got, want) = (
-            map.subgoal_snapshot().unwrap(),
-            fresh.subgoal_snapshot().unwrap(),
-        );
-        prop_assert_eq!(&got.0, &want.0, "subgoals after edit {} ({:?})", i, edit);
-        // The landmark distances at the subgoals stay Lipschitz on every edge, so the
-        // search's bound stays admissible and consistent.
-        if let Err(e) = map.check_consistency() {
-            prop_assert!(false, "after edit {} ({:?}): {}", i, edit, e);
-        }
-        let extra: Vec<_> = got
-            .1
-            .iter()
-            .filter(|e| want.1.binary_search(e).is_err())
-            .take(5)
-            .collect();
-        let missing: Vec<_> = want
-            .1
-            .iter()
-            .filter(|e| got.1.binary_search(e).is_err())
-            .take(5)
-            .collect();
-        prop_assert!(
-            extra.is_empty() && missing.is_empty(),
-            "edges after edit {} ({:?}): extra {:?}, missing {:?}",
-            i,
-            edit,
-            extra,
-            missing
-        );
-        // Each subgoal's own scan found what a fresh build's finds (the edges alone could
-        // hide a partial rescan that lost a find the other end's scan still makes).
-        prop_assert_eq!(
-            map.subgoal_scan_pairs().unwrap_or_default(),
-            fresh.subgoal_scan_pairs().unwrap_or_default(),
-            "scan finds after edit {} ({:?})",
-            i,
-            edit
-        );
+        check_against_fresh(&map, i, edit)?;
     }
     check_queries(&map, seed, "edited map");
+    Ok(())
+}
+
+/// Blocks, one edit at a time, a cell beside a subgoal (the `k`-th subgoal of the graph
+/// as it is then, modulo their number, and the side `k / 2^16 % 4`; skipped where that
+/// cell is off the map or blocked) and checks the graph against a fresh build after each.
+fn check_blocks_beside_subgoals(grid: Grid, picks: &[u32], seed: u64) -> Result<(), TestCaseError> {
+    let mut map = HpaMap::new(grid, config()).unwrap();
+    for (i, &k) in picks.iter().enumerate() {
+        let subgoals = map.subgoal_snapshot().unwrap().0;
+        let Some(&(s, _)) = subgoals.get(k as usize % subgoals.len().max(1)) else {
+            break;
+        };
+        let (dx, dy) = [(1, 0), (-1, 0), (0, 1), (0, -1)][(k >> 16) as usize % 4];
+        let (x, y) = (s.x as i64 + dx, s.y as i64 + dy);
+        let (w, h) = (map.grid().width() as i64, map.grid().height() as i64);
+        if !(0..w).contains(&x)
+            || !(0..h).contains(&y)
+            || !map.grid().is_free(Cell::new(x as u32, y as u32))
+        {
+            continue;
+        }
+        let edit = Edit::Cell {
+            x: x as u32,
+            y: y as u32,
+            blocked: true,
+        };
+        apply(&mut map, &edit);
+        check_against_fresh(&map, i, &edit)?;
+    }
+    check_queries(&map, seed, "edited map");
+    Ok(())
+}
+
+/// The graph of `map`, just edited by its `i`-th edit `edit`, against a fresh build of
+/// its grid: the same subgoals, edges and scan finds, and consistent landmarks.
+fn check_against_fresh(map: &HpaMap, i: usize, edit: &Edit) -> Result<(), TestCaseError> {
+    let fresh = HpaMap::new(map.grid().clone(), config()).unwrap();
+    let (got, want) = (
+        map.subgoal_snapshot().unwrap(),
+        fresh.subgoal_snapshot().unwrap(),
+    );
+    prop_assert_eq!(&got.0, &want.0, "subgoals after edit {} ({:?})", i, edit);
+    // The landmark distances at the subgoals stay Lipschitz on every edge, so the
+    // search's bound stays admissible and consistent.
+    if let Err(e) = map.check_consistency() {
+        prop_assert!(false, "after edit {} ({:?}): {}", i, edit, e);
+    }
+    let extra: Vec<_> = got
+        .1
+        .iter()
+        .filter(|e| want.1.binary_search(e).is_err())
+        .take(5)
+        .collect();
+    let missing: Vec<_> = want
+        .1
+        .iter()
+        .filter(|e| got.1.binary_search(e).is_err())
+        .take(5)
+        .collect();
+    prop_assert!(
+        extra.is_empty() && missing.is_empty(),
+        "edges after edit {} ({:?}): extra {:?}, missing {:?}",
+        i,
+        edit,
+        extra,
+        missing
+    );
+    // Each subgoal's own scan found what a fresh build's finds (the edges alone could
+    // hide a partial rescan that lost a find the other end's scan still makes).
+    prop_assert_eq!(
+        map.subgoal_scan_pairs().unwrap_or_default(),
+        fresh.subgoal_scan_pairs().unwrap_or_default(),
+        "scan finds after edit {} ({:?})",
+        i,
+        edit
+    );
     Ok(())
 }
 

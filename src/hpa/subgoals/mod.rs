@@ -51,7 +51,12 @@
 //! other parts' finds are kept as they were (they read no changed cell). A series scanned
 //! again alone resumes at its first changed read: the reverse walk proves the scan walks
 //! to that row, and the run limit there follows from one forward stop look-up per row it
-//! walked (see `scan::SeriesRead`); the finds on earlier rows are kept. An edge is kept
+//! walked (see `scan::SeriesRead`); the finds on earlier rows are kept. After an edit
+//! that only made stops (cells blocked or made subgoals, subgoals blocked) such a series
+//! also *settles*: past the last row holding a touched cell, the first run that stops short
+//! of its limit leaves it where the scan before the edit was, with the same limit, so it
+//! ends there and keeps its finds on the later rows (the argument is at
+//! `SubgoalGraph::resume_series`). An edge is kept
 //! while either end's scan reports it, so the graph after any sequence of edits equals a
 //! fresh build (tested). Each subgoal's blocked diagonal neighbours, kept for the search's
 //! taut rule (`taut.rs`), change only when a cell diagonal to it does: the update sets them
@@ -168,6 +173,8 @@ pub(crate) struct SubgoalGraph {
     scratch_others: Vec<u32>,
     /// Scratch of [`SubgoalGraph::rescan`]: the kept finds merged with the new ones.
     scratch_merged: Vec<u32>,
+    /// Scratch of [`SubgoalGraph::rescan`]: the subgoals its scans reported.
+    scratch_reported: Vec<Cell>,
     /// The two levels (see `levels/mod.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
     /// Their rebuild under way after an edit dropped them (see
@@ -566,6 +573,7 @@ impl SubgoalGraph {
                 + self.scratch_merged.capacity())
                 * 4
             + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
+            + self.scratch_reported.capacity() * std::mem::size_of::<Cell>()
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
             + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
             + self.ids.memory_bytes()
@@ -624,6 +632,9 @@ impl SubgoalGraph {
         around.dedup();
         let mut fresh = Vec::new();
         let mut removed = Vec::new();
+        // Whether every touched cell became more of a stop: a free cell blocked or made a
+        // subgoal, a subgoal blocked (see `SubgoalGraph::resume_series`).
+        let mut only_stops = blocking;
         for c in around {
             let now = is_subgoal_cell(grid, c);
             if now == self.is_subgoal(c) {
@@ -637,6 +648,7 @@ impl SubgoalGraph {
             if now {
                 fresh.push(self.add_subgoal(grid, c));
             } else {
+                only_stops &= !grid.is_free(c);
                 removed.push(self.remove_subgoal(c, !grid.is_free(c)));
             }
         }
@@ -644,15 +656,16 @@ impl SubgoalGraph {
         // a series reads one (see `SeriesRead`).
         let mut rescan: Vec<(u32, Parts, Option<SeriesRead>)> =
             fresh.into_iter().map(|id| (id, Parts::ALL, None)).collect();
+        // The touched cells that are no stops now: free and no subgoals.
+        let opened: Vec<Cell> = touched
+            .iter()
+            .copied()
+            .filter(|c| !self.lines.is_stop(c.x, c.y))
+            .collect();
         for &x in &touched {
-            self.readers(
-                grid,
-                x,
-                |c| touched.contains(&c),
-                |s, parts, read| {
-                    rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts, read))
-                },
-            );
+            self.readers(grid, x, (&touched, &opened), |s, parts, read| {
+                rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts, read))
+            });
         }
         // Grouped by reader in ID order: the entries' IDs and places sorted as plain
         // integers rather than the entries themselves (about 180 an edit, 28 bytes each:
@@ -683,7 +696,8 @@ impl SubgoalGraph {
             let resumed = first_reads.map(|read: Option<SeriesRead>| {
                 read.filter(|r| parts.may_resume(r.series as usize))
             });
-            self.rescan(grid, id, parts, &resumed);
+            let settled = only_stops.then_some(&touched[..]);
+            self.rescan(grid, id, parts, &resumed, settled);
         }
         // Freed only now, so that no ID changed meaning while the scans above ran.
         self.vacant.extend(removed);
@@ -702,36 +716,70 @@ impl SubgoalGraph {
 
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
     /// other parts found stays. A series with a read in `resumed` is scanned again only
-    /// from that read on (see `SeriesRead`): what it found on earlier rows stays too.
-    fn rescan(&mut self, grid: &Grid, id: u32, parts: Parts, resumed: &[Option<SeriesRead>; 8]) {
+    /// from that read on (see `SeriesRead`): what it found on earlier rows stays too, and
+    /// with `settled` (the touched cells of an edit that only made stops) what it found
+    /// past the row where its scan settles (see [`SubgoalGraph::resume_series`]).
+    fn rescan(
+        &mut self,
+        grid: &Grid,
+        id: u32,
+        parts: Parts,
+        resumed: &[Option<SeriesRead>; 8],
+        settled: Option<&[Cell]>,
+    ) {
         let from = self.cell(id);
         // Scratch lists, kept between rescans so that an edit allocates nothing here: the
         // previous finds, the finds now, the previous finds of the parts scanned again
-        // with their cells, and the others.
+        // with their cells, the others, and the cells the scans report.
         let mut previous = std::mem::take(&mut self.scratch_previous);
         let mut now = std::mem::take(&mut self.scratch_found);
         let mut redo = std::mem::take(&mut self.scratch_redo);
         let mut others = std::mem::take(&mut self.scratch_others);
+        let mut reported = std::mem::take(&mut self.scratch_reported);
         previous.clear();
         previous.extend_from_slice(self.edges.finds(id));
         others.clear();
         others.extend_from_slice(self.edges.others(id));
         now.clear();
         redo.clear();
-        // The parts scanned from their start, and the row each resumed series resumes at.
-        let (mut whole, mut resume_rows) = (parts, [u32::MAX; 8]);
+        reported.clear();
+        // The parts scanned from their start, and the rows each resumed series is scanned
+        // again on: from its first changed read to where it settles.
+        let (mut whole, mut resume_rows) = (parts, [(u32::MAX, u32::MAX); 8]);
         for r in resumed.iter().flatten() {
             whole = whole.without(Parts::series_at(r.series as usize));
-            resume_rows[r.series as usize] = r.row;
+            resume_rows[r.series as usize].0 = r.row;
+        }
+        let mut report = |r| {
+            if let Reached::Subgoal(c) = r {
+                reported.push(c);
+            }
+        };
+        self.reach_parts(grid, from, None, whole, &mut report);
+        for &read in resumed.iter().flatten() {
+            let b = read.series as usize;
+            // The last row of the series' walk that holds a touched cell.
+            let settled_after = settled.map(|touched| {
+                let d = DIAGONALS[b % 4];
+                touched
+                    .iter()
+                    .map(|t| SeriesRead::rows_along(b, d, from, *t))
+                    .max()
+                    .unwrap_or(0)
+            });
+            if let Some(end) = self.resume_series(grid, from, read, settled_after, &mut report) {
+                resume_rows[b].1 = end;
+            }
         }
         for &v in &previous {
             // Removing a subgoal takes it out of every list: no find is vacant.
             let c = self.cells[v as usize];
             let part = Parts::finding(from, c);
             let again = whole.contains(part)
-                || part
-                    .single_series()
-                    .is_some_and(|b| SeriesRead::row_of(b, from, c) >= resume_rows[b]);
+                || part.single_series().is_some_and(|b| {
+                    let (first, last) = resume_rows[b];
+                    (first..=last).contains(&SeriesRead::row_of(b, from, c))
+                });
             if again {
                 redo.push((c, v));
             } else {
@@ -742,18 +790,12 @@ impl SubgoalGraph {
         // scanned again add a few more, sorted apart and merged in rather than the whole
         // list sorted again.
         let kept = now.len();
-        let mut report = |r| {
-            if let Reached::Subgoal(c) = r {
-                // Most finds were found before: their IDs are in `redo` (a subgoal still
-                // at its cell keeps its ID through an update), which is cheaper to look
-                // through than the ID look-up.
-                let found = redo.iter().find(|&&(rc, _)| rc == c).map(|&(_, v)| v);
-                now.push(found.unwrap_or_else(|| self.id_of(c).expect("a scan reports subgoals")));
-            }
-        };
-        self.reach_parts(grid, from, None, whole, &mut report);
-        for &read in resumed.iter().flatten() {
-            self.resume_series(grid, from, read, &mut report);
+        for &c in &reported {
+            // Most finds were found before: their IDs are in `redo` (a subgoal still at
+            // its cell keeps its ID through an update), which is cheaper to look through
+            // than the ID look-up.
+            let found = redo.iter().find(|&&(rc, _)| rc == c).map(|&(_, v)| v);
+            now.push(found.unwrap_or_else(|| self.id_of(c).expect("a scan reports subgoals")));
         }
         now[kept..].sort_unstable();
         if kept > 0 && now.len() > kept {
@@ -798,6 +840,7 @@ impl SubgoalGraph {
         self.scratch_found = now;
         self.scratch_redo = redo;
         self.scratch_others = others;
+        self.scratch_reported = reported;
     }
 
     /// Makes `c`, a subgoal of `grid`, a subgoal without edges; returns its ID.

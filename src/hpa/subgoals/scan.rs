@@ -228,6 +228,37 @@ impl SeriesRead {
     }
 }
 
+impl SeriesRead {
+    /// How many rows along the walk of the series with index `b` (along diagonal `d`)
+    /// cell `c` lies from `from`: its row when the series may read it, 0 when it lies
+    /// behind `from` (no row of the walk reads it).
+    pub fn rows_along(b: usize, d: (i32, i32), from: Cell, c: Cell) -> u32 {
+        let ahead = if b < 4 {
+            (i64::from(c.y) - i64::from(from.y)) * i64::from(d.1)
+        } else {
+            (i64::from(c.x) - i64::from(from.x)) * i64::from(d.0)
+        };
+        ahead.clamp(0, i64::from(u32::MAX)) as u32
+    }
+}
+
+/// How many steps behind `x` against `axis` the nearest of `cells` lies on `x`'s line, if
+/// any lies there.
+fn nearest_behind(x: Cell, axis: (i32, i32), cells: &[Cell]) -> Option<u32> {
+    cells
+        .iter()
+        .filter_map(|c| {
+            let (dx, dy) = (
+                i64::from(x.x) - i64::from(c.x),
+                i64::from(x.y) - i64::from(c.y),
+            );
+            let on_line = if axis.0 == 0 { dx == 0 } else { dy == 0 };
+            let m = dx * i64::from(axis.0) + dy * i64::from(axis.1);
+            (on_line && m >= 1).then(|| u32::try_from(m).unwrap_or(u32::MAX))
+        })
+        .min()
+}
+
 /// The index in [`AXES`] of an axis direction.
 fn axis_index(d: (i32, i32)) -> usize {
     AXES.iter()
@@ -585,16 +616,24 @@ impl SubgoalGraph {
     /// status changed), a scan reading `x` there read a changed cell first, so `x` is not
     /// its first changed read and the direction is skipped: the inside of a building and
     /// the runs along its own sides cost nothing. (A reader that is itself touched is a
-    /// new subgoal, scanned whole.)
+    /// new subgoal, scanned whole.) Likewise a run reading `x` at distance `j` read every
+    /// cell `x − m·a`, `1 ≤ m ≤ j`, before it (the cell at `m = j` is the diagonal cell it
+    /// starts from, read by the walk's step onto it): with a touched cell at `x − m·a`, only
+    /// readers at `j < m` may read `x` first, so the first run's look-up and the rows
+    /// behind start with that limit. Only the touched cells that are no stops now (`opened`)
+    /// are looked for: a stop at `x − m·a` bounds the look-ups to `m − 1` at most already.
+    /// Around a cell freed in the open, each of the four subgoals that go has another one
+    /// two cells behind it along two of the axes, so half of their row walks end at once.
+    /// (The property tests fail with a limit one step tighter, `j < m − 1`.)
     pub(super) fn readers(
         &self,
         grid: &Grid,
         x: Cell,
-        touched: impl Fn(Cell) -> bool,
+        (touched, opened): (&[Cell], &[Cell]),
         mut found: impl FnMut(Cell, Parts, Option<SeriesRead>),
     ) {
         // The cell a scan reads just before `x` on the way there, when touched too.
-        let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(&touched);
+        let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(|c| touched.contains(&c));
         for (q, d) in DIAGONALS.into_iter().enumerate() {
             if !behind(d) {
                 self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q), None));
@@ -604,9 +643,14 @@ impl SubgoalGraph {
             if behind(axis) {
                 continue;
             }
+            // How far a reader may read `x` along `axis` before a touched cell behind it.
+            let reach = match nearest_behind(x, axis, opened) {
+                Some(m) => m - 1,
+                None => u32::MAX,
+            };
             // A cell one step along a run is the corner of its diagonal step: the walk
             // may end elsewhere, so it is scanned whole.
-            let deeper = self.stop_behind(grid, x, axis, u32::MAX, &mut |s, k| {
+            let deeper = self.stop_behind(grid, x, axis, reach, &mut |s, k| {
                 found(s, Parts::axis_and_walks(axis, k == 1), None)
             });
             for (q, d) in DIAGONALS.into_iter().enumerate() {
@@ -635,32 +679,64 @@ impl SubgoalGraph {
     /// first changed read (see [`SeriesRead`]) on: the run on row `read.row` with limit
     /// `read.limit`, then the walk on along the diagonal with its runs along the series'
     /// axis, as [`SubgoalGraph::reach_parts`] scans one series.
+    ///
+    /// With `settled_after`, the edit only made stops (every touched cell went from free
+    /// to blocked or to a subgoal, or from a subgoal to blocked) and no touched cell lies
+    /// on a row of the walk after that one: the scan ends after the first later row whose
+    /// run stops short of its limit, and returns that row; what the series found before
+    /// the edit on the rows after it stays. `None` when it scanned to the series' end.
+    ///
+    /// # Why the finds after a settled row stay
+    /// Write `L(r)` for the limit of the run on row `r` and compare the scan now with the
+    /// scan before the edit. Both enter row `read.row` with the same limit at the same
+    /// cell (the rows before it read what they read before, see [`SeriesRead`]). An edit
+    /// that only made stops leaves every stop of before a stop (a subgoal that is no more
+    /// is blocked now), so on any row from the same cell, with `L(r)` now at most what it
+    /// was, the run's first stop now is no farther and its reach no longer (a subgoal
+    /// blocked now is reached one step shorter), and a diagonal step legal now was legal
+    /// before onto a cell that was no subgoal: by induction the walk of before is alive
+    /// wherever this one is, with limits at least as large. A row `r` of the walk reads
+    /// cells of rows `r` (its run, and the corner of the next diagonal step, which is
+    /// the first cell of that run) and `r + 1` (the step's other corner and target)
+    /// only, so past the last row holding a touched cell both scans read the same cells.
+    /// There, a run that stops short of its limit now met a stop within both limits:
+    /// before, it met the same stop and reached as far, so both scans leave the row with
+    /// the same limit at the same cell and read the same cells from there on, finding the
+    /// same subgoals. (Without the first condition the limits may differ: blocking a
+    /// cell beside a subgoal may leave it free and no subgoal, and runs pass it now.)
     pub(super) fn resume_series(
         &self,
         grid: &Grid,
         from: Cell,
         read: SeriesRead,
+        settled_after: Option<u32>,
         found: &mut impl FnMut(Reached),
-    ) {
+    ) -> Option<u32> {
         let b = read.series as usize;
         let d = DIAGONALS[b % 4];
         let axis = if b < 4 { (d.0, 0) } else { (0, d.1) };
         let mut p = offset(grid, from, d, read.row as i64).expect("a read row is on the map");
-        let mut limit = read.limit;
+        let (mut limit, mut row) = (read.limit, read.row);
+        let settled_after = settled_after.unwrap_or(u32::MAX);
         loop {
             // An edit's rescan reads no hops (they fold away): any sector will do.
             let report = &mut |s: Sighting| found(s.reached());
+            let before = limit;
             limit = self.run(grid, p, (axis, (0, 0)), limit, None, report);
+            if row > settled_after && limit < before {
+                return Some(row);
+            }
             if limit == 0 || !grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
-                return;
+                return None;
             }
             p = Cell::new(
                 (p.x as i64 + d.0 as i64) as u32,
                 (p.y as i64 + d.1 as i64) as u32,
             );
+            row += 1;
             if self.is_subgoal(p) {
                 found(Reached::Subgoal(p));
-                return;
+                return None;
             }
         }
     }
