@@ -77,9 +77,10 @@ pub struct SearchContext {
     /// query.
     entries: Vec<(u32, u32)>,
     /// Scratch of the subgoal corners: the route's subgoals with the middle of the edge to
-    /// each, and those subgoals with every shortcut unpacked.
+    /// each, and the second halves of the shortcuts being unpacked (see
+    /// [`Levels::unpack`](crate::hpa::subgoals::levels::Levels::unpack)).
     route: Vec<(u32, u32)>,
-    hops: Vec<u32>,
+    unpacking: Vec<(u32, u32, u32)>,
     /// The locals that upward search reaches, by level (see `hpa::subgoals::levels`).
     by_level: [Vec<u32>; LEVELS],
     /// The goal's landmark row of the subgoal search under way (see

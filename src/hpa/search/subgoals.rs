@@ -568,8 +568,9 @@ impl SearchContext {
 
     /// The corner points of the subgoal route that reached `t`: each hop is the cone
     /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
-    /// it, so its bend is written out between the two waypoints. Shortcuts of the global
-    /// level are unpacked into their two subgoal-graph hops. Written as
+    /// it, so its bend is written out between the two waypoints. The edges of the levels
+    /// are unpacked into their subgoal-graph hops as they are met, and no list of the hops
+    /// is kept. Written as
     /// [`Corners::points`](crate::Corners::points) holds them (see [`CornerPoints`]): no
     /// point repeated, none inside a straight or diagonal run.
     fn unwind_subgoals(
@@ -580,68 +581,98 @@ impl SearchContext {
         s: u32,
         t: u32,
     ) -> Vec<Cell> {
-        let levels = graph.levels();
-        // Subgoal IDs from the start to the one that met the goal's marks, then on down
-        // the marks' way to the goal, each with the middle of the edge that led to it;
-        // the edges of the levels unpacked.
+        // The subgoals from the one that met the goal's marks back to the first after the
+        // start, each with the middle of the edge that led to it; walked in reverse below.
         let met = self.nodes[t as usize].parent;
         let route = &mut self.route;
         route.clear();
         let mut v = met;
-        route.push((v, self.arc_middles[v as usize]));
-        while self.nodes[v as usize].parent != s {
-            v = self.nodes[v as usize].parent;
+        loop {
             route.push((v, self.arc_middles[v as usize]));
+            let parent = self.nodes[v as usize].parent;
+            if parent == s {
+                break;
+            }
+            v = parent;
         }
-        // Reversed, each entry's middle is that of the edge to the next one: shift them.
-        route.reverse();
-        for i in 0..route.len() - 1 {
-            route[i].1 = route[i + 1].1;
+        // Each hop is written as corner points at once, the edges of the levels unpacked
+        // on the way: every piece is a straight or diagonal run.
+        let mut out = HopCorners::new(start, 4 * route.len() + 3);
+        let first = route.last().expect("the route holds `met`").0;
+        out.hop(graph, first);
+        let stack = &mut self.unpacking;
+        let mut edge = |from: u32, middle: u32, to: u32, out: &mut HopCorners| match graph.levels()
+        {
+            Some(levels) => levels.unpack((from, middle, to), stack, |id| out.hop(graph, id)),
+            None => out.hop(graph, to),
+        };
+        // Reversed, each entry's middle is that of the edge from the one before it.
+        for pair in route.windows(2).rev() {
+            let ((to, middle), (from, _)) = (pair[0], pair[1]);
+            edge(from, middle, to, &mut out);
         }
+        // On down the marks' way to the goal.
         let mut down = met;
         loop {
             let GoalMark { next, middle, .. } = self.goal_marks[down as usize];
             if next == DIRECT {
                 break;
             }
-            route.last_mut().expect("the route holds `met`").1 = middle;
-            route.push((next, DIRECT));
+            edge(down, middle, next, &mut out);
             down = next;
         }
-        let ids = &mut self.hops;
-        ids.clear();
-        ids.push(route[0].0);
-        for pair in route.windows(2) {
-            let ((a, middle), (b, _)) = (pair[0], pair[1]);
-            match levels {
-                Some(l) => l.unpack(a, middle, b, ids),
-                None => ids.push(b),
-            }
+        out.finish(goal)
+    }
+}
+
+/// The corner points of a subgoal route written hop by hop (see
+/// [`SearchContext::unwind_subgoals`]): each hop is the cone scan's walk from whichever
+/// end's scan found it, so its bend is written out between the two waypoints.
+struct HopCorners {
+    out: CornerPoints,
+    /// The cell the last hop ended on.
+    before: Cell,
+    /// The subgoal the last hop ended on; `None` at the start, whose scan found the first
+    /// hop.
+    previous: Option<u32>,
+}
+
+impl HopCorners {
+    /// The points of a route from `start`, room for `capacity` of them.
+    fn new(start: Cell, capacity: usize) -> Self {
+        HopCorners {
+            out: CornerPoints::new(start, capacity),
+            before: start,
+            previous: None,
         }
-        // Written as corner points at once: every piece is a straight or diagonal run.
-        let mut out = CornerPoints::new(start, 2 * ids.len() + 3);
-        let mut before = start;
-        for (i, &id) in ids.iter().enumerate() {
-            let here = graph.cell(id);
-            // The start's scan found the first hop; otherwise the hop's walk is that of
-            // whichever end's scan found the other. A straight or diagonal hop bends at
-            // one of its ends either way, so it has no bend to write, and only a hop with
-            // both kinds of steps asks which scan found it.
-            let forward = bend(before, here);
-            if forward != before && forward != here {
-                out.push_run(if i == 0 || graph.reached(ids[i - 1], id) {
-                    forward
-                } else {
-                    bend(here, before)
-                });
-            }
-            out.push_run(here);
-            before = here;
+    }
+
+    /// The route goes on by a hop to subgoal `id`.
+    // Always inlined: called for every hop of the route, from the unpacking's loop.
+    #[inline(always)]
+    fn hop(&mut self, graph: &SubgoalGraph, id: u32) {
+        let (before, here) = (self.before, graph.cell(id));
+        // The hop's walk is that of whichever end's scan found the other. A straight or
+        // diagonal hop bends at one of its ends either way, so it has no bend to write,
+        // and only a hop with both kinds of steps asks which scan found it.
+        let forward = bend(before, here);
+        if forward != before && forward != here {
+            // `Option::is_none_or` is newer than the crate's Rust version.
+            let found_here = self.previous.map_or(true, |p| graph.reached(p, id));
+            self.out.push_run(match found_here {
+                true => forward,
+                false => bend(here, before),
+            });
         }
-        // The goal's scan found the last hop.
-        out.push_run(bend(goal, before));
-        out.push_run(goal);
-        out.finish()
+        self.out.push_run(here);
+        (self.before, self.previous) = (here, Some(id));
+    }
+
+    /// The points of the route, ended by the goal's tie (the goal's scan found it).
+    fn finish(mut self, goal: Cell) -> Vec<Cell> {
+        self.out.push_run(bend(goal, self.before));
+        self.out.push_run(goal);
+        self.out.finish()
     }
 }
 

@@ -195,16 +195,22 @@ impl PackedArc {
         Some(PackedArc(bytes))
     }
 
+    /// The far end of the arc alone (what unpacking a shortcut looks its halves up by).
+    #[inline]
+    pub fn to(self) -> u32 {
+        let [b0, b1, b2, b3, _, _] = self.0;
+        u32::from_le_bytes([b0, b1, b2, b3]) >> HOP_BITS & ((1 << TO_BITS) - 1)
+    }
+
     /// The far end and the weight of the arc.
     #[inline]
     pub fn end(self) -> ArcEnd {
-        let [b0, b1, b2, b3, b4, b5] = self.0;
+        let [_, _, b2, b3, b4, b5] = self.0;
         // Bits 0–31, 16–47 and 32–47: one load each.
-        let low = u32::from_le_bytes([b0, b1, b2, b3]);
         let high = u32::from_le_bytes([b2, b3, b4, b5]);
         let top = u16::from_le_bytes([b4, b5]);
         ArcEnd {
-            to: low >> HOP_BITS & ((1 << TO_BITS) - 1),
+            to: self.to(),
             straight: high >> (STRAIGHT_AT - 16) & COUNT_LIMIT as u32,
             // The highest field: nothing lies above it.
             diagonal: (top >> (DIAGONAL_AT - 32)) as u32,

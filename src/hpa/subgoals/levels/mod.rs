@@ -195,28 +195,69 @@ impl Levels {
     }
 
     /// The subgoal-graph hops that the edge of the levels between `a` and `b` with middle
-    /// `via` ([`DIRECT`] for no shortcut) stands for, appended to `out` after `a`: the inner
-    /// subgoals, then `b`. The search knows the middle of the edges it took; the middle
-    /// subgoal was contracted before both ends, so its edges to them are among its own
-    /// upward arcs, a short list, and no other list is searched.
-    pub fn unpack(&self, a: u32, via: u32, b: u32, out: &mut Vec<u32>) {
-        #[cfg(debug_assertions)]
-        assert_eq!(via, self.middle(a, b), "the middle of the edge {a} — {b}");
+    /// `via` ([`DIRECT`] for no shortcut) stands for, handed to `hop` in order after `a`:
+    /// the inner subgoals, then `b`. The search knows the middle of the edges it took; the
+    /// middle subgoal was contracted before both ends, so its edges to them are among its
+    /// own upward arcs, a short list read once for both, and no other list is searched.
+    /// Unpacked in a loop, the second halves waiting on `stack` (cleared first; at most
+    /// [`LEVELS`] deep, as each middle's level is below its ends'), so a caller that keeps
+    /// the stack allocates nothing.
+    #[inline]
+    pub fn unpack(
+        &self,
+        (a, via, b): (u32, u32, u32),
+        stack: &mut Vec<(u32, u32, u32)>,
+        mut hop: impl FnMut(u32),
+    ) {
         if via == DIRECT {
-            out.push(b);
+            // Most edges: one hop, the stack untouched.
+            hop(b);
             return;
         }
-        // The arc is found by its far end alone: only the one found has its middle read
-        // (decoding every arc's middle and hops cost a corner query on w_woundedcoast 4 %).
-        let middle_of = |end: u32| {
-            let r = self.range(via);
-            self.arcs[r.clone()]
-                .iter()
-                .position(|arc| arc.end().to == end)
-                .map_or(DIRECT, |k| self.taken(r.start + k).0)
-        };
-        self.unpack(a, middle_of(a), via, out);
-        self.unpack(via, middle_of(b), b, out);
+        stack.clear();
+        let mut edge = (a, via, b);
+        loop {
+            let (a, via, b) = edge;
+            #[cfg(debug_assertions)]
+            assert_eq!(via, self.middle(a, b), "the middle of the edge {a} — {b}");
+            if via != DIRECT {
+                let (to_a, to_b) = self.middles_to(via, a, b);
+                stack.push((via, to_b, b));
+                edge = (a, to_a, via);
+                continue;
+            }
+            hop(b);
+            match stack.pop() {
+                Some(next) => edge = next,
+                None => return,
+            }
+        }
+    }
+
+    /// The middles (or [`DIRECT`]) of the upward arcs of `via` to `a` and to `b`, found in
+    /// one pass over its list by their far ends alone: only the two found have their
+    /// middles read (decoding every arc's middle and hops cost a corner query on
+    /// w_woundedcoast 4 %).
+    #[inline]
+    fn middles_to(&self, via: u32, a: u32, b: u32) -> (u32, u32) {
+        let r = self.range(via);
+        let (mut at_a, mut at_b) = (None, None);
+        for (i, arc) in self.arcs[r.clone()].iter().enumerate() {
+            let to = arc.to();
+            if to == a {
+                at_a = Some(r.start + i);
+                if at_b.is_some() {
+                    break;
+                }
+            } else if to == b {
+                at_b = Some(r.start + i);
+                if at_a.is_some() {
+                    break;
+                }
+            }
+        }
+        let middle = |at: Option<usize>| at.map_or(DIRECT, |i| self.taken(i).0);
+        (middle(at_a), middle(at_b))
     }
 
     /// The middle of the edge of the levels between `a` and `b`, looked up in both ends'
