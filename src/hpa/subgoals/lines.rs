@@ -193,17 +193,17 @@ fn write_bit(words: &mut [u64], i: usize, on: bool) {
 /// needs no test of the line's end, only of the limit.
 #[inline]
 fn forward(words: &[u64], start: usize, from: u32, limit: u32) -> Option<u32> {
-    // Cell `from + 1` is bit `from + 2`, and the last cell within the limit is bit `last`.
-    let mut bit = from as usize + 2;
-    let last = from as usize + 1 + limit as usize;
+    // Cell `from + 1` is bit `from + 2`; bit `b` lies `b - from - 1` cells ahead.
+    let base = from as usize + 1;
+    let mut bit = base + 1;
     loop {
         let word = words[start + bit / 64] >> (bit % 64);
         if word != 0 {
-            let stop = bit + word.trailing_zeros() as usize;
-            return (stop <= last).then_some((stop - from as usize - 1) as u32);
+            let k = bit + word.trailing_zeros() as usize - base;
+            return (k <= limit as usize).then_some(k as u32);
         }
         bit = (bit / 64 + 1) * 64;
-        if bit > last {
+        if bit - base > limit as usize {
             return None;
         }
     }
@@ -213,18 +213,18 @@ fn forward(words: &[u64], start: usize, from: u32, limit: u32) -> Option<u32> {
 /// reads it, down to the line's edge bit 0.
 #[inline]
 fn backward(words: &[u64], start: usize, from: u32, limit: u32) -> Option<u32> {
-    // Cell `from - 1` is bit `from`, and the first cell within the limit is bit `first`.
+    // Cell `from - 1` is bit `from`; bit `b` lies `from + 1 - b` cells behind.
+    let base = from as usize + 1;
     let mut bit = from as usize;
-    let first = (from as usize + 1).saturating_sub(limit as usize);
     loop {
         let word = words[start + bit / 64] << (63 - bit % 64);
         if word != 0 {
-            let stop = bit - word.leading_zeros() as usize;
-            return (stop >= first).then_some((from as usize + 1 - stop) as u32);
+            let k = base - bit + word.leading_zeros() as usize;
+            return (k <= limit as usize).then_some(k as u32);
         }
         // The word held no bit 0 (it is set), so `bit ≥ 64` and a word lies below.
         bit = (bit / 64) * 64 - 1;
-        if bit < first {
+        if base - bit > limit as usize {
             return None;
         }
     }
