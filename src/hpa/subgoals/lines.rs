@@ -1,34 +1,55 @@
 //! Stop bits: which cells end a straight scan (blocked cells and subgoals), kept twice, by
 //! rows and by columns, so that a scan along either axis reads 64 cells per machine word.
+//!
+//! Each line (row or column) of `len` cells is `len + 2` bits: bit 0 and bit `len + 1` are
+//! the map's edges, always set, and cell `i` is bit `i + 1`. With the edges as stops in
+//! the bits themselves, a scan needs no test of the line's ends: its first set bit is the
+//! stop, the edge included, and only the run's limit is tested. (A line's last word
+//! holds at most 62 of its cells, so a row of 63 or 64 cells takes two words.)
 
 use crate::grid::Grid;
 
-/// The cells where straight scans stop, as bitsets in both orientations. The map's edge
-/// counts as a stop one cell past the last column or row.
+/// The cells where straight scans stop, as bitsets in both orientations, with the map's
+/// edges as stops one cell past the last column or row and one before the first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct StopLines {
     width: u32,
     height: u32,
-    /// Words per row of `rows`: row `y` holds bit `x` of cell `(x, y)`.
+    /// Words per row of `rows`: row `y` holds bit `x + 1` of cell `(x, y)` from word
+    /// `y * row_words` on.
     row_words: usize,
-    /// Words per column of `cols`: column `x` holds bit `y` of cell `(x, y)`.
+    /// Words per column of `cols`: column `x` holds bit `y + 1` of cell `(x, y)` from
+    /// word `x * col_words` on.
     col_words: usize,
     rows: Vec<u64>,
     cols: Vec<u64>,
 }
 
+/// The words of `lines` lines of `len` cells each, every bit clear but the lines' edges:
+/// the lines one after the other.
+fn edge_lines(len: u32, lines: u32) -> (usize, Vec<u64>) {
+    let words = (len as usize + 2).div_ceil(64);
+    let mut all = vec![0; words * lines as usize];
+    for line in 0..lines as usize {
+        let start = line * words;
+        write_bit(&mut all[start..], 0, true);
+        write_bit(&mut all[start..], len as usize + 1, true);
+    }
+    (words, all)
+}
+
 impl StopLines {
     /// No stops on a `width × height` map.
     pub fn new(width: u32, height: u32) -> Self {
-        let row_words = (width as usize).div_ceil(64);
-        let col_words = (height as usize).div_ceil(64);
+        let (row_words, rows) = edge_lines(width, height);
+        let (col_words, cols) = edge_lines(height, width);
         StopLines {
             width,
             height,
             row_words,
             col_words,
-            rows: vec![0; row_words * height as usize],
-            cols: vec![0; col_words * width as usize],
+            rows,
+            cols,
         }
     }
 
@@ -39,48 +60,57 @@ impl StopLines {
     pub fn blocked(grid: &Grid) -> Self {
         let (width, height) = (grid.width(), grid.height());
         let mut lines = StopLines::new(width, height);
+        // Rows and columns with cell `i` at bit `i`, then shifted into place.
+        let (row_words, col_words) = (
+            (width as usize).div_ceil(64),
+            (height as usize).div_ceil(64),
+        );
+        let mut rows = vec![0u64; row_words * height as usize];
+        let mut cols = vec![0u64; col_words * width as usize];
         for y in 0..height as usize {
-            for word in 0..lines.row_words {
+            for word in 0..row_words {
                 let x0 = word * 64;
                 // Bits past the row's end stay clear, as `set` leaves them.
                 let on_grid = u64::MAX >> (64 - (width as usize - x0).min(64));
-                lines.rows[y * lines.row_words + word] =
-                    !grid.free_bits_at(x0 as i64, y as i64) & on_grid;
+                rows[y * row_words + word] = !grid.free_bits_at(x0 as i64, y as i64) & on_grid;
             }
         }
         let mut block = [0u64; 64];
-        for word_y in 0..lines.col_words {
-            for word_x in 0..lines.row_words {
+        for word_y in 0..col_words {
+            for word_x in 0..row_words {
                 let (x0, y0) = (word_x * 64, word_y * 64);
                 let rows_here = (height as usize - y0).min(64);
                 for (i, bits) in block.iter_mut().enumerate() {
                     *bits = if i < rows_here {
-                        lines.rows[(y0 + i) * lines.row_words + word_x]
+                        rows[(y0 + i) * row_words + word_x]
                     } else {
                         0
                     };
                 }
                 transpose(&mut block);
                 for (j, &bits) in block.iter().enumerate().take(width as usize - x0) {
-                    lines.cols[(x0 + j) * lines.col_words + word_y] = bits;
+                    cols[(x0 + j) * col_words + word_y] = bits;
                 }
             }
         }
+        shift_in(&rows, row_words, &mut lines.rows, lines.row_words);
+        shift_in(&cols, col_words, &mut lines.cols, lines.col_words);
         lines
     }
 
     /// Marks `(x, y)` as a stop or not.
     pub fn set(&mut self, x: u32, y: u32, stop: bool) {
         let (x, y) = (x as usize, y as usize);
-        write_bit(&mut self.rows[y * self.row_words..], x, stop);
-        write_bit(&mut self.cols[x * self.col_words..], y, stop);
+        write_bit(&mut self.rows[y * self.row_words..], x + 1, stop);
+        write_bit(&mut self.cols[x * self.col_words..], y + 1, stop);
     }
 
     /// Whether `(x, y)`, on the map, is a stop.
     #[inline]
     pub fn is_stop(&self, x: u32, y: u32) -> bool {
-        let w = self.rows[y as usize * self.row_words + x as usize / 64];
-        w >> (x % 64) & 1 == 1
+        let bit = x as usize + 1;
+        let w = self.rows[y as usize * self.row_words + bit / 64];
+        w >> (bit % 64) & 1 == 1
     }
 
     /// How many steps from `(x, y)` along the axis direction `(dx, dy)` (one of them ±1,
@@ -89,24 +119,43 @@ impl StopLines {
     /// the scans call it with a constant axis, which folds its two tests away.
     #[inline(always)]
     pub fn first_stop(&self, x: u32, y: u32, (dx, dy): (i32, i32), limit: u32) -> Option<u32> {
-        // The line's words, `words[start..]`: no slice of the line is cut (its two bounds
-        // tests cost a run more than its word reads, each checked anyway).
-        let (words, start, from, len) = if dy == 0 {
-            (&self.rows[..], y as usize * self.row_words, x, self.width)
+        // The line's words start at `words[start]`: no slice of the line is cut (its two
+        // bounds tests cost a run more than its word reads, each checked anyway).
+        let (words, start, from) = if dy == 0 {
+            (&self.rows[..], y as usize * self.row_words, x)
         } else {
-            (&self.cols[..], x as usize * self.col_words, y, self.height)
+            (&self.cols[..], x as usize * self.col_words, y)
         };
-        let line = Line { words, start };
         if dx + dy > 0 {
-            forward(line, from, len, limit)
+            forward(words, start, from, limit)
         } else {
-            backward(line, from, limit)
+            backward(words, start, from, limit)
         }
     }
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
         (self.rows.capacity() + self.cols.capacity()) * 8
+    }
+}
+
+/// Writes `lines`, lines of `words` words each with cell `i` at bit `i`, into `into`'s
+/// lines of `into_words` words each (made by [`edge_lines`]), cell `i` at bit `i + 1`,
+/// keeping their edge bits.
+fn shift_in(lines: &[u64], words: usize, into: &mut [u64], into_words: usize) {
+    if words == 0 {
+        return;
+    }
+    for (line, bits) in lines.chunks_exact(words).enumerate() {
+        let start = line * into_words;
+        let mut carry = 0;
+        for (k, &word) in bits.iter().enumerate() {
+            into[start + k] |= word << 1 | carry;
+            carry = word >> 63;
+        }
+        if words < into_words {
+            into[start + words] |= carry;
+        }
     }
 }
 
@@ -139,69 +188,46 @@ fn write_bit(words: &mut [u64], i: usize, on: bool) {
     }
 }
 
-/// A line of stop bits: the words from `words[start]` on.
-#[derive(Clone, Copy)]
-struct Line<'a> {
-    words: &'a [u64],
-    start: usize,
-}
-
-impl std::ops::Index<usize> for Line<'_> {
-    type Output = u64;
-
-    /// The line's word `i`.
-    #[inline]
-    fn index(&self, i: usize) -> &u64 {
-        &self.words[self.start + i]
-    }
-}
-
-/// The first set bit after `from` within `limit` bits of a line of `len` bits, as a
-/// distance; the bit just past the line's end counts as set.
+/// The first stop after cell `from` within `limit` cells of the line whose bit 0 is bit 0
+/// of `words[start]`, as a distance. The line's far edge bit ends every scan, so the loop
+/// needs no test of the line's end, only of the limit.
 #[inline]
-fn forward(line: Line, from: u32, len: u32, limit: u32) -> Option<u32> {
-    let end = (from as u64 + limit as u64).min(len as u64 - 1) as usize;
-    let mut p = from as usize + 1;
-    while p <= end {
-        let word = line[p / 64] >> (p % 64);
+fn forward(words: &[u64], start: usize, from: u32, limit: u32) -> Option<u32> {
+    // Cell `from + 1` is bit `from + 2`; bit `b` lies `b - from - 1` cells ahead.
+    let base = from as usize + 1;
+    let mut bit = base + 1;
+    loop {
+        let word = words[start + bit / 64] >> (bit % 64);
         if word != 0 {
-            let q = p + word.trailing_zeros() as usize;
-            return (q <= end)
-                .then(|| (q - from as usize) as u32)
-                .or_else(|| past_end(from, len, limit));
+            let k = bit + word.trailing_zeros() as usize - base;
+            return (k <= limit as usize).then_some(k as u32);
         }
-        p = (p / 64 + 1) * 64;
+        bit = (bit / 64 + 1) * 64;
+        if bit - base > limit as usize {
+            return None;
+        }
     }
-    past_end(from, len, limit)
 }
 
-/// The map's edge as the stop of a forward scan, when the scan reaches it.
+/// The first stop before cell `from` within `limit` cells, as a distance, as [`forward`]
+/// reads it, down to the line's edge bit 0.
 #[inline]
-fn past_end(from: u32, len: u32, limit: u32) -> Option<u32> {
-    let k = len - from;
-    (k <= limit).then_some(k)
-}
-
-/// The first set bit before `from` within `limit` bits, as a distance; the bit just
-/// before the line's start counts as set.
-#[inline]
-fn backward(line: Line, from: u32, limit: u32) -> Option<u32> {
-    let from = from as i64;
-    let end = (from - limit as i64).max(0);
-    let mut p = from - 1;
-    while p >= end {
-        let shift = 63 - (p % 64);
-        let word = line[p as usize / 64] << shift;
+fn backward(words: &[u64], start: usize, from: u32, limit: u32) -> Option<u32> {
+    // Cell `from - 1` is bit `from`; bit `b` lies `from + 1 - b` cells behind.
+    let base = from as usize + 1;
+    let mut bit = from as usize;
+    loop {
+        let word = words[start + bit / 64] << (63 - bit % 64);
         if word != 0 {
-            let q = p - word.leading_zeros() as i64;
-            if q >= end {
-                return Some((from - q) as u32);
-            }
-            break;
+            let k = base - bit + word.leading_zeros() as usize;
+            return (k <= limit as usize).then_some(k as u32);
         }
-        p = (p / 64) * 64 - 1;
+        // The word held no bit 0 (it is set), so `bit ≥ 64` and a word lies below.
+        bit = (bit / 64) * 64 - 1;
+        if base - bit > limit as usize {
+            return None;
+        }
     }
-    (limit as i64 > from).then_some(from as u32 + 1)
 }
 
 #[cfg(test)]
