@@ -226,9 +226,7 @@ impl SeriesRead {
             found.x.abs_diff(from.x)
         }
     }
-}
 
-impl SeriesRead {
     /// How many rows along the walk of the series with index `b` (along diagonal `d`)
     /// cell `c` lies from `from`: its row when the series may read it, 0 when it lies
     /// behind `from` (no row of the walk reads it).
