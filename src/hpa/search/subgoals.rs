@@ -566,9 +566,12 @@ impl SearchContext {
         None
     }
 
-    /// The corner points of the subgoal route that reached `t`: each hop is the cone
-    /// scan's walk (diagonal steps, then straight ones) from whichever end's scan found
-    /// it, so its bend is written out between the two waypoints. The edges of the levels
+    /// The corner points of the subgoal route that reached `t`: each hop is written as the
+    /// walk from its earlier end that takes its diagonal steps first, then its straight
+    /// ones, so its bend is written out between the two waypoints. The hop may have been
+    /// found by the scan from either end; every ordering of its moves is legal and as long
+    /// (Lemma 1 of `hpa::subgoals::taut`), so a unit steers along the same length whichever
+    /// scan it was. The edges of the levels
     /// are unpacked into their subgoal-graph hops as they are met, and no list of the hops
     /// is kept. Written as
     /// [`Corners::points`](crate::Corners::points) holds them (see [`CornerPoints`]): no
@@ -626,15 +629,12 @@ impl SearchContext {
 }
 
 /// The corner points of a subgoal route written hop by hop (see
-/// [`SearchContext::unwind_subgoals`]): each hop is the cone scan's walk from whichever
-/// end's scan found it, so its bend is written out between the two waypoints.
+/// [`SearchContext::unwind_subgoals`]): each hop is written diagonal-first from its earlier
+/// end, so its bend (after its diagonal steps) is written out between the two waypoints.
 struct HopCorners {
     out: CornerPoints,
     /// The cell the last hop ended on.
     before: Cell,
-    /// The subgoal the last hop ended on; `None` at the start, whose scan found the first
-    /// hop.
-    previous: Option<u32>,
 }
 
 impl HopCorners {
@@ -643,42 +643,47 @@ impl HopCorners {
         HopCorners {
             out: CornerPoints::new(start, capacity),
             before: start,
-            previous: None,
         }
     }
 
-    /// The route goes on by a hop to subgoal `id`.
+    /// The route goes on by a hop to subgoal `id`, written diagonal-first from its earlier
+    /// end: its diagonal steps, then its straight ones.
+    ///
+    /// Whichever end's scan found the hop, every ordering of its moves is legal and as
+    /// long (Lemma 1 of `hpa::subgoals::taut`), so the walk from the earlier end is, and
+    /// no hop asks which scan found it. A straight or diagonal hop bends at one of its
+    /// ends, so it has no bend to write.
     // Always inlined: called for every hop of the route, from the unpacking's loop.
     #[inline(always)]
     fn hop(&mut self, graph: &SubgoalGraph, id: u32) {
-        let (before, here) = (self.before, graph.cell(id));
-        // The hop's walk is that of whichever end's scan found the other. A straight or
-        // diagonal hop bends at one of its ends either way, so it has no bend to write,
-        // and only a hop with both kinds of steps asks which scan found it.
-        let forward = bend(before, here);
-        if forward != before && forward != here {
-            // `Option::is_none_or` is newer than the crate's Rust version.
-            let found_here = self.previous.map_or(true, |p| graph.reached(p, id));
-            self.out.push_run(match found_here {
-                true => forward,
-                false => bend(here, before),
-            });
-        }
-        self.out.push_run(here);
-        (self.before, self.previous) = (here, Some(id));
+        self.walk_to(graph.cell(id));
     }
 
-    /// The points of the route, ended by the goal's tie (the goal's scan found it).
+    /// The route goes on by a hop to `here` from the cell the last one ended on, its
+    /// diagonal steps first (see [`HopCorners::hop`]).
+    #[inline(always)]
+    fn walk_to(&mut self, here: Cell) {
+        let before = self.before;
+        let corner = bend(before, here);
+        if corner != before && corner != here {
+            self.out.push_run(corner);
+        }
+        self.out.push_run(here);
+        self.before = here;
+    }
+
+    /// The points of the route, ended by the goal's tie (the goal's scan found it; written
+    /// diagonal-first from the tie's subgoal as every hop is, see [`HopCorners::hop`]).
     fn finish(mut self, goal: Cell) -> Vec<Cell> {
-        self.out.push_run(bend(goal, self.before));
-        self.out.push_run(goal);
+        self.walk_to(goal);
         self.out.finish()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::subgoal_bound;
+    use super::{subgoal_bound, HopCorners};
+    use crate::geom::Cell;
     use crate::grid::movement::octile;
     use crate::grid::{Grid, TerrainCosts};
     use crate::hpa::costs::CostBands;
@@ -686,8 +691,105 @@ mod tests {
     use crate::hpa::subgoals::SubgoalGraph;
     use proptest::prelude::*;
 
+    /// The corner points of the walk from `a` to `b` that takes its diagonal steps first,
+    /// walked one cell at a time, or `None` if a step of it is illegal on `grid` (a blocked
+    /// cell, or a diagonal step past a blocked corner cell).
+    fn diagonal_first_walk(grid: &Grid, a: Cell, b: Cell) -> Option<Vec<Cell>> {
+        let free = |x: i64, y: i64| grid.is_free_at(x, y);
+        let (mut x, mut y) = (i64::from(a.x), i64::from(a.y));
+        let (bx, by) = (i64::from(b.x), i64::from(b.y));
+        let (mut diagonal_steps, mut turn) = (0, None);
+        while (x, y) != (bx, by) {
+            let (dx, dy) = ((bx - x).signum(), (by - y).signum());
+            if dx != 0 && dy != 0 {
+                if !free(x + dx, y) || !free(x, y + dy) {
+                    return None;
+                }
+                diagonal_steps += 1;
+            } else if diagonal_steps > 0 && turn.is_none() {
+                turn = Some(Cell::new(x as u32, y as u32));
+            }
+            (x, y) = (x + dx, y + dy);
+            if !free(x, y) {
+                return None;
+            }
+        }
+        Some([Some(a), turn, Some(b)].into_iter().flatten().collect())
+    }
+
+    /// The corner points `HopCorners` writes for the one hop from `a` to subgoal `b` (or
+    /// to the goal cell `b` when `b_id` is `None`).
+    fn written_hop(graph: &SubgoalGraph, a: Cell, b: Cell, b_id: Option<u32>) -> Vec<Cell> {
+        let mut out = HopCorners::new(a, 4);
+        if let Some(id) = b_id {
+            out.hop(graph, id);
+        }
+        out.finish(b)
+    }
+
+    /// A bent hop found by only one end's scan, written from either end: from `a`, whose
+    /// scan did not find it (its diagonal walk stops at the subgoal `(1, 2)`), it is `a`'s
+    /// walk, diagonal step first, bending at `(1, 2)`, not `b`'s scan's walk (bending at
+    /// `(2, 2)`) as it was written before session 41; from `b` it is `b`'s scan's walk.
+    /// Writing the hop as the walk of the scan that found it fails the first.
+    #[test]
+    fn a_bent_hop_is_written_diagonal_first_from_its_earlier_end() {
+        let rows = ["..#.", ".sss", ".s.#", "#.s."];
+        let grid = Grid::from_fn(4, 4, |x, y| rows[y as usize].as_bytes()[x as usize] != b'#');
+        let graph = SubgoalGraph::build(&grid);
+        let subgoals: Vec<Cell> = grid.free_cells().filter(|&c| graph.is_subgoal(c)).collect();
+        let drawn: Vec<Cell> = (0..4u32)
+            .flat_map(|y| (0..4u32).map(move |x| Cell::new(x, y)))
+            .filter(|c| rows[c.y as usize].as_bytes()[c.x as usize] == b's')
+            .collect();
+        assert_eq!(subgoals, drawn, "the map's subgoals are the drawn ones");
+        let (a, b) = (Cell::new(2, 3), Cell::new(1, 1));
+        let (ia, ib) = (graph.id_of(a).unwrap(), graph.id_of(b).unwrap());
+        assert!(graph.neighbours(ia).contains(&ib), "the hop is an edge");
+        assert!(
+            graph.reached(ib, ia) && !graph.reached(ia, ib),
+            "found by b's scan only"
+        );
+        let from_a = written_hop(&graph, a, b, Some(ib));
+        assert_eq!(from_a, vec![a, Cell::new(1, 2), b]);
+        let from_b = written_hop(&graph, b, a, Some(ia));
+        assert_eq!(from_b, vec![b, Cell::new(2, 2), a]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(60))]
+
+        /// Every hop a subgoal route can be written with (each edge of the graph, both ways,
+        /// and each tie of a start's or a goal's scan) is written as the walk from its
+        /// earlier end that takes its diagonal steps first, and that walk is legal: every
+        /// cell free, no corner cut (walked one cell at a time, no scan or bend of the
+        /// graph's used). Writing a hop straight-first from its earlier end, or as the walk
+        /// of the scan that found it, fails this.
+        #[test]
+        fn every_hop_is_written_diagonal_first_from_its_earlier_end(
+            (w, h, blocked) in crate::grid::arb_blocked_cells(2..24, 0.3),
+        ) {
+            let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+            let graph = SubgoalGraph::build(&grid);
+            let check = |a: Cell, b: Cell, b_id: Option<u32>| {
+                let expected = diagonal_first_walk(&grid, a, b);
+                prop_assert!(expected.is_some(), "{a:?} -> {b:?}: the diagonal-first walk is illegal");
+                prop_assert_eq!(Some(written_hop(&graph, a, b, b_id)), expected, "{:?} -> {:?}", a, b);
+                Ok(())
+            };
+            for a in (0..graph.capacity() as u32).filter(|&id| graph.is_live(id)) {
+                for &b in graph.neighbours(a) {
+                    check(graph.cell(a), graph.cell(b), Some(b))?;
+                }
+            }
+            for c in grid.free_cells().filter(|&c| !graph.is_subgoal(c)) {
+                for id in graph.reached_ids(&grid, c) {
+                    // The start's tie (its scan found the hop) and the goal's.
+                    check(c, graph.cell(id), Some(id))?;
+                    check(graph.cell(id), c, None)?;
+                }
+            }
+        }
 
         /// The subgoal search's bound is, to the bit, its weight times the larger of the
         /// octile bound and the landmarks' (the goal's row derived as the search derives

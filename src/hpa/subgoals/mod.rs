@@ -13,9 +13,10 @@
 //! scans from its start and its goal in the same way and runs A\* with the octile
 //! heuristic, raised by landmark distances kept at the subgoals
 //! (`hpa::landmarks_sparse`, repaired after each update), over the subgoals. Each edge is
-//! the walk of the scan that found it, so the route's corner points are the waypoints
-//! and the bend of each walk (no cell is written out unless the caller asks for every
-//! cell).
+//! written as the walk from its earlier end along the route that takes its diagonal steps
+//! first (legal whichever end's scan found it, Lemma 1 of `taut.rs`), so the route's
+//! corner points are the waypoints and the bend of each walk (no cell is written out
+//! unless the caller asks for every cell).
 //!
 //! # Why it is exact
 //! *Every route it finds is a real path of its length*: an edge's walk (diagonal steps
