@@ -83,7 +83,7 @@ use crate::geom::Cell;
 use crate::grid::Grid;
 use edges::EdgeLists;
 pub(crate) use field::SubgoalField;
-use ids::CellIds;
+use ids::{CellIds, Mark};
 use levels::Contraction;
 pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
 use lines::StopLines;
@@ -551,11 +551,11 @@ impl SubgoalGraph {
         self.ids.get(c.x, c.y)
     }
 
-    /// The ID of subgoal `c`, reported by a cone scan (see [`Reached::Subgoal`]): as
-    /// [`SubgoalGraph::id_of`] without asking whether `c` is one, which the scan has.
+    /// The ID of subgoal `c`, reported by a cone scan with the mark it read there (see
+    /// [`Sighting::Subgoal`]): as [`SubgoalGraph::id_of`] without reading the mark again.
     #[inline]
-    pub(crate) fn id_of_found(&self, c: Cell) -> u32 {
-        self.ids.get_marked(c.x, c.y)
+    pub(crate) fn id_of_found(&self, c: Cell, mark: Mark) -> u32 {
+        self.ids.id_of_mark(c.y, mark)
     }
 
     /// Whether `c`, on the map, is a subgoal.

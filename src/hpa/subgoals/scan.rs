@@ -3,6 +3,7 @@
 //! from a changed cell, which finds the subgoals whose cone scan read it (the edges an
 //! edit may have changed).
 
+use super::ids::Mark;
 use super::taut::{sector_of, Sector};
 use super::SubgoalGraph;
 use crate::geom::Cell;
@@ -50,8 +51,8 @@ impl Hop {
 /// a subgoal, the hop to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sighting {
-    /// A subgoal, reached directly by this hop.
-    Subgoal(Cell, Hop),
+    /// A subgoal, reached directly by this hop, with its mark as the scan read it.
+    Subgoal(Cell, Hop, Mark),
     /// The scan's target cell, reached directly.
     Target,
 }
@@ -61,7 +62,7 @@ impl Sighting {
     #[inline(always)]
     fn reached(self) -> Reached {
         match self {
-            Sighting::Subgoal(c, _) => Reached::Subgoal(c),
+            Sighting::Subgoal(c, ..) => Reached::Subgoal(c),
             Sighting::Target => Reached::Target,
         }
     }
@@ -370,8 +371,8 @@ impl SubgoalGraph {
             Parts::ALL,
             #[inline(always)]
             |s| {
-                if let Sighting::Subgoal(c, hop) = s {
-                    found(self.id_of_found(c), hop)
+                if let Sighting::Subgoal(c, hop, mark) = s {
+                    found(self.id_of_found(c, mark), hop)
                 }
             },
         );
@@ -461,31 +462,34 @@ impl SubgoalGraph {
                 // the other, is on the map; its stop bit says free and no subgoal (0),
                 // or blocked or a subgoal (1), which the ID marks tell apart.
                 let q = Cell::new(p.x.wrapping_add_signed(d.0), p.y.wrapping_add_signed(d.1));
-                let stop = self.lines.is_stop(q.x, q.y);
-                if stop && !self.is_subgoal(q) {
-                    break;
-                }
+                let mark = match self.lines.is_stop(q.x, q.y) {
+                    true => match self.ids.mark(q.x, q.y) {
+                        None => break,
+                        mark => mark,
+                    },
+                    false => None,
+                };
                 p = q;
-                stop
+                mark
             } else {
                 if !grid.diagonal_step_free(p.x, p.y, d.0, d.1) {
                     break;
                 }
                 p = Cell::new(p.x.wrapping_add_signed(d.0), p.y.wrapping_add_signed(d.1));
-                self.is_subgoal(p)
+                self.ids.mark(p.x, p.y)
             };
             if target == Some(p) {
                 found(Sighting::Target);
             }
             // The diagonal steps taken so far.
             let i = p.x.abs_diff(from.x);
-            if stop {
+            if let Some(mark) = stop {
                 let hop = Hop {
                     sector: walked,
                     diagonal: i,
                     straight: 0,
                 };
-                found(Sighting::Subgoal(p, hop));
+                found(Sighting::Subgoal(p, hop, mark));
                 break;
             }
             // A run with no steps left finds nothing (and leaves its limit at 0).
@@ -532,16 +536,21 @@ impl SubgoalGraph {
                 } else {
                     q.y < grid.height()
                 };
-                if on_map && self.is_subgoal(q) {
-                    let hop = Hop {
-                        sector,
-                        diagonal,
-                        straight: k,
-                    };
-                    found(Sighting::Subgoal(q, hop));
-                    k
-                } else {
-                    k - 1
+                let mark = match on_map {
+                    true => self.ids.mark(q.x, q.y),
+                    false => None,
+                };
+                match mark {
+                    Some(mark) => {
+                        let hop = Hop {
+                            sector,
+                            diagonal,
+                            straight: k,
+                        };
+                        found(Sighting::Subgoal(q, hop, mark));
+                        k
+                    }
+                    None => k - 1,
                 }
             }
             None => limit,
@@ -925,7 +934,7 @@ mod tests {
                 // steps the scan walked (diagonal ones first).
                 let (mut sighted, mut sighted_hit) = (Vec::new(), false);
                 graph.reach_hops(&grid, from, Some(target), |r| match r {
-                    Sighting::Subgoal(c, hop) => sighted.push((c, hop)),
+                    Sighting::Subgoal(c, hop, _) => sighted.push((c, hop)),
                     Sighting::Target => sighted_hit = true,
                 });
                 sighted.sort_unstable_by_key(|&(c, _)| c);
