@@ -292,6 +292,9 @@ impl Grid {
     /// bending at `bend(a, b)`) is legal: every cell after `a` free, no corner cut. Such a
     /// walk is as long as the octile distance, so when it is legal it is a shortest path.
     /// The straight part along a row reads 64 cells a word; `b` is read as any other cell.
+    /// The straight part is tested first: most walks a query tries are blocked, and a
+    /// row's word reads tell it before the diagonal steps' three cells each are read
+    /// (−0.3 to −0.75 % of an exact corner query, session 41).
     pub(crate) fn diagonal_first_walk_free(&self, a: Cell, b: Cell) -> bool {
         let (dx, dy) = (
             (b.x as i64 - a.x as i64).signum() as isize,
@@ -302,41 +305,44 @@ impl Grid {
         // steps, lies in the rectangle spanned by `a` and `b`, on the grid: the walk
         // indexes the bitset directly, with no bounds test a step.
         let w = self.width as isize;
-        let mut i = self.index(a.x, a.y) as isize;
-        for _ in 0..diagonals {
-            let free = |j: isize| bit(&self.free, j as usize);
-            if !(free(i + dx) && free(i + dy * w) && free(i + dx + dy * w)) {
-                return false;
-            }
-            i += dx + dy * w;
-        }
+        // The straight part first, from the bend on: along a row it reads 64 cells a word,
+        // so a walk blocked there is told so before its diagonal steps are taken.
         let (x, y) = (
             a.x.wrapping_add_signed(dx as i32 * diagonals as i32),
             a.y.wrapping_add_signed(dy as i32 * diagonals as i32),
         );
-        if x == b.x && y == b.y {
-            return true;
-        }
-        if y == b.y {
+        let straight_free = if x == b.x && y == b.y {
+            true
+        } else if y == b.y {
             // Along the row: the cells after `x` up to `b.x`, a word at a time.
             let (lo, hi) = if b.x > x { (x + 1, b.x) } else { (b.x, x - 1) };
             let mut from = lo as i64;
-            while from <= hi as i64 {
+            let mut free = true;
+            while free && from <= hi as i64 {
                 let cells = (hi as i64 - from + 1).min(64);
                 let want = u64::MAX >> (64 - cells);
-                if self.free_bits_at(from, y as i64) & want != want {
-                    return false;
-                }
+                free = self.free_bits_at(from, y as i64) & want == want;
                 from += 64;
             }
-            true
+            free
         } else {
             // Along the column, cell by cell.
+            let mut i = self.index(x, y) as isize;
             (0..y.abs_diff(b.y)).all(|_| {
                 i += dy * w;
                 bit(&self.free, i as usize)
             })
+        };
+        if !straight_free {
+            return false;
         }
+        let mut i = self.index(a.x, a.y) as isize;
+        (0..diagonals).all(|_| {
+            let free = |j: isize| bit(&self.free, j as usize);
+            let step = free(i + dx) && free(i + dy * w) && free(i + dx + dy * w);
+            i += dx + dy * w;
+            step
+        })
     }
 
     /// Whether the cell at `(x, y)`, inside the grid, is passable under `passable`: its
