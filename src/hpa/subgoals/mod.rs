@@ -552,7 +552,8 @@ impl SubgoalGraph {
     }
 
     /// The ID of subgoal `c`, reported by a cone scan with the mark it read there (see
-    /// [`Sighting::Subgoal`]): as [`SubgoalGraph::id_of`] without reading the mark again.
+    /// [`Sighting::Subgoal`](scan::Sighting::Subgoal)): as [`SubgoalGraph::id_of`] without
+    /// reading the mark again.
     #[inline]
     pub(crate) fn id_of_found(&self, c: Cell, mark: Mark) -> u32 {
         self.ids.id_of_mark(c.y, mark)
