@@ -207,11 +207,19 @@ impl Allowance {
     }
 }
 
-/// Positions of a path prepared for delivery per work unit (copying it once or twice,
-/// working out its bounding box): about 12 ns each (measured on the replay's deliveries
-/// when they also worked out the reach of the path's pieces, which the sweep now does when
-/// an edit first comes near the path), a unit of a field's growth about 0.6 µs.
+/// Positions of a path looked at per work unit when it is prepared for delivery (its
+/// bounding box worked out from its cells, or each position's terrain cost looked up):
+/// callgrind of the armies' burst (session 41), 9.5 instructions a position for the box,
+/// where a unit is about 1,030.
 const DELIVERY_CELLS: usize = 64;
+
+/// Positions of a path copied per work unit when it is prepared for delivery (the
+/// ticket's own copy: one allocation and a copy of 8 bytes a position). Callgrind of the
+/// armies' burst on Cauldron (session 41), once the subgoal fields' answers came with
+/// their box: 2,000 deliveries of ~580 positions in 4.59M instructions, ~2,300 each
+/// (about 450 fixed, ~3.2 a position); a unit (~1,030) per 256 positions prices a
+/// position at ~4.
+const DELIVERY_COPIED_CELLS: usize = 256;
 
 /// The kinds of a job's steps, by what they cost (see [`Pace`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,13 +321,18 @@ pub(super) struct Answer {
 
 impl Answer {
     /// `outcome` for `ticket`, prepared for delivery on `map` for a class of footprint
-    /// `size` (`keep`: also a copy for the answers kept for the next tick). Returns it
-    /// with the work units it took: one, plus one per [`DELIVERY_CELLS`] positions.
+    /// `size` (`keep`: also a copy for the answers kept for the next tick); `known_box`,
+    /// when the finder knows it, the smallest rectangle holding the path's cells (a
+    /// subgoal field's route has it from its corner points). Returns it with the work
+    /// units it took: one, plus one per [`DELIVERY_CELLS`] positions looked at (the
+    /// bounding box when it is not known, the terrain costs on a map with them) and one
+    /// per [`DELIVERY_COPIED_CELLS`] copied.
     pub(super) fn prepare(
         map: &HpaMap,
         size: u32,
         keep: bool,
         (ticket, outcome, shared): (Ticket, Outcome, bool),
+        known_box: Option<Rect>,
     ) -> (Answer, usize) {
         // Under unit costs no edit can re-price a position: nothing to remember.
         let priced = !map.costs().is_unit();
@@ -330,8 +343,13 @@ impl Answer {
                 .map(|&c| map.costs().cell_cost(map.grid(), c))
                 .collect()
         });
-        let reach = bounding_box(cells).map(|b| reach(b, size));
-        let work = 1 + cells.len() / DELIVERY_CELLS;
+        let looked_at = usize::from(known_box.is_none()) + usize::from(priced);
+        let known_box = known_box.filter(|_| !cells.is_empty());
+        let reach = known_box
+            .or_else(|| bounding_box(cells))
+            .map(|b| reach(b, size));
+        let work =
+            1 + looked_at * cells.len() / DELIVERY_CELLS + cells.len() / DELIVERY_COPIED_CELLS;
         let answer = Answer {
             ticket,
             held: outcome.clone(),
@@ -411,6 +429,9 @@ pub(super) struct Job {
     /// The tick (the service's frame count) that took the job's first requests in: how
     /// late its answers are (see `PathService::enqueue`).
     pub taken_at: u64,
+    /// The bounding box of the path the last step found, when it came with one (a
+    /// subgoal field's route), for its delivery ([`Answer::prepare`]).
+    route_box: Option<Rect>,
 }
 
 impl Job {
@@ -447,6 +468,7 @@ impl Job {
             next: 0,
             attempt: Attempt::Fresh,
             revision: 0,
+            route_box: None,
         }
     }
 
@@ -583,8 +605,13 @@ impl Job {
                         false => outcome.clone(),
                     }
                     .expect("taken by the last ticket only");
-                    let (answer, units) =
-                        Answer::prepare(map, size, keep, (ticket, outcome, shared_job));
+                    let (answer, units) = Answer::prepare(
+                        map,
+                        size,
+                        keep,
+                        (ticket, outcome, shared_job),
+                        self.route_box,
+                    );
                     out.push(answer);
                     work += units;
                 }
@@ -592,6 +619,7 @@ impl Job {
                 // of that step: a step that overran the lane's share with its last units
                 // overruns it by those and its delivery's.
                 allowance.book(work, allowance.work - before + work, Kind::Delivery);
+                self.route_box = None;
                 self.next += 1;
                 self.attempt = Attempt::Fresh;
             }
@@ -848,7 +876,7 @@ impl Job {
             self.attempt = Attempt::Member(m);
             return None;
         }
-        let Some(path) = field.route(map, m) else {
+        let Some((path, route_box)) = field.route(map, m) else {
             // The components said the goal is reachable on this very map.
             debug_assert!(false, "a subgoal field missed a reachable goal");
             return Some(Outcome::Failed(Failure::Unreachable {
@@ -858,6 +886,7 @@ impl Job {
         // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
         let work = 1 + path.cells.len() / SWEEP_CELLS;
         allowance.book(work, work, Kind::FieldReads);
+        self.route_box = Some(route_box);
         Some(Outcome::Full(path))
     }
 

@@ -537,7 +537,7 @@ impl PathService {
                 });
             if let (Some(outcome), Some(layer)) = (kept, layer) {
                 let size = world.movement(key.0).map_or(1, |m| m.size());
-                let (answer, _) = Answer::prepare(layer, size, true, (ticket, outcome, true));
+                let (answer, _) = Answer::prepare(layer, size, true, (ticket, outcome, true), None);
                 self.deliver(world, answer, report);
                 continue;
             }

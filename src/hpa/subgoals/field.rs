@@ -939,10 +939,21 @@ impl SubgoalField {
 
     /// [`SubgoalField::path`] as a [`Path`] with its length and cost on `map`, the length
     /// summed over the route's corner points rather than its ~1,000 cells (the same bits:
-    /// [`Path::from_refined_points`]).
-    pub fn route(&self, map: &HpaMap, m: usize) -> Option<Path> {
+    /// [`Path::from_refined_points`]), and the smallest rectangle holding the path's
+    /// cells, worked out from the same points: each straight line between two of them
+    /// stays within their box, and every point is a cell of the path, so the points' box
+    /// is the cells' (a few dozen points instead of hundreds of cells: the service wants
+    /// the box for every answer it delivers, `service::watch::reach`).
+    pub(crate) fn route(&self, map: &HpaMap, m: usize) -> Option<(Path, Rect)> {
         let points = self.points(map, m)?;
-        Some(Path::from_refined_points(&points, map.grid(), map.costs()))
+        let first = points[0];
+        let (mut x1, mut y1, mut x2, mut y2) = (first.x, first.y, first.x, first.y);
+        for c in &points {
+            (x1, y1) = (x1.min(c.x), y1.min(c.y));
+            (x2, y2) = (x2.max(c.x), y2.max(c.y));
+        }
+        let path = Path::from_refined_points(&points, map.grid(), map.costs());
+        Some((path, Rect::new(x1, y1, x2, y2)))
     }
 
     /// The corner points of member `m`'s shortest path to the goal (consecutive ones
