@@ -429,6 +429,11 @@ pub(super) struct Job {
     /// The tick (the service's frame count) that took the job's first requests in: how
     /// late its answers are (see `PathService::enqueue`).
     pub taken_at: u64,
+    /// The work units the job is expected to take ([`Job::estimate`]), for the order of
+    /// work: its lane's share of what is queued, and its place in a burst.
+    pub estimate: usize,
+    /// The work units its steps have taken so far.
+    pub spent: usize,
     /// The bounding box of the path the last step found, when it came with one (a
     /// subgoal field's route), for its delivery ([`Answer::prepare`]).
     route_box: Option<Rect>,
@@ -468,8 +473,39 @@ impl Job {
             next: 0,
             attempt: Attempt::Fresh,
             revision: 0,
+            estimate: 0,
+            spent: 0,
             route_box: None,
         }
+    }
+
+    /// Works out [`Job::estimate`] on `map` (the job's class's layer), from the starts and
+    /// the goal alone (deterministic).
+    pub(super) fn estimate(&mut self, map: Option<&HpaMap>) {
+        let Some(map) = map else {
+            return;
+        };
+        let members: usize = (self.starts.iter())
+            .map(|(start, tickets)| member_estimate(*start, tickets.len(), self.goal))
+            .sum();
+        let cells: Vec<Cell> = self.starts.iter().map(|s| s.0).collect();
+        let kept = self.field.is_some() || self.subgoals.is_some();
+        let growth = bounding_box(&cells)
+            .filter(|_| !kept)
+            .map_or(0, |b| match self.flow {
+                true => SubgoalField::growth_estimate(map, self.goal, b),
+                // A single search: about an aimed field's growth to its one start.
+                false => {
+                    SubgoalField::growth_estimate(map, self.goal, Rect::new(b.x1, b.y1, b.x1, b.y1))
+                }
+            });
+        self.estimate = members + growth;
+    }
+
+    /// The units the job is still expected to take: its estimate less what it spent (at
+    /// least one while it is queued).
+    pub(super) fn estimate_left(&self) -> usize {
+        self.estimate.saturating_sub(self.spent).max(1)
     }
 
     /// The group the job answers: class, goal, and what to do when it is out of reach.
@@ -495,6 +531,9 @@ impl Job {
 
     /// Adds starts of a later tick to the job, ordered with those not begun yet.
     pub(super) fn add_starts(&mut self, starts: Vec<(Cell, Vec<Ticket>)>) {
+        self.estimate += (starts.iter())
+            .map(|(start, tickets)| member_estimate(*start, tickets.len(), self.goal))
+            .sum::<usize>();
         self.starts.extend(starts);
         let begun = (self.next + 1).min(self.starts.len());
         by_distance(&mut self.starts[begun..], self.goal);
@@ -968,6 +1007,27 @@ impl Job {
             self.field = Some(build.finish(map));
         }
     }
+}
+
+/// The work units a start asked by `tickets` tickets is expected to take beyond its
+/// field's growth: its first checks, its join (a cone scan and about a walk), reading
+/// its path (a unit per [`SWEEP_CELLS`] cells) and preparing each ticket's copy (a unit
+/// per [`DELIVERY_COPIED_CELLS`], its box known from the route), the path taken as long as
+/// its octile distance to `goal` (the least it can be). The prices of docs/service.md's
+/// table for a subgoal field's member, so that the estimate is in the units the budget
+/// counts.
+fn member_estimate(start: Cell, tickets: usize, goal: Rect) -> usize {
+    let cells = octile_gap(start, goal) as usize;
+    let read = 1 + cells / SWEEP_CELLS;
+    let delivery = 1 + cells / DELIVERY_COPIED_CELLS;
+    1 + SubgoalField::SCAN_UNITS + 1 + read + tickets * delivery
+}
+
+/// The octile distance from `cell` to the nearest cell of `rect`, in cells.
+fn octile_gap(cell: Cell, rect: Rect) -> f64 {
+    let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
+    let (dx, dy) = (gap(cell.x, rect.x1, rect.x2), gap(cell.y, rect.y1, rect.y2));
+    crate::grid::movement::octile(Cell::new(0, 0), Cell::new(dx, dy))
 }
 
 /// Orders `starts` by their octile distance to `goal`, nearest first (then by cell): a

@@ -1173,6 +1173,52 @@ fn relax(
     }
 }
 
+/// Work units a field aimed at an army grows, per cell of octile distance from the goal
+/// to the army's box: the median over the 48 aimed fields of the replay's frame-0 bursts
+/// of armies (session 41: each field's units grown less 25 a member's join, over the
+/// distance from its goal to its nearest member; Cauldron 2.9, Expedition 2.8, from 0.8
+/// to 8.5 a field, with the map's walls between them). Only an estimate, for the order of
+/// work ([`SubgoalField::growth_estimate`]): nothing is priced by it.
+const AIMED_UNITS_PER_CELL: f64 = 3.0;
+
+impl SubgoalField {
+    /// The work units a member's cone scan counts for ([`SCAN_UNITS`]), for estimates
+    /// outside this module.
+    pub(crate) const SCAN_UNITS: usize = SCAN_UNITS;
+
+    /// About how many work units a field from `goal` grows before it answers starts
+    /// standing in `cells` (their box), on `map`: a deterministic estimate from the
+    /// geometry alone, for the order the service serves a burst of orders in (none of the
+    /// field's answers depends on it). A field aimed at an army ([`is_army`]) settles a
+    /// band along the routes from the goal to the box, which grows with their distance
+    /// ([`AIMED_UNITS_PER_CELL`] a cell); a plain one settles the disc out to its farthest
+    /// member: the subgoals of the map in proportion to the disc's share of its area (all
+    /// of them at most), at [`PLAIN_EIGHTHS`] eighths each. 0 on a map without a
+    /// subgoal graph (gate fields are not estimated: their groups keep the order of
+    /// their members' own costs).
+    pub(crate) fn growth_estimate(map: &HpaMap, goal: Rect, cells: Rect) -> usize {
+        let Some(graph) = map.subgoals.as_ref() else {
+            return 0;
+        };
+        if is_army(map, cells) {
+            return (AIMED_UNITS_PER_CELL * stale::rect_gap_octile(goal, cells)) as usize;
+        }
+        // The farthest corner of the box from the goal bounds the farthest member.
+        let far = [
+            Cell::new(cells.x1, cells.y1),
+            Cell::new(cells.x2, cells.y1),
+            Cell::new(cells.x1, cells.y2),
+            Cell::new(cells.x2, cells.y2),
+        ]
+        .into_iter()
+        .map(|c| stale::gap_octile(goal, c))
+        .fold(0.0, f64::max);
+        let area = f64::from(map.grid.width()) * f64::from(map.grid.height());
+        let share = (std::f64::consts::PI * far * far / area).min(1.0);
+        (graph.len() as f64 * share) as usize * PLAIN_EIGHTHS / 8
+    }
+}
+
 /// Whether a group whose cells lie in `cells` stands together, for an aimed field: the
 /// box's longer side at most [`ARMY_SPAN`], or a sixteenth of the map's longer side on
 /// maps larger than 512 cells. A measure of one comparison: the aim's bound is the
