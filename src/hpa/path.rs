@@ -376,7 +376,24 @@ pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
     let mut cells = Vec::with_capacity(length + 1);
     cells.push(waypoints[0]);
     for w in waypoints.windows(2) {
-        line_cells(w[0], w[1], |c| cells.push(c));
+        let (a, b) = (w[0], w[1]);
+        let (dx, dy) = (b.x.abs_diff(a.x), b.y.abs_diff(a.y));
+        if dx == 0 || dy == 0 || dx == dy {
+            // A row, a column or a diagonal (every hop of a subgoal route): the cells of
+            // [`line_cells`], written by an iterator of known length, so that the pushes'
+            // capacity checks go (session 41: 24 instructions a cell, half of a subgoal
+            // field member's read-out, through `line_cells`' closure).
+            let (sx, sy) = (step_sign(a.x, b.x), step_sign(a.y, b.y));
+            let n = dx.max(dy);
+            cells.extend((1..n + 1).map(|i| {
+                Cell::new(
+                    a.x.wrapping_add_signed(sx * i as i32),
+                    a.y.wrapping_add_signed(sy * i as i32),
+                )
+            }));
+        } else {
+            line_cells(a, b, |c| cells.push(c));
+        }
     }
     debug_assert_eq!(
         cells.len(),
@@ -384,6 +401,11 @@ pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
         "a line writes its Chebyshev length"
     );
     cells
+}
+
+/// The sign of the step from coordinate `from` toward `to`: -1, 0 or 1.
+fn step_sign(from: u32, to: u32) -> i32 {
+    i32::from(to > from) - i32::from(to < from)
 }
 
 /// What the straight line from `a` to `b` (see [`line_cells`]) costs under `costs`.

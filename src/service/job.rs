@@ -207,11 +207,19 @@ impl Allowance {
     }
 }
 
-/// Positions of a path prepared for delivery per work unit (copying it once or twice,
-/// working out its bounding box): about 12 ns each (measured on the replay's deliveries
-/// when they also worked out the reach of the path's pieces, which the sweep now does when
-/// an edit first comes near the path), a unit of a field's growth about 0.6 µs.
+/// Positions of a path looked at per work unit when it is prepared for delivery (its
+/// bounding box worked out from its cells, or each position's terrain cost looked up):
+/// callgrind of the armies' burst (session 41), 9.5 instructions a position for the box,
+/// where a unit is about 1,030.
 const DELIVERY_CELLS: usize = 64;
+
+/// Positions of a path copied per work unit when it is prepared for delivery (the
+/// ticket's own copy: one allocation and a copy of 8 bytes a position). Callgrind of the
+/// armies' burst on Cauldron (session 41), once the subgoal fields' answers came with
+/// their box: 2,000 deliveries of ~580 positions in 4.59M instructions, ~2,300 each
+/// (about 450 fixed, ~3.2 a position); a unit (~1,030) per 256 positions prices a
+/// position at ~4.
+const DELIVERY_COPIED_CELLS: usize = 256;
 
 /// The kinds of a job's steps, by what they cost (see [`Pace`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,13 +321,18 @@ pub(super) struct Answer {
 
 impl Answer {
     /// `outcome` for `ticket`, prepared for delivery on `map` for a class of footprint
-    /// `size` (`keep`: also a copy for the answers kept for the next tick). Returns it
-    /// with the work units it took: one, plus one per [`DELIVERY_CELLS`] positions.
+    /// `size` (`keep`: also a copy for the answers kept for the next tick); `known_box`,
+    /// when the finder knows it, the smallest rectangle holding the path's cells (a
+    /// subgoal field's route has it from its corner points). Returns it with the work
+    /// units it took: one, plus one per [`DELIVERY_CELLS`] positions looked at (the
+    /// bounding box when it is not known, the terrain costs on a map with them) and one
+    /// per [`DELIVERY_COPIED_CELLS`] copied.
     pub(super) fn prepare(
         map: &HpaMap,
         size: u32,
         keep: bool,
         (ticket, outcome, shared): (Ticket, Outcome, bool),
+        known_box: Option<Rect>,
     ) -> (Answer, usize) {
         // Under unit costs no edit can re-price a position: nothing to remember.
         let priced = !map.costs().is_unit();
@@ -330,8 +343,13 @@ impl Answer {
                 .map(|&c| map.costs().cell_cost(map.grid(), c))
                 .collect()
         });
-        let reach = bounding_box(cells).map(|b| reach(b, size));
-        let work = 1 + cells.len() / DELIVERY_CELLS;
+        let looked_at = usize::from(known_box.is_none()) + usize::from(priced);
+        let known_box = known_box.filter(|_| !cells.is_empty());
+        let reach = known_box
+            .or_else(|| bounding_box(cells))
+            .map(|b| reach(b, size));
+        let work =
+            1 + looked_at * cells.len() / DELIVERY_CELLS + cells.len() / DELIVERY_COPIED_CELLS;
         let answer = Answer {
             ticket,
             held: outcome.clone(),
@@ -411,6 +429,14 @@ pub(super) struct Job {
     /// The tick (the service's frame count) that took the job's first requests in: how
     /// late its answers are (see `PathService::enqueue`).
     pub taken_at: u64,
+    /// The work units the job is expected to take ([`Job::estimate`]), for the order of
+    /// work: its lane's share of what is queued, and its place in a burst.
+    pub estimate: usize,
+    /// The work units its steps have taken so far.
+    pub spent: usize,
+    /// The bounding box of the path the last step found, when it came with one (a
+    /// subgoal field's route), for its delivery ([`Answer::prepare`]).
+    route_box: Option<Rect>,
 }
 
 impl Job {
@@ -447,7 +473,39 @@ impl Job {
             next: 0,
             attempt: Attempt::Fresh,
             revision: 0,
+            estimate: 0,
+            spent: 0,
+            route_box: None,
         }
+    }
+
+    /// Works out [`Job::estimate`] on `map` (the job's class's layer), from the starts and
+    /// the goal alone (deterministic).
+    pub(super) fn estimate(&mut self, map: Option<&HpaMap>) {
+        let Some(map) = map else {
+            return;
+        };
+        let members: usize = (self.starts.iter())
+            .map(|(start, tickets)| member_estimate(*start, tickets.len(), self.goal))
+            .sum();
+        let cells: Vec<Cell> = self.starts.iter().map(|s| s.0).collect();
+        let kept = self.field.is_some() || self.subgoals.is_some();
+        let growth = bounding_box(&cells)
+            .filter(|_| !kept)
+            .map_or(0, |b| match self.flow {
+                true => SubgoalField::growth_estimate(map, self.goal, b),
+                // A single search: about an aimed field's growth to its one start.
+                false => {
+                    SubgoalField::growth_estimate(map, self.goal, Rect::new(b.x1, b.y1, b.x1, b.y1))
+                }
+            });
+        self.estimate = members + growth;
+    }
+
+    /// The units the job is still expected to take: its estimate less what it spent (at
+    /// least one while it is queued).
+    pub(super) fn estimate_left(&self) -> usize {
+        self.estimate.saturating_sub(self.spent).max(1)
     }
 
     /// The group the job answers: class, goal, and what to do when it is out of reach.
@@ -473,6 +531,9 @@ impl Job {
 
     /// Adds starts of a later tick to the job, ordered with those not begun yet.
     pub(super) fn add_starts(&mut self, starts: Vec<(Cell, Vec<Ticket>)>) {
+        self.estimate += (starts.iter())
+            .map(|(start, tickets)| member_estimate(*start, tickets.len(), self.goal))
+            .sum::<usize>();
         self.starts.extend(starts);
         let begun = (self.next + 1).min(self.starts.len());
         by_distance(&mut self.starts[begun..], self.goal);
@@ -583,8 +644,13 @@ impl Job {
                         false => outcome.clone(),
                     }
                     .expect("taken by the last ticket only");
-                    let (answer, units) =
-                        Answer::prepare(map, size, keep, (ticket, outcome, shared_job));
+                    let (answer, units) = Answer::prepare(
+                        map,
+                        size,
+                        keep,
+                        (ticket, outcome, shared_job),
+                        self.route_box,
+                    );
                     out.push(answer);
                     work += units;
                 }
@@ -592,6 +658,7 @@ impl Job {
                 // of that step: a step that overran the lane's share with its last units
                 // overruns it by those and its delivery's.
                 allowance.book(work, allowance.work - before + work, Kind::Delivery);
+                self.route_box = None;
                 self.next += 1;
                 self.attempt = Attempt::Fresh;
             }
@@ -848,7 +915,7 @@ impl Job {
             self.attempt = Attempt::Member(m);
             return None;
         }
-        let Some(path) = field.route(map, m) else {
+        let Some((path, route_box)) = field.route(map, m) else {
             // The components said the goal is reachable on this very map.
             debug_assert!(false, "a subgoal field missed a reachable goal");
             return Some(Outcome::Failed(Failure::Unreachable {
@@ -858,6 +925,7 @@ impl Job {
         // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
         let work = 1 + path.cells.len() / SWEEP_CELLS;
         allowance.book(work, work, Kind::FieldReads);
+        self.route_box = Some(route_box);
         Some(Outcome::Full(path))
     }
 
@@ -939,6 +1007,27 @@ impl Job {
             self.field = Some(build.finish(map));
         }
     }
+}
+
+/// The work units a start asked by `tickets` tickets is expected to take beyond its
+/// field's growth: its first checks, its join (a cone scan and about a walk), reading
+/// its path (a unit per [`SWEEP_CELLS`] cells) and preparing each ticket's copy (a unit
+/// per [`DELIVERY_COPIED_CELLS`], its box known from the route), the path taken as long as
+/// its octile distance to `goal` (the least it can be). The prices of docs/service.md's
+/// table for a subgoal field's member, so that the estimate is in the units the budget
+/// counts.
+fn member_estimate(start: Cell, tickets: usize, goal: Rect) -> usize {
+    let cells = octile_gap(start, goal) as usize;
+    let read = 1 + cells / SWEEP_CELLS;
+    let delivery = 1 + cells / DELIVERY_COPIED_CELLS;
+    1 + SubgoalField::SCAN_UNITS + 1 + read + tickets * delivery
+}
+
+/// The octile distance from `cell` to the nearest cell of `rect`, in cells.
+fn octile_gap(cell: Cell, rect: Rect) -> f64 {
+    let gap = |v: u32, lo: u32, hi: u32| lo.saturating_sub(v).max(v.saturating_sub(hi));
+    let (dx, dy) = (gap(cell.x, rect.x1, rect.x2), gap(cell.y, rect.y1, rect.y2));
+    crate::grid::movement::octile(Cell::new(0, 0), Cell::new(dx, dy))
 }
 
 /// Orders `starts` by their octile distance to `goal`, nearest first (then by cell): a

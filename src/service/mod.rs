@@ -103,8 +103,10 @@
 //! Within a lane, single searches go before field jobs and the oldest first within a kind,
 //! except that a new job goes before jobs of its kind already late (taken in 3 to 63 ticks
 //! ago: they missed the frames the service aims at, the new one need not), never ahead of
-//! a paused search, which would restart; new jobs go to the lane with the least queued
-//! work. These choices depend only on the requests and the tick count, never on timing.
+//! a paused search, which would restart; new jobs go to the lane with the least work
+//! expected of its queue, and one tick's new jobs are queued by Smith's rule, the most
+//! tickets per expected work unit first (docs/service.md, *Order of work*). These choices
+//! depend only on the requests and the tick count, never on timing.
 //!
 //! # Beside the frame
 //! [`PathService::tick_beside`] runs the tick on rayon's pool (with the `parallel`

@@ -103,6 +103,7 @@ impl Lane {
                 break;
             }
             self.new_work = false;
+            let before = allowance.work;
             job.run(
                 world,
                 &mut self.ctx,
@@ -111,6 +112,7 @@ impl Lane {
                 &mut run.answers,
                 &mut self.spare,
             );
+            job.spent += allowance.work - before;
             run.subgoal_fields_started += std::mem::take(&mut job.subgoal_fields_started);
             run.stale_answers += std::mem::take(&mut job.stale_answers);
             run.repairs += std::mem::take(&mut job.repairs);
@@ -537,7 +539,7 @@ impl PathService {
                 });
             if let (Some(outcome), Some(layer)) = (kept, layer) {
                 let size = world.movement(key.0).map_or(1, |m| m.size());
-                let (answer, _) = Answer::prepare(layer, size, true, (ticket, outcome, true));
+                let (answer, _) = Answer::prepare(layer, size, true, (ticket, outcome, true), None);
                 self.deliver(world, answer, report);
                 continue;
             }
@@ -550,11 +552,7 @@ impl PathService {
                 None => starts.push((start, vec![ticket])),
             }
         }
-        // The larger groups first: a group's field costs about the same however many
-        // members it answers (its goal to its farthest member), so a burst of orders gets
-        // the most answers soonest this way (BENCHMARKS.md, session 39). A stable sort:
-        // groups of one size keep the order their first requests came in.
-        order.sort_by_key(|k| std::cmp::Reverse(groups[k].len()));
+        let mut jobs = Vec::new();
         for key in order {
             let starts = groups.remove(&key).expect("a group per key");
             let Some(starts) = self.join_queued(key, starts) else {
@@ -578,19 +576,41 @@ impl PathService {
             let whole_group = kept || starts.len() >= self.config.flow_threshold;
             let small_group = starts.len() >= 2 && self.config.share_small_groups;
             if whole_group || small_group || !single_cell {
-                let mut job = Job::new(self.next_job, key, starts, true);
+                let mut job = Job::new(0, key, starts, true);
                 job.bounded = !whole_group;
                 job.field_reused = kept;
                 job.field = field;
                 job.subgoals = subgoals;
                 self.stats.flow_fields += u64::from(!kept);
-                self.enqueue(job);
+                jobs.push(job);
             } else {
                 for start in starts {
-                    let job = Job::new(self.next_job, key, vec![start], false);
-                    self.enqueue(job);
+                    jobs.push(Job::new(0, key, vec![start], false));
                 }
             }
+        }
+        // Smith's rule: the jobs that answer the most tickets per unit of work they are
+        // expected to take go first (`Job::estimate`: their members' joins, reads and
+        // deliveries by their distance to the goal, and their field's growth: a plain
+        // field's disc out to its farthest member, an aimed one's band to its army). On
+        // one machine it is the order that minimises the tickets' summed waits when each
+        // job's members come at its end (an aimed field answers its army together), and
+        // the greedy one for the most answers by a deadline (a burst's first frames).
+        // Before session 41 the larger groups went first (a plain field costs about the
+        // same whatever its size, so that was the same rule for scattered groups), which
+        // put an army far from its goal before a nearer one whose members cost half as
+        // much (BENCHMARKS.md, session 41). A stable sort: jobs of one ratio keep the
+        // order their first requests came in.
+        for job in &mut jobs {
+            job.estimate(world.layer(job.class));
+        }
+        jobs.sort_by(|a, b| {
+            let (ta, tb) = (a.tickets() as u128, b.tickets() as u128);
+            (tb * a.estimate as u128).cmp(&(ta * b.estimate as u128))
+        });
+        for mut job in jobs {
+            job.number = self.next_job;
+            self.enqueue(job);
         }
         taken
     }
@@ -629,8 +649,9 @@ impl PathService {
         None
     }
 
-    /// Deals `job` to the lane with the least queued work (the first among equals, so
-    /// the choice depends only on the requests), and places it in the lane's queue: small
+    /// Deals `job` to the lane with the least work expected of its queue (each job's
+    /// [`Job::estimate_left`]; the first among equals, so the choice depends only on the
+    /// requests), and places it in the lane's queue: small
     /// jobs (one search) before jobs that build a field, oldest first within each kind
     /// except that a new job goes before the jobs of its kind already late (taken in
     /// [`LATE_TICKS`] ticks ago or more, and fewer than [`STARVING_TICKS`]), never before a
@@ -642,6 +663,11 @@ impl PathService {
     /// miss its frames too. The late job's work is paused, not lost (a field pauses
     /// exactly), and goes on when the new job is done; past [`STARVING_TICKS`] nothing
     /// overtakes it, so a stream of new orders cannot starve it.
+    ///
+    /// Why by expected work (session 41): with every field job weighing the same, the
+    /// intake's order dealt round the lanes gave the first lane the first of every four
+    /// jobs; with the larger groups first, its queue held 588 of the replay's 2,000
+    /// burst members on Cauldron and finished a frame after the others.
     fn enqueue(&mut self, mut job: Job) {
         self.next_job += 1;
         job.taken_at = self.frame;
@@ -651,7 +677,11 @@ impl PathService {
             (LATE_TICKS..STARVING_TICKS).contains(&age)
         };
         let lane = (0..self.lanes.len())
-            .min_by_key(|&i| self.lanes[i].queue.iter().map(Job::weight).sum::<usize>())
+            .min_by_key(|&i| {
+                (self.lanes[i].queue.iter())
+                    .map(Job::estimate_left)
+                    .sum::<usize>()
+            })
             .expect("at least one lane");
         for (_, tickets) in &job.starts {
             for t in tickets {
@@ -912,17 +942,27 @@ mod tests {
         );
     }
 
-    /// One tick's intake queues the larger groups first (one lane: the queue holds them
-    /// in order of size, largest first, whatever order their requests came in).
+    /// One tick's intake queues its jobs by Smith's rule, the most tickets per unit of
+    /// work they are expected to take first, and deals each to the lane with the least
+    /// work expected of its queue: an army of 60 next to its goal, one of 5 farther away,
+    /// one of 10 across the map, asked in the opposite order. Each other rule gives
+    /// other queues: largest first with the lanes dealt by job counts `[60, 5] [10]`, by
+    /// work `[60] [10, 5]`; Smith's rule by job counts `[60, 10] [5]`; the requests' order
+    /// `[10] [5, 60]`.
     #[test]
-    fn the_larger_groups_of_an_intake_are_queued_first() {
-        let (world, class, mut service) = posts(1);
+    fn an_intake_queues_the_most_answers_per_unit_first() {
+        let (world, class, mut service) = posts(2);
         let options = RequestOptions::default();
         let mut unit = 0;
-        for (g, size) in [9u32, 30, 12, 21].into_iter().enumerate() {
-            let goal = Cell::new(150, 40 * g as u32);
+        // (size, the army's top-left cell and width, its goal)
+        let armies = [
+            (10u32, Cell::new(10, 120), 10u32, Cell::new(150, 20)),
+            (5, Cell::new(10, 10), 5, Cell::new(60, 40)),
+            (60, Cell::new(100, 80), 20, Cell::new(150, 100)),
+        ];
+        for (size, corner, width, goal) in armies {
             for i in 0..size {
-                let start = Cell::new(5 * (i % 10), 15 * (i / 10) + g as u32);
+                let start = Cell::new(corner.x + i % width, corner.y + i / width);
                 let id = UnitId::new(unit);
                 service
                     .request(&world, class, id, start, goal, options)
@@ -930,10 +970,14 @@ mod tests {
                 unit += 1;
             }
         }
-        // Enough units to take every request in, too few to finish a field.
-        service.tick(&world, Budget::Expansions(400)).unwrap();
-        let sizes: Vec<usize> = service.lanes[0].queue.iter().map(Job::tickets).collect();
-        assert_eq!(sizes, [30, 21, 12, 9]);
+        // Enough units to take every request in (a quarter of the budget), too few to
+        // answer any group.
+        service.tick(&world, Budget::Expansions(300)).unwrap();
+        assert_eq!(service.pending(), 75);
+        let queues: Vec<Vec<usize>> = (service.lanes.iter())
+            .map(|l| l.queue.iter().map(Job::tickets).collect())
+            .collect();
+        assert_eq!(queues, [vec![60], vec![5, 10]]);
     }
 
     /// Lanes with new jobs first, then the other lanes with jobs, from the turn on and

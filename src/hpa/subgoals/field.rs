@@ -939,10 +939,21 @@ impl SubgoalField {
 
     /// [`SubgoalField::path`] as a [`Path`] with its length and cost on `map`, the length
     /// summed over the route's corner points rather than its ~1,000 cells (the same bits:
-    /// [`Path::from_refined_points`]).
-    pub fn route(&self, map: &HpaMap, m: usize) -> Option<Path> {
+    /// [`Path::from_refined_points`]), and the smallest rectangle holding the path's
+    /// cells, worked out from the same points: each straight line between two of them
+    /// stays within their box, and every point is a cell of the path, so the points' box
+    /// is the cells' (a few dozen points instead of hundreds of cells: the service wants
+    /// the box for every answer it delivers, `service::watch::reach`).
+    pub(crate) fn route(&self, map: &HpaMap, m: usize) -> Option<(Path, Rect)> {
         let points = self.points(map, m)?;
-        Some(Path::from_refined_points(&points, map.grid(), map.costs()))
+        let first = points[0];
+        let (mut x1, mut y1, mut x2, mut y2) = (first.x, first.y, first.x, first.y);
+        for c in &points {
+            (x1, y1) = (x1.min(c.x), y1.min(c.y));
+            (x2, y2) = (x2.max(c.x), y2.max(c.y));
+        }
+        let path = Path::from_refined_points(&points, map.grid(), map.costs());
+        Some((path, Rect::new(x1, y1, x2, y2)))
     }
 
     /// The corner points of member `m`'s shortest path to the goal (consecutive ones
@@ -1159,6 +1170,52 @@ fn relax(
             *label = Label::queued(reached, id, uses, sector(here, there));
             queue(reached, v);
         }
+    }
+}
+
+/// Work units a field aimed at an army grows, per cell of octile distance from the goal
+/// to the army's box: the median over the 48 aimed fields of the replay's frame-0 bursts
+/// of armies (session 41: each field's units grown less 25 a member's join, over the
+/// distance from its goal to its nearest member; Cauldron 2.9, Expedition 2.8, from 0.8
+/// to 8.5 a field, with the map's walls between them). Only an estimate, for the order of
+/// work ([`SubgoalField::growth_estimate`]): nothing is priced by it.
+const AIMED_UNITS_PER_CELL: f64 = 3.0;
+
+impl SubgoalField {
+    /// The work units a member's cone scan counts for ([`SCAN_UNITS`]), for estimates
+    /// outside this module.
+    pub(crate) const SCAN_UNITS: usize = SCAN_UNITS;
+
+    /// About how many work units a field from `goal` grows before it answers starts
+    /// standing in `cells` (their box), on `map`: a deterministic estimate from the
+    /// geometry alone, for the order the service serves a burst of orders in (none of the
+    /// field's answers depends on it). A field aimed at an army ([`is_army`]) settles a
+    /// band along the routes from the goal to the box, which grows with their distance
+    /// ([`AIMED_UNITS_PER_CELL`] a cell); a plain one settles the disc out to its farthest
+    /// member: the subgoals of the map in proportion to the disc's share of its area (all
+    /// of them at most), at [`PLAIN_EIGHTHS`] eighths each. 0 on a map without a
+    /// subgoal graph (gate fields are not estimated: their groups keep the order of
+    /// their members' own costs).
+    pub(crate) fn growth_estimate(map: &HpaMap, goal: Rect, cells: Rect) -> usize {
+        let Some(graph) = map.subgoals.as_ref() else {
+            return 0;
+        };
+        if is_army(map, cells) {
+            return (AIMED_UNITS_PER_CELL * stale::rect_gap_octile(goal, cells)) as usize;
+        }
+        // The farthest corner of the box from the goal bounds the farthest member.
+        let far = [
+            Cell::new(cells.x1, cells.y1),
+            Cell::new(cells.x2, cells.y1),
+            Cell::new(cells.x1, cells.y2),
+            Cell::new(cells.x2, cells.y2),
+        ]
+        .into_iter()
+        .map(|c| stale::gap_octile(goal, c))
+        .fold(0.0, f64::max);
+        let area = f64::from(map.grid.width()) * f64::from(map.grid.height());
+        let share = (std::f64::consts::PI * far * far / area).min(1.0);
+        (graph.len() as f64 * share) as usize * PLAIN_EIGHTHS / 8
     }
 }
 

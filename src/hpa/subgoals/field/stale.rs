@@ -400,7 +400,7 @@ pub(super) fn gap_octile(r: Rect, c: Cell) -> f64 {
 }
 
 /// The octile distance between the nearest cells of `a` and `b`.
-fn rect_gap_octile(a: Rect, b: Rect) -> f64 {
+pub(super) fn rect_gap_octile(a: Rect, b: Rect) -> f64 {
     let gap = |a1: u32, a2: u32, b1: u32, b2: u32| b1.saturating_sub(a2).max(a1.saturating_sub(b2));
     octile(
         Cell::new(0, 0),

@@ -52,6 +52,30 @@ fn check_path(
     Ok(())
 }
 
+/// Checks member `m`'s [`SubgoalField::route`] against its cells `path`: the same cells,
+/// and the box worked out from the route's corner points is the cells' own smallest box
+/// (what the service's sweep after edits relies on to skip the paths an edit cannot
+/// touch).
+fn check_route(
+    map: &HpaMap,
+    field: &SubgoalField,
+    m: usize,
+    path: &[Cell],
+) -> Result<(), TestCaseError> {
+    let (route, boxed) = field.route(map, m).expect("the member is answered");
+    prop_assert_eq!(&route.cells[..], path);
+    let xs = path.iter().map(|c| c.x);
+    let ys = path.iter().map(|c| c.y);
+    let cells_box = Rect::new(
+        xs.clone().min().expect("not empty"),
+        ys.clone().min().expect("not empty"),
+        xs.max().expect("not empty"),
+        ys.max().expect("not empty"),
+    );
+    prop_assert_eq!(boxed, cells_box);
+    Ok(())
+}
+
 /// The answer of a new member `start` of `field`: grown as far as it needs while the
 /// field is current, else vouched for or searched for on the map as it is (`freed`: the
 /// zones opened since the field started). Searches run `slice` units at a time.
@@ -305,6 +329,7 @@ proptest! {
                     }
                     let path = field.path(&map, m).expect("the goal is reachable");
                     check_path(&map.grid, goal, start, d, &path)?;
+                    check_route(&map, &field, m, &path)?;
                 }
             }
             while !waiting.is_empty() {
@@ -314,6 +339,7 @@ proptest! {
                 }
                 let path = field.path(&map, m).expect("the goal is reachable");
                 check_path(&map.grid, goal, start, d, &path)?;
+                check_route(&map, &field, m, &path)?;
             }
             // A building goes up: later members are answered from the aimed search's
             // labels on the new map (its radius bounds what it did not settle).
