@@ -631,6 +631,37 @@ impl Grid {
     }
 }
 
+/// The walk from `a` to `b` that takes its diagonal steps first, walked one cell at a time
+/// for the tests of the layers above (no scan, bend or line of theirs used): its cells
+/// (`a` included) and its corner points (`a`, the cell where it turns straight if it does,
+/// `b`), or `None` if a step of it is illegal on `grid` (a blocked cell, or a diagonal
+/// step past a blocked corner cell).
+#[cfg(test)]
+pub(crate) fn diagonal_first_walk(grid: &Grid, a: Cell, b: Cell) -> Option<(Vec<Cell>, Vec<Cell>)> {
+    let free = |x: i64, y: i64| grid.is_free_at(x, y);
+    let (mut x, mut y) = (i64::from(a.x), i64::from(a.y));
+    let (bx, by) = (i64::from(b.x), i64::from(b.y));
+    let (mut cells, mut diagonal_steps, mut turn) = (vec![a], 0, None);
+    while (x, y) != (bx, by) {
+        let (dx, dy) = ((bx - x).signum(), (by - y).signum());
+        if dx != 0 && dy != 0 {
+            if !free(x + dx, y) || !free(x, y + dy) {
+                return None;
+            }
+            diagonal_steps += 1;
+        } else if diagonal_steps > 0 && turn.is_none() {
+            turn = Some(Cell::new(x as u32, y as u32));
+        }
+        (x, y) = (x + dx, y + dy);
+        if !free(x, y) {
+            return None;
+        }
+        cells.push(Cell::new(x as u32, y as u32));
+    }
+    let points = [Some(a), turn, Some(b)].into_iter().flatten().collect();
+    Some((cells, points))
+}
+
 /// Random maps for the property tests of the layers above: a width and a height drawn
 /// from `sides`, and each cell blocked with probability `blocked`, row by row.
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Cell paths and corner points: refinement of waypoints into cells, corner points written
 //! as a route unwinds, smoothing, and validation.
 
-use crate::geom::{Cell, Direction};
+use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::step_cost;
 use crate::grid::{Grid, TerrainCosts};
 use hashbrown::HashMap;
@@ -75,21 +75,18 @@ impl Path {
         path
     }
 
-    /// The path along `points` (consecutive ones joined by the straight lines of
-    /// [`refine`]), its length summed over the points: equal to the bit to
-    /// [`Path::from_cells_with_costs`] over the refined cells (a line of `(dx, dy)` is
-    /// `max − min` straight steps and `min` diagonal ones, counted in integers either way),
-    /// without a pass over every cell at unit costs.
-    pub(crate) fn from_refined_points(points: &[Cell], grid: &Grid, costs: &TerrainCosts) -> Path {
-        let cells = refine(points);
+    /// The path of `walk` on `grid` ([`walk_hops`]), its length counted over its hops:
+    /// equal to the bit to [`Path::from_cells_with_costs`] over its cells (a hop of
+    /// `(dx, dy)` is `max − min` straight steps and `min` diagonal ones, counted in integers
+    /// either way), without a pass over every cell at unit costs.
+    pub(crate) fn from_walk(walk: Walk, grid: &Grid, costs: &TerrainCosts) -> Path {
         if !costs.is_unit() {
-            return Path::from_cells_with_costs(cells, grid, costs);
+            return Path::from_cells_with_costs(walk.cells, grid, costs);
         }
-        let length = octile_length(points);
         Path {
-            cells,
-            length,
-            cost: length,
+            cells: walk.cells,
+            length: walk.length,
+            cost: walk.length,
         }
     }
 
@@ -403,6 +400,79 @@ pub(crate) fn refine(waypoints: &[Cell]) -> Vec<Cell> {
     cells
 }
 
+/// Pushes the `n` cells after `at` along the step `(sx, sy)` (a straight or diagonal run)
+/// onto `cells`; returns the last (`at` for an empty run). A plain loop: a hop of a subgoal
+/// route is a few cells, where the setup of an unrolled or vectorised loop cost more than
+/// its cells.
+#[inline(always)]
+fn run(cells: &mut Vec<Cell>, mut at: Cell, (sx, sy): (i32, i32), n: u32) -> Cell {
+    for _ in 0..n {
+        at = Cell::new(at.x.wrapping_add_signed(sx), at.y.wrapping_add_signed(sy));
+        cells.push(at);
+    }
+    at
+}
+
+/// A walk through waypoints ([`walk_hops`]).
+pub(crate) struct Walk {
+    /// Every cell, the first waypoint's included.
+    pub cells: Vec<Cell>,
+    /// Its length: its straight and diagonal steps counted in integers, the bits
+    /// [`Path::from_cells`] gives.
+    pub length: f64,
+    /// The smallest rectangle holding its cells: a hop's walk stays within the box of its
+    /// two ends, and every waypoint is a cell of the walk, so the walk's box is the
+    /// waypoints' (a few dozen waypoints rather than hundreds of cells).
+    pub bounds: Rect,
+    /// Its hops: the waypoints less one.
+    pub hops: usize,
+}
+
+/// The walk through `waypoints` that takes each hop (two consecutive waypoints) from its
+/// earlier end, its diagonal steps first, then its straight ones, in one pass over the
+/// waypoints; `None` without any. `capacity` is the cells expected (a route's length plus
+/// one is at least its cells: a step is at least 1 long), so that the vector is allocated
+/// once; what is left over is given back.
+///
+/// A subgoal route's hops are the walks of cone scans, and every ordering of a hop's moves
+/// is legal and as long (Lemma 1 of `hpa::subgoals::taut`), whichever end's scan found
+/// it; [`HpaMap::find_corners`](crate::HpaMap::find_corners) bends its hops the same way.
+pub(crate) fn walk_hops(
+    mut waypoints: impl Iterator<Item = Cell>,
+    capacity: usize,
+) -> Option<Walk> {
+    let mut at = waypoints.next()?;
+    let mut cells = Vec::with_capacity(capacity.max(1));
+    cells.push(at);
+    let (mut x1, mut y1, mut x2, mut y2) = (at.x, at.y, at.x, at.y);
+    let (mut straight, mut diagonal, mut hops) = (0u64, 0u64, 0);
+    for to in waypoints {
+        hops += 1;
+        let (dx, dy) = (at.x.abs_diff(to.x), at.y.abs_diff(to.y));
+        let (sx, sy) = (step_sign(at.x, to.x), step_sign(at.y, to.y));
+        let (k, n) = (dx.min(dy), dx.max(dy));
+        let corner = run(&mut cells, at, (sx, sy), k);
+        // The straight steps go along the axis with more to go.
+        at = run(
+            &mut cells,
+            corner,
+            if dx > dy { (sx, 0) } else { (0, sy) },
+            n - k,
+        );
+        debug_assert_eq!(at, to, "a hop ends at its waypoint");
+        (straight, diagonal) = (straight + u64::from(n - k), diagonal + u64::from(k));
+        (x1, y1) = (x1.min(to.x), y1.min(to.y));
+        (x2, y2) = (x2.max(to.x), y2.max(to.y));
+    }
+    cells.shrink_to_fit();
+    Some(Walk {
+        cells,
+        length: straight as f64 + diagonal as f64 * std::f64::consts::SQRT_2,
+        bounds: Rect::new(x1, y1, x2, y2),
+        hops,
+    })
+}
+
 /// The sign of the step from coordinate `from` toward `to`: -1, 0 or 1.
 fn step_sign(from: u32, to: u32) -> i32 {
     i32::from(to > from) - i32::from(to < from)
@@ -658,12 +728,15 @@ fn validate_length(grid: &Grid, start: Cell, goal: Cell, path: &Path) -> Result<
 mod tests {
     use super::*;
     use crate::grid::movement::octile;
+    use crate::hpa::search::bend;
 
-    /// A route's length summed over its corner points is the refined cells' length to the
-    /// bit (what lets a field's answer skip the pass over its cells), and both are the sum
-    /// of the pieces' octile distances.
+    /// A walk's length counted over its hops is its cells' length to the bit (what lets a
+    /// field's answer skip the pass over its cells), and both are the sum of the hops'
+    /// octile distances; its cells are the straight lines through the waypoints with each
+    /// hop bent after its diagonal steps, from its earlier end ([`bend`]), and its box is
+    /// theirs, whatever the capacity it was given.
     #[test]
-    fn a_length_over_the_points_is_the_cells_length() {
+    fn a_walks_length_over_its_hops_is_its_cells_length() {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = |below: u32| {
             state ^= state << 13;
@@ -674,19 +747,39 @@ mod tests {
         let grid = Grid::new_free(600, 600);
         let costs = TerrainCosts::default();
         for _ in 0..500 {
-            let points: Vec<Cell> = (0..1 + next(12))
+            let waypoints: Vec<Cell> = (0..1 + next(12))
                 .map(|_| Cell::new(next(600), next(600)))
                 .collect();
-            let route = Path::from_refined_points(&points, &grid, &costs);
+            let walk =
+                walk_hops(waypoints.iter().copied(), next(2000) as usize).expect("not empty");
+            let bounds = walk.bounds;
+            let route = Path::from_walk(walk, &grid, &costs);
+            let mut points = vec![waypoints[0]];
+            for w in waypoints.windows(2) {
+                points.extend([bend(w[0], w[1]), w[1]]);
+            }
             let cells = Path::from_cells_with_costs(refine(&points), &grid, &costs);
             assert_eq!(route.cells, cells.cells);
-            assert_eq!(route.length.to_bits(), cells.length.to_bits(), "{points:?}");
+            assert_eq!(
+                route.length.to_bits(),
+                cells.length.to_bits(),
+                "{waypoints:?}"
+            );
             assert_eq!(route.cost.to_bits(), route.length.to_bits());
-            let summed: f64 = points.windows(2).map(|w| octile(w[0], w[1])).sum();
+            let summed: f64 = waypoints.windows(2).map(|w| octile(w[0], w[1])).sum();
             assert!(
                 (route.length - summed).abs() <= 1e-9 * summed.max(1.0),
-                "{points:?}"
+                "{waypoints:?}"
             );
+            let xs = cells.cells.iter().map(|c| c.x);
+            let ys = cells.cells.iter().map(|c| c.y);
+            let boxed = Rect::new(
+                xs.clone().min().expect("not empty"),
+                ys.clone().min().expect("not empty"),
+                xs.max().expect("not empty"),
+                ys.max().expect("not empty"),
+            );
+            assert_eq!(bounds, boxed);
         }
     }
 

@@ -915,15 +915,14 @@ impl Job {
             self.attempt = Attempt::Member(m);
             return None;
         }
-        let Some((path, route_box)) = field.route(map, m) else {
+        let Some((path, route_box, hops)) = field.route(map, m) else {
             // The components said the goal is reachable on this very map.
             debug_assert!(false, "a subgoal field missed a reachable goal");
             return Some(Outcome::Failed(Failure::Unreachable {
                 start: self.starts[self.next].0,
             }));
         };
-        // Writing out the cells: one unit per `SWEEP_CELLS`, as a leaf's sweep.
-        let work = 1 + path.cells.len() / SWEEP_CELLS;
+        let work = read_units(path.cells.len(), hops);
         allowance.book(work, work, Kind::FieldReads);
         self.route_box = Some(route_box);
         Some(Outcome::Full(path))
@@ -1009,16 +1008,39 @@ impl Job {
     }
 }
 
+/// Work units of reading a member's path off a subgoal field (`SubgoalField::route`), a
+/// fixed part: callgrind of the armies' burst on Cauldron (session 41; 1,999 routes, 29.6M
+/// instructions): ~1,750 instructions a route (its best tie looked up again, the vector
+/// allocated and trimmed), ~107 a hop (the waypoint read off the labels, the hop's two
+/// runs set up), ~10.6 a cell written, where a unit is about 1,030.
+const READ_FIXED_UNITS: usize = 2;
+
+/// Hops of a member's route read per work unit (see [`READ_FIXED_UNITS`]).
+const READ_HOPS: usize = 10;
+
+/// Cells of a member's path written per work unit (see [`READ_FIXED_UNITS`]).
+const READ_CELLS: usize = 96;
+
+/// Cells a hop of a subgoal route spans, for estimates made before the route is known:
+/// 10.0 on the armies' burst on Cauldron (session 41: 1,227,232 cells in 122,833 hops).
+const CELLS_PER_HOP: usize = 10;
+
+/// The work units of reading a member's path of `cells` cells and `hops` hops off a
+/// subgoal field (docs/service.md's table).
+fn read_units(cells: usize, hops: usize) -> usize {
+    READ_FIXED_UNITS + hops / READ_HOPS + cells / READ_CELLS
+}
+
 /// The work units a start asked by `tickets` tickets is expected to take beyond its
 /// field's growth: its first checks, its join (a cone scan and about a walk), reading
-/// its path (a unit per [`SWEEP_CELLS`] cells) and preparing each ticket's copy (a unit
-/// per [`DELIVERY_COPIED_CELLS`], its box known from the route), the path taken as long as
-/// its octile distance to `goal` (the least it can be). The prices of docs/service.md's
-/// table for a subgoal field's member, so that the estimate is in the units the budget
-/// counts.
+/// its path ([`read_units`], a hop taken as [`CELLS_PER_HOP`] cells) and preparing each
+/// ticket's copy (a unit per [`DELIVERY_COPIED_CELLS`], its box known from the route),
+/// the path taken as long as its octile distance to `goal` (the least it can be). The
+/// prices of docs/service.md's table for a subgoal field's member, so that the estimate
+/// is in the units the budget counts.
 fn member_estimate(start: Cell, tickets: usize, goal: Rect) -> usize {
     let cells = octile_gap(start, goal) as usize;
-    let read = 1 + cells / SWEEP_CELLS;
+    let read = read_units(cells, cells / CELLS_PER_HOP);
     let delivery = 1 + cells / DELIVERY_COPIED_CELLS;
     1 + SubgoalField::SCAN_UNITS + 1 + read + tickets * delivery
 }

@@ -1,8 +1,9 @@
 //! The subgoal graph's edges, one list per subgoal in one flat arena.
 //!
 //! A subgoal's list holds every subgoal it is joined to: first, sorted, those its own cone
-//! scan found (the *finds*, which tell the path service's write-out that the scan's walk
-//! from this subgoal is the one to write), then, in no order, those joined to it only
+//! scan found (the *finds*: an edit that scans a subgoal again compares them with what
+//! the scan finds now, and drops an edge only when neither end's scan finds it; no route's
+//! write-out asks for them since session 41), then, in no order, those joined to it only
 //! because their scan found it (the *others*). One list with a count of finds replaces a list of finds and a list of
 //! neighbours per subgoal: each edge is written once at each end, not up to three times.
 //!

@@ -19,8 +19,10 @@
 //!   start (diagonal steps, then straight ones) is clear, at length `h`.
 //!
 //! # Why it is exact
-//! Every answer is a real path of its length: each hop is the walk of a cone scan (whose
-//! length is the octile distance of its ends), or the checked direct walk.
+//! Every answer is a real path of its length: each hop is a hop of a cone scan (walked
+//! from its end nearer the start, diagonal steps first: every ordering of a hop's moves
+//! is legal and as long as the octile distance of its ends, Lemma 1 of `taut.rs`), or the
+//! checked direct walk.
 //!
 //! It is a shortest one. Take a shortest path from the start to the goal, ending at the
 //! outline cell `g` where it first enters the rectangle. By the subgoal graph's argument
@@ -222,7 +224,7 @@ use super::SubgoalGraph;
 use crate::geom::{Cell, Direction, Rect};
 use crate::grid::movement::{octile, octile_apart};
 use crate::grid::Grid;
-use crate::hpa::path::{refine, Path};
+use crate::hpa::path::{refine, walk_hops, Path};
 
 use crate::hpa::landmarks_sparse::SparseAim;
 use crate::hpa::search::bend;
@@ -302,9 +304,6 @@ const AIMED_EIGHTHS: usize = 9;
 /// on the scattered Cauldron replay 24.3 → 23.7 MB with this, with armies 23.1 → 22.5 MB).
 const KEPT_HEAP_ENTRIES: usize = 1024;
 
-/// Corner points a route's list is made with ([`SubgoalField::points`]).
-const ROUTE_POINTS: usize = 64;
-
 /// Queue entries keyed again per work unit when the aim widens (a bound and a push each).
 const REKEYED_PER_UNIT: usize = 8;
 
@@ -313,6 +312,51 @@ const REKEYED_PER_UNIT: usize = 8;
 enum Via {
     Direct(Cell),
     Subgoal(u32),
+}
+
+/// The waypoints of a member's route, start first ([`SubgoalField::waypoints`]), read off
+/// the labels as they are asked for (no list of them).
+struct Waypoints<'a> {
+    field: &'a SubgoalField,
+    graph: &'a SubgoalGraph,
+    next: Waypoint,
+}
+
+/// The next waypoint of [`Waypoints`].
+#[derive(Clone, Copy)]
+enum Waypoint {
+    /// The member's start, then its answer.
+    Start(Cell, Via),
+    /// A subgoal of the chain, then its parent.
+    Subgoal(u32),
+    /// The last: a seed, or the direct line's outline cell.
+    Last(Cell),
+    Done,
+}
+
+impl Iterator for Waypoints<'_> {
+    type Item = Cell;
+
+    #[inline]
+    fn next(&mut self) -> Option<Cell> {
+        let (cell, next) = match self.next {
+            Waypoint::Start(start, Via::Direct(g)) => (start, Waypoint::Last(g)),
+            Waypoint::Start(start, Via::Subgoal(s)) => (start, Waypoint::Subgoal(s)),
+            Waypoint::Subgoal(v) => {
+                let p = self.field.labels[v as usize].parent as usize;
+                let next = match p.checked_sub(self.field.capacity) {
+                    // The seed whose scan found `v`.
+                    Some(k) => Waypoint::Last(self.field.seeds[k]),
+                    None => Waypoint::Subgoal(p as u32),
+                };
+                (self.graph.cell(v), next)
+            }
+            Waypoint::Last(c) => (c, Waypoint::Done),
+            Waypoint::Done => return None,
+        };
+        self.next = next;
+        Some(cell)
+    }
 }
 
 /// What a field knows of one subgoal ID, valid only in the use of the field's buffers
@@ -930,73 +974,67 @@ impl SubgoalField {
     }
 
     /// The cells of member `m`'s shortest path to the goal, once it is answered; `None`
-    /// when the search found no way (the goal is out of its reach). The tests' reading;
-    /// the service takes [`SubgoalField::route`].
+    /// when the search found no way (the goal is out of its reach). The tests' reading,
+    /// written apart from [`SubgoalField::route`] (which the service takes, and the tests
+    /// check against this): each hop's bend worked out ([`bend`]), then [`refine`]'s
+    /// straight lines through the corner points.
     #[cfg(test)]
     pub fn path(&self, map: &HpaMap, m: usize) -> Option<Vec<Cell>> {
-        self.points(map, m).map(|points| refine(&points))
-    }
-
-    /// [`SubgoalField::path`] as a [`Path`] with its length and cost on `map`, the length
-    /// summed over the route's corner points rather than its ~1,000 cells (the same bits:
-    /// [`Path::from_refined_points`]), and the smallest rectangle holding the path's
-    /// cells, worked out from the same points: each straight line between two of them
-    /// stays within their box, and every point is a cell of the path, so the points' box
-    /// is the cells' (a few dozen points instead of hundreds of cells: the service wants
-    /// the box for every answer it delivers, `service::watch::reach`).
-    pub(crate) fn route(&self, map: &HpaMap, m: usize) -> Option<(Path, Rect)> {
-        let points = self.points(map, m)?;
-        let first = points[0];
-        let (mut x1, mut y1, mut x2, mut y2) = (first.x, first.y, first.x, first.y);
-        for c in &points {
-            (x1, y1) = (x1.min(c.x), y1.min(c.y));
-            (x2, y2) = (x2.max(c.x), y2.max(c.y));
-        }
-        let path = Path::from_refined_points(&points, map.grid(), map.costs());
-        Some((path, Rect::new(x1, y1, x2, y2)))
-    }
-
-    /// The corner points of member `m`'s shortest path to the goal (consecutive ones
-    /// joined by straight lines, [`refine`]).
-    fn points(&self, map: &HpaMap, m: usize) -> Option<Vec<Cell>> {
         let graph = map
             .subgoals
             .as_ref()
             .expect("a field's map keeps its subgoals");
-        let start = self.members[m].start;
-        // Routes across the map have tens of corner points: room for them at once, where
-        // growing from one entry reallocated about six times a route.
-        let mut points = Vec::with_capacity(ROUTE_POINTS);
-        points.push(start);
-        match self.best(m)?.1 {
-            Via::Direct(g) => points.extend([bend(start, g), g]),
-            Via::Subgoal(s) => {
-                let first = graph.cell(s);
-                points.extend([bend(start, first), first]);
-                let mut v = s;
-                loop {
-                    let here = graph.cell(v);
-                    let p = self.labels[v as usize].parent;
-                    if p as usize >= self.capacity {
-                        // The seed's scan found `v`: its walk starts at the seed.
-                        let g = self.seeds[p as usize - self.capacity];
-                        points.extend([bend(g, here), g]);
-                        break;
-                    }
-                    let next = graph.cell(p);
-                    // The hop's walk starts at whichever end's scan found it.
-                    let corner = if graph.reached(v, p) {
-                        bend(here, next)
-                    } else {
-                        bend(next, here)
-                    };
-                    points.extend([corner, next]);
-                    v = p;
-                }
-            }
+        let waypoints: Vec<Cell> = self.waypoints(graph, m)?.collect();
+        let mut points = vec![waypoints[0]];
+        for hop in waypoints.windows(2) {
+            points.extend([bend(hop[0], hop[1]), hop[1]]);
         }
         points.dedup();
-        Some(points)
+        Some(refine(&points))
+    }
+
+    /// [`SubgoalField::path`] as a [`Path`] with its length and cost on `map`, and the
+    /// smallest rectangle holding the path's cells. Each hop of the route is walked from
+    /// its end nearer the start, its diagonal steps first ([`walk_hops`]: every ordering of
+    /// a hop's moves is legal and as long, Lemma 1 of `taut.rs`, so no hop asks which end's
+    /// scan found it, and the route bends as [`HpaMap::find_corners`] bends), in one pass
+    /// over the route's waypoints read off the labels: the cells written once into a
+    /// vector sized from the member's answer (its length bounds its steps), the box and the
+    /// length worked out from the waypoints (each hop's walk stays within its ends' box; the
+    /// length counted over the hops is the bits of a pass over the cells,
+    /// [`Path::from_walk`]). The service wants the box for every answer it delivers
+    /// (`service::watch::reach`), and the route's hops to price the read-out.
+    pub(crate) fn route(&self, map: &HpaMap, m: usize) -> Option<(Path, Rect, usize)> {
+        let graph = map
+            .subgoals
+            .as_ref()
+            .expect("a field's map keeps its subgoals");
+        let (length, via) = self.best(m)?;
+        let waypoints = self.waypoints_via(graph, m, via);
+        // A step is at least 1 long: the cells are at most the length and one (and one
+        // more for the rounding of the length's sum).
+        let walk = walk_hops(waypoints, length as usize + 2).expect("a route has its start");
+        let (bounds, hops) = (walk.bounds, walk.hops);
+        Some((Path::from_walk(walk, map.grid(), map.costs()), bounds, hops))
+    }
+
+    /// The waypoints of member `m`'s shortest path to the goal, once it is answered: its
+    /// start, then its tie and the tie's chain of parents to a seed, or the outline cell of
+    /// its direct line; consecutive ones are the ends of a hop (a scan's walk, or the
+    /// checked direct walk). A start or a seed on a subgoal repeats that cell (a hop of no
+    /// steps). `None` when the search found no way.
+    #[cfg(test)]
+    fn waypoints<'a>(&'a self, graph: &'a SubgoalGraph, m: usize) -> Option<Waypoints<'a>> {
+        Some(self.waypoints_via(graph, m, self.best(m)?.1))
+    }
+
+    /// [`SubgoalField::waypoints`] of member `m` answered `via`.
+    fn waypoints_via<'a>(&'a self, graph: &'a SubgoalGraph, m: usize, via: Via) -> Waypoints<'a> {
+        Waypoints {
+            field: self,
+            graph,
+            next: Waypoint::Start(self.members[m].start, via),
+        }
     }
 
     /// Heap bytes held.

@@ -537,14 +537,6 @@ impl SubgoalGraph {
         self.edges.all(id)
     }
 
-    /// Whether subgoal `a`'s own cone scan reached subgoal `b` (so the scan's walk from
-    /// `a` to `b` is legal), rather than only `b`'s scan reaching `a`.
-    #[inline]
-    pub fn reached(&self, a: u32, b: u32) -> bool {
-        // Finds are sorted.
-        self.edges.finds(a).binary_search(&b).is_ok()
-    }
-
     /// The ID of the subgoal at `c`, if `c` is one.
     #[inline]
     pub fn id_of(&self, c: Cell) -> Option<u32> {

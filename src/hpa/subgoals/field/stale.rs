@@ -16,7 +16,8 @@
 //! more than the subgoals around it.
 
 use super::{
-    bend, octile, refine, HpaMap, Member, SubgoalField, ENTRIES_PER_UNIT, NO_PARENT, SCAN_UNITS,
+    bend, octile, refine, walk_hops, HpaMap, Member, SubgoalField, ENTRIES_PER_UNIT, NO_PARENT,
+    SCAN_UNITS,
 };
 use crate::geom::{Cell, Rect};
 use crate::grid::Grid;
@@ -308,36 +309,26 @@ impl SubgoalField {
         }
     }
 
-    /// The waypoints of a finished repair search, written out cell by cell.
+    /// The waypoints of a finished repair search, written out cell by cell: each hop from
+    /// its end nearer the start, its diagonal steps first, as a current field's route
+    /// ([`walk_hops`]; the search crossed the graph's edges as they are now, and the start's
+    /// and the goal's ties of scans on this map: Lemma 1 of `taut.rs` holds for each).
     fn repair_path(&self, graph: &SubgoalGraph, search: &StaleSearch) -> Vec<Cell> {
         let start = self.members[search.member].start;
         let goal_cell = search.goal_cell.expect("the goal was reached from a cell");
         let mut chain = Vec::new();
-        let mut v = search.label(GOAL).1;
+        let (length, mut v) = search.label(GOAL);
         while v != NO_PARENT {
             chain.push(v);
             v = search.label(v).1;
         }
-        chain.reverse();
-        let Some(&first) = chain.first() else {
-            return two_piece(start, goal_cell);
-        };
-        let mut points = vec![start, bend(start, graph.cell(first)), graph.cell(first)];
-        for pair in chain.windows(2) {
-            let (a, b) = (graph.cell(pair[0]), graph.cell(pair[1]));
-            // The hop's walk starts at whichever end's scan found it.
-            let corner = if graph.reached(pair[0], pair[1]) {
-                bend(a, b)
-            } else {
-                bend(b, a)
-            };
-            points.extend([corner, b]);
-        }
-        let last = graph.cell(*chain.last().expect("not empty"));
-        // The outline cell's scan found the last subgoal: its walk starts at the cell.
-        points.extend([bend(goal_cell, last), goal_cell]);
-        points.dedup();
-        refine(&points)
+        let waypoints = std::iter::once(start)
+            .chain(chain.iter().rev().map(|&v| graph.cell(v)))
+            .chain(std::iter::once(goal_cell));
+        // A step is at least 1 long (see `SubgoalField::route`).
+        walk_hops(waypoints, length as usize + 2)
+            .expect("a route has its start")
+            .cells
     }
 }
 

@@ -62,7 +62,7 @@ fn check_route(
     m: usize,
     path: &[Cell],
 ) -> Result<(), TestCaseError> {
-    let (route, boxed) = field.route(map, m).expect("the member is answered");
+    let (route, boxed, _) = field.route(map, m).expect("the member is answered");
     prop_assert_eq!(&route.cells[..], path);
     let xs = path.iter().map(|c| c.x);
     let ys = path.iter().map(|c| c.y);
@@ -352,6 +352,86 @@ proptest! {
                 check_path(&map.grid, goal, start, d, &path.expect("the goal is reachable"))?;
             }
             spare.push(field);
+        }
+    }
+}
+
+/// A member's route is written from the member's side: its last hop, which the goal's
+/// scan found (the seed `(4, 3)` walks diagonally to `(2, 1)`, then straight up to the
+/// subgoal `(2, 0)`), is walked from `(2, 0)`, its diagonal steps first, bending at
+/// `(4, 2)`, as `find_corners` writes the route; not as the seed's scan walked it (bending
+/// at `(2, 1)`, the route before session 41). Writing the seed's hop from the seed fails
+/// this.
+#[test]
+fn a_members_route_is_written_diagonal_first_from_its_side() {
+    let grid = Grid::from_fn(5, 4, |x, y| (x, y) != (1, 1));
+    let map = HpaMap::new(grid, Config::exact().with_subgoals(true)).unwrap();
+    let graph = map.subgoals.as_ref().expect("an exact map with subgoals");
+    let (start, goal) = (Cell::new(0, 0), Cell::new(4, 3));
+    let (scanned, subgoal) = (Cell::new(2, 0), graph.id_of(Cell::new(2, 0)));
+    assert!(
+        graph
+            .reached_ids(&map.grid, goal)
+            .contains(&subgoal.expect("a subgoal")),
+        "the goal's scan finds {scanned}"
+    );
+    let (mut field, _) = map
+        .start_subgoal_field(Rect::new(4, 3, 4, 3), &mut Vec::new())
+        .unwrap();
+    let (m, _) = field.join(&map, start);
+    while !field.is_answered(&map, m) {
+        assert!(
+            field.step(&map, 16) > 0,
+            "a field stopped short of a member"
+        );
+    }
+    let (route, _, _) = field.route(&map, m).expect("the goal is reachable");
+    let cells = [(0, 0), (1, 0), (2, 0), (3, 1), (4, 2), (4, 3)].map(Cell::from);
+    assert_eq!(route.cells, cells);
+    assert_eq!(map.find_corners(start, goal).unwrap().cells(), cells);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Every hop of every member's route (its start's tie, the chain of parents, the
+    /// seed's tie, or its direct line), on random maps to random goals, is written as the
+    /// walk from its end nearer the start that takes its diagonal steps first, and that
+    /// walk is legal: every cell free, no corner cut (walked one cell at a time,
+    /// `grid::diagonal_first_walk`; no scan, bend or line of the field's used). Writing a
+    /// hop as the walk of the scan that found it, or straight steps first, fails this.
+    #[test]
+    fn every_hop_of_a_members_route_is_written_diagonal_first_from_its_side(
+        (w, h, blocked) in crate::grid::arb_blocked_cells(2..24, 0.3),
+        corner in (0u32..24, 0u32..24),
+        size in (0u32..3, 0u32..3),
+    ) {
+        use crate::grid::diagonal_first_walk;
+        let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
+        let map = HpaMap::new(grid, Config::exact().with_subgoals(true)).unwrap();
+        prop_assume!(map.subgoals.is_some());
+        let graph = map.subgoals.as_ref().expect("checked above");
+        let (x, y) = (corner.0 % w, corner.1 % h);
+        let goal = Rect::new(x, y, (x + size.0).min(w - 1), (y + size.1).min(h - 1));
+        let Some((mut field, _)) = map.start_subgoal_field(goal, &mut Vec::new()) else {
+            return Ok(());
+        };
+        let truth = oracle(&map.grid, goal);
+        for start in map.grid.free_cells().filter(|c| truth[(c.y * w + c.x) as usize].is_some()) {
+            let (m, _) = field.join(&map, start);
+            while !field.is_answered(&map, m) {
+                prop_assert!(field.step(&map, 64) > 0, "a field stopped short of a member");
+            }
+            let waypoints: Vec<Cell> = field.waypoints(graph, m).expect("reachable").collect();
+            let mut walked = vec![start];
+            for hop in waypoints.windows(2) {
+                let walk = diagonal_first_walk(&map.grid, hop[0], hop[1]);
+                prop_assert!(walk.is_some(), "{} -> {}: the diagonal-first walk is illegal", hop[0], hop[1]);
+                walked.extend_from_slice(&walk.expect("checked").0[1..]);
+            }
+            let (route, _, hops) = field.route(&map, m).expect("the member is answered");
+            prop_assert_eq!(hops, waypoints.len() - 1);
+            prop_assert_eq!(route.cells, walked, "from {}", start);
         }
     }
 }
