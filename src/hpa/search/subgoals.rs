@@ -314,7 +314,7 @@ impl SearchContext {
                         ..
                     } = marks[id as usize];
                     let taut = arrivals(graph.blocked_diagonals(id), leaving);
-                    let (arcs, base) = l.arc_ends(id);
+                    let (arcs, base) = l.arcs_allowed(id, taut);
                     let taut = hop_turns(taut);
                     for (k, &arc) in arcs.iter().enumerate() {
                         if !allows_hops(taut, arc.hops()) {
@@ -454,7 +454,7 @@ impl SearchContext {
             match levels {
                 // A local's upward edges, a global's edges to globals.
                 Some(l) => {
-                    let (arcs, base) = l.arc_ends(n);
+                    let (arcs, base) = l.arcs_allowed(n, taut);
                     let taut = hop_turns(taut);
                     for (k, &arc) in arcs.iter().enumerate() {
                         if !allows_hops(taut, arc.hops()) {

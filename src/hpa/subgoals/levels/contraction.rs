@@ -496,6 +496,7 @@ impl Contraction {
             local: vec![0; n.div_ceil(64)],
             level: self.level,
             offsets: Vec::with_capacity(n + 1),
+            first_hops: Vec::with_capacity(n),
             ..Levels::default()
         };
         levels.offsets.push(0);
@@ -506,11 +507,13 @@ impl Contraction {
             } else {
                 &self.adj[id]
             };
+            let mut first_hops = 0u16;
             for arc in arcs {
                 debug_assert!(
                     arc.first < SHORTCUT && arc.last < SHORTCUT,
                     "hops have sectors"
                 );
+                first_hops |= 1 << arc.first;
                 let i = levels.arcs.len();
                 let hops = if arc.via == DIRECT {
                     debug_assert_eq!(arc.first, arc.last, "a direct edge is one hop");
@@ -524,6 +527,7 @@ impl Contraction {
                 levels.arcs.push(packed);
             }
             levels.offsets.push(levels.arcs.len() as u32);
+            levels.first_hops.push(first_hops);
         }
         levels.arcs.shrink_to_fit();
         levels.shortcuts.finish(levels.arcs.len());
