@@ -101,6 +101,18 @@ impl Rect {
         }
     }
 
+    /// The smallest rectangle holding every one of `cells`, worked out cell by cell: the
+    /// tests' oracle of the boxes the search and the service work out from a route's
+    /// waypoints. Panics on no cells.
+    #[cfg(test)]
+    pub(crate) fn around(cells: &[Cell]) -> Rect {
+        let (first, rest) = cells.split_first().expect("at least one cell");
+        rest.iter()
+            .fold(Rect::new(first.x, first.y, first.x, first.y), |r, c| {
+                Rect::new(r.x1.min(c.x), r.y1.min(c.y), r.x2.max(c.x), r.y2.max(c.y))
+            })
+    }
+
     /// The rectangle `w` cells wide and `h` high whose top-left cell is `(x, y)`.
     ///
     /// ```

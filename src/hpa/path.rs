@@ -771,15 +771,7 @@ mod tests {
                 (route.length - summed).abs() <= 1e-9 * summed.max(1.0),
                 "{waypoints:?}"
             );
-            let xs = cells.cells.iter().map(|c| c.x);
-            let ys = cells.cells.iter().map(|c| c.y);
-            let boxed = Rect::new(
-                xs.clone().min().expect("not empty"),
-                ys.clone().min().expect("not empty"),
-                xs.max().expect("not empty"),
-                ys.max().expect("not empty"),
-            );
-            assert_eq!(bounds, boxed);
+            assert_eq!(bounds, Rect::around(&cells.cells));
         }
     }
 

@@ -64,15 +64,7 @@ fn check_route(
 ) -> Result<(), TestCaseError> {
     let (route, boxed, _) = field.route(map, m).expect("the member is answered");
     prop_assert_eq!(&route.cells[..], path);
-    let xs = path.iter().map(|c| c.x);
-    let ys = path.iter().map(|c| c.y);
-    let cells_box = Rect::new(
-        xs.clone().min().expect("not empty"),
-        ys.clone().min().expect("not empty"),
-        xs.max().expect("not empty"),
-        ys.max().expect("not empty"),
-    );
-    prop_assert_eq!(boxed, cells_box);
+    prop_assert_eq!(boxed, Rect::around(path));
     Ok(())
 }
 
