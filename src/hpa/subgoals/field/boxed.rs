@@ -223,6 +223,7 @@ impl SubgoalField {
 
     /// The Dijkstra over the box's free cells (8-connected, no corner cut, cells of the
     /// box only), seeded with the ring members' answers; returns its work units.
+    #[inline(never)]
     fn box_dijkstra(&mut self, map: &HpaMap) -> usize {
         let mut b = self.boxed.take().expect("a field with a box");
         let cells = b.member.len();
