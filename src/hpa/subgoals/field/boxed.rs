@@ -4,7 +4,7 @@
 
 use super::{outline, SubgoalField};
 use crate::geom::{Cell, Direction, Rect};
-use crate::hpa::path::Path;
+use crate::hpa::path::{walk_hops, Path};
 use crate::hpa::HpaMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,9 +12,11 @@ use std::collections::BinaryHeap;
 /// No member, no next cell.
 const NONE: u32 = u32::MAX;
 
-/// Cells of a box's Dijkstra settled per work unit (a unit is about 1,030 instructions;
-/// see [`SubgoalField::box_step`]).
-pub(super) const BOX_CELLS_PER_UNIT: usize = 8;
+/// Work units, in eighths, of a cell settled by a box's Dijkstra (a unit is about 1,030
+/// instructions): callgrind of the armies' burst on Cauldron (session 42), 18 boxes'
+/// Dijkstras settled 2,057 cells in 2.50M instructions, ~1,220 a cell (its 8 moves'
+/// legality on the grid, the heap).
+pub(super) const BOX_CELL_EIGHTHS: usize = 10;
 
 /// Cells of a box a field looks at per work unit when it takes the box on (its ring, its
 /// arrays).
@@ -73,7 +75,7 @@ impl SubgoalField {
     /// Whether answering the starts `starts` standing in `rect` (their box) through the
     /// box pays: the cone scans it spares (one a start strictly inside the box) are at
     /// least twice what it costs (a join for every free ring cell that is no start, and
-    /// the box's Dijkstra at [`BOX_CELLS_PER_UNIT`] cells a unit). Deterministic, from the
+    /// the box's Dijkstra at [`BOX_CELL_EIGHTHS`] eighths of a unit a cell). Deterministic, from the
     /// cells alone.
     pub(crate) fn box_pays(map: &HpaMap, rect: Rect, starts: &[Cell]) -> bool {
         if rect.width() < 3 || rect.height() < 3 {
@@ -85,7 +87,7 @@ impl SubgoalField {
         let on_ring = starts.len() - inner;
         let ring_free = outline(rect).filter(|&c| map.grid.is_free(c)).count();
         let extra = ring_free.saturating_sub(on_ring);
-        let dijkstra = rect.area() as usize / BOX_CELLS_PER_UNIT;
+        let dijkstra = rect.area() as usize * BOX_CELL_EIGHTHS / 8;
         inner * Self::SCAN_UNITS >= 2 * (extra * Self::SCAN_UNITS + dijkstra)
     }
 
@@ -187,7 +189,7 @@ impl SubgoalField {
     /// One step toward the box's answers, at most `max` units of the search: the next
     /// ring cell's join (each ring cell a member), else a slice of the search until every
     /// ring member is answered, else the Dijkstra over the box's free cells from the ring
-    /// members' answers (1 unit + 1 per [`BOX_CELLS_PER_UNIT`] cells settled; which one
+    /// members' answers (1 unit + [`BOX_CELL_EIGHTHS`] eighths a cell settled; which one
     /// comes next, [`SubgoalField::box_joins_next`] tells). Returns the work units spent
     /// and whether the box's answers are ready (its Dijkstra ran in this step, or before:
     /// 0 units). Only while [`SubgoalField::boxes`] holds for some start.
@@ -268,7 +270,7 @@ impl SubgoalField {
             }
         }
         self.boxed = Some(b);
-        1 + settled / BOX_CELLS_PER_UNIT
+        1 + settled * BOX_CELL_EIGHTHS / 8
     }
 
     /// The shortest path of `start` (strictly inside the box) to the goal once
@@ -278,28 +280,39 @@ impl SubgoalField {
     /// path's cells).
     /// `None` when no ring cell reaches it within the box (the goal is out of its reach).
     pub(crate) fn box_route(&self, map: &HpaMap, start: Cell) -> Option<(Path, Rect, usize)> {
+        let graph = (map.subgoals.as_ref()).expect("a field's map keeps its subgoals");
         let b = self.boxed.as_ref().expect("a field with a box");
         let mut i = b.index(start);
-        if b.dist.get(i).map_or(true, |d| *d == f64::INFINITY) {
+        let length = *b.dist.get(i)?;
+        if length == f64::INFINITY {
             return None;
         }
-        let mut cells = vec![start];
+        // The walk within the box, a step a waypoint (its cells are few: the box is an
+        // army's), then the ring member's route, in one pass as a member's own route is
+        // written (`walk_hops`: the cells once into a vector sized from the length).
+        let mut inside = vec![start];
         while b.next[i] != NONE {
             i = b.next[i] as usize;
-            cells.push(b.cell(i));
+            inside.push(b.cell(i));
         }
-        let (route, mut bounds, hops) = self.route(map, b.member[i] as usize)?;
-        for c in &cells {
-            bounds = Rect::new(
-                bounds.x1.min(c.x),
-                bounds.y1.min(c.y),
-                bounds.x2.max(c.x),
-                bounds.y2.max(c.y),
-            );
-        }
-        cells.extend_from_slice(&route.cells[1..]);
-        let path = Path::from_cells_with_costs(cells, map.grid(), map.costs());
-        Some((path, bounds, hops))
+        let m = b.member[i] as usize;
+        let (_, via) = self.best(m)?;
+        let waypoints = inside
+            .into_iter()
+            .chain(self.waypoints_via(graph, m, via).skip(1));
+        let walk = walk_hops(waypoints, length as usize + 2).expect("a walk has its start");
+        let (bounds, hops) = (walk.bounds, walk.hops);
+        Some((Path::from_walk(walk, map.grid(), map.costs()), bounds, hops))
+    }
+
+    /// Every cell of the box with the length the box's Dijkstra gave it (infinite where it
+    /// reached none), once it ran: the tests check the cells no member stands on too.
+    #[cfg(test)]
+    pub(super) fn box_lengths(&self) -> Vec<(Cell, f64)> {
+        let b = self.boxed.as_ref().expect("a field with a box");
+        (b.dist.iter().enumerate())
+            .map(|(i, &d)| (b.cell(i), d))
+            .collect()
     }
 
     /// Heap bytes the box holds.

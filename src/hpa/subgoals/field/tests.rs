@@ -449,6 +449,25 @@ fn answer_as_the_service(
             }
             prop_assert!(work > 0, "a box's step did nothing");
         }
+        // Every inner cell of the box, members or not, has its length (the ring cells'
+        // are their members' answers, checked as members).
+        let truth = oracle(&map.grid, field.goal);
+        for (c, d) in field.box_lengths() {
+            let inner = field.boxes(map, c);
+            let optimum = truth[(c.y * map.grid.width() + c.x) as usize];
+            if inner && map.grid.is_free(c) {
+                prop_assert_eq!(d.is_finite(), optimum.is_some(), "{} in the box", c);
+                if let Some(o) = optimum {
+                    prop_assert!(
+                        (d - o).abs() < 1e-6,
+                        "{} in the box: {}, optimum {}",
+                        c,
+                        d,
+                        o
+                    );
+                }
+            }
+        }
         let Some((path, bounds, _)) = field.box_route(map, start) else {
             return Ok((None, true));
         };
