@@ -967,8 +967,8 @@ impl Job {
 
     /// The answer of `start`, strictly inside the box of the job's subgoal field, once the
     /// box's ring is answered and its Dijkstra has run (a step at a time: a ring cell's
-    /// join, a slice of the search, the Dijkstra); a start joins as a member of its own
-    /// when the map changed since the box was taken on.
+    /// join, a slice of the search, a slice of the Dijkstra); a start joins as a member of
+    /// its own when the map changed since the box was taken on.
     fn answer_boxed(
         &mut self,
         map: &HpaMap,
@@ -984,8 +984,8 @@ impl Job {
         let joins = field.box_joins_next();
         let (work, ready) = field.box_step(map, slice);
         if !ready {
-            // A ring cell's join is one step; the search stops at its slice, or a seed's
-            // scan past it.
+            // A ring cell's join is one step; the search and the box's Dijkstra stop at
+            // their slice, or a seed's scan (a cell's eighths) past it.
             let step = match joins {
                 true => work,
                 false => work.saturating_sub(slice).max(1),
@@ -994,10 +994,12 @@ impl Job {
             self.attempt = Attempt::Boxed;
             return None;
         }
-        allowance.book(work, work, Kind::SubgoalFields);
-        // The Dijkstra, when it ran in this step, and the read-out are one step.
+        // The Dijkstra's last slice, when it ended in this step, and the read-out are one
+        // step (the slice stops at its units, or a cell's eighths past them).
+        let over = work.saturating_sub(slice);
+        allowance.book(work, over, Kind::SubgoalFields);
         let route = field.box_route(map, start);
-        self.read_out(route, work, allowance)
+        self.read_out(route, over, allowance)
     }
 
     /// Drops the job's subgoal field, keeping its buffers among the lane's spares.

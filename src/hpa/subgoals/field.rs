@@ -179,8 +179,8 @@
 //! as a member of its own and is answered as any member after edits, below).
 //!
 //! Its price: a ring cell's join as any member's, the Dijkstra 1 unit + 10/8 of a unit a
-//! cell settled (`BOX_CELL_EIGHTHS`, callgrind), an inner member's read-out as a route's,
-//! each step of its walk in the box a hop. `members_inside_a_box_get_dijkstras_lengths`
+//! cell settled (`BOX_CELL_EIGHTHS`, callgrind; it pauses exactly, its queue kept in the
+//! box), an inner member's read-out as a route's, each step of its walk in the box a hop. `members_inside_a_box_get_dijkstras_lengths`
 //! (`field/tests.rs`) checks every member's answer against Dijkstra on the grid (groups of
 //! 2 to 60 around a cell, goals outside and meeting the box, slices of every size, an edit
 //! between answers); it fails with a side of the ring left out, with corner cutting inside

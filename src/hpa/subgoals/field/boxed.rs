@@ -41,12 +41,19 @@ pub(super) struct BoxJoin {
     /// For every cell of the box (row by row): the member a ring cell joined as, else
     /// [`NONE`].
     member: Vec<u32>,
-    /// After the box's Dijkstra (empty before): every cell's distance to the goal
-    /// (infinite where no ring cell reaches it within the box)...
+    /// Once the box's Dijkstra has started (empty before): every cell's distance to the
+    /// goal so far (infinite where no ring cell reaches it within the box)...
     dist: Vec<f64>,
     /// ...and the next cell of its walk to its ring cell (an index into the box), or
     /// [`NONE`] at the ring cell.
     next: Vec<u32>,
+    /// The Dijkstra's queue: cells by their distance (the bits of a non-negative `f64`
+    /// order as it does), then index.
+    open: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Eighths of a unit of the Dijkstra not yet booked, carried between slices.
+    eighths: usize,
+    /// Whether the Dijkstra is over: `dist` and `next` are final.
+    ready: bool,
 }
 
 impl BoxJoin {
@@ -128,6 +135,9 @@ impl SubgoalField {
             member: vec![NONE; cells],
             dist: Vec::new(),
             next: Vec::new(),
+            open: BinaryHeap::new(),
+            eighths: 0,
+            ready: false,
         };
         // Members that joined already on the ring count as its members.
         for (m, member) in self.members.iter().enumerate() {
@@ -189,13 +199,14 @@ impl SubgoalField {
     /// One step toward the box's answers, at most `max` units of the search: the next
     /// ring cell's join (each ring cell a member), else a slice of the search until every
     /// ring member is answered, else the Dijkstra over the box's free cells from the ring
-    /// members' answers (1 unit + [`BOX_CELL_EIGHTHS`] eighths a cell settled; which one
-    /// comes next, [`SubgoalField::box_joins_next`] tells). Returns the work units spent
-    /// and whether the box's answers are ready (its Dijkstra ran in this step, or before:
-    /// 0 units). Only while [`SubgoalField::boxes`] holds for some start.
+    /// members' answers, a slice of at most `max` units (1 unit to seed it, then
+    /// [`BOX_CELL_EIGHTHS`] eighths a cell settled; it pauses exactly). Which one comes
+    /// next, [`SubgoalField::box_joins_next`] tells. Returns the work units spent and
+    /// whether the box's answers are ready (its Dijkstra ended in this step, or before: 0
+    /// units). Only while [`SubgoalField::boxes`] holds for some start.
     pub(crate) fn box_step(&mut self, map: &HpaMap, max: usize) -> (usize, bool) {
         let b = self.boxed.as_ref().expect("a field with a box");
-        if !b.dist.is_empty() {
+        if b.ready {
             return (0, true);
         }
         let mut joined = b.joined;
@@ -220,32 +231,42 @@ impl SubgoalField {
             }
             self.boxed.as_mut().expect("checked").answered += 1;
         }
-        (self.box_dijkstra(map), true)
+        self.box_dijkstra(map, max)
     }
 
-    /// The Dijkstra over the box's free cells (8-connected, no corner cut, cells of the
-    /// box only), seeded with the ring members' answers; returns its work units.
+    /// A slice of at most `max` units of the Dijkstra over the box's free cells
+    /// (8-connected, no corner cut, cells of the box only), seeded with the ring members'
+    /// answers (all final by now) at its first slice; returns its work units and whether
+    /// it is over.
     #[inline(never)]
-    fn box_dijkstra(&mut self, map: &HpaMap) -> usize {
+    fn box_dijkstra(&mut self, map: &HpaMap, max: usize) -> (usize, bool) {
         let mut b = self.boxed.take().expect("a field with a box");
-        let cells = b.member.len();
-        b.dist = vec![f64::INFINITY; cells];
-        b.next = vec![NONE; cells];
-        let mut open = BinaryHeap::new();
-        for &c in &b.ring {
-            let i = b.index(c);
-            if let Some((length, _)) = self.best(b.member[i] as usize) {
-                b.dist[i] = length;
-                open.push(Reverse((length.to_bits(), i as u32)));
+        let mut work = 0;
+        if b.dist.is_empty() {
+            let cells = b.member.len();
+            b.dist = vec![f64::INFINITY; cells];
+            b.next = vec![NONE; cells];
+            for &c in &b.ring {
+                let i = b.index(c);
+                if let Some((length, _)) = self.best(b.member[i] as usize) {
+                    b.dist[i] = length;
+                    b.open.push(Reverse((length.to_bits(), i as u32)));
+                }
             }
+            work += 1;
         }
-        let mut settled = 0;
-        while let Some(Reverse((bits, i))) = open.pop() {
+        let mut eighths = b.eighths;
+        while work < max {
+            let Some(Reverse((bits, i))) = b.open.pop() else {
+                super::close_eighths(&mut work, &mut eighths);
+                b.ready = true;
+                break;
+            };
             let (i, d) = (i as usize, f64::from_bits(bits));
             if d > b.dist[i] {
                 continue; // superseded by a shorter entry
             }
-            settled += 1;
+            super::book_eighths(&mut work, &mut eighths, BOX_CELL_EIGHTHS);
             let here = b.cell(i);
             for dir in Direction::ALL {
                 let (dx, dy) = dir.delta();
@@ -265,12 +286,19 @@ impl SubgoalField {
                 if d + step < b.dist[j] {
                     b.dist[j] = d + step;
                     b.next[j] = i as u32;
-                    open.push(Reverse(((d + step).to_bits(), j as u32)));
+                    b.open.push(Reverse(((d + step).to_bits(), j as u32)));
                 }
             }
         }
+        if b.open.is_empty() && !b.ready {
+            // The last cell settled in this slice: nothing is left to pop.
+            super::close_eighths(&mut work, &mut eighths);
+            b.ready = true;
+        }
+        b.eighths = eighths;
+        let ready = b.ready;
         self.boxed = Some(b);
-        1 + settled * BOX_CELL_EIGHTHS / 8
+        (work, ready)
     }
 
     /// The shortest path of `start` (strictly inside the box) to the goal once
@@ -322,6 +350,7 @@ impl SubgoalField {
                 + b.member.capacity() * 4
                 + b.dist.capacity() * 8
                 + b.next.capacity() * 4
+                + b.open.capacity() * 16
         })
     }
 }
