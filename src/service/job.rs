@@ -379,6 +379,9 @@ enum Attempt {
     /// A member a subgoal field older than the map could not vouch for: its repair
     /// search (A\* guided by the field) under way.
     Repair(usize),
+    /// Answering a start strictly inside the box of the job's subgoal field from the
+    /// box's ring (`hpa::subgoals::field`, "Members inside a box").
+    Boxed,
     /// Looking for the closest reachable position.
     Scan(ClosestScan),
     /// Searches to the closest reachable positions found, one tied candidate at a time.
@@ -675,6 +678,10 @@ impl Job {
             Attempt::Field => StepKind::Join,
             Attempt::Direct(_) | Attempt::ToClosest(..) => StepKind::Search,
             Attempt::Member(_) => StepKind::Growth,
+            Attempt::Boxed => match self.subgoals.as_ref().is_some_and(|f| f.box_joins_next()) {
+                true => StepKind::Join,
+                false => StepKind::Growth,
+            },
             Attempt::Repair(_) => StepKind::Repair,
             Attempt::Walk(_) | Attempt::Scan(_) => StepKind::Walk,
         }
@@ -705,6 +712,7 @@ impl Job {
             }
             Attempt::Field => self.read_field(map, start, allowance),
             Attempt::Member(m) => self.answer_member(map, m, allowance),
+            Attempt::Boxed => self.answer_boxed(map, start, allowance),
             Attempt::Repair(m) => self.repair_member(map, m, allowance),
             Attempt::Walk(mut cells) => {
                 let field = self.field.as_mut().expect("a walk has its field");
@@ -859,7 +867,15 @@ impl Job {
             // at an army"): the box of the starts still to answer.
             let cells: Vec<Cell> = self.starts[self.next..].iter().map(|s| s.0).collect();
             let aim = bounding_box(&cells).map_or(0, |b| field.aim_at(map, b));
-            let work = work + aim + cells.len() / 64;
+            // An army's inner members answered from its box's ring when that pays
+            // (`hpa::subgoals::field`, "Members inside a box").
+            let boxed = match bounding_box(&cells) {
+                Some(b) if field.is_aimed() && SubgoalField::box_pays(map, b, &cells) => {
+                    field.box_in(map, b).1
+                }
+                _ => 0,
+            };
+            let work = work + aim + boxed + cells.len() / 64;
             self.subgoals = Some(field);
             self.repairs_on_field = 0;
             self.subgoal_fields_started += 1;
@@ -870,6 +886,15 @@ impl Job {
             return Some(self.unreachable(start));
         }
         let field = self.subgoals.as_mut().expect("started above");
+        if field.boxes(map, start) {
+            self.attempt = Attempt::Boxed;
+            return Some(None);
+        }
+        if let Some(member) = field.ring_member(map, start) {
+            // Joined already, as a cell of the box's ring.
+            self.attempt = Attempt::Member(member);
+            return Some(None);
+        }
         let (member, work) = field.join(map, start);
         allowance.book(work, started + work, Kind::SubgoalFields);
         self.attempt = Attempt::Member(member);
@@ -915,7 +940,19 @@ impl Job {
             self.attempt = Attempt::Member(m);
             return None;
         }
-        let Some((path, route_box, hops)) = field.route(map, m) else {
+        let route = field.route(map, m);
+        self.read_out(route, 0, allowance)
+    }
+
+    /// The outcome of a route read off the job's subgoal field (its path, box and hops),
+    /// its read-out booked as one step with `before` units of the same step.
+    fn read_out(
+        &mut self,
+        route: Option<(Path, Rect, usize)>,
+        before: usize,
+        allowance: &mut Allowance,
+    ) -> Option<Outcome> {
+        let Some((path, route_box, hops)) = route else {
             // The components said the goal is reachable on this very map.
             debug_assert!(false, "a subgoal field missed a reachable goal");
             return Some(Outcome::Failed(Failure::Unreachable {
@@ -923,9 +960,46 @@ impl Job {
             }));
         };
         let work = read_units(path.cells.len(), hops);
-        allowance.book(work, work, Kind::FieldReads);
+        allowance.book(work, before + work, Kind::FieldReads);
         self.route_box = Some(route_box);
         Some(Outcome::Full(path))
+    }
+
+    /// The answer of `start`, strictly inside the box of the job's subgoal field, once the
+    /// box's ring is answered and its Dijkstra has run (a step at a time: a ring cell's
+    /// join, a slice of the search, a slice of the Dijkstra); a start joins as a member of
+    /// its own when the map changed since the box was taken on.
+    fn answer_boxed(
+        &mut self,
+        map: &HpaMap,
+        start: Cell,
+        allowance: &mut Allowance,
+    ) -> Option<Outcome> {
+        let field = self.subgoals.as_mut().expect("a boxed start has its field");
+        if !field.boxes(map, start) {
+            self.attempt = Attempt::Field;
+            return None;
+        }
+        let slice = allowance.slice().clamp(1, FIELD_SLICE);
+        let joins = field.box_joins_next();
+        let (work, ready) = field.box_step(map, slice);
+        if !ready {
+            // A ring cell's join is one step; the search and the box's Dijkstra stop at
+            // their slice, or a seed's scan (a cell's eighths) past it.
+            let step = match joins {
+                true => work,
+                false => work.saturating_sub(slice).max(1),
+            };
+            allowance.book(work, step, Kind::SubgoalFields);
+            self.attempt = Attempt::Boxed;
+            return None;
+        }
+        // The Dijkstra's last slice, when it ended in this step, and the read-out are one
+        // step (the slice stops at its units, or a cell's eighths past them).
+        let over = work.saturating_sub(slice);
+        allowance.book(work, over, Kind::SubgoalFields);
+        let route = field.box_route(map, start);
+        self.read_out(route, over, allowance)
     }
 
     /// Drops the job's subgoal field, keeping its buffers among the lane's spares.

@@ -7,7 +7,9 @@ use crate::common::service_setup::{one_class_world, tick_until_idle};
 use crate::common::{distances, Rng};
 use crate::service_props::{check_outcome, goal_positions, random_goal, rocks};
 use proptest::prelude::*;
-use quadpath::service::{Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig};
+use quadpath::service::{
+    Budget, Goal, Outcome, PathService, RequestOptions, ServiceConfig, Ticket,
+};
 use quadpath::units::UnitId;
 use quadpath::{io, Cell, ClassId, Config, Movement, Rect, World};
 use std::collections::HashMap;
@@ -43,6 +45,49 @@ fn world(seed: u64, w: u32, h: u32) -> (World, [ClassId; 2]) {
     (world, [a, b])
 }
 
+/// Ticks `service` under `budget` until nothing is pending, checking every outcome
+/// against Dijkstra on the class's open grid as it stands when it is delivered (`asked`:
+/// each ticket's class, start and goal positions) and that no tick does more than its
+/// budget plus its largest step; after tick `edit_at` a building goes up (or, once in
+/// three, comes down) and is reported. Returns the outcomes delivered.
+fn tick_and_check(
+    service: &mut PathService,
+    world: &mut World,
+    budget: usize,
+    asked: &HashMap<Ticket, (ClassId, Cell, Rect)>,
+    rng: &mut Rng,
+    edit_at: usize,
+) -> Result<usize, TestCaseError> {
+    let (w, h) = (world.grid().width(), world.grid().height());
+    let (mut ticks, mut delivered) = (0, 0);
+    while service.pending() > 0 {
+        let report = service.tick(world, Budget::Expansions(budget)).unwrap();
+        prop_assert!(
+            report.work <= budget + report.largest_step,
+            "{} units in a tick of {budget}",
+            report.work
+        );
+        for (t, outcome) in service.drain_finished().collect::<Vec<_>>() {
+            let (class, start, goal) = asked[&t];
+            let open = world.movement(class).unwrap().open_grid(world.grid());
+            check_outcome(&open, start, goal, &outcome);
+            delivered += 1;
+        }
+        ticks += 1;
+        prop_assert!(ticks < 20_000, "the service never finishes");
+        if ticks == edit_at {
+            let (x, y) = (
+                rng.below(w as u64 - 3) as u32,
+                rng.below(h as u64 - 3) as u32,
+            );
+            let area = Rect::new(x, y, x + 1 + rng.below(2) as u32, y + 1);
+            let report = world.set_blocked(area, rng.below(3) != 0).unwrap();
+            service.notify_edit(world, &report);
+        }
+    }
+    Ok(delivered)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -75,30 +120,71 @@ proptest! {
                     asked.insert(t, (class, start, goal_positions(goal, size, w, h)));
                 }
             }
-            let mut ticks = 0;
-            while service.pending() > 0 {
-                let report = service.tick(&world, Budget::Expansions(budget)).unwrap();
-                prop_assert!(report.work <= budget + report.largest_step,
-                    "{} units in a tick of {budget}", report.work);
-                for (t, outcome) in service.drain_finished().collect::<Vec<_>>() {
-                    let (class, start, goal) = asked[&t];
-                    let open = world.movement(class).unwrap().open_grid(world.grid());
-                    check_outcome(&open, start, goal, &outcome);
-                    delivered += 1;
-                }
-                ticks += 1;
-                prop_assert!(ticks < 20_000, "the service never finishes");
-                // A building goes up or comes down while the searches are under way.
-                if ticks == 2 + wave {
-                    let (x, y) = (rng.below(w as u64 - 3) as u32, rng.below(h as u64 - 3) as u32);
-                    let area = Rect::new(x, y, x + 1 + rng.below(2) as u32, y + 1);
-                    let report = world.set_blocked(area, rng.below(3) != 0).unwrap();
-                    service.notify_edit(&world, &report);
-                }
-            }
+            // A building goes up or comes down while the searches are under way.
+            let edit_at = 2 + wave;
+            delivered += tick_and_check(&mut service, &mut world, budget, &asked, &mut rng, edit_at)?;
         }
         prop_assert!(delivered >= asked.len());
         prop_assert!(service.stats().subgoal_fields > 0, "{:?}", service.stats());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Armies standing together (9 to 60 open positions around a random one, breadth
+    /// first over the class's open grid), on both classes, each ordered to one goal in
+    /// one tick, three waves with a building put up or taken down between ticks: the
+    /// members strictly inside an army's box are answered from its ring and one Dijkstra
+    /// over the box (`hpa::subgoals::field`, "Members inside a box") while the map stays
+    /// as it was, and as members of their own after an edit. Every outcome is valid and
+    /// of Dijkstra's length on the map as it stands when it is delivered; no tick does
+    /// more than its budget plus its largest step.
+    #[test]
+    fn armies_answered_from_their_box_match_dijkstra(seed in any::<u64>(), budget in 1usize..300) {
+        let (w, h) = (40, 30);
+        let (mut world, classes) = world(seed, w, h);
+        let config = ServiceConfig::default().with_lanes(1);
+        let mut service = PathService::with_config(&world, config);
+        let mut rng = Rng(seed ^ 0xa4e5);
+        let mut asked = HashMap::new();
+        let mut unit = 0;
+        let mut delivered = 0;
+        for _ in 0..3 {
+            for _ in 0..2 {
+                let class = classes[rng.below(2) as usize];
+                let goal = random_goal(&mut rng, w, h);
+                let size = world.movement(class).unwrap().size();
+                let open = world.movement(class).unwrap().open_grid(world.grid());
+                let free: Vec<Cell> = open.free_cells().collect();
+                if free.is_empty() {
+                    continue;
+                }
+                let centre = free[rng.below(free.len() as u64) as usize];
+                let count = 9 + rng.below(52) as usize;
+                let mut army = vec![centre];
+                let mut seen = std::collections::HashSet::from([centre]);
+                let mut i = 0;
+                while army.len() < count && i < army.len() {
+                    for (next, _) in open.successors(army[i]) {
+                        if army.len() < count && seen.insert(next) {
+                            army.push(next);
+                        }
+                    }
+                    i += 1;
+                }
+                for start in army {
+                    let t = service
+                        .request(&world, class, UnitId::new(unit), start, goal, RequestOptions::default())
+                        .unwrap();
+                    unit += 1;
+                    asked.insert(t, (class, start, goal_positions(goal, size, w, h)));
+                }
+            }
+            let edit_at = 2 + rng.below(8) as usize;
+            delivered += tick_and_check(&mut service, &mut world, budget, &asked, &mut rng, edit_at)?;
+        }
+        prop_assert!(delivered >= asked.len());
     }
 }
 

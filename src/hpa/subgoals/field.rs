@@ -150,6 +150,42 @@
 //! rule drops `− h(t)`, when a widened aim does not key the queue again, when the bound
 //! is made inconsistent (× 1.5), and when a stale aimed field takes `f_min` for its radius.
 //!
+//! # Members inside a box
+//! A job whose starts stand together in a box `B` (the aim's box; `boxed.rs`) answers the
+//! starts strictly inside `B` without a cone scan each, when the goal does not meet `B`
+//! and that pays ([`SubgoalField::box_pays`]: the scans it spares at least twice what it
+//! costs). Each free cell of `B`'s ring (its outline) from which the goal is reachable
+//! joins as a member (a start on the ring is that member), the search grows until every
+//! ring member is answered, and one Dijkstra over `B`'s free cells (8-connected, no corner
+//! cut, cells of `B` only) seeded with the ring members' answers gives every inner cell
+//! `c` its length `L(c) = min over ring cells b of d_B(c, b) + D(b)`, `d_B` the distance
+//! within `B`, and its path: its walk within `B` to its ring cell `b`, then `b`'s route.
+//!
+//! *Why it is exact.* Every `L(c)` is a real path's length: a legal walk within `B` (the
+//! Dijkstra's steps are the grid's, checked with [`Grid::can_step`]) of length `d_B(c,
+//! b)` (any walk of `B`'s cells, ring cells included), then `b`'s answer, a path of length
+//! `D(b)`. It is a shortest one: take a shortest path from `c` to the goal. The goal lies
+//! outside `B`, so the path leaves `B`; every neighbour of a cell strictly inside `B`
+//! (diagonals included) is a cell of `B`, so before its first cell outside `B` the path
+//! meets a cell of the ring; let `b` be the first. The part from `c` to `b` uses cells
+//! of `B` only (inner cells, then `b`), so it is at least `d_B(c, b)` long, and the rest
+//! at least `D(b)`, the distance of `b` (the ring member's answer is final, hence exact,
+//! by "When a member is answered"): `OPT(c) ≥ d_B(c, b) + D(b) ≥ L(c)`. A ring cell from
+//! which the goal is unreachable has no path to offer and is left out; `b` above reaches
+//! the goal, so it is in. The Dijkstra runs only once every ring member is answered (a
+//! final answer stays final while the search grows), and its answers hold only for the
+//! map revision it ran on: the box is taken on only by a field as current as the map, and
+//! a start strictly inside it is answered from it only while the field is (else it joins
+//! as a member of its own and is answered as any member after edits, below).
+//!
+//! Its price: a ring cell's join as any member's, the Dijkstra 1 unit + 10/8 of a unit a
+//! cell settled (`BOX_CELL_EIGHTHS`, callgrind; it pauses exactly, its queue kept in the
+//! box), an inner member's read-out as a route's, each step of its walk in the box a hop. `members_inside_a_box_get_dijkstras_lengths`
+//! (`field/tests.rs`) checks every member's answer against Dijkstra on the grid (groups of
+//! 2 to 60 around a cell, goals outside and meeting the box, slices of every size, an edit
+//! between answers); it fails with a side of the ring left out, with corner cutting inside
+//! the box, and with the box's Dijkstra run before its ring members are answered.
+//!
 //! # After edits
 //! The field is tied to the revision it was started on, but edits leave much of it
 //! usable. First, edits that only **block** cells (a building going up). Blocking only removes cells and
@@ -216,6 +252,7 @@
 //! `fields_kept_through_blocking_edits_match_dijkstra` puts random buildings up and takes
 //! them down between members joining one field.
 
+mod boxed;
 mod stale;
 #[cfg(test)]
 mod tests;
@@ -489,6 +526,8 @@ pub(crate) struct SubgoalField {
     repair: Option<stale::StaleSearch>,
     /// A joining member's ties as its scan finds them (kept for its memory).
     scratch_ties: Vec<(u32, f64)>,
+    /// The box whose inner members are answered from its ring, if the field took one on.
+    boxed: Option<boxed::BoxJoin>,
 }
 
 impl HpaMap {
@@ -531,6 +570,7 @@ impl HpaMap {
             targets: None,
             repair: None,
             scratch_ties: Vec::new(),
+            boxed: None,
         });
         field.revision = self.revision();
         field.goal = goal;
@@ -559,6 +599,7 @@ impl HpaMap {
         let members = field.members.len();
         field.members.clear();
         field.targets = None;
+        field.boxed = None;
         if let Some(repair) = &mut field.repair {
             repair.retire();
         }
@@ -574,6 +615,12 @@ impl SubgoalField {
     /// Whether the field answers on `map` as it is now (no edit since it was started).
     pub fn is_current(&self, map: &HpaMap) -> bool {
         self.revision == map.revision() && map.subgoals.is_some()
+    }
+
+    /// Whether the field's search is aimed at a group standing together (module docs,
+    /// "Aimed at an army").
+    pub fn is_aimed(&self) -> bool {
+        self.aim.is_some()
     }
 
     /// The map revision the field was started on.
@@ -626,7 +673,9 @@ impl SubgoalField {
             ties,
             direct,
         });
-        (self.members.len() - 1, SCAN_UNITS + walked + aimed)
+        let m = self.members.len() - 1;
+        self.note_ring_member(start, m);
+        (m, SCAN_UNITS + walked + aimed)
     }
 
     /// Aims the search at a group whose members stand in `cells` (the box of their cells,
@@ -1045,6 +1094,7 @@ impl SubgoalField {
             + self.seeds.capacity() * 8
             + self.scratch_ties.capacity() * 16
             + self.repair.as_ref().map_or(0, |r| r.memory_bytes())
+            + self.box_memory_bytes()
             + self
                 .members
                 .iter()

@@ -427,3 +427,158 @@ proptest! {
         }
     }
 }
+
+/// The answer of `start` as the service gets it from `field` (see `service::job`): from
+/// the field's box when it stands strictly inside it and the box holds (the box's steps
+/// `slice` units at a time, then its route, whose box is checked against its cells), as
+/// the ring member it joined as when it stands on the ring, else as a member of its own
+/// ([`answer`], with `freed` the zones opened since the field started). Also says whether
+/// the box answered.
+fn answer_as_the_service(
+    map: &HpaMap,
+    field: &mut SubgoalField,
+    start: Cell,
+    slice: usize,
+    freed: &[Rect],
+) -> Result<(Option<Vec<Cell>>, bool), TestCaseError> {
+    if field.boxes(map, start) {
+        loop {
+            let (work, ready) = field.box_step(map, slice);
+            if ready {
+                break;
+            }
+            prop_assert!(work > 0, "a box's step did nothing");
+        }
+        // Every inner cell of the box, members or not, has its length (the ring cells'
+        // are their members' answers, checked as members).
+        let truth = oracle(&map.grid, field.goal);
+        for (c, d) in field.box_lengths() {
+            let inner = field.boxes(map, c);
+            let optimum = truth[(c.y * map.grid.width() + c.x) as usize];
+            if inner && map.grid.is_free(c) {
+                prop_assert_eq!(d.is_finite(), optimum.is_some(), "{} in the box", c);
+                if let Some(o) = optimum {
+                    prop_assert!(
+                        (d - o).abs() < 1e-6,
+                        "{} in the box: {}, optimum {}",
+                        c,
+                        d,
+                        o
+                    );
+                }
+            }
+        }
+        let Some((path, bounds, _)) = field.box_route(map, start) else {
+            return Ok((None, true));
+        };
+        prop_assert_eq!(bounds, Rect::around(&path.cells));
+        return Ok((Some(path.cells), true));
+    }
+    if let Some(m) = field.ring_member(map, start) {
+        while !field.is_answered(map, m) {
+            prop_assert!(
+                field.step(map, slice) > 0,
+                "a field stopped short of a member"
+            );
+        }
+        let path = field.path(map, m);
+        if let Some(path) = &path {
+            check_route(map, field, m, path)?;
+        }
+        return Ok((path, false));
+    }
+    Ok((answer(map, field, start, slice, freed), false))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A group standing together (2 to 60 free cells around a random one, breadth first)
+    /// whose field takes its box on: its members answered in a random order, each as the
+    /// service answers it (strictly inside the box: from the box's ring and one Dijkstra
+    /// over the box; on the ring: as the ring member it joined as; else joined), with the
+    /// box's steps and the search cut into slices of every size, the field aimed or not,
+    /// goals outside the box and meeting it (the field refuses the box then), and an edit
+    /// of the map between two answers in half the cases (a box answers only on the map it
+    /// was worked out on: later members join as members of their own and are answered
+    /// from what the field learnt, or by repair searches). Every answer is a legal path of
+    /// Dijkstra's length on the map as it stands.
+    #[test]
+    fn members_inside_a_box_get_dijkstras_lengths(
+        seed in any::<u64>(),
+        slice in 1usize..40,
+    ) {
+        let (w, h) = (40, 26);
+        let mut map = HpaMap::new(grid(seed, w, h), Config::exact().with_subgoals(true)).unwrap();
+        prop_assume!(map.subgoals.is_some());
+        let mut rng = seed ^ 0xb0c5;
+        let mut spare: Vec<SubgoalField> = Vec::new();
+        for _ in 0..3 {
+            let size = 2 + below(&mut rng, 59) as usize;
+            let truth = oracle(&map.grid, Rect::new(0, 0, w - 1, h - 1));
+            // The group: the free cells nearest a random free cell, breadth first.
+            let Some((centre, _)) = reachable_start(&mut rng, &map, &truth) else { continue };
+            let mut group = vec![centre];
+            let mut seen = std::collections::HashSet::from([centre]);
+            let mut i = 0;
+            while group.len() < size && i < group.len() {
+                for (next, _) in map.grid.successors(group[i]) {
+                    if group.len() < size && seen.insert(next) {
+                        group.push(next);
+                    }
+                }
+                i += 1;
+            }
+            let around = Rect::around(&group);
+            // The goal: anywhere, or on a cell of the group (it meets the box).
+            let (x, y) = match below(&mut rng, 4) {
+                0 => {
+                    let c = group[below(&mut rng, group.len() as u64) as usize];
+                    (c.x.min(w - 2), c.y.min(h - 2))
+                }
+                _ => (below(&mut rng, w as u64 - 2) as u32, below(&mut rng, h as u64 - 2) as u32),
+            };
+            let goal = Rect::new(x, y, x + below(&mut rng, 2) as u32, y + below(&mut rng, 2) as u32);
+            let (mut field, _) = map.start_subgoal_field(goal, &mut spare).unwrap();
+            let mut truth = oracle(&map.grid, goal);
+            if below(&mut rng, 4) != 0 {
+                field.aim_at(&map, around);
+            }
+            let (took, _) = field.box_in(&map, around);
+            prop_assert_eq!(
+                took,
+                !goal.intersects(&around) && around.width() >= 3 && around.height() >= 3
+            );
+            let mut freed: Vec<Rect> = Vec::new();
+            let edit_after = match below(&mut rng, 2) {
+                0 => below(&mut rng, group.len() as u64) as usize,
+                _ => usize::MAX,
+            };
+            for k in 0..group.len() {
+                if k == edit_after {
+                    let (x, y) = (below(&mut rng, w as u64 - 3) as u32, below(&mut rng, h as u64 - 3) as u32);
+                    let area = Rect::new(x, y, x + below(&mut rng, 3) as u32, y + below(&mut rng, 3) as u32);
+                    let block = below(&mut rng, 2) == 0;
+                    map.set_blocked(area, block).unwrap();
+                    if !block {
+                        freed.push(Rect::new(
+                            area.x1.saturating_sub(1),
+                            area.y1.saturating_sub(1),
+                            (area.x2 + 1).min(w - 1),
+                            (area.y2 + 1).min(h - 1),
+                        ));
+                    }
+                    truth = oracle(&map.grid, goal);
+                }
+                let start = group.swap_remove(below(&mut rng, group.len() as u64) as usize);
+                let Some(d) = truth[(start.y * w + start.x) as usize] else { continue };
+                if !map.grid.is_free(start) {
+                    continue;
+                }
+                let (path, _) = answer_as_the_service(&map, &mut field, start, slice, &freed)?;
+                check_path(&map.grid, goal, start, d, &path.expect("the goal is reachable"))?;
+            }
+            spare.push(field);
+        }
+    }
+}
