@@ -356,15 +356,27 @@ impl SubgoalLandmarks {
             dijkstra = FlatDijkstra::new(graph, lm.lattice);
             dijkstra.fill(first, &mut column);
         }
+        let mut here = first;
         for l in 0..k {
             if l > 0 {
-                let here = farthest(&column, &nearest);
                 dijkstra.fill(here, &mut column);
             }
+            // One pass writes the landmark's values, lowers the smallest distances to
+            // those placed and picks the next landmark, as `farthest` would on the column
+            // and distances as they are now: a subgoal reached here has its smallest
+            // distance at most its distance here, so that is its score (the same pick, the
+            // last of the largest scores; two passes were 13M of Cauldron's table, on the
+            // longer side of the second join).
+            let mut best = (0u32, 0u32);
             for (id, &d) in column.iter().enumerate() {
                 lm.values[id * lm.stride + l] = d.min(u32::from(cap)) as u16;
-                nearest[id] = nearest[id].min(d);
+                let near = nearest[id].min(d);
+                nearest[id] = near;
+                if d != UNREACHED && near >= best.0 {
+                    best = (near, id as u32);
+                }
             }
+            here = best.1;
         }
         lm
     }
