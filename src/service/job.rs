@@ -502,7 +502,12 @@ impl Job {
                     SubgoalField::growth_estimate(map, self.goal, Rect::new(b.x1, b.y1, b.x1, b.y1))
                 }
             });
-        self.estimate = members + growth;
+        // An army answered through its box (`hpa::subgoals::field`, "Members inside a
+        // box") scans for its ring cells only, not for every member.
+        let spared = bounding_box(&cells)
+            .filter(|_| self.flow && !kept)
+            .map_or(0, |b| SubgoalField::box_saving(map, self.goal, b, &cells));
+        self.estimate = (members + growth).saturating_sub(spared);
     }
 
     /// The units the job is still expected to take: its estimate less what it spent (at

@@ -980,6 +980,64 @@ mod tests {
         assert_eq!(queues, [vec![60], vec![5, 10]]);
     }
 
+    /// The intake's estimate of an army answered through its box (`hpa::subgoals::field`,
+    /// "Members inside a box": a cone scan for its ring cells only) is what the army
+    /// spends, within a factor of 1.5 either way: the oracle is the service's own count of
+    /// the units spent, with nothing else queued. Estimating a cone scan for every member
+    /// (as before session 42's review) put it at 2.23× the units spent.
+    #[test]
+    fn a_boxed_armys_estimate_is_what_it_spends() {
+        // Open ground with one wall between the army and its goal: the members' work,
+        // not the field's growth round a few subgoals, is most of what the army costs.
+        let mut world = World::new(Grid::from_fn(96, 96, |x, y| {
+            x != 40 || !(8..60).contains(&y)
+        }));
+        let class = world.add_class(Movement::default(), Mode::Exact).unwrap();
+        let mut service = PathService::with_config(&world, ServiceConfig::default().with_lanes(1));
+        let options = RequestOptions::default();
+        let mut unit = 0;
+        for y in 20..34 {
+            for x in 10..24 {
+                let start = Cell::new(x, y);
+                if world.grid().is_free(start) {
+                    let id = UnitId::new(unit);
+                    service
+                        .request(&world, class, id, start, Cell::new(70, 30), options)
+                        .unwrap();
+                    unit += 1;
+                }
+            }
+        }
+        // The intake's share of the budget (a quarter) takes the whole group in as one
+        // job, and the rest is far from answering it.
+        service
+            .tick(&world, Budget::Expansions(4 * unit as usize))
+            .unwrap();
+        let queued: Vec<&Job> = service.lanes.iter().flat_map(|l| l.queue.iter()).collect();
+        assert_eq!(queued.len(), 1, "one group, one job");
+        assert_eq!(
+            queued[0].tickets(),
+            unit as usize,
+            "the whole group taken in"
+        );
+        let estimate = queued[0].estimate as f64;
+        let mut answered = 0;
+        for _ in 0..1_000 {
+            service.tick(&world, Budget::Expansions(1_000)).unwrap();
+            answered += service.drain_finished().count();
+            if answered == unit as usize {
+                break;
+            }
+        }
+        assert_eq!(answered, unit as usize);
+        let spent = service.stats().work.total() as f64;
+        let ratio = estimate / spent;
+        assert!(
+            (1.0 / 1.5..=1.5).contains(&ratio),
+            "estimated {estimate} units, spent {spent} (ratio {ratio:.2})"
+        );
+    }
+
     /// Lanes with new jobs first, then the other lanes with jobs, from the turn on and
     /// round the end, then the idle ones; the turn is the first lane with jobs from it on.
     #[test]

@@ -1314,7 +1314,7 @@ impl SubgoalField {
 /// is how small the box is against the routes across the map. Session 35's experiment
 /// (`aim-experiment`): members within ±10 cells settled 9× fewer subgoals, ±40 cells 4×,
 /// members scattered over the map 4 % fewer at 3.2× the instructions.
-fn is_army(map: &HpaMap, cells: Rect) -> bool {
+pub(super) fn is_army(map: &HpaMap, cells: Rect) -> bool {
     let side = cells.width().max(cells.height());
     let limit = ARMY_SPAN.max(map.grid.width().max(map.grid.height()) / 16);
     side <= limit

@@ -2,7 +2,7 @@
 //! seeded from the answers of the box's ring (see the field's module docs, "Members
 //! inside a box"), instead of a cone scan each.
 
-use super::{outline, SubgoalField};
+use super::{is_army, outline, SubgoalField};
 use crate::geom::{Cell, Direction, Rect};
 use crate::hpa::path::{walk_hops, Path};
 use crate::hpa::HpaMap;
@@ -98,17 +98,22 @@ impl SubgoalField {
     /// the box's Dijkstra at [`BOX_CELL_EIGHTHS`] eighths of a unit a cell). Deterministic, from the
     /// cells alone.
     pub(crate) fn box_pays(map: &HpaMap, rect: Rect, starts: &[Cell]) -> bool {
-        if rect.width() < 3 || rect.height() < 3 {
-            return false;
+        box_balance(map, rect, starts).is_some_and(|(spared, cost)| spared >= 2 * cost)
+    }
+
+    /// The work units a job whose starts `starts` stand in `rect` is expected to save by
+    /// its box (the cone scans spared less the ring's extra joins and the box's Dijkstra),
+    /// when its field will take the box on: the group stands together (its field is
+    /// aimed), the goal lies outside the box and the box pays; else 0. For the intake's
+    /// estimate of the job's work (`service::job`), which counts a cone scan a member.
+    pub(crate) fn box_saving(map: &HpaMap, goal: Rect, rect: Rect, starts: &[Cell]) -> usize {
+        if map.subgoals.is_none() || !is_army(map, rect) || goal.intersects(&rect) {
+            return 0;
         }
-        let inner = (starts.iter())
-            .filter(|c| c.x > rect.x1 && c.x < rect.x2 && c.y > rect.y1 && c.y < rect.y2)
-            .count();
-        let on_ring = starts.len() - inner;
-        let ring_free = outline(rect).filter(|&c| map.grid.is_free(c)).count();
-        let extra = ring_free.saturating_sub(on_ring);
-        let dijkstra = rect.area() as usize * BOX_CELL_EIGHTHS / 8;
-        inner * Self::SCAN_UNITS >= 2 * (extra * Self::SCAN_UNITS + dijkstra)
+        match box_balance(map, rect, starts) {
+            Some((spared, cost)) if spared >= 2 * cost => spared - cost,
+            _ => 0,
+        }
     }
 
     /// Takes on the box `rect`: the members strictly inside it will be answered from its
@@ -384,4 +389,23 @@ impl SubgoalField {
                 + b.open.capacity() * 16
         })
     }
+}
+
+/// The cone scans' units that answering `starts` through their box `rect` spares (one
+/// scan a start strictly inside it), and the units it costs instead (a join for every
+/// free ring cell that is no start, the Dijkstra at [`BOX_CELL_EIGHTHS`] eighths of a unit
+/// a cell of the box); `None` for a box with no inside.
+fn box_balance(map: &HpaMap, rect: Rect, starts: &[Cell]) -> Option<(usize, usize)> {
+    if rect.width() < 3 || rect.height() < 3 {
+        return None;
+    }
+    let inner = (starts.iter())
+        .filter(|c| c.x > rect.x1 && c.x < rect.x2 && c.y > rect.y1 && c.y < rect.y2)
+        .count();
+    let on_ring = starts.len() - inner;
+    let ring_free = outline(rect).filter(|&c| map.grid.is_free(c)).count();
+    let extra = ring_free.saturating_sub(on_ring);
+    let dijkstra = rect.area() as usize * BOX_CELL_EIGHTHS / 8;
+    let scan = SubgoalField::SCAN_UNITS;
+    Some((inner * scan, extra * scan + dijkstra))
 }
