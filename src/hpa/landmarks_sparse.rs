@@ -91,7 +91,7 @@
 
 mod gap;
 
-use super::subgoals::SubgoalGraph;
+use super::subgoals::{FlatLists, SubgoalGraph};
 use crate::geom::Cell;
 use crate::grid::movement::{LATTICE_DIAGONAL, LATTICE_STRAIGHT};
 use gap::{largest_gap, largest_outside, LANES};
@@ -301,16 +301,10 @@ impl SubgoalLandmarks {
         Self::build_in(graph, k, None, CAP, None)
     }
 
-    /// The lists the table's first searches run over, made ahead of
-    /// [`SubgoalLandmarks::build_with`]: the build makes them beside the levels' set-up,
-    /// which both sides of the next join wait for, rather than on the table's side of it
-    /// (11.8M instructions on Cauldron, where that side was the longer).
-    pub(crate) fn lists(graph: &SubgoalGraph) -> LandmarkLists {
-        LandmarkLists(FlatDijkstra::new(graph, Lattice::FINEST))
-    }
-
-    /// [`SubgoalLandmarks::build`] with the [`SubgoalLandmarks::lists`] of the same graph:
-    /// the same table.
+    /// [`SubgoalLandmarks::build`] over the lists its first searches run in, made ahead
+    /// ([`LandmarkLists::from_flat`]: the build makes them with the levels' set-up, which
+    /// both sides of the next join wait for, rather than on the table's side of it, 11.8M
+    /// instructions on Cauldron, where that side was the longer): the same table.
     pub(crate) fn build_with(graph: &SubgoalGraph, k: usize, lists: LandmarkLists) -> Self {
         Self::build_in(graph, k, None, CAP, Some(lists.0))
     }
@@ -672,8 +666,29 @@ impl SubgoalLandmarks {
 }
 
 /// The finest lattice's search lists of a graph, made ahead of its landmark table (see
-/// [`SubgoalLandmarks::lists`]).
+/// [`LandmarkLists::from_flat`], [`SubgoalLandmarks::build_with`]).
 pub(crate) struct LandmarkLists(FlatDijkstra);
+
+impl LandmarkLists {
+    /// The weight in the lists' lattice of a direct edge of `straight` straight and
+    /// `diagonal` diagonal steps: what the lists give the edge between its two cells
+    /// (`Lattice::length`, whose smaller coordinate difference is the diagonal steps).
+    pub(crate) fn weight(straight: u32, diagonal: u32) -> u32 {
+        Lattice::FINEST.straight * straight + Lattice::FINEST.diagonal * diagonal
+    }
+
+    /// The lists of a graph from its edges in flat lists weighed by
+    /// [`LandmarkLists::weight`] (see `Contraction::lists_with_flat`): the same as the
+    /// table makes from the graph's cells (`FlatDijkstra::new` in the finest lattice).
+    pub(crate) fn from_flat(flat: FlatLists) -> Self {
+        LandmarkLists(FlatDijkstra {
+            shift: Lattice::FINEST.straight.ilog2(),
+            start: flat.start,
+            edges: flat.edges,
+            buckets: Vec::new(),
+        })
+    }
+}
 
 /// The build's Dijkstra over a subgoal graph: the edges copied once into flat arrays
 /// with their lattice weights (one contiguous run per subgoal, `edges[start[u]..start[u +
@@ -828,9 +843,10 @@ fn farthest(column: &[u32], nearest: &[u32]) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{FlatDijkstra, Lattice, SubgoalLandmarks, CAP, UNREACHED};
+    use super::{FlatDijkstra, LandmarkLists, Lattice, SubgoalLandmarks, CAP, UNREACHED};
     use crate::geom::{Cell, Direction};
     use crate::grid::movement::{legal_step, octile};
+    use crate::hpa::subgoals::Contraction;
     use crate::hpa::subgoals::{Reached, SubgoalGraph};
     use crate::Grid;
     use proptest::prelude::*;
@@ -905,6 +921,35 @@ mod tests {
         dist
     }
 
+    /// On a graph of more subgoals than one range of the contraction's lists, so that
+    /// the ranges write their parts of the flat lists in place side by side, the lists
+    /// made from them equal the table's own, edge by edge. (Cut a range's part one edge
+    /// short and this fails.)
+    #[test]
+    fn flat_lists_written_by_ranges_equal_the_tables_own() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let grid = Grid::from_fn(300, 300, |_, _| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % 10 >= 3
+        });
+        let graph = SubgoalGraph::build(&grid);
+        assert!(
+            Contraction::splits_lists(&graph),
+            "{} subgoals",
+            graph.capacity()
+        );
+        let (_, flat) =
+            Contraction::lists_with_flat(&graph, &LandmarkLists::weight).expect("the arcs fit");
+        let (made, own) = (
+            LandmarkLists::from_flat(flat),
+            FlatDijkstra::new(&graph, Lattice::FINEST),
+        );
+        assert_eq!(made.0.start, own.start);
+        assert!(made.0.edges == own.edges, "the flat lists differ");
+    }
+
     #[test]
     fn lattices_keep_their_diagonal_below_root_two() {
         for straight in Lattice::COARSEST_STRAIGHT..=29 {
@@ -934,9 +979,12 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
-        /// A table built over lists made ahead ([`SubgoalLandmarks::lists`], as the build
-        /// makes them beside the levels' set-up) equals the one built alone, row by row.
-        /// (Make the lists in a coarser lattice and this fails.)
+        /// The lists made from the contraction's flat lists
+        /// ([`LandmarkLists::from_flat`], as the build makes them with the levels' set-up)
+        /// equal the table's own ([`FlatDijkstra::new`] in the finest lattice, from the
+        /// cells), offset by offset and edge by edge, and a table built over them equals
+        /// the one built alone, row by row. (Weigh the flat lists' diagonal steps as
+        /// straight ones and this fails.)
         #[test]
         fn a_table_over_lists_made_ahead_equals_one_built_alone(
             (w, h, blocked) in crate::grid::arb_blocked_cells(2..40, 0.3),
@@ -944,8 +992,15 @@ mod tests {
         ) {
             let grid = Grid::from_fn(w, h, |x, y| !blocked[(y * w + x) as usize]);
             let graph = SubgoalGraph::build(&grid);
+            let own = FlatDijkstra::new(&graph, Lattice::FINEST);
+            let (_, flat) = Contraction::lists_with_flat(&graph, &LandmarkLists::weight)
+                .expect("a small map's arcs fit");
+            let made = LandmarkLists::from_flat(flat);
+            prop_assert_eq!(&made.0.start, &own.start);
+            prop_assert_eq!(&made.0.edges, &own.edges);
+            prop_assert_eq!(made.0.shift, own.shift);
             let alone = SubgoalLandmarks::build(&graph, k);
-            let ahead = SubgoalLandmarks::build_with(&graph, k, SubgoalLandmarks::lists(&graph));
+            let ahead = SubgoalLandmarks::build_with(&graph, k, made);
             prop_assert_eq!(ahead.count(), alone.count());
             prop_assert_eq!(ahead.lattice, alone.lattice);
             for id in 0..graph.capacity() as u32 {

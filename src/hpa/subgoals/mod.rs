@@ -76,7 +76,7 @@ mod lines;
 mod scan;
 mod taut;
 
-use super::landmarks_sparse::SubgoalLandmarks;
+use super::landmarks_sparse::{LandmarkLists, SubgoalLandmarks};
 use super::map::{morton, sort_by_z_key};
 use super::side_by_side::{join, timed_join};
 use crate::geom::Cell;
@@ -84,8 +84,8 @@ use crate::grid::Grid;
 use edges::EdgeLists;
 pub(crate) use field::SubgoalField;
 use ids::{CellIds, Mark};
-use levels::Contraction;
-pub(crate) use levels::{allows_hops, hop_turns, Levels, DIRECT, LEVELS};
+pub(crate) use levels::Contraction;
+pub(crate) use levels::{allows_hops, hop_turns, DirectLists, FlatLists, Levels, DIRECT, LEVELS};
 use lines::StopLines;
 pub(crate) use scan::Reached;
 use scan::{Parts, SeriesRead, DIAGONALS};
@@ -106,6 +106,15 @@ pub type SubgoalSnapshot = (Vec<(Cell, u8)>, Vec<(Cell, Cell)>);
 /// test compares rebuilt levels and a fresh build's by.
 #[cfg(any(test, feature = "testing"))]
 pub type LevelsSnapshot = (Vec<Cell>, Vec<(Cell, Cell, Option<Cell>, (u16, u16))>);
+
+/// What the set-up of [`SubgoalGraph::build_landmarks_and_levels`] made of the levels'
+/// contraction: its direct edges (beside the landmark table's lists), or all of it.
+enum Early {
+    /// The direct edges, the contraction's order still to make.
+    Lists(DirectLists),
+    /// The whole contraction, not begun.
+    Started(Contraction),
+}
 
 /// Subgoals a build scans from in one piece of work (see [`SubgoalGraph::finds`]):
 /// small enough for two threads to share Cauldron's 16,000 evenly, large enough that
@@ -400,15 +409,25 @@ impl SubgoalGraph {
         let graph = &*self;
         // A contraction whose edge lists are made side by side starts before the table:
         // beside it, they would be made on one thread. The table's first lists are made
-        // beside them (the idle thread takes them first, then list ranges), so that the
-        // table's side of the join, the longer, is shorter by as much.
+        // with them, each arc's steps worked out once for both in the same ranges
+        // (session 38 made them beside, from the cells again: 11.8M instructions on
+        // Cauldron), and the rest of the contraction's set-up, its order, is left to
+        // the levels' side of the join, which the table's side now matches.
         let start = Instant::now();
         let (early, lists) = if graph.levels_fit && Contraction::splits_lists(graph) {
-            let (contraction, lists) = join(
-                || Contraction::new(graph),
-                || (k > 0).then(|| SubgoalLandmarks::lists(graph)),
-            );
-            (Some(contraction), lists)
+            if k > 0 {
+                match Contraction::lists_with_flat(graph, &LandmarkLists::weight) {
+                    Some((direct, flat)) => (
+                        Some(Some(Early::Lists(direct))),
+                        Some(LandmarkLists::from_flat(flat)),
+                    ),
+                    // The arcs do not fit the levels: no contraction, and the table
+                    // makes its own lists.
+                    None => (Some(None), None),
+                }
+            } else {
+                (Some(Contraction::new(graph).map(Early::Started)), None)
+            }
         } else {
             (None, None)
         };
@@ -419,8 +438,13 @@ impl SubgoalGraph {
                 None => SubgoalLandmarks::build(graph, 3 * k),
             },
             || {
-                let contraction =
-                    early.or_else(|| graph.levels_fit.then(|| Contraction::new(graph)));
+                let contraction = match early {
+                    Some(early) => Some(early.map(|early| match early {
+                        Early::Lists(direct) => Contraction::over_lists(graph, direct),
+                        Early::Started(contraction) => contraction,
+                    })),
+                    None => graph.levels_fit.then(|| Contraction::new(graph)),
+                };
                 contraction.map(|c| c.map(|c| Levels::contracted(c, graph)))
             },
         );

@@ -193,30 +193,77 @@ fn direct_edges_fit(graph: &SubgoalGraph) -> bool {
 }
 
 /// The direct edges of the subgoals `ids` as arcs, one list per ID (empty for a vacant
-/// one): with the `parallel` feature ranges of [`LISTS_CHUNK`] IDs side by side.
-fn direct_lists(graph: &SubgoalGraph, ids: std::ops::Range<u32>) -> Vec<Vec<Arc>> {
+/// one): with the `parallel` feature ranges of [`LISTS_CHUNK`] IDs side by side. With
+/// `flat`, also each arc as its far end and `weigh(straight, diagonal)` of its steps,
+/// written into `edges`, the part of the flat lists (see [`Contraction::lists_with_flat`])
+/// that `start` (every ID's offset in them) gives these IDs: each range writes its own
+/// part in place, so no range's edges are copied after.
+fn direct_lists<W>(
+    graph: &SubgoalGraph,
+    ids: std::ops::Range<u32>,
+    flat: Option<FlatPart<'_, W>>,
+) -> Vec<Vec<Arc>>
+where
+    W: Fn(u32, u32) -> u32 + Sync,
+{
     if cfg!(feature = "parallel") && ids.len() > LISTS_CHUNK {
         let middle = ids.start + (ids.end - ids.start) / 2;
+        let (low, high) = match flat {
+            Some((weigh, start, edges)) => {
+                let cut = (start[middle as usize] - start[ids.start as usize]) as usize;
+                let (low, high) = edges.split_at_mut(cut);
+                (Some((weigh, start, low)), Some((weigh, start, high)))
+            }
+            None => (None, None),
+        };
         let (mut first, mut second) = join(
-            || direct_lists(graph, ids.start..middle),
-            || direct_lists(graph, middle..ids.end),
+            move || direct_lists(graph, ids.start..middle, low),
+            move || direct_lists(graph, middle..ids.end, high),
         );
         first.append(&mut second);
         return first;
     }
-    ids.map(|id| {
-        if !graph.is_live(id) {
-            return Vec::new();
+    let lists: Vec<Vec<Arc>> = ids
+        .map(|id| {
+            if !graph.is_live(id) {
+                return Vec::new();
+            }
+            let here = graph.cell(id);
+            graph
+                .neighbours(id)
+                .iter()
+                .map(|&to| Arc::direct(to, here, graph.cell(to)))
+                .collect()
+        })
+        .collect();
+    if let Some((weigh, _, edges)) = flat {
+        debug_assert_eq!(
+            edges.len(),
+            lists.iter().map(Vec::len).sum::<usize>(),
+            "a part for these IDs"
+        );
+        for (slot, arc) in edges.iter_mut().zip(lists.iter().flatten()) {
+            *slot = (arc.to, weigh(arc.straight.into(), arc.diagonal.into()));
         }
-        let here = graph.cell(id);
-        graph
-            .neighbours(id)
-            .iter()
-            .map(|&to| Arc::direct(to, here, graph.cell(to)))
-            .collect()
-    })
-    .collect()
+    }
+    lists
 }
+
+/// The direct edges of a graph as a contraction starts from them (see
+/// [`Contraction::lists_with_flat`]).
+pub(crate) struct DirectLists(Vec<Vec<Arc>>);
+
+/// A graph's edges in flat lists (see [`Contraction::lists_with_flat`]).
+pub(crate) struct FlatLists {
+    /// Where each ID's arcs begin in `edges`, and their end.
+    pub start: Vec<u32>,
+    /// (far end, weight) of each arc, by ID, in the order of the graph's lists.
+    pub edges: Vec<(u32, u32)>,
+}
+
+/// A range's part of the flat lists (see [`direct_lists`]): the weights, every ID's
+/// offset, and the range's edges.
+type FlatPart<'a, W> = (&'a W, &'a [u32], &'a mut [(u32, u32)]);
 
 impl Contraction {
     /// Whether [`Contraction::new`] makes `graph`'s edge lists in ranges side by side
@@ -229,11 +276,62 @@ impl Contraction {
     /// arcs could not be packed: more IDs than [`ID_LIMIT`], or a direct edge with more
     /// steps than [`COUNT_LIMIT`] (see [`PackedArc`]).
     pub fn new(graph: &SubgoalGraph) -> Option<Self> {
+        if graph.capacity() > ID_LIMIT || !direct_edges_fit(graph) {
+            return None;
+        }
+        // No flat lists asked for: any weights' type will do.
+        let adj = direct_lists::<fn(u32, u32) -> u32>(graph, 0..graph.capacity() as u32, None);
+        Some(Self::over(graph, adj))
+    }
+
+    /// The direct edges a [`Contraction::new`] of `graph` starts from, when it would
+    /// start (see [`Contraction::over`]), and the graph's edges in flat lists for
+    /// another reader: for each ID in order, its arcs as (far end, `weigh(straight,
+    /// diagonal)` of their steps), with where each ID's arcs begin (`n + 1` offsets).
+    /// The landmark table's lists are made so (`LandmarkLists::from_flat`): each arc's
+    /// steps worked out once for both, in the same ranges side by side, instead of the
+    /// table's lists made from the cells again beside these (11.8M instructions on
+    /// Cauldron, on the set-up both sides of the next join wait for). The rest of the
+    /// contraction's set-up (its order) is left to [`Contraction::over`], which the
+    /// levels' side of that join runs.
+    pub fn lists_with_flat<W>(graph: &SubgoalGraph, weigh: &W) -> Option<(DirectLists, FlatLists)>
+    where
+        W: Fn(u32, u32) -> u32 + Sync,
+    {
         let n = graph.capacity();
         if n > ID_LIMIT || !direct_edges_fit(graph) {
             return None;
         }
-        let adj = direct_lists(graph, 0..n as u32);
+        // Each ID's offset in the flat lists first (its lists' lengths are its
+        // neighbours'), so that the ranges write their parts in place.
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0u32);
+        for id in 0..n as u32 {
+            let len = if graph.is_live(id) {
+                graph.neighbours(id).len()
+            } else {
+                0
+            };
+            start.push(start[start.len() - 1] + len as u32);
+        }
+        let mut edges = vec![(0, 0); start[n] as usize];
+        let adj = direct_lists(
+            graph,
+            0..n as u32,
+            Some((weigh, &start[..], &mut edges[..])),
+        );
+        Some((DirectLists(adj), FlatLists { start, edges }))
+    }
+
+    /// The contraction [`Contraction::new`] makes, over the direct edges
+    /// [`Contraction::lists_with_flat`] made of the same graph.
+    pub fn over_lists(graph: &SubgoalGraph, lists: DirectLists) -> Self {
+        Self::over(graph, lists.0)
+    }
+
+    /// The contraction of `graph` over its direct edges `adj`, not begun.
+    fn over(graph: &SubgoalGraph, adj: Vec<Vec<Arc>>) -> Self {
+        let n = graph.capacity();
         // By degree, then by cell among equal degrees, so that the levels do not depend on
         // the IDs, which edits hand out differently from a fresh build. (Maps with levels
         // are at most 2^16 cells a side: the key holds the cell in 32 bits. Each key is
@@ -251,7 +349,7 @@ impl Contraction {
             .collect();
         sort_by_z_key(&mut keyed, |&(key, _)| key);
         let order = keyed.into_iter().map(|(_, id)| id).collect();
-        Some(Contraction {
+        Contraction {
             adj,
             up: vec![Vec::new(); n],
             local: vec![false; n],
@@ -261,7 +359,7 @@ impl Contraction {
             witnesses: Witnesses::new(n),
             cells: graph.cells.clone(),
             likely_from: LIKELY_FIRST_DEGREE,
-        })
+        }
     }
 
     /// Subgoals visited so far (contracted or kept global): the work done.

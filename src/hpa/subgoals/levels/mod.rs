@@ -74,7 +74,7 @@ use super::SubgoalGraph;
 use crate::geom::Cell;
 pub(crate) use arc::{allows_hops, hop_turns, Arc, PackedArc};
 use arc::{first_hop, SHORTCUT};
-pub(crate) use contraction::Contraction;
+pub(crate) use contraction::{Contraction, DirectLists, FlatLists};
 use shortcuts::Shortcuts;
 
 /// The highest level a contracted subgoal may have: it bounds the upward searches.
