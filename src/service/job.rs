@@ -493,19 +493,18 @@ impl Job {
             .sum();
         let cells: Vec<Cell> = self.starts.iter().map(|s| s.0).collect();
         let kept = self.field.is_some() || self.subgoals.is_some();
-        let growth = bounding_box(&cells)
-            .filter(|_| !kept)
-            .map_or(0, |b| match self.flow {
-                true => SubgoalField::growth_estimate(map, self.goal, b),
-                // A single search: about an aimed field's growth to its one start.
-                false => {
-                    SubgoalField::growth_estimate(map, self.goal, Rect::new(b.x1, b.y1, b.x1, b.y1))
-                }
-            });
+        let bounds = bounding_box(&cells).filter(|_| !kept);
+        let growth = bounds.map_or(0, |b| match self.flow {
+            true => SubgoalField::growth_estimate(map, self.goal, b),
+            // A single search: about an aimed field's growth to its one start.
+            false => {
+                SubgoalField::growth_estimate(map, self.goal, Rect::new(b.x1, b.y1, b.x1, b.y1))
+            }
+        });
         // An army answered through its box (`hpa::subgoals::field`, "Members inside a
         // box") scans for its ring cells only, not for every member.
-        let spared = bounding_box(&cells)
-            .filter(|_| self.flow && !kept)
+        let spared = bounds
+            .filter(|_| self.flow)
             .map_or(0, |b| SubgoalField::box_saving(map, self.goal, b, &cells));
         self.estimate = (members + growth).saturating_sub(spared);
     }
@@ -871,10 +870,11 @@ impl Job {
             // Aimed at the group when it stands together (`hpa::subgoals::field`, "Aimed
             // at an army"): the box of the starts still to answer.
             let cells: Vec<Cell> = self.starts[self.next..].iter().map(|s| s.0).collect();
-            let aim = bounding_box(&cells).map_or(0, |b| field.aim_at(map, b));
+            let bounds = bounding_box(&cells);
+            let aim = bounds.map_or(0, |b| field.aim_at(map, b));
             // An army's inner members answered from its box's ring when that pays
             // (`hpa::subgoals::field`, "Members inside a box").
-            let boxed = match bounding_box(&cells) {
+            let boxed = match bounds {
                 Some(b) if field.is_aimed() && SubgoalField::box_pays(map, b, &cells) => {
                     field.box_in(map, b).1
                 }

@@ -162,7 +162,7 @@ impl SubgoalField {
             }
         }
         let cells = rect.area() as usize;
-        let mut join = BoxJoin {
+        let join = BoxJoin {
             rect,
             revision: self.revision,
             ring,
@@ -175,18 +175,12 @@ impl SubgoalField {
             eighths: 0,
             ready: false,
         };
-        // Members that joined already on the ring count as its members.
-        for (m, member) in self.members.iter().enumerate() {
-            if rect.contains(member.start) && !join.is_inner(member.start) {
-                let i = join.index(member.start);
-                if join.member[i] == NONE {
-                    join.member[i] = m as u32;
-                }
-            }
-        }
-        let work = 1 + lookups + cells / BOX_SETUP_CELLS_PER_UNIT;
         self.boxed = Some(join);
-        (true, work)
+        // Members that joined already on the ring count as its members.
+        for m in 0..self.members.len() {
+            self.note_ring_member(self.members[m].start, m);
+        }
+        (true, 1 + lookups + cells / BOX_SETUP_CELLS_PER_UNIT)
     }
 
     /// Whether `start` is answered from the field's box ([`SubgoalField::box_step`], then
