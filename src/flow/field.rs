@@ -172,6 +172,16 @@ impl HpaMap {
     /// are asked about. On a map with sparse gates (fast mode) it is one Dijkstra over
     /// every open cell, done here: exact too, but it takes 8 bytes per cell of the map.
     ///
+    /// **Which to use for a group.** On a layer of one terrain cost (the subgoal layer,
+    /// exact mode's default there) the first field also builds the layer's gate graph,
+    /// which the layer keeps up to date, and in memory, from then on; and one
+    /// [`HpaMap::find_path`] per unit is far cheaper than a field and its walks (6–33× on
+    /// the 1024² StarCraft maps, BENCHMARKS.md *Group moves*). A game ordering groups
+    /// every frame should use the [`PathService`](crate::PathService), whose shared answers
+    /// are backward searches over the subgoals. A field pays on layers with terrain costs,
+    /// and wherever a unit must ask [`FlowField::next_step`] in constant time from any
+    /// position it was pushed to.
+    ///
     /// ```
     /// use quadpath::{Cell, Grid, HpaMap, Mode, Rect};
     /// let map = HpaMap::new(Grid::new_free(32, 32), Mode::Exact)?;

@@ -375,7 +375,9 @@ impl World {
     }
 
     /// The flow field leading agents of `class` to `goal` (a position, or any open
-    /// position of a rectangle): see [`HpaMap::flow_field`]. Read it with the class's
+    /// position of a rectangle): see [`HpaMap::flow_field`], and there which to use for a
+    /// group (on a class of one terrain cost a search per unit or the path service is
+    /// cheaper). Read it with the class's
     /// layer, [`World::layer`]; an edit of the world makes it stale until
     /// [`FlowField::refresh`](crate::FlowField::refresh) with that layer.
     ///
