@@ -446,6 +446,12 @@ impl SearchContext {
             } = self.goal_marks[n as usize];
             if fresh && marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
+                // Met where the bound is tight: no route on from `n` is shorter than its
+                // marked way down, so exact A* relaxes none of its arcs (see *Meeting
+                // the goal's marks* in the design notes).
+                if !weighted && to_goal <= bound(n) {
+                    continue;
+                }
             }
             // Only the hops after which the route may still be shortest (`taut`, see
             // `hpa::subgoals::taut`); a weighted search's are those of every sector the
