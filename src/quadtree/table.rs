@@ -91,8 +91,8 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// The most shards a table is split into: past 16, a shard's margin (five standard
-    /// deviations of its share) outweighs what a finer bucket count saves.
+    /// The most shards a table is split into: a bound on the list of shards (a finer split
+    /// saves less each step, and each shard adds its margin; Cauldron's 2×2 tree takes 9).
     const MAX_SHARDS: usize = 16;
 
     /// The smallest shard capacity worth splitting for (smaller tables are kept whole: what
