@@ -84,6 +84,12 @@ impl ClearanceField {
         self.values[y as usize * self.width as usize + x as usize]
     }
 
+    /// The clearance of the cell of row-major index `i` (which must be on the grid).
+    #[inline]
+    pub(crate) fn value_at(&self, i: usize) -> u32 {
+        self.values[i] as u32
+    }
+
     /// The cap: clearances above it are stored as it.
     pub fn cap(&self) -> u32 {
         self.cap as u32

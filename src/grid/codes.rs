@@ -53,6 +53,16 @@ impl PackedCodes {
         packed
     }
 
+    /// `len` cells of code `code`: [`PackedCodes::new`] of that many, without reading them.
+    pub fn uniform(len: usize, code: u8) -> Self {
+        PackedCodes {
+            palette: vec![code],
+            width_log: 0,
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
+    }
+
     /// Words that `len` cells take at `width_log`.
     fn word_count(&self, width_log: u32) -> usize {
         (self.len << width_log).div_ceil(64)

@@ -117,7 +117,21 @@ impl Grid {
     /// When either side is zero. Use the loaders in [`crate::io`] for untrusted sizes: they
     /// return errors instead.
     pub fn new_free(width: u32, height: u32) -> Self {
-        Grid::from_fn(width, height, |_, _| true)
+        // `Grid::from_fn(width, height, |_, _| true)`, written a word at a time (on a
+        // 1024² grid 65M instructions were a sixth of a movement class's layer build).
+        assert!(width > 0 && height > 0, "a grid needs at least one cell");
+        let cells = width as usize * height as usize;
+        let free = (0..cells.div_ceil(64))
+            .map(|w| u64::MAX >> (64 - (cells - w * 64).min(64)))
+            .collect();
+        Grid {
+            width,
+            height,
+            obstructed: Vec::new(),
+            free,
+            terrain: PackedCodes::uniform(cells, GROUND),
+            passable: TerrainSet::moving_ai(),
+        }
     }
 
     /// Builds a grid from a predicate telling whether each cell `(x, y)` is free. Free cells
@@ -140,6 +154,35 @@ impl Grid {
             .map(|(x, y)| if is_free(x, y) { GROUND } else { WALL })
             .collect();
         Grid::from_terrain(width, height, codes, TerrainSet::moving_ai())
+    }
+
+    /// A grid of free ground (as [`Grid::new_free`]) with an obstruction on each cell `i`
+    /// (row-major index) for which `closed(i)` holds: the grid of a movement class's open
+    /// positions. The same grid as obstructing those cells one at a time with
+    /// [`Grid::set_blocked`], made a word of 64 cells at a time (on a 1024² map, 17M
+    /// instructions against 67M).
+    pub(crate) fn new_free_obstructed(
+        width: u32,
+        height: u32,
+        closed: impl Fn(usize) -> bool,
+    ) -> Self {
+        let mut grid = Grid::new_free(width, height);
+        let cells = width as usize * height as usize;
+        let obstructed: Vec<u64> = (0..grid.free.len())
+            .map(|w| {
+                (0..64.min(cells - w * 64))
+                    .filter(|&j| closed(w * 64 + j))
+                    .fold(0u64, |bits, j| bits | 1 << j)
+            })
+            .collect();
+        // An obstruction-free grid keeps no obstruction bits (see `set_obstructed_at`).
+        if obstructed.iter().any(|&w| w != 0) {
+            for (free, &closed) in grid.free.iter_mut().zip(&obstructed) {
+                *free &= !closed;
+            }
+            grid.obstructed = obstructed;
+        }
+        grid
     }
 
     /// Builds a grid from its terrain codes, row by row, and the set of codes that are
@@ -693,6 +736,29 @@ pub(crate) fn arb_blocked_cells_sized(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest::proptest! {
+        /// A free grid made a word at a time is the one made cell by cell, and a grid
+        /// obstructed a word at a time is the grid obstructed cell by cell, down to whether
+        /// it keeps obstruction bits at all (a word's bits shifted by one fail this).
+        #[test]
+        fn obstructing_by_words_equals_obstructing_by_cells(
+            (w, h, closed) in crate::grid::arb_blocked_cells(1..140, 0.3),
+        ) {
+            let free = Grid::new_free(w, h);
+            let by_fn = Grid::from_fn(w, h, |_, _| true);
+            proptest::prop_assert_eq!(&free, &by_fn);
+            proptest::prop_assert_eq!(free.memory_bytes(), by_fn.memory_bytes());
+            let by_words = Grid::new_free_obstructed(w, h, |i| closed[i]);
+            let mut by_cells = Grid::new_free(w, h);
+            for (i, _) in closed.iter().enumerate().filter(|&(_, &c)| c) {
+                by_cells.set_cell_blocked(Cell::new(i as u32 % w, i as u32 / w), true);
+            }
+            proptest::prop_assert_eq!(&by_words, &by_cells);
+            proptest::prop_assert_eq!(by_words.obstructed.len(), by_cells.obstructed.len());
+            proptest::prop_assert_eq!(by_words.free_count(), by_cells.free_count());
+        }
+    }
 
     proptest! {
         /// A word of a row reads as its cells one by one, off the grid included, on

@@ -10,10 +10,13 @@
 //! same cells (a node is split or stopped on its count and kinds alone, and a stopped
 //! node whose every cell holds the value is packed, as there), which
 //! `counted_build_equals_the_partition_build` checks on random maps.
+//!
+//! The nodes are listed as the descent makes them and stored at its end, in a table laid
+//! out for their number (see `table.rs`, *Shards*).
 
 use super::estimate::{table_estimate, Census};
 use super::id::{NodeId, Shape, MAX_SIDE};
-use super::node::{Content, Packing, Tally};
+use super::node::{Content, Node, Packing, Tally};
 use super::stopper::SplitStopper;
 use super::tree::{LeafChange, QuadTree};
 use super::QuadtreeError;
@@ -184,17 +187,27 @@ impl<T: Copy + PartialEq> QuadTree<T> {
         )?;
         tree.kind_of = kind_of;
         tree.packing = Some(Packing::new());
-        tree.nodes.clear();
         tree.leaf_count = 0;
         tree.depth_counts.fill(0);
-        tree.grow_counted(NodeId::ROOT, counts, object);
+        // The nodes are listed first and stored once their number is known, in a table
+        // laid out for it (`table.rs`): no table grows (and rehashes) on the way.
+        let mut nodes = Vec::new();
+        tree.grow_counted(NodeId::ROOT, counts, object, &mut nodes);
+        tree.nodes.fill(nodes);
         tree.lists.shrink_to_fit();
         tree.filled.shrink_to_fit();
         Ok(tree)
     }
 
-    /// Stores node `id` and the subtree below it the stopper asks for, depth first.
-    fn grow_counted(&mut self, id: NodeId, counts: &CellCounts, object: T) {
+    /// Lists in `nodes` node `id` and the subtree below it the stopper asks for, depth
+    /// first.
+    fn grow_counted(
+        &mut self,
+        id: NodeId,
+        counts: &CellCounts,
+        object: T,
+        nodes: &mut Vec<(NodeId, Node)>,
+    ) {
         self.depth_counts[id.depth() as usize] += 1;
         self.max_depth = self.max_depth.max(id.depth());
         let rect = self.shape.rect(id);
@@ -205,9 +218,9 @@ impl<T: Copy + PartialEq> QuadTree<T> {
             n => Tally::new(n, kind, kind),
         };
         if !self.stopper.stops_with_kinds(rect, n, true) {
-            self.nodes.insert(id, Content::Split(tally).into());
+            nodes.push((id, Content::Split(tally).into()));
             for &kid in self.shape.children(id, rect).iter() {
-                self.grow_counted(kid, counts, object);
+                self.grow_counted(kid, counts, object, nodes);
             }
             return;
         }
@@ -225,7 +238,7 @@ impl<T: Copy + PartialEq> QuadTree<T> {
             );
             Content::Listed(self.lists.store(list, tally))
         };
-        self.nodes.insert(id, content.into());
+        nodes.push((id, content.into()));
         self.leaf_count += 1;
         self.log(LeafChange::Created { id, rect });
     }

@@ -3,7 +3,7 @@
 use super::id::{partition_quadrants, NodeId, Shape, MAX_SIDE};
 use super::node::{covers_each_cell_once, ListTable};
 use super::stopper::SplitStopper;
-use super::table::NodeTable;
+use super::table::{Layout, NodeTable};
 use super::{QuadTree, QuadtreeError};
 use crate::geom::Cell;
 
@@ -177,20 +177,17 @@ impl Census {
 /// table at the capacity a map of that many nodes grows to, the lists, the packed leaves'
 /// objects, the depth counts.
 pub(super) fn table_estimate<T>(shape: &Shape, census: &Census) -> usize {
-    // hashbrown grows in powers of two, at least 4 buckets, keeping 7/8 of them usable
-    // from 8 buckets on (all but one below).
-    let usable = |b: usize| if b < 8 { b - 1 } else { b / 8 * 7 };
-    let mut buckets = 4;
-    while usable(buckets) < census.nodes {
-        buckets *= 2;
-    }
+    // The table as a build lays it out (`table.rs`): one hashbrown table grown in powers
+    // of two, or shards of one power of two, each made for its share.
+    let layout = Layout::for_nodes(census.nodes);
     let objects = ListTable::<T>::bytes_for(census.lists, census.listed_objects)
         + census.packed * std::mem::size_of::<T>();
     std::mem::size_of::<QuadTree<T>>()
-        // The table: its slots, a control byte per bucket, a group of trailing control
-        // bytes and the padding before them (at most 16 each).
-        + buckets * NodeTable::<()>::slot_bytes_for(shape)
-        + 32
+        // The table: its slots, a control byte per bucket, and per shard a group of
+        // trailing control bytes, the padding before them (at most 16 each) and its entry
+        // in the list of shards.
+        + layout.buckets() * NodeTable::<()>::slot_bytes_for(shape)
+        + layout.shards() * (32 + NodeTable::<()>::shard_header_bytes())
         + objects
-        + (shape.max_possible_depth() as usize + 1) * 8
+        + (shape.max_possible_depth() as usize + 1) * std::mem::size_of::<u32>()
 }

@@ -82,8 +82,10 @@ pub struct QuadTree<T, S = ahash::RandomState> {
     /// The objects of the packed leaves (see [`Content::Filled`]).
     pub(crate) filled: FilledTable<T>,
     pub(super) stopper: SplitStopper,
-    /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth.
-    pub(super) depth_counts: Vec<u64>,
+    /// Number of nodes at each depth; the deepest non-zero entry is the tree's depth. A
+    /// `u32` holds any count a tree in memory can have: 2^32 nodes would be 52 GiB of
+    /// table slots alone.
+    pub(super) depth_counts: Box<[u32]>,
     pub(crate) max_depth: u32,
     pub(super) leaf_count: usize,
     changes: Option<Vec<LeafChange>>,
@@ -277,12 +279,15 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             lists: ListTable::default(),
             filled: FilledTable::default(),
             stopper,
-            depth_counts: vec![0; shape.max_possible_depth() as usize + 1],
+            depth_counts: vec![0; shape.max_possible_depth() as usize + 1].into(),
             max_depth: 0,
             leaf_count: 0,
             changes: None,
         };
         tree.grow(NodeId::ROOT, objects);
+        // The table grew by doubling; a table of several shards may hold the nodes in
+        // fewer buckets (`table.rs`).
+        tree.nodes.refit();
         tree.lists.shrink_to_fit();
         tree.filled.shrink_to_fit();
         Ok(tree)
@@ -883,7 +888,7 @@ impl<T, S: BuildHasher> QuadTree<T, S> {
             + self.nodes.allocation_size()
             + self.lists.memory_bytes()
             + self.filled.memory_bytes()
-            + self.depth_counts.len() * 8
+            + std::mem::size_of_val::<[u32]>(&self.depth_counts)
     }
 }
 

@@ -191,12 +191,7 @@ impl World {
         let built = if movement.has_unit_costs() {
             // Closed positions are obstructed ground, as the layer's edits leave them
             // (`HpaMap::flip_cells`), so that an edited layer's grid equals a fresh one's.
-            let mut open = Grid::new_free(width, height);
-            for cell in open.bounds().cells() {
-                if field.get(cell) < size {
-                    open.set_cell_blocked(cell, true);
-                }
-            }
+            let open = Grid::new_free_obstructed(width, height, |i| field.value_at(i) < size);
             HpaMap::new(open, config)
         } else {
             let open = costs::layer_grid(&self.grid, field, &movement);

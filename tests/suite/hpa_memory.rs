@@ -117,7 +117,8 @@ fn dense_pattern_is_refused_under_a_few_mebibytes() {
     let mut cells: Vec<(Cell, u8)> = dots.blocked_cells().map(|c| (c, 0)).collect();
     let tree =
         QuadTree::estimate_bytes_packed(1024, 1024, &SplitStopper::uniform(), &mut cells).unwrap();
-    assert!(tree > 24 << 20, "the tree alone would take {tree} bytes");
+    // (22.4 MB since session 43 lays the node table out in shards.)
+    assert!(tree > 20 << 20, "the tree alone would take {tree} bytes");
     let limit = dots.memory_bytes() + cells.len() * 12 + (1 << 20);
     let err = HpaMap::new(dots.clone(), Config::fast().with_max_memory(Some(limit))).unwrap_err();
     assert!(
