@@ -102,6 +102,7 @@ pub(super) const SHORTCUT: u8 = 16;
 /// The first hop's sector of an arc from its hop byte (see [`Levels::arc_ends`](super::Levels::arc_ends)): arcs'
 /// sectors are below 16 (only a query's start has [`NO_HOP`](crate::hpa::subgoals::NO_HOP)), so the
 /// byte has room for the [`SHORTCUT`] bit.
+#[cfg(any(test, feature = "testing", debug_assertions))]
 #[inline]
 pub(super) fn first_hop(hops: u8) -> Sector {
     hops & (SHORTCUT - 1)

@@ -72,8 +72,10 @@ use super::taut::Sector;
 use super::SubgoalGraph;
 #[cfg(any(test, feature = "testing"))]
 use crate::geom::Cell;
-pub(crate) use arc::{allows_hops, hop_turns, Arc, PackedArc};
-use arc::{first_hop, SHORTCUT};
+#[cfg(any(test, feature = "testing", debug_assertions))]
+pub(crate) use arc::Arc;
+use arc::SHORTCUT;
+pub(crate) use arc::{allows_hops, hop_turns, PackedArc};
 pub(crate) use contraction::{Contraction, DirectLists, FlatLists};
 use shortcuts::Shortcuts;
 
@@ -166,7 +168,10 @@ impl Levels {
         self.offsets[id as usize] as usize..self.offsets[id as usize + 1] as usize
     }
 
-    /// The upward edges of local `id`, or the edges of global `id` to other globals.
+    /// The upward edges of local `id`, or the edges of global `id` to other globals, decoded
+    /// one by one: the snapshot's and the debug checks' view (the search reads the packed
+    /// arcs directly).
+    #[cfg(any(test, feature = "testing", debug_assertions))]
     #[inline]
     pub fn arcs(&self, id: u32) -> impl Iterator<Item = Arc> + '_ {
         self.range(id).map(|i| {
@@ -174,7 +179,13 @@ impl Levels {
             let (via, last) = self.taken(i);
             // The packed counts are at most 12 bits.
             let counts = (end.straight as u16, end.diagonal as u16);
-            Arc::new(end.to, via, counts, first_hop(self.arcs[i].hops()), last)
+            Arc::new(
+                end.to,
+                via,
+                counts,
+                arc::first_hop(self.arcs[i].hops()),
+                last,
+            )
         })
     }
 
