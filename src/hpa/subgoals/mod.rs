@@ -79,7 +79,7 @@ mod taut;
 use super::landmarks_sparse::{LandmarkLists, SubgoalLandmarks};
 use super::map::{morton, sort_by_z_key};
 use super::side_by_side::{join, timed_join};
-use crate::geom::Cell;
+use crate::geom::{Cell, Rect};
 use crate::grid::Grid;
 use edges::EdgeLists;
 pub(crate) use field::SubgoalField;
@@ -245,23 +245,30 @@ impl UpdateScratch {
     }
 }
 
+/// The smallest rectangle holding every cell of `cells`, `None` when there is none.
+fn bounding_box(cells: &[Cell]) -> Option<Rect> {
+    let (&first, rest) = cells.split_first()?;
+    Some(
+        rest.iter()
+            .fold(Rect::new(first.x, first.y, first.x, first.y), |r, c| {
+                Rect::new(r.x1.min(c.x), r.y1.min(c.y), r.x2.max(c.x), r.y2.max(c.y))
+            }),
+    )
+}
+
 /// Fills `around` with the cells of `grid` within one cell of a cell of `changed`, each
 /// once, by row then column. A compact edit (a cell, a building: the cells' bounding box
 /// grown by one is at most 16 times their count) marks its box in `marks` and reads it
 /// row by row; a scattered one sorts.
 fn cells_around(grid: &Grid, changed: &[Cell], around: &mut Vec<Cell>, marks: &mut Vec<bool>) {
     around.clear();
-    let Some(&first) = changed.first() else {
+    let Some(b) = bounding_box(changed) else {
         return;
     };
-    let (mut x0, mut y0, mut x1, mut y1) = (first.x, first.y, first.x, first.y);
-    for c in changed {
-        (x0, y0, x1, y1) = (x0.min(c.x), y0.min(c.y), x1.max(c.x), y1.max(c.y));
-    }
-    let (x0, y0) = (x0.saturating_sub(1), y0.saturating_sub(1));
+    let (x0, y0) = (b.x1.saturating_sub(1), b.y1.saturating_sub(1));
     let (x1, y1) = (
-        (x1 + 1).min(grid.width() - 1),
-        (y1 + 1).min(grid.height() - 1),
+        (b.x2 + 1).min(grid.width() - 1),
+        (b.y2 + 1).min(grid.height() - 1),
     );
     let (w, h) = ((x1 - x0 + 1) as usize, (y1 - y0 + 1) as usize);
     if w * h <= 16 * changed.len() {
@@ -794,6 +801,10 @@ impl SubgoalGraph {
                 .map(|(k, &(id, _, _))| (u64::from(id) << 32) | k as u64),
         );
         order.sort_unstable();
+        // With an edit that only made stops, the touched cells' bounding box: the last
+        // row of a series' walk that holds a touched cell is that of the box's corner
+        // farthest along the walk (see `rescan`).
+        let settled = only_stops.then(|| bounding_box(touched)).flatten();
         let mut i = 0;
         while i < order.len() {
             let id = (order[i] >> 32) as u32;
@@ -818,7 +829,6 @@ impl SubgoalGraph {
                     *read = None;
                 }
             }
-            let settled = only_stops.then_some(&touched[..]);
             self.rescan(grid, id, parts, &first_reads, settled);
         }
         // Freed only now, so that no ID changed meaning while the scans above ran.
@@ -840,7 +850,8 @@ impl SubgoalGraph {
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
     /// other parts found stays. A series with a read in `resumed` is scanned again only
     /// from that read on (see `SeriesRead`): what it found on earlier rows stays too, and
-    /// with `settled` (the touched cells of an edit that only made stops) what it found
+    /// with `settled` (the bounding box of the touched cells of an edit that only made
+    /// stops) what it found
     /// past the row where its scan settles (see [`SubgoalGraph::resume_series`]).
     fn rescan(
         &mut self,
@@ -848,7 +859,7 @@ impl SubgoalGraph {
         id: u32,
         parts: Parts,
         resumed: &[Option<SeriesRead>; 8],
-        settled: Option<&[Cell]>,
+        settled: Option<Rect>,
     ) {
         let from = self.cell(id);
         // Scratch lists, kept between rescans so that an edit allocates nothing here: the
@@ -883,12 +894,15 @@ impl SubgoalGraph {
             let b = read.series as usize;
             // The last row of the series' walk that holds a touched cell.
             let settled_after = settled.map(|touched| {
+                // A row of the walk lies farther along it with the coordinate it is told
+                // by (`y` for the horizontal series, `x` for the vertical) farther along
+                // the diagonal: the box's corner that way is as far as any touched cell.
                 let d = DIAGONALS[b % 4];
-                touched
-                    .iter()
-                    .map(|t| SeriesRead::rows_along(b, d, from, *t))
-                    .max()
-                    .unwrap_or(0)
+                let far = Cell::new(
+                    if d.0 > 0 { touched.x2 } else { touched.x1 },
+                    if d.1 > 0 { touched.y2 } else { touched.y1 },
+                );
+                SeriesRead::rows_along(b, d, from, far)
             });
             if let Some(end) = self.resume_series(grid, from, read, settled_after, &mut report) {
                 resume_rows[b].1 = end;
