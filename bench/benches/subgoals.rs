@@ -14,7 +14,11 @@
 //! each `Config::landmarks`, alternated query by query, with their landmark bytes and edit
 //! times, so that the landmark count is chosen on one run's ratios; `--fast`: only corner
 //! queries of the exact and the fast preset's layers, alternated query by query, with
-//! their expansions and the fast paths' mean and worst excess over the optimum.)
+//! their expansions and the fast paths' mean and worst excess over the optimum;
+//! `--edit-profile N`: only N edits of each kind on the subgoal layer, nothing else timed,
+//! each kind through its own out-of-line function (`profile_block_cell`,
+//! `profile_free_cell`, `profile_place_building`, `profile_remove_building`), so that one
+//! callgrind run with `--toggle-collect` on each gives the instructions per kind.)
 //!
 //! Contenders alternate query by query and each keeps its best median over the rounds: the
 //! machine may be shared, and ratios within one run are what to read.
@@ -55,6 +59,9 @@ struct Args {
     landmarks: Option<Vec<u8>>,
     /// Only exact against fast corner queries.
     fast: bool,
+    /// Only this many edits of each kind, each kind through its own function: a loop for
+    /// callgrind.
+    edit_profile: Option<usize>,
 }
 
 fn args() -> Args {
@@ -67,6 +74,7 @@ fn args() -> Args {
         edits: None,
         landmarks: None,
         fast: false,
+        edit_profile: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -85,6 +93,9 @@ fn args() -> Args {
             "--no-edits" => a.no_edits = true,
             "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
             "--fast" => a.fast = true,
+            "--edit-profile" => {
+                a.edit_profile = it.next().and_then(|v| v.parse().ok());
+            }
             "--landmarks" => {
                 a.landmarks = it.next().map(|v| {
                     v.split(',')
@@ -131,21 +142,28 @@ fn timed(edit: impl FnOnce()) -> EditTime {
     }
 }
 
-/// The times of `n` edits on `map` (a `side`² block on random free spots) and of their
-/// undos, apart.
-fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<EditTime>, Vec<EditTime>) {
-    let mut rng = Rng(0x5eed);
+/// A `side`² block of free cells of `map` at a random spot drawn from `rng`.
+fn random_free_block(map: &HpaMap, rng: &mut Rng, side: u32) -> Rect {
     let (w, h) = (map.grid().width(), map.grid().height());
-    let (mut placed, mut removed) = (Vec::new(), Vec::new());
-    while placed.len() < n / 2 {
+    loop {
         let (x, y) = (
             rng.below((w - side) as usize) as u32,
             rng.below((h - side) as usize) as u32,
         );
         let r = Rect::new(x, y, x + side - 1, y + side - 1);
-        if !r.cells().all(|c| map.grid().is_free(c)) {
-            continue;
+        if r.cells().all(|c| map.grid().is_free(c)) {
+            return r;
         }
+    }
+}
+
+/// The times of `n` edits on `map` (a `side`² block on random free spots) and of their
+/// undos, apart.
+fn edit_times_apart(map: &mut HpaMap, side: u32, n: usize) -> (Vec<EditTime>, Vec<EditTime>) {
+    let mut rng = Rng(0x5eed);
+    let (mut placed, mut removed) = (Vec::new(), Vec::new());
+    while placed.len() < n / 2 {
+        let r = random_free_block(map, &mut rng, side);
         placed.push(timed(|| {
             map.set_blocked(r, true).unwrap();
         }));
@@ -260,6 +278,11 @@ fn main() {
             continue;
         }
         let (subgoals, subgoals_build) = build(Config::exact());
+        if let Some(n) = args.edit_profile {
+            let mut subgoals = subgoals;
+            edit_profile(&mut subgoals, n);
+            continue;
+        }
         if let Some(rounds) = args.profile {
             profile_loop(&subgoals, &queries, rounds);
             if args.no_edits {
@@ -384,6 +407,50 @@ fn levels_rebuild_time(map: &mut HpaMap, rounds: usize) -> Duration {
         assert!(report.subgoal_levels && map.subgoal_levels_size().is_some());
     }
     median(times)
+}
+
+/// `--edit-profile`: `n` edits of each kind on random free spots (one cell blocked, then
+/// freed; a 4×4 building placed, then removed), each through its own function.
+fn edit_profile(map: &mut HpaMap, n: usize) {
+    let mut rng = Rng(0x5eed);
+    for side in [1, 4] {
+        for _ in 0..n {
+            let r = random_free_block(map, &mut rng, side);
+            if side == 1 {
+                profile_block_cell(map, r);
+                profile_free_cell(map, r);
+            } else {
+                profile_place_building(map, r);
+                profile_remove_building(map, r);
+            }
+        }
+    }
+    eprintln!("edit profile: {n} edits of each kind");
+}
+
+/// The edit functions of `--edit-profile`, one per kind, kept out of line so that callgrind
+/// tells them apart by name. Each passes its own `kind` through `black_box`, so that the
+/// compiler cannot merge two of them into one symbol.
+macro_rules! profile_edits {
+    ($($(#[$doc:meta])* $name:ident: blocked $blocked:literal, kind $kind:literal;)*) => {$(
+        $(#[$doc])*
+        #[inline(never)]
+        fn $name(map: &mut HpaMap, r: Rect) {
+            let same = std::hint::black_box($kind) == $kind;
+            map.set_blocked(r, $blocked && same).unwrap();
+        }
+    )*};
+}
+
+profile_edits! {
+    /// One cell blocked.
+    profile_block_cell: blocked true, kind 1;
+    /// One cell freed.
+    profile_free_cell: blocked false, kind 2;
+    /// A 4×4 building placed.
+    profile_place_building: blocked true, kind 3;
+    /// A 4×4 building removed.
+    profile_remove_building: blocked false, kind 4;
 }
 
 /// Subgoal corner queries only, `rounds` times over `queries`, with the median printed.

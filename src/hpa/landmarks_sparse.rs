@@ -512,7 +512,8 @@ impl SubgoalLandmarks {
     /// `added` to new subgoals and joined the pairs of `linked` (see the module docs).
     ///
     /// After an update that only blocked cells (`blocking`), only new subgoals can be
-    /// lowered, so the search relaxes only the new edges between two of them. Why: the
+    /// lowered, so the seeds are looked for only at the new ends of new edges and the
+    /// search relaxes only the new edges between two new subgoals. Why: the
     /// values held were Lipschitz over the graph before the update, which was exact, so
     /// `D(v) ≤ D(u) + dist(u, v)` for any two old subgoals with `dist` the lattice
     /// distance over the grid before the update. A new subgoal `n` lies on a cell that was
@@ -553,6 +554,11 @@ impl SubgoalLandmarks {
         for &(a, b) in linked {
             let w = self.lattice.length(graph.cell(a), graph.cell(b));
             for (u, v) in [(a, b), (b, a)] {
+                // After a blocking update an old subgoal is lowered by no edge (see
+                // above): only the new end is looked at, most often one of the two.
+                if blocking && !added.contains(&v) {
+                    continue;
+                }
                 let mut from = [0; MAX_SPARSE_LANDMARKS];
                 from[..k].copy_from_slice(&self.row(u)[..k]);
                 let start = v as usize * stride;

@@ -79,7 +79,7 @@ mod taut;
 use super::landmarks_sparse::{LandmarkLists, SubgoalLandmarks};
 use super::map::{morton, sort_by_z_key};
 use super::side_by_side::{join, timed_join};
-use crate::geom::Cell;
+use crate::geom::{Cell, Rect};
 use crate::grid::Grid;
 use edges::EdgeLists;
 pub(crate) use field::SubgoalField;
@@ -189,6 +189,10 @@ pub(crate) struct SubgoalGraph {
     scratch_merged: Vec<u32>,
     /// Scratch of [`SubgoalGraph::rescan`]: the subgoals its scans reported.
     scratch_reported: Vec<Cell>,
+    /// Scratch of [`SubgoalGraph::update`], kept between edits so that an edit allocates
+    /// nothing for its own lists (each was allocated and grown anew at every edit: about
+    /// 2 % of a one-cell edit's instructions went to `malloc` and `realloc`).
+    scratch_update: UpdateScratch,
     /// The two levels (see `levels/mod.rs`), until an edit drops them.
     levels: Option<Box<Levels>>,
     /// Their rebuild under way after an edit dropped them (see
@@ -206,6 +210,95 @@ pub(crate) struct SubgoalGraph {
     /// is then searched whole (exact, only slower) until an edit, after which the levels
     /// are tried again.
     arcs_overflow: bool,
+}
+
+/// The lists of one [`SubgoalGraph::update`], kept between edits (cleared, not freed).
+#[derive(Clone, Debug, Default)]
+struct UpdateScratch {
+    /// The cells whose passability or subgoal status changed.
+    touched: Vec<Cell>,
+    /// The touched cells that are no stops now.
+    opened: Vec<Cell>,
+    /// The cells within one cell of a changed cell, by row then column.
+    around: Vec<Cell>,
+    /// Marks over the bounding box of `around` (see [`cells_around`]).
+    around_marks: Vec<bool>,
+    /// The new subgoals' IDs.
+    fresh: Vec<u32>,
+    /// The IDs of the subgoals that went.
+    removed: Vec<u32>,
+    /// Each reader with the parts of its scan to scan again (see `update`).
+    readers: Vec<(u32, Parts, Option<SeriesRead>)>,
+    /// The readers' IDs and places in `readers`, as sort keys.
+    order: Vec<u64>,
+}
+
+impl UpdateScratch {
+    /// Heap bytes held.
+    fn memory_bytes(&self) -> usize {
+        (self.touched.capacity() + self.opened.capacity() + self.around.capacity())
+            * std::mem::size_of::<Cell>()
+            + self.around_marks.capacity()
+            + (self.fresh.capacity() + self.removed.capacity()) * 4
+            + self.readers.capacity() * std::mem::size_of::<(u32, Parts, Option<SeriesRead>)>()
+            + self.order.capacity() * 8
+    }
+}
+
+/// The smallest rectangle holding every cell of `cells`, `None` when there is none.
+fn bounding_box(cells: &[Cell]) -> Option<Rect> {
+    let (&first, rest) = cells.split_first()?;
+    Some(
+        rest.iter()
+            .fold(Rect::new(first.x, first.y, first.x, first.y), |r, c| {
+                Rect::new(r.x1.min(c.x), r.y1.min(c.y), r.x2.max(c.x), r.y2.max(c.y))
+            }),
+    )
+}
+
+/// Fills `around` with the cells of `grid` within one cell of a cell of `changed`, each
+/// once, by row then column. A compact edit (a cell, a building: the cells' bounding box
+/// grown by one is at most 16 times their count) marks its box in `marks` and reads it
+/// row by row; a scattered one sorts.
+fn cells_around(grid: &Grid, changed: &[Cell], around: &mut Vec<Cell>, marks: &mut Vec<bool>) {
+    around.clear();
+    let Some(b) = bounding_box(changed) else {
+        return;
+    };
+    let (x0, y0) = (b.x1.saturating_sub(1), b.y1.saturating_sub(1));
+    let (x1, y1) = (
+        (b.x2 + 1).min(grid.width() - 1),
+        (b.y2 + 1).min(grid.height() - 1),
+    );
+    let (w, h) = ((x1 - x0 + 1) as usize, (y1 - y0 + 1) as usize);
+    if w * h <= 16 * changed.len() {
+        marks.clear();
+        marks.resize(w * h, false);
+        for c in changed {
+            for y in c.y.saturating_sub(1).max(y0)..=(c.y + 1).min(y1) {
+                let row = (y - y0) as usize * w;
+                for x in c.x.saturating_sub(1).max(x0)..=(c.x + 1).min(x1) {
+                    marks[row + (x - x0) as usize] = true;
+                }
+            }
+        }
+        for (i, _) in marks.iter().enumerate().filter(|&(_, &m)| m) {
+            around.push(Cell::new(x0 + (i % w) as u32, y0 + (i / w) as u32));
+        }
+        return;
+    }
+    around.extend(
+        changed
+            .iter()
+            .flat_map(|&c| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dx| (c, dx, dy))))
+            .filter_map(|(c, dx, dy)| {
+                let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
+                grid.contains_at(x, y)
+                    .then(|| Cell::new(x as u32, y as u32))
+            }),
+    );
+    around.sort_unstable_by_key(|c| (c.y, c.x));
+    around.dedup();
 }
 
 impl SubgoalGraph {
@@ -603,6 +696,7 @@ impl SubgoalGraph {
                 * 4
             + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
             + self.scratch_reported.capacity() * std::mem::size_of::<Cell>()
+            + self.scratch_update.memory_bytes()
             + self.levels.as_ref().map_or(0, |l| l.memory_bytes())
             + self.rebuilding.as_ref().map_or(0, |c| c.memory_bytes())
             + self.ids.memory_bytes()
@@ -634,37 +728,32 @@ impl SubgoalGraph {
         // Only blocked cells: the landmark repair has less to do (see
         // `SubgoalLandmarks::repair`).
         let blocking = changed.iter().all(|&c| !grid.is_free(c));
+        let mut scratch = std::mem::take(&mut self.scratch_update);
         // Cells whose passability or subgoal status changed: what a scan may read
         // differently now (a changed cell may only have been recosted).
-        let mut touched: Vec<Cell> = changed
-            .iter()
-            .copied()
-            .filter(|&c| {
-                let was_blocked = self.lines.is_stop(c.x, c.y) && !self.is_subgoal(c);
-                was_blocked == grid.is_free(c)
-            })
-            .collect();
+        let touched = &mut scratch.touched;
+        touched.clear();
+        touched.extend(changed.iter().copied().filter(|&c| {
+            let was_blocked = self.lines.is_stop(c.x, c.y) && !self.is_subgoal(c);
+            was_blocked == grid.is_free(c)
+        }));
         for &c in changed {
             self.lines
                 .set(c.x, c.y, !grid.is_free(c) || self.is_subgoal(c));
         }
-        let mut around: Vec<Cell> = changed
-            .iter()
-            .flat_map(|&c| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dx| (c, dx, dy))))
-            .filter_map(|(c, dx, dy)| {
-                let (x, y) = (c.x as i64 + dx, c.y as i64 + dy);
-                grid.contains_at(x, y)
-                    .then(|| Cell::new(x as u32, y as u32))
-            })
-            .collect();
-        around.sort_unstable_by_key(|c| (c.y, c.x));
-        around.dedup();
-        let mut fresh = Vec::new();
-        let mut removed = Vec::new();
+        cells_around(
+            grid,
+            changed,
+            &mut scratch.around,
+            &mut scratch.around_marks,
+        );
+        let (fresh, removed) = (&mut scratch.fresh, &mut scratch.removed);
+        fresh.clear();
+        removed.clear();
         // Whether every touched cell became more of a stop: a free cell blocked or made a
         // subgoal, a subgoal blocked (see `SubgoalGraph::resume_series`).
         let mut only_stops = blocking;
-        for c in around {
+        for &c in &scratch.around {
             let now = is_subgoal_cell(grid, c);
             if now == self.is_subgoal(c) {
                 if let Some(id) = self.id_of(c) {
@@ -683,28 +772,39 @@ impl SubgoalGraph {
         }
         // Each reader with the parts of its scan that may read a touched cell, and where
         // a series reads one (see `SeriesRead`).
-        let mut rescan: Vec<(u32, Parts, Option<SeriesRead>)> =
-            fresh.into_iter().map(|id| (id, Parts::ALL, None)).collect();
+        let rescan = &mut scratch.readers;
+        rescan.clear();
+        rescan.extend(fresh.iter().map(|&id| (id, Parts::ALL, None)));
         // The touched cells that are no stops now: free and no subgoals.
-        let opened: Vec<Cell> = touched
-            .iter()
-            .copied()
-            .filter(|c| !self.lines.is_stop(c.x, c.y))
-            .collect();
-        for &x in &touched {
-            self.readers(grid, x, (&touched, &opened), |s, parts, read| {
+        let opened = &mut scratch.opened;
+        opened.clear();
+        opened.extend(
+            touched
+                .iter()
+                .copied()
+                .filter(|c| !self.lines.is_stop(c.x, c.y)),
+        );
+        for &x in touched.iter() {
+            self.readers(grid, x, (touched, opened), |s, parts, read| {
                 rescan.push((self.id_of(s).expect("a reader is a subgoal"), parts, read))
             });
         }
         // Grouped by reader in ID order: the entries' IDs and places sorted as plain
         // integers rather than the entries themselves (about 180 an edit, 28 bytes each:
         // sorting them took ≈ 1 % of a blocking edit more).
-        let mut order: Vec<u64> = rescan
-            .iter()
-            .enumerate()
-            .map(|(k, &(id, _, _))| (u64::from(id) << 32) | k as u64)
-            .collect();
+        let order = &mut scratch.order;
+        order.clear();
+        order.extend(
+            rescan
+                .iter()
+                .enumerate()
+                .map(|(k, &(id, _, _))| (u64::from(id) << 32) | k as u64),
+        );
         order.sort_unstable();
+        // With an edit that only made stops, the touched cells' bounding box: the last
+        // row of a series' walk that holds a touched cell is that of the box's corner
+        // farthest along the walk (see `rescan`).
+        let settled = only_stops.then(|| bounding_box(touched)).flatten();
         let mut i = 0;
         while i < order.len() {
             let id = (order[i] >> 32) as u32;
@@ -721,15 +821,19 @@ impl SubgoalGraph {
                 }
                 i += 1;
             }
-            // A series alone (no whole walk, no first run) resumes at its first changed read.
-            let resumed = first_reads.map(|read: Option<SeriesRead>| {
-                read.filter(|r| parts.may_resume(r.series as usize))
-            });
-            let settled = only_stops.then_some(&touched[..]);
-            self.rescan(grid, id, parts, &resumed, settled);
+            // A series alone (no whole walk, no first run) resumes at its first changed
+            // read (a loop in place: `map` over the array copied it twice, ≈ 1.5 % of an
+            // edit).
+            for (b, read) in first_reads.iter_mut().enumerate() {
+                if !parts.may_resume(b) {
+                    *read = None;
+                }
+            }
+            self.rescan(grid, id, parts, &first_reads, settled);
         }
         // Freed only now, so that no ID changed meaning while the scans above ran.
-        self.vacant.extend(removed);
+        self.vacant.extend_from_slice(&scratch.removed);
+        self.scratch_update = scratch;
         let mut landmarks = std::mem::take(&mut self.landmarks);
         landmarks.repair(self, &self.added, &self.linked, blocking);
         self.landmarks = landmarks;
@@ -746,7 +850,8 @@ impl SubgoalGraph {
     /// Scans the `parts` of subgoal `id`'s cone again and updates its edges; what the
     /// other parts found stays. A series with a read in `resumed` is scanned again only
     /// from that read on (see `SeriesRead`): what it found on earlier rows stays too, and
-    /// with `settled` (the touched cells of an edit that only made stops) what it found
+    /// with `settled` (the bounding box of the touched cells of an edit that only made
+    /// stops) what it found
     /// past the row where its scan settles (see [`SubgoalGraph::resume_series`]).
     fn rescan(
         &mut self,
@@ -754,7 +859,7 @@ impl SubgoalGraph {
         id: u32,
         parts: Parts,
         resumed: &[Option<SeriesRead>; 8],
-        settled: Option<&[Cell]>,
+        settled: Option<Rect>,
     ) {
         let from = self.cell(id);
         // Scratch lists, kept between rescans so that an edit allocates nothing here: the
@@ -789,12 +894,15 @@ impl SubgoalGraph {
             let b = read.series as usize;
             // The last row of the series' walk that holds a touched cell.
             let settled_after = settled.map(|touched| {
+                // A row of the walk lies farther along it with the coordinate it is told
+                // by (`y` for the horizontal series, `x` for the vertical) farther along
+                // the diagonal: the box's corner that way is as far as any touched cell.
                 let d = DIAGONALS[b % 4];
-                touched
-                    .iter()
-                    .map(|t| SeriesRead::rows_along(b, d, from, *t))
-                    .max()
-                    .unwrap_or(0)
+                let far = Cell::new(
+                    if d.0 > 0 { touched.x2 } else { touched.x1 },
+                    if d.1 > 0 { touched.y2 } else { touched.y1 },
+                );
+                SeriesRead::rows_along(b, d, from, far)
             });
             if let Some(end) = self.resume_series(grid, from, read, settled_after, &mut report) {
                 resume_rows[b].1 = end;
