@@ -15,8 +15,8 @@ use std::collections::BinaryHeap;
 
 /// An open list for searches whose popped keys never decrease: a radix heap.
 ///
-/// Keys are path lengths in fixed point (2^-32 of a cell, so that rounding never reorders
-/// distinct lengths that matter). Entries with equal keys come out last in, first out,
+/// Keys are path lengths by their IEEE-754 bits, the lowest 8 left out (see
+/// [`OpenList::key`]: rounding never reorders distinct lengths that matter). Entries with equal keys come out last in, first out,
 /// which walks straight along the many equal-length octile routes instead of fanning out
 /// over them.
 #[derive(Clone, Debug)]
@@ -29,7 +29,8 @@ pub(crate) struct OpenList {
     /// Bit `b` set when bucket `1 ≤ b ≤ 63` holds entries (exactly then), bit 0 whenever
     /// bucket 0 or 64 ever did since the last clear (a pop looks at both itself), so that a
     /// pop finds the lowest filled bucket with one bit scan rather than looking at up to 64:
-    /// keys are fixed point, and after a pop the next entries often sit 30 buckets up.
+    /// after a pop the next entries often sit 30 buckets up. (Keys are below 2^56, so
+    /// bucket 64 stays empty.)
     filled: u64,
     /// Set for keys that may go below the last popped one: every entry goes to `heap`.
     any_order: bool,
@@ -54,23 +55,25 @@ impl Default for OpenList {
 }
 
 impl OpenList {
-    const SCALE: f64 = (1u64 << 32) as f64;
-    /// 2^63: scaled lengths below it convert through `i64`.
-    const SIGNED_END: f64 = (1u64 << 63) as f64;
+    /// Low bits of a length's IEEE-754 bits left out of its key (see [`OpenList::key`]).
+    const DROPPED_BITS: u32 = 8;
 
-    /// The fixed-point key of length `f`: `(f · 2^32) as u64`, to the bit. Scaled lengths
-    /// below 2^63 (lengths under 2^31 in cost units: all but the longest routes of the
-    /// largest maps) convert through `i64`, which x86-64 does in one instruction and two
-    /// tests, where the conversion to `u64` takes two conversions and a blend: ≈ 5
-    /// instructions of every push, −0.3 to −0.4 % of an exact subgoal query (session 41).
+    /// The key of length `f`: its IEEE-754 bits without the lowest [`OpenList::DROPPED_BITS`],
+    /// 0 for a length of 0 or less (and NaN). The bits of lengths of 0 or more order as
+    /// the lengths do, so keys never go down as lengths go up; dropping 8 of the 52
+    /// mantissa bits makes lengths within about 2^-44 of each other (relative) mostly
+    /// share a key, so that two equal lengths summed in different orders stay a tie,
+    /// popped last in, first out, as the fixed point at 2^-32 of a cell (`(f · 2^32) as
+    /// u64`) had them, with the same expansions on the maps measured; two distinct octile
+    /// lengths of a map a few thousand cells wide lie much further apart. One shift where
+    /// the fixed point took a multiplication, a conversion and its range tests: ≈ 10
+    /// instructions of every push, −1.5 % of an exact subgoal query (session 44).
     #[inline(always)]
     fn key(f: f64) -> u64 {
-        let scaled = f * Self::SCALE;
-        if scaled < Self::SIGNED_END {
-            // Negative lengths clamp to 0 as `as u64` does; NaN takes the other branch.
-            (scaled as i64).max(0) as u64
+        if f > 0.0 {
+            f.to_bits() >> Self::DROPPED_BITS
         } else {
-            scaled as u64
+            0
         }
     }
 
@@ -199,7 +202,7 @@ mod tests {
                     .iter()
                     .position(|e| e.1 == node)
                     .expect("popped a pushed node");
-                // Keys are fixed point at 2^-32: closer values count as equal.
+                // Lengths within 2^-44 of each other (relative) may share a key.
                 assert!(
                     model[i].0 <= min + 1e-9,
                     "step {step}: popped {} before {min}",
@@ -216,8 +219,8 @@ mod tests {
         assert!(model.is_empty());
     }
 
-    /// Keys of 2^31 cells and more (fixed point 2^63 and up) file in bucket 64, whose
-    /// filled bit is shared with bucket 0; pops still come out in key order across it.
+    /// Keys of lengths far apart (a few cells and billions) pop in order across the
+    /// highest buckets, and a push between two keys of a bucket already split.
     #[test]
     fn keys_in_the_top_bucket_pop_in_order() {
         let mut open = OpenList::default();
@@ -237,13 +240,14 @@ mod tests {
         assert_eq!(open.pop(), None);
     }
 
-    /// A length's key is `(f · 2^32) as u64` to the bit, on both sides of 2^31 (where the
-    /// conversion changes path), at the ends (0, −0, negative lengths, which clamp to 0,
-    /// NaN, infinity, past `u64::MAX`) and on a spread of lengths and their neighbours.
-    /// Dropping the clamp of negative lengths, or converting through `i64` up to a
-    /// scaled 2^64, fails this.
+    /// A length's key is its bits without the lowest eight (0 at and below 0, and for
+    /// NaN), keys never go down as lengths go up, over the ends (0, −0, negative lengths,
+    /// NaN, infinity, the largest) and a spread of lengths from 2^-20 to 2^60 cells with
+    /// their neighbours; and lengths more than 2^-40 apart (relative) get distinct keys.
+    /// Dropping the clamp of negative lengths (their bits are the largest), or keeping
+    /// too few bits, fails this.
     #[test]
-    fn keys_are_the_lengths_in_fixed_point() {
+    fn keys_order_as_the_lengths() {
         let mut lengths = vec![
             0.0,
             -0.0,
@@ -254,6 +258,7 @@ mod tests {
             f64::INFINITY,
             f64::NEG_INFINITY,
             f64::MAX,
+            f64::MIN_POSITIVE,
             2f64.powi(31),
             2f64.powi(32),
             2f64.powi(64),
@@ -264,22 +269,32 @@ mod tests {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            // Lengths from 2^-20 to 2^36 cells.
             let f =
-                (state >> 11) as f64 / (1u64 << 53) as f64 * 2f64.powi((state % 57) as i32 - 20);
-            lengths.push(f);
-        }
-        for f in [2f64.powi(31), 2f64.powi(32)] {
-            // The lengths just below and above (`next_down` and `next_up` are newer than
-            // the crate's Rust version).
+                (state >> 11) as f64 / (1u64 << 53) as f64 * 2f64.powi((state % 81) as i32 - 20);
+            // The length and its neighbours (`next_down` and `next_up` are newer than the
+            // crate's Rust version), and one 2^-40 further up.
             lengths.extend([
+                f,
                 f64::from_bits(f.to_bits() - 1),
                 f64::from_bits(f.to_bits() + 1),
+                f * (1.0 + 2f64.powi(-40)),
             ]);
         }
-        for f in lengths {
-            let expected = (f * OpenList::SCALE) as u64;
+        for &f in &lengths {
+            let expected = if f > 0.0 { f.to_bits() >> 8 } else { 0 };
             assert_eq!(OpenList::key(f), expected, "{f:e}");
+        }
+        let mut ordered: Vec<f64> = lengths.iter().copied().filter(|f| !f.is_nan()).collect();
+        ordered.sort_by(f64::total_cmp);
+        for pair in ordered.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            assert!(OpenList::key(a) <= OpenList::key(b), "{a:e} then {b:e}");
+            if a > 0.0 && b > a * (1.0 + 2f64.powi(-40)) {
+                assert!(
+                    OpenList::key(a) < OpenList::key(b),
+                    "{a:e} and {b:e} share a key"
+                );
+            }
         }
     }
 

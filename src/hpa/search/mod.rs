@@ -216,6 +216,23 @@ fn offer(
     (g, parent): (f64, u32),
     h: impl FnOnce() -> f64,
 ) -> Option<(TraceKind, f64)> {
+    let kind = reach(states, query, node, (g, parent))?;
+    let f = g + h();
+    open.push(f, node);
+    Some((kind, f))
+}
+
+/// Records `node` of the state table `states` as reached at cost `g` from `parent` in
+/// query `query`, unless it is closed or already reached at least as cheaply: the part of
+/// [`offer`] before the open list. Returns, when it is taken, whether the node was new or
+/// improved.
+#[inline(always)]
+fn reach(
+    states: &mut [NodeState],
+    query: u32,
+    node: u32,
+    (g, parent): (f64, u32),
+) -> Option<TraceKind> {
     let stamp = query * 2;
     let n = &mut states[node as usize];
     if n.stamp >= stamp && (n.stamp > stamp || g >= n.g) {
@@ -227,9 +244,7 @@ fn offer(
         TraceKind::Generated
     };
     *n = NodeState { g, parent, stamp };
-    let f = g + h();
-    open.push(f, node);
-    Some((kind, f))
+    Some(kind)
 }
 
 /// Records an event in `trace` when the search is compiled with the [`Traced`](super::trace::Traced) recorder;

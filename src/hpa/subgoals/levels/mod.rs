@@ -211,6 +211,15 @@ impl Levels {
         }
     }
 
+    /// Whether the set of sectors `turns` (see [`allows`](crate::hpa::subgoals::allows))
+    /// allows the first hop of one of subgoal `id`'s arcs: whether [`Levels::arcs_allowed`]
+    /// would give any. The exact search files a subgoal it reaches only when it does, or
+    /// when the goal's side marked it (see `SearchContext::relax_exact`).
+    #[inline(always)]
+    pub fn leads_on(&self, id: u32, turns: u16) -> bool {
+        self.first_hops[id as usize] & turns != 0
+    }
+
     /// The middle (or [`DIRECT`]) and the last hop's sector of arc `i`.
     // Always inlined: the search calls it for every relaxation that improves a subgoal,
     // and a direct edge (most of them) needs only the byte just read.
