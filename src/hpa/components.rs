@@ -24,6 +24,7 @@ use super::graph::{slot_id, GateGraph, LeafId, SlotId};
 use crate::grid::Grid;
 use hashbrown::hash_map::{Entry, HashMap};
 use std::collections::VecDeque;
+use std::hash::BuildHasherDefault;
 
 slot_id!(
     /// A component label.
@@ -35,14 +36,18 @@ slot_id!(
 const UNLABELLED: u32 = u32::MAX;
 
 /// Component labels per leaf, with each label's size in leaves: 4 bytes a leaf slot (the
-/// lockstep search's marks live in a table of its own while it runs, sized by the leaves it
-/// visits, not by the map).
+/// lockstep search's marks live in a table of their own, sized by the leaves a search
+/// visits, not by the map, and kept between edits only while small).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Components {
     /// By leaf slot: a label's index, or [`UNLABELLED`].
     label: Vec<u32>,
     sizes: Vec<u32>,
     free: Vec<Label>,
+    /// The lockstep search's tables between calls (see [`Components::split_off`]), boxed:
+    /// the map is a handle kept small (`a_map_is_small`), and a layer that never blocks a
+    /// cell never makes them.
+    scratch: Option<Box<LockstepScratch>>,
 }
 
 impl Components {
@@ -149,11 +154,22 @@ impl Components {
         self.label.capacity().saturating_sub(live_leaves) * 4
             + (self.sizes.capacity() - self.count()) * 4
             + self.free.capacity() * 4
+            + self.scratch_bytes()
+    }
+
+    /// Heap bytes the lockstep search's tables hold between calls.
+    fn scratch_bytes(&self) -> usize {
+        self.scratch.as_ref().map_or(0, |s| {
+            std::mem::size_of::<LockstepScratch>() + s.memory_bytes()
+        })
     }
 
     /// Heap bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.label.capacity() * 4 + self.sizes.capacity() * 4 + self.free.capacity() * 4
+        self.label.capacity() * 4
+            + self.sizes.capacity() * 4
+            + self.free.capacity() * 4
+            + self.scratch_bytes()
     }
 
     #[cfg(any(test, feature = "testing"))]
@@ -307,24 +323,43 @@ impl Components {
     /// (free leaves next to the change) and gives each a label of its own.
     pub fn split_off(&mut self, g: &impl LeafAdjacency, seeds: &[LeafId]) {
         self.fit(g);
-        let mut by_label: Vec<(Label, LeafId)> = seeds.iter().map(|&s| (self.of(s), s)).collect();
+        // Taken out for the call, so that the searches can relabel while they walk it.
+        let mut scratch = self.scratch.take().unwrap_or_default();
+        let by_label = &mut scratch.by_label;
+        by_label.clear();
+        by_label.extend(seeds.iter().map(|&s| (self.of(s), s)));
         by_label.sort_unstable();
         by_label.dedup();
-        for run in by_label.chunk_by(|a, b| a.0 == b.0) {
-            if run.len() > 1 {
-                let seeds: Vec<LeafId> = run.iter().map(|&(_, s)| s).collect();
-                self.lockstep(g, run[0].0, &seeds);
+        let mut start = 0;
+        while start < scratch.by_label.len() {
+            let label = scratch.by_label[start].0;
+            let end = start
+                + scratch.by_label[start..]
+                    .iter()
+                    .take_while(|&&(l, _)| l == label)
+                    .count();
+            if end - start > 1 {
+                self.lockstep(g, label, start..end, &mut scratch);
             }
+            start = end;
         }
+        if scratch.mark.capacity() > MAX_KEPT_MARKS {
+            // A search that walked a large piece: let its tables go rather than keep them
+            // (and clear them) for every edit after.
+            *scratch = LockstepScratch::default();
+        }
+        self.scratch = Some(scratch);
     }
 
-    fn lockstep(&mut self, g: &impl LeafAdjacency, label: Label, seeds: &[LeafId]) {
-        struct Search {
-            queue: VecDeque<LeafId>,
-            members: Vec<LeafId>,
-            /// Union-find parent: searches that met are one.
-            parent: usize,
-        }
+    /// The lockstep search over the seeds `scratch.by_label[seeds]`, all of component
+    /// `label`.
+    fn lockstep(
+        &mut self,
+        g: &impl LeafAdjacency,
+        label: Label,
+        seeds: std::ops::Range<usize>,
+        scratch: &mut LockstepScratch,
+    ) {
         fn root(s: &mut [Search], mut i: usize) -> usize {
             while s[i].parent != i {
                 s[i].parent = s[s[i].parent].parent;
@@ -332,33 +367,46 @@ impl Components {
             }
             i
         }
+        let LockstepScratch {
+            mark,
+            searches,
+            next,
+            by_label,
+        } = scratch;
         // Which search reached each leaf visited so far.
-        let mut mark: HashMap<LeafId, usize, ahash::RandomState> = HashMap::default();
-        let mut searches: Vec<Search> = Vec::with_capacity(seeds.len());
+        mark.clear();
+        // The searches in use are `searches[..count]`; those past it are spare, their
+        // lists kept for a later call.
+        let mut count = 0;
         let mut active = 0;
-        for &seed in seeds {
-            let i = searches.len();
+        for &(_, seed) in &by_label[seeds] {
+            let i = count;
             match mark.entry(seed) {
                 Entry::Occupied(_) => continue, // a duplicate seed
                 Entry::Vacant(v) => v.insert(i),
             };
-            searches.push(Search {
-                queue: VecDeque::from([seed]),
-                members: vec![seed],
-                parent: i,
-            });
+            if i == searches.len() {
+                searches.push(Search::default());
+            }
+            let search = &mut searches[i];
+            search.queue.clear();
+            search.queue.push_back(seed);
+            search.members.clear();
+            search.members.push(seed);
+            search.parent = i;
+            count += 1;
             active += 1;
         }
+        let searches = &mut searches[..count];
         let mut turn = 0;
-        let mut next = Vec::new();
         while active > 1 {
-            turn = (turn + 1) % searches.len();
+            turn = (turn + 1) % count;
             if searches[turn].parent != turn || searches[turn].queue.is_empty() {
                 continue;
             }
             let s = searches[turn].queue.pop_front().unwrap();
-            g.neighbours(s, &mut next);
-            for &o in &next {
+            g.neighbours(s, next);
+            for &o in next.iter() {
                 let reached_by = match mark.entry(o) {
                     Entry::Occupied(e) => *e.get(),
                     Entry::Vacant(v) => {
@@ -368,31 +416,80 @@ impl Components {
                         continue;
                     }
                 };
-                let other = root(&mut searches, reached_by);
+                let other = root(searches, reached_by);
                 if other != turn {
-                    // Two searches met: they are in one piece. Keep `turn` as the root.
+                    // Two searches met: they are in one piece. Keep `turn` as the root;
+                    // the other's lists are emptied, not freed.
                     searches[other].parent = turn;
-                    let (q, m) = (
+                    let (mut q, mut m) = (
                         std::mem::take(&mut searches[other].queue),
                         std::mem::take(&mut searches[other].members),
                     );
-                    searches[turn].queue.extend(q);
-                    searches[turn].members.extend(m);
+                    searches[turn].queue.extend(q.drain(..));
+                    searches[turn].members.append(&mut m);
+                    (searches[other].queue, searches[other].members) = (q, m);
                     active -= 1;
                 }
             }
             if searches[turn].queue.is_empty() && active > 1 {
                 // This piece is complete and some other search is still going: it broke off.
                 let fresh = self.fresh();
-                let members = std::mem::take(&mut searches[turn].members);
-                for &m in &members {
+                let members = &mut searches[turn].members;
+                for &m in members.iter() {
                     self.set(m, fresh);
                 }
                 self.resize(fresh, members.len() as i64);
                 self.resize(label, -(members.len() as i64));
+                members.clear();
                 active -= 1;
             }
         }
+    }
+}
+
+/// Beyond this many slots, [`Components::split_off`] lets its mark table go after the call
+/// rather than keep it: clearing it would cost every later edit, and most searches meet
+/// within a few leaves.
+const MAX_KEPT_MARKS: usize = 1 << 10;
+
+/// One search of the lockstep (see [`Components::split_off`]).
+#[derive(Clone, Debug, Default)]
+struct Search {
+    queue: VecDeque<LeafId>,
+    members: Vec<LeafId>,
+    /// Union-find parent: searches that met are one.
+    parent: usize,
+}
+
+/// The lockstep search's tables, kept between blocking edits (emptied, not freed) so that
+/// an edit allocates none of them: their allocations and the mark table's growth were
+/// about a third of the search (session 44).
+#[derive(Clone, Debug, Default)]
+struct LockstepScratch {
+    /// Which search reached each leaf visited so far.
+    mark: HashMap<LeafId, usize, BuildHasherDefault<ahash::AHasher>>,
+    /// The searches, one a seed; their lists are reused by later calls.
+    searches: Vec<Search>,
+    /// A leaf's neighbours.
+    next: Vec<LeafId>,
+    /// The seeds with their labels, sorted by label.
+    by_label: Vec<(Label, LeafId)>,
+}
+
+impl LockstepScratch {
+    /// Heap bytes held.
+    fn memory_bytes(&self) -> usize {
+        let id = std::mem::size_of::<LeafId>();
+        // A hash map slot is its entry and a control byte.
+        self.mark.capacity() * (std::mem::size_of::<(LeafId, usize)>() + 1)
+            + self.searches.capacity() * std::mem::size_of::<Search>()
+            + self
+                .searches
+                .iter()
+                .map(|s| (s.queue.capacity() + s.members.capacity()) * id)
+                .sum::<usize>()
+            + self.next.capacity() * id
+            + self.by_label.capacity() * std::mem::size_of::<(Label, LeafId)>()
     }
 }
 
