@@ -14,7 +14,8 @@
 //! each `Config::landmarks`, alternated query by query, with their landmark bytes and edit
 //! times, so that the landmark count is chosen on one run's ratios; `--fast`: only corner
 //! queries of the exact and the fast preset's layers, alternated query by query, with
-//! their expansions and the fast paths' mean and worst excess over the optimum;
+//! their expansions and the fast paths' mean and worst excess over the optimum (with
+//! `--profile N`: the profile loop on the fast preset's layer instead of the exact one);
 //! `--edit-profile N`: only N edits of each kind on the subgoal layer, nothing else timed,
 //! each kind through its own out-of-line function (`profile_block_cell`,
 //! `profile_free_cell`, `profile_place_building`, `profile_remove_building`), so that one
@@ -57,7 +58,8 @@ struct Args {
     /// Only the landmark sweep: subgoal layers built with each of these
     /// `Config::landmarks`.
     landmarks: Option<Vec<u8>>,
-    /// Only exact against fast corner queries.
+    /// Only exact against fast corner queries; with `--profile`, the profile loop on the
+    /// fast preset's layer.
     fast: bool,
     /// Only this many edits of each kind, each kind through its own function: a loop for
     /// callgrind.
@@ -246,8 +248,13 @@ fn main() {
     let root = std::env::var_os("QUADPATH_SHARED_MAPS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps"));
-    println!("| map | subgoals | edges | gate exact µs | subgoal exact µs | A* µs | gate ÷ subgoal | A* ÷ subgoal | build gate / subgoal ms | MiB gate / subgoal (graph) | edit 1 cell gate / subgoal µs | edit 4×4 gate / subgoal µs |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    if args.fast && args.profile.is_none() {
+        println!("| map | exact corners | fast corners | exact ÷ fast | expansions exact / fast | fast excess |");
+        println!("|---|---:|---:|---:|---:|---:|");
+    } else if args.landmarks.is_none() {
+        println!("| map | subgoals | edges | gate exact µs | subgoal exact µs | A* µs | gate ÷ subgoal | A* ÷ subgoal | build gate / subgoal ms | MiB gate / subgoal (graph) | edit 1 cell gate / subgoal µs | edit 4×4 gate / subgoal µs |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    }
     for name in &args.maps {
         let map_path = root.join(format!("{name}.map"));
         let scen_path = [format!("{name}.map.scen"), format!("{name}-even-1.scen")]
@@ -273,11 +280,16 @@ fn main() {
             landmark_sweep(name, &grid, &queries, counts, args.rounds);
             continue;
         }
-        if args.fast {
+        if args.fast && args.profile.is_none() {
             exact_against_fast(name, &grid, &queries, args.rounds);
             continue;
         }
-        let (subgoals, subgoals_build) = build(Config::exact());
+        let preset = if args.fast {
+            Config::fast()
+        } else {
+            Config::exact()
+        };
+        let (subgoals, subgoals_build) = build(preset);
         if let Some(n) = args.edit_profile {
             let mut subgoals = subgoals;
             edit_profile(&mut subgoals, n);
@@ -583,7 +595,7 @@ fn exact_against_fast(name: &str, grid: &Grid, queries: &[&quadpath::io::Scenari
     }
     let n = queries.len() as f64;
     println!(
-        "| {name} | exact {:.1} µs | fast {:.1} µs | exact ÷ fast {:.2} | expansions {:.0} / {:.0} | fast excess mean {:.3} % max {:.2} % |",
+        "| {name} | {:.1} µs | {:.1} µs | {:.2} | {:.1} / {:.1} | mean {:.3} %, max {:.2} % |",
         micros(best[0]),
         micros(best[1]),
         best[0].as_secs_f64() / best[1].as_secs_f64(),

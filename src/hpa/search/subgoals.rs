@@ -3,7 +3,7 @@
 //! by its own scan and an upward search, carried on in slices (exact or weighted), and the
 //! route unpacked into corner points; and the bound it is guided by.
 
-use super::{bend, note, reach, OpenSearch, SearchContext, Stepped, NO_PARENT};
+use super::{bend, note, reach, NodeState, OpenSearch, SearchContext, Stepped, NO_PARENT};
 use crate::geom::Cell;
 use crate::grid::movement::octile;
 use crate::grid::Grid;
@@ -14,7 +14,7 @@ use crate::hpa::subgoals::{
     allows, allows_hops, arrivals, hop_turns, reversed, sector, turns, turns_any, Levels, Sector,
     SubgoalGraph, DIRECT, NO_HOP,
 };
-use crate::hpa::trace::{NodeSpace, Recorder, Traced, Untraced};
+use crate::hpa::trace::{NodeSpace, Recorder, TraceKind, Traced, Untraced};
 
 /// A subgoal's mark from the goal's side of a subgoal search: stamped with the query
 /// number when the goal's cone scan reached it, or the upward search from the subgoals it
@@ -354,7 +354,7 @@ impl SearchContext {
             let entered = self.entered[id as usize];
             match levels {
                 _ if weight > 1.0 => {
-                    self.relax_weighted::<R>(id, (d, s), (entered, DIRECT), h);
+                    self.relax_weighted::<R>((graph, levels), id, (d, s), (entered, DIRECT), h);
                 }
                 Some(l) => self.relax_exact::<R>((graph, l), id, (d, s), || (DIRECT, entered), h),
                 None => {
@@ -475,7 +475,13 @@ impl SearchContext {
                         let h = || bound(end.to);
                         if weighted {
                             let (middle, last) = l.taken(base + k);
-                            self.relax_weighted::<R>(end.to, (g + w, n), (last, middle), h);
+                            self.relax_weighted::<R>(
+                                (graph, levels),
+                                end.to,
+                                (g + w, n),
+                                (last, middle),
+                                h,
+                            );
                         } else {
                             let way = || l.taken(base + k);
                             self.relax_exact::<R>((graph, l), end.to, (g + w, n), way, h);
@@ -492,7 +498,13 @@ impl SearchContext {
                         }
                         let g = g + octile(here, c);
                         if weighted {
-                            self.relax_weighted::<R>(v, (g, n), (hop, DIRECT), || bound(v));
+                            self.relax_weighted::<R>(
+                                (graph, None),
+                                v,
+                                (g, n),
+                                (hop, DIRECT),
+                                || bound(v),
+                            );
                         } else if self.relax::<R>(v, g, n, || bound(v)) {
                             self.entered[v as usize] = hop;
                         }
@@ -554,28 +566,89 @@ impl SearchContext {
     /// by, and a closed `node` entered by a sector it had not been is put back on the open
     /// list at its own cost, to relax the hops that sector allows (see
     /// [`SearchContext::pop_weighted`]).
-    #[inline]
+    ///
+    /// Over the levels (`levels`), as exact A\* does ([`SearchContext::relax_exact`]),
+    /// `node` is filed only when its expansion would do something: when one of the sectors
+    /// it was entered by lets it take one of its arcs, or the goal's side marked it. A
+    /// *dead end* is only recorded as reached (its cost, parent, middle and sectors); a
+    /// later offer that enters it by a sector that lets it take an arc files it then, at
+    /// its cost so far (or at the offer's, when cheaper), and a closed subgoal is put back
+    /// only for a new sector that allows an arc its expansions have not relaxed. *Why the
+    /// bound holds* (see the design notes, *Fast mode on maps of one cost*): the subgoal
+    /// `x` of the bound's argument, entered by its shortest route's sector, which allows
+    /// the route's next arc, is never a dead end, so it is filed at its cost as before.
+    #[inline(always)]
     fn relax_weighted<R: Recorder>(
         &mut self,
+        (graph, levels): (&SubgoalGraph, Option<&Levels>),
         node: u32,
         (g, parent): (f64, u32),
         (entered, middle): (Sector, u32),
         h: impl Fn() -> f64,
     ) {
+        let open_stamp = self.query * 2;
         let stamp = self.nodes[node as usize].stamp;
         let bit = 1u32 << entered;
-        if self.relax::<R>(node, g, parent, &h) {
+        let blocked = graph.blocked_diagonals(node);
+        // Whether the sectors `turns` let `node` take one of its arcs (always, without the
+        // levels, whose search files every subgoal).
+        let leads_on = |turns: u16| levels.map_or(true, |l| l.leads_on(node, turns));
+        let marked = self.goal_marks[node as usize].stamp == self.query;
+        if stamp < open_stamp {
+            // New, the most common offer: its one sector alone says whether it is live.
+            self.nodes[node as usize] = NodeState {
+                g,
+                parent,
+                stamp: open_stamp,
+            };
+            self.arc_middles[node as usize] = middle;
+            self.entered[node as usize] = entered;
+            self.entries[node as usize] = (bit, 0);
+            let file = marked || leads_on(turns(blocked, entered));
+            if file || R::ON {
+                let f = g + h();
+                if file {
+                    self.open.push(f, node);
+                }
+                note::<R>(&mut self.trace, TraceKind::Generated, node, parent, g, f);
+            }
+            return;
+        }
+        let taken = reach(&mut self.nodes, self.query, node, (g, parent));
+        let entries = &mut self.entries[node as usize];
+        let (before, answered) = *entries;
+        if taken.is_none() && before & bit != 0 {
+            return; // closed, or reached as cheaply, and by this sector already
+        }
+        entries.0 = before | bit;
+        if taken.is_some() {
             self.arc_middles[node as usize] = middle;
             self.entered[node as usize] = entered;
         }
-        let entries = &mut self.entries[node as usize];
-        if stamp < self.query * 2 {
-            *entries = (bit, 0);
-        } else if entries.0 & bit == 0 {
-            entries.0 |= bit;
-            if stamp == self.query * 2 + 1 {
-                let state = self.nodes[node as usize];
-                self.open.push(state.g + h(), node);
+        let g_now = self.nodes[node as usize].g;
+        let file = match taken {
+            // Closed (no offer is taken then): back on the open list for the arcs the new
+            // sector allows that its expansions have not relaxed.
+            None if stamp == open_stamp + 1 => {
+                leads_on(turns(blocked, entered) & !turns_any(blocked, answered))
+            }
+            // Reached before at no more: filed now if the new sector makes it live and
+            // the earlier ones did not.
+            None => {
+                !marked
+                    && leads_on(turns(blocked, entered))
+                    && !leads_on(turns_any(blocked, before))
+            }
+            // Cheaper: filed at its new cost when live.
+            Some(_) => marked || leads_on(turns_any(blocked, before | bit)),
+        };
+        if file || (R::ON && taken.is_some()) {
+            let f = g_now + h();
+            if file {
+                self.open.push(f, node);
+            }
+            if let Some(kind) = taken {
+                note::<R>(&mut self.trace, kind, node, parent, g, f);
             }
         }
     }
