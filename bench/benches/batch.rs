@@ -20,7 +20,6 @@ use common::{positive_list, MapBenchArgs};
 use quadpath::io::{read_map, read_scen};
 use quadpath::{Cell, Grid, HpaMap, Mode};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 const DEFAULT_MAPS: &[&str] = &[
@@ -39,7 +38,7 @@ const USAGE: &str =
 
 /// A map and the start and goal of every line of its scenario file.
 fn find_map(name: &str) -> Option<(Grid, Vec<(Cell, Cell)>)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps");
+    let root = common::shared_maps();
     let dir = ["sc1", "mapf", "classic"]
         .iter()
         .map(|d| root.join(d))

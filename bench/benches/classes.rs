@@ -231,7 +231,7 @@ fn bench_map(name: &str, dir: &std::path::Path, a: &Args) -> (Vec<ClassRow>, Map
 
 fn main() {
     let mut a = parse_args();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps/sc1");
+    let dir = common::shared_maps().join("sc1");
     if a.maps.is_empty() {
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

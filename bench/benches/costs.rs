@@ -85,7 +85,7 @@ fn paint(grid: &Grid) -> Grid {
 
 /// The scenario file of map `name`, if `../shared/maps` has one.
 fn scenario(name: &str) -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps");
+    let root = common::shared_maps();
     ["sc1", "mapf", "classic"].iter().find_map(|d| {
         [
             root.join(d).join(format!("{name}.map.scen")),

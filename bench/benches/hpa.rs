@@ -40,7 +40,7 @@ fn maps() -> Vec<(String, PathBuf, PathBuf)> {
         root().join("maps/arena.map"),
         root().join("maps/arena.map.scen"),
     )];
-    let shared = root().join("../shared/maps");
+    let shared = common::shared_maps();
     for (name, dir, scen) in [
         ("den520d", "mapf", "den520d-even-1.scen"),
         ("brc202d", "mapf", "brc202d-even-1.scen"),

@@ -34,7 +34,8 @@
 //! a row (contenders in an order that rotates with the round), as each Warthog process does,
 //! so that every contender runs with its own data warm in the caches; without it they
 //! alternate query by query, and each query finds the others' data in the caches.
-//! Maps that are missing are skipped with a note. `PEERS_DEBUG=1` prints suspicious peer paths
+//! `--maps-dir` defaults to `QUADPATH_SHARED_MAPS`, else `../shared/maps`; Warthog is looked for in
+//! the folder above it. Maps that are missing are skipped with a note. `PEERS_DEBUG=1` prints suspicious peer paths
 //! (invalid without a corner cut, or over 3× the optimum) to stderr.
 
 mod common;
@@ -278,7 +279,7 @@ fn parse_args() -> Args {
         reps: 3,
         maps: DEFAULT_MAPS.iter().map(|(n, _)| n.to_string()).collect(),
         markdown: None,
-        maps_dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps"),
+        maps_dir: common::shared_maps(),
         edit_maps: vec!["maze512-32-9".into(), "w_woundedcoast".into()],
         edits: 100,
         queries: true,

@@ -30,7 +30,6 @@ mod common;
 use common::{thread_cpu, Rng};
 use quadpath::io::{read_map, read_scen};
 use quadpath::{Cell, Config, Grid, HpaMap, Rect, SearchContext};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const DEFAULT_MAPS: &[&str] = &[
@@ -244,10 +243,7 @@ fn lean_against_kept_gates(name: &str, grid: &Grid, rounds: usize) -> String {
 
 fn main() {
     let args = args();
-    // `QUADPATH_SHARED_MAPS` points elsewhere (a git worktree has no `../shared`).
-    let root = std::env::var_os("QUADPATH_SHARED_MAPS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps"));
+    let root = common::shared_maps();
     if args.fast && args.profile.is_none() {
         println!("| map | exact corners | fast corners | exact ÷ fast | expansions exact / fast | fast excess |");
         println!("|---|---:|---:|---:|---:|---:|");

@@ -6,7 +6,7 @@ pub mod summary;
 pub mod warthog;
 
 use quadpath::{io, Cell, Grid};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// This thread's CPU time: what a call cost, without the time other processes of a shared
@@ -31,10 +31,18 @@ pub const STARCRAFT_MAPS: &[&str] = &[
     "Aftershock",
 ];
 
-/// The map `name` from `../shared/maps` (looked up in `sc1`, `mapf`, `classic` and
-/// `rabin`), or `None` when it is not there.
+/// The shared Moving AI maps: `QUADPATH_SHARED_MAPS` when set (a git worktree elsewhere
+/// has no `../shared` beside it), else `../shared/maps` beside the repository.
+pub fn shared_maps() -> PathBuf {
+    std::env::var_os("QUADPATH_SHARED_MAPS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps"))
+}
+
+/// The map `name` from the [shared maps](shared_maps) (looked up in `sc1`, `mapf`,
+/// `classic` and `rabin`), or `None` when it is not there.
 pub fn find_map(name: &str) -> Option<Grid> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps");
+    let root = shared_maps();
     ["sc1", "mapf", "classic", "rabin"]
         .iter()
         .map(|d| root.join(d).join(format!("{name}.map")))
@@ -66,8 +74,7 @@ pub const SIDE: u32 = 1024;
 /// has it (and `QUADPATH_BENCH_MAP` is not `generated`), else ~25% of the cells blocked in
 /// random discs.
 pub fn map_1024() -> (String, Grid) {
-    let maze =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/maps/classic/maze512-32-9.map");
+    let maze = shared_maps().join("classic/maze512-32-9.map");
     if std::env::var("QUADPATH_BENCH_MAP").as_deref() != Ok("generated") {
         if let Ok(m) = io::read_map(&maze) {
             let (w, h) = (m.width(), m.height());
