@@ -551,9 +551,24 @@ impl SearchContext {
         let taut = turns(graph.blocked_diagonals(node), entered);
         let live =
             levels.leads_on(node, taut) || self.goal_marks[node as usize].stamp == self.query;
-        if live || R::ON {
+        self.file_offer::<R>(live, kind, node, (g, parent), h);
+    }
+
+    /// Files `node`, just reached at cost `g` from `parent`, on the open list with its
+    /// bound `h` when `file` (a subgoal whose expansion would do something), and notes the
+    /// offer to the trace either way; the bound is worked out only for one of the two.
+    #[inline(always)]
+    fn file_offer<R: Recorder>(
+        &mut self,
+        file: bool,
+        kind: TraceKind,
+        node: u32,
+        (g, parent): (f64, u32),
+        h: impl FnOnce() -> f64,
+    ) {
+        if file || R::ON {
             let f = g + h();
-            if live {
+            if file {
                 self.open.push(f, node);
             }
             note::<R>(&mut self.trace, kind, node, parent, g, f);
@@ -605,13 +620,7 @@ impl SearchContext {
             self.entered[node as usize] = entered;
             self.entries[node as usize] = (bit, 0);
             let file = marked || leads_on(turns(blocked, entered));
-            if file || R::ON {
-                let f = g + h();
-                if file {
-                    self.open.push(f, node);
-                }
-                note::<R>(&mut self.trace, TraceKind::Generated, node, parent, g, f);
-            }
+            self.file_offer::<R>(file, TraceKind::Generated, node, (g, parent), h);
             return;
         }
         let taken = reach(&mut self.nodes, self.query, node, (g, parent));
