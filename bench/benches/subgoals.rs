@@ -16,6 +16,9 @@
 //! queries of the exact and the fast preset's layers, alternated query by query, with
 //! their expansions and the fast paths' mean and worst excess over the optimum (with
 //! `--profile N`: the profile loop on the fast preset's layer instead of the exact one);
+//! `--min-length L`, `--max-length L`: with `--profile`, only the sampled queries whose
+//! optimal length lies in `[L, L']` (the median band, say), the number of profiled
+//! `find_corners` calls printed so that per-query counts divide by it;
 //! `--edit-profile N`: only N edits of each kind on the subgoal layer, nothing else timed,
 //! each kind through its own out-of-line function (`profile_block_cell`,
 //! `profile_free_cell`, `profile_place_building`, `profile_remove_building`), so that one
@@ -63,6 +66,10 @@ struct Args {
     /// Only this many edits of each kind, each kind through its own function: a loop for
     /// callgrind.
     edit_profile: Option<usize>,
+    /// With `--profile`: only the queries of optimal length at least this.
+    min_length: f64,
+    /// With `--profile`: only the queries of optimal length at most this.
+    max_length: f64,
 }
 
 fn args() -> Args {
@@ -76,6 +83,8 @@ fn args() -> Args {
         landmarks: None,
         fast: false,
         edit_profile: None,
+        min_length: 0.0,
+        max_length: f64::INFINITY,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -92,6 +101,18 @@ fn args() -> Args {
             "--rounds" => a.rounds = it.next().and_then(|v| v.parse().ok()).expect("--rounds R"),
             "--profile" => a.profile = it.next().and_then(|v| v.parse().ok()),
             "--no-edits" => a.no_edits = true,
+            "--min-length" => {
+                a.min_length = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--min-length L")
+            }
+            "--max-length" => {
+                a.max_length = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--max-length L")
+            }
             "--edits" => a.edits = it.next().and_then(|v| v.parse().ok()),
             "--fast" => a.fast = true,
             "--edit-profile" => {
@@ -292,7 +313,12 @@ fn main() {
             continue;
         }
         if let Some(rounds) = args.profile {
-            profile_loop(&subgoals, &queries, rounds);
+            let band: Vec<_> = queries
+                .iter()
+                .copied()
+                .filter(|q| (args.min_length..=args.max_length).contains(&q.optimal))
+                .collect();
+            profile_loop(&subgoals, &band, rounds);
             if args.no_edits {
                 continue;
             }
@@ -461,8 +487,15 @@ profile_edits! {
     profile_remove_building: blocked false, kind 4;
 }
 
-/// Subgoal corner queries only, `rounds` times over `queries`, with the median printed.
+/// Subgoal corner queries only, `rounds` times over `queries`, with the median and the
+/// number of `find_corners` calls printed (the divisor of a callgrind count toggled on it:
+/// the expansion count below runs `find_path_with`, which does not call it).
 fn profile_loop(map: &HpaMap, queries: &[&quadpath::io::Scenario], rounds: usize) {
+    eprintln!(
+        "profiled: {} find_corners calls ({rounds} rounds × {} queries)",
+        rounds * queries.len(),
+        queries.len()
+    );
     let mut times = Vec::new();
     for _ in 0..rounds {
         for q in queries {
