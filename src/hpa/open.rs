@@ -121,6 +121,15 @@ impl OpenList {
             return;
         }
         // Rounding can put a child a hair below its parent's `f`: it is popped next anyway.
+        self.push_monotone(f, node);
+    }
+
+    /// [`OpenList::push`] for a search whose keys never decrease (the list not [set to
+    /// any order](OpenList::set_any_order)): the radix heap's path alone, without the test
+    /// of the order, for exact A\*'s loops, which push on every offer they file.
+    #[inline]
+    pub fn push_monotone(&mut self, f: f64, node: u32) {
+        debug_assert!(!self.any_order, "a monotone push into an any-order list");
         let key = Self::key(f).max(self.last);
         self.file(key, node);
     }

@@ -67,10 +67,20 @@ pub struct SearchContext {
     /// ([`DIRECT`](crate::hpa::subgoals::DIRECT) for none), so that the corners unpack shortcuts without looking them up.
     /// Read only for subgoals reached over the levels in the same query.
     arc_middles: Vec<u32>,
-    /// Per subgoal: the sector of the last subgoal-graph hop its search parent reached it
-    /// by, for the taut-path pruning (see `hpa::subgoals::taut`). Read only for subgoals
-    /// reached in the same query.
+    /// Per subgoal, in a weighted search: the sector of the last subgoal-graph hop its
+    /// search parent reached it by, for the taut-path pruning (see
+    /// `hpa::subgoals::taut`). Read only for subgoals reached in the same query.
     entered: Vec<Sector>,
+    /// Per subgoal, in an exact search: the sectors the taut-path rule lets it be left
+    /// by, given the hop its search parent reached it by (`turns` of its blocked
+    /// diagonals and that hop's sector), worked out when the offer is taken (where the
+    /// dead-end test needs them) and read back when it pops. Read only for subgoals
+    /// reached in the same query.
+    leaving: Vec<u16>,
+    /// The subgoal search's start ties: each subgoal the start's scan reached, its
+    /// distance, and the sector of the hop that reached it ([`NO_HOP`](crate::hpa::subgoals::NO_HOP)
+    /// for a start on a subgoal), offered once the goal's scan has given their bounds.
+    subgoal_ties: Vec<(f64, u32, Sector)>,
     /// Per subgoal, in a weighted search: the sectors it has been entered by (bit
     /// [`NO_HOP`](crate::hpa::subgoals::NO_HOP) for a start tie), and those of them its expansions have answered for
     /// (see [`SearchContext::step_subgoals`]). Read only for subgoals reached in the same

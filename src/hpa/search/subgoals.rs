@@ -161,6 +161,7 @@ impl SearchContext {
             self.goal_marks.resize(n, GoalMark::NONE);
             self.arc_middles.resize(n, DIRECT);
             self.entered.resize(n, NO_HOP);
+            self.leaving.resize(n, 0);
             self.entries.resize(n, (0, 0));
         }
         let (s, t) = (n as u32, n as u32 + 1);
@@ -190,7 +191,7 @@ impl SearchContext {
             self.expand::<R>(t, d, s);
             return SubgoalOpened::Direct(vec![start, corner, goal]);
         }
-        let mut ties = std::mem::take(&mut self.start_ties);
+        let ties = &mut self.subgoal_ties;
         ties.clear();
         // The hop each tie enters its subgoal by is the scan's (none for the start
         // itself), for the taut-path pruning; the scan tells its sector and length.
@@ -199,23 +200,17 @@ impl SearchContext {
         // scan would find are its direct-h-reachable ones, and the search from the subgoal
         // alone is exact as between any two subgoals (see *Ends on subgoals* in
         // `hpa::subgoals::taut`).
-        let entered = &mut self.entered;
         if let Some(id) = graph.id_of(start) {
-            ties.push((0.0, id));
-            entered[id as usize] = NO_HOP;
+            ties.push((0.0, id, NO_HOP));
         } else {
             graph.reach_ids(
                 grid,
                 start,
                 #[inline(always)]
-                |id, hop| {
-                    ties.push((hop.length() * per_unit, id));
-                    entered[id as usize] = hop.sector;
-                },
+                |id, hop| ties.push((hop.length() * per_unit, id, hop.sector)),
             );
         }
         // The ties are offered once the goal's scan has given their bounds.
-        self.start_ties = ties;
         SubgoalOpened::Open(OpenSearch {
             start: s,
             goal: t,
@@ -347,22 +342,32 @@ impl SearchContext {
         let row = landmarks.finish_goal_row(&low);
         self.subgoal_row = Some(row);
         let s = graph.capacity() as u32;
-        let ties = std::mem::take(&mut self.start_ties);
+        let ties = std::mem::take(&mut self.subgoal_ties);
         let weight = self.subgoal_weight;
-        for &(d, id) in &ties {
-            let h = || subgoal_bound(graph, (&row, weight), goal, costs, id);
-            let entered = self.entered[id as usize];
-            match levels {
-                _ if weight > 1.0 => {
-                    self.relax_weighted::<R>((graph, levels), id, (d, s), (entered, DIRECT), h);
+        let h = |id: u32| subgoal_bound(graph, (&row, weight), goal, costs, id);
+        // The kind of search told once, not per tie.
+        match levels {
+            _ if weight > 1.0 => {
+                for &(d, id, entered) in &ties {
+                    let tie = (entered, DIRECT);
+                    self.relax_weighted::<R>((graph, levels), id, (d, s), tie, || h(id));
                 }
-                Some(l) => self.relax_exact::<R>((graph, l), id, (d, s), || (DIRECT, entered), h),
-                None => {
-                    self.relax::<R>(id, d, s, h);
+            }
+            Some(l) => {
+                for &(d, id, entered) in &ties {
+                    let way = || (DIRECT, entered);
+                    self.relax_exact::<R>((graph, l), id, (d, s), way, || h(id));
+                }
+            }
+            None => {
+                for &(d, id, entered) in &ties {
+                    if self.relax::<R>(id, d, s, || h(id)) {
+                        self.leaving[id as usize] = turns(graph.blocked_diagonals(id), entered);
+                    }
                 }
             }
         }
-        self.start_ties = ties;
+        self.subgoal_ties = ties;
     }
 
     /// Expands up to `max_expansions` more subgoals of the search `open`, opened by
@@ -431,7 +436,7 @@ impl SearchContext {
                 false => self.pop().map(|(n, g, p)| {
                     let taut = match n == t {
                         true => 0,
-                        false => turns(graph.blocked_diagonals(n), self.entered[n as usize]),
+                        false => self.leaving[n as usize],
                     };
                     (n, g, p, taut, true)
                 }),
@@ -506,7 +511,7 @@ impl SearchContext {
                                 || bound(v),
                             );
                         } else if self.relax::<R>(v, g, n, || bound(v)) {
-                            self.entered[v as usize] = hop;
+                            self.leaving[v as usize] = turns(graph.blocked_diagonals(v), hop);
                         }
                     }
                 }
@@ -518,7 +523,9 @@ impl SearchContext {
     /// Offers subgoal `node` to exact A\* over the levels `levels` at cost `g` from
     /// `parent`. When the offer is taken (`node` new, or reached more cheaply), `way` gives
     /// the middle of the edge it is reached by ([`DIRECT`] for none) and the sector of the
-    /// hop it enters `node` by, kept for the write-out and the taut-path rule; and `node`
+    /// hop it enters `node` by: the middle kept for the write-out, the sectors the taut
+    /// rule then lets `node` be left by kept for its expansion (no second look-up at the
+    /// pop); and `node`
     /// is filed on the open list (with its bound `h`) only when its expansion would do
     /// something: when the taut rule lets it take one of its arcs, or the goal's side
     /// marked it. Otherwise it is only recorded as reached: a *dead end*, which its
@@ -547,18 +554,20 @@ impl SearchContext {
         };
         let (middle, entered) = way();
         self.arc_middles[node as usize] = middle;
-        self.entered[node as usize] = entered;
         let taut = turns(graph.blocked_diagonals(node), entered);
+        self.leaving[node as usize] = taut;
         let live =
             levels.leads_on(node, taut) || self.goal_marks[node as usize].stamp == self.query;
-        self.file_offer::<R>(live, kind, node, (g, parent), h);
+        self.file_offer::<R, true>(live, kind, node, (g, parent), h);
     }
 
     /// Files `node`, just reached at cost `g` from `parent`, on the open list with its
     /// bound `h` when `file` (a subgoal whose expansion would do something), and notes the
     /// offer to the trace either way; the bound is worked out only for one of the two.
+    /// `MONOTONE` for exact A\* (keys that never decrease: the radix heap's push without
+    /// the test of the order).
     #[inline(always)]
-    fn file_offer<R: Recorder>(
+    fn file_offer<R: Recorder, const MONOTONE: bool>(
         &mut self,
         file: bool,
         kind: TraceKind,
@@ -568,8 +577,10 @@ impl SearchContext {
     ) {
         if file || R::ON {
             let f = g + h();
-            if file {
-                self.open.push(f, node);
+            match (file, MONOTONE) {
+                (true, true) => self.open.push_monotone(f, node),
+                (true, false) => self.open.push(f, node),
+                (false, _) => {}
             }
             note::<R>(&mut self.trace, kind, node, parent, g, f);
         }
@@ -620,7 +631,7 @@ impl SearchContext {
             self.entered[node as usize] = entered;
             self.entries[node as usize] = (bit, 0);
             let file = marked || leads_on(turns(blocked, entered));
-            self.file_offer::<R>(file, TraceKind::Generated, node, (g, parent), h);
+            self.file_offer::<R, false>(file, TraceKind::Generated, node, (g, parent), h);
             return;
         }
         let taken = reach(&mut self.nodes, self.query, node, (g, parent));
