@@ -714,8 +714,9 @@ impl HpaMap {
         if !self.grid.is_free(c) {
             return Err(QueryError::Blocked { endpoint, cell: c });
         }
-        let node = self.tree.find(c).expect("the cell is on the map").id();
-        Ok(self.graph.leaf_of_node(node))
+        // On the map (tested above): the leaf's ID alone, with no second look-up of the
+        // node that `QuadTree::find` would make for its reference.
+        Ok(self.graph.leaf_of_node(self.tree.find_id(c)))
     }
 }
 
