@@ -121,16 +121,21 @@ impl OpenList {
             return;
         }
         // Rounding can put a child a hair below its parent's `f`: it is popped next anyway.
-        self.push_monotone(f, node);
+        let key = Self::key(f).max(self.last);
+        self.file(key, node);
     }
 
     /// [`OpenList::push`] for a search whose keys never decrease (the list not [set to
-    /// any order](OpenList::set_any_order)): the radix heap's path alone, without the test
-    /// of the order, for exact A\*'s loops, which push on every offer they file.
+    /// any order](OpenList::set_any_order)) and whose lengths are never below `+0.0` (no
+    /// `-0.0`, no NaN): the radix heap's path alone, without the test of the order nor
+    /// [`OpenList::key`]'s test of the sign, for exact A\*'s loops over the subgoals, which
+    /// push on every offer they file. The key is [`OpenList::key`]'s: the bits of `+0.0`
+    /// are 0.
     #[inline]
     pub fn push_monotone(&mut self, f: f64, node: u32) {
         debug_assert!(!self.any_order, "a monotone push into an any-order list");
-        let key = Self::key(f).max(self.last);
+        debug_assert!(f >= 0.0 && f.is_sign_positive(), "a length below +0.0: {f}");
+        let key = (f.to_bits() >> Self::DROPPED_BITS).max(self.last);
         self.file(key, node);
     }
 
@@ -184,17 +189,22 @@ impl OpenList {
 mod tests {
     use super::OpenList;
 
-    /// Pops come out in key order while pushes never go below the last pop, as in A\*
-    /// with a consistent heuristic; checked against sorting.
-    #[test]
-    fn open_list_pops_in_order() {
+    /// The tests' random numbers: xorshift64 from a fixed seed.
+    fn xorshift() -> impl FnMut() -> u64 {
         let mut rng = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
+        move || {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
             rng
-        };
+        }
+    }
+
+    /// Pops come out in key order while pushes never go below the last pop, as in A\*
+    /// with a consistent heuristic; checked against sorting.
+    #[test]
+    fn open_list_pops_in_order() {
+        let mut next = xorshift();
         let mut open = OpenList::default();
         let mut model: Vec<(f64, u32)> = Vec::new();
         let mut last = 0.0f64;
@@ -363,5 +373,43 @@ mod tests {
             "cleared, the list is a radix heap again"
         );
         assert_eq!(open.pop(), Some(1));
+    }
+
+    /// Exact A\*'s pushes (`push_monotone`, no test of the order nor of the sign) file
+    /// each length of 0 or more under the key `push` gives it: two lists fed the same
+    /// pushes and pops, one by each, pop the same nodes in the same order, over +0,
+    /// lengths that repeat, and lengths a few units of the last place apart (which share
+    /// a key and pop last in, first out). Keying by all the bits, or by too few, fails
+    /// this.
+    #[test]
+    fn monotone_pushes_file_as_pushes() {
+        let mut next = xorshift();
+        let (mut by_push, mut by_monotone) = (OpenList::default(), OpenList::default());
+        let mut last = 0.0f64;
+        for step in 0..20_000u32 {
+            if next() % 3 != 0 {
+                // From the last length popped up: +0 itself, a repeat, a length a few
+                // units of the last place above it, or one up to 50 cells more.
+                let f = match next() % 4 {
+                    0 if step < 10 => 0.0,
+                    0 => last,
+                    1 => f64::from_bits(last.to_bits() + next() % 300),
+                    _ => last + (next() % 50_000) as f64 / 1000.0,
+                };
+                by_push.push(f, step);
+                by_monotone.push_monotone(f, step);
+            } else {
+                let popped = by_push.pop();
+                assert_eq!(by_monotone.pop(), popped, "step {step}");
+                if popped.is_none() {
+                    continue;
+                }
+            }
+            last = f64::from_bits(by_push.last << OpenList::DROPPED_BITS);
+        }
+        while let Some(node) = by_push.pop() {
+            assert_eq!(by_monotone.pop(), Some(node));
+        }
+        assert!(by_monotone.is_empty());
     }
 }
