@@ -129,11 +129,23 @@ impl EdgeLists {
     }
 
     /// Removes `x` from `id`'s list, a find or an other; returns whether it was there.
-    /// The finds stay sorted.
+    /// The finds stay sorted. They are searched by halves and only the others one by one:
+    /// an edit's removals are mostly others (a rescan drops `id` from the lists of the
+    /// subgoals it no longer finds), and a linear search through the finds first was
+    /// ≈ 3 % of a typical one-cell edit (session 45).
     pub fn remove(&mut self, id: u32, x: u32) -> bool {
         let slot = self.slots[id as usize];
         let range = slot.range();
-        let Some(k) = self.arena[range.clone()].iter().position(|&v| v == x) else {
+        let finds = slot.finds as usize;
+        let list = &self.arena[range.clone()];
+        let found = match list[..finds].binary_search(&x) {
+            Ok(k) => Some(k),
+            Err(_) => list[finds..]
+                .iter()
+                .position(|&v| v == x)
+                .map(|k| finds + k),
+        };
+        let Some(k) = found else {
             return false;
         };
         let at = range.start + k;

@@ -185,8 +185,9 @@ pub(crate) struct SubgoalGraph {
     /// Scratch of [`SubgoalGraph::rescan`]: the previous finds, then the others anew.
     scratch_previous: Vec<u32>,
     scratch_others: Vec<u32>,
-    /// Scratch of [`SubgoalGraph::rescan`]: the kept finds merged with the new ones.
-    scratch_merged: Vec<u32>,
+    /// Scratch of [`SubgoalGraph::rescan`]: its new finds, held apart while they are
+    /// merged into the kept ones (see `merge_sorted_runs`).
+    scratch_tail: Vec<u32>,
     /// Scratch of [`SubgoalGraph::rescan`]: the subgoals its scans reported.
     scratch_reported: Vec<Cell>,
     /// Scratch of [`SubgoalGraph::update`], kept between edits so that an edit allocates
@@ -692,7 +693,7 @@ impl SubgoalGraph {
             + (self.scratch_found.capacity()
                 + self.scratch_previous.capacity()
                 + self.scratch_others.capacity()
-                + self.scratch_merged.capacity())
+                + self.scratch_tail.capacity())
                 * 4
             + self.scratch_redo.capacity() * std::mem::size_of::<(Cell, u32)>()
             + self.scratch_reported.capacity() * std::mem::size_of::<Cell>()
@@ -936,7 +937,7 @@ impl SubgoalGraph {
         }
         now[kept..].sort_unstable();
         if kept > 0 && now.len() > kept {
-            merge_sorted_runs(&mut now, kept, &mut self.scratch_merged);
+            merge_sorted_runs(&mut now, kept, &mut self.scratch_tail);
         }
         // A walk's own find is shared by its two series: one scanned again reports it,
         // and the other may have kept it.
@@ -1063,24 +1064,25 @@ impl SubgoalGraph {
 }
 
 /// Makes `list`, whose entries before `split` and from `split` on are each sorted, sorted
-/// as a whole by merging the two runs through `merged` (scratch; it ends up holding the
-/// old list's buffer).
-fn merge_sorted_runs(list: &mut Vec<u32>, split: usize, merged: &mut Vec<u32>) {
-    merged.clear();
-    let (a, b) = list.split_at(split);
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            merged.push(a[i]);
-            i += 1;
-        } else {
-            merged.push(b[j]);
-            j += 1;
-        }
+/// as a whole. The second run (a rescan's finds on the rows scanned again) is mostly short
+/// beside the first (the kept finds): it is held apart in `tail` (scratch), and from its
+/// largest entry down each one's place in the first run is found by halves and the first
+/// run's entries past it move up in one copy. A merge that pushed every entry of both runs
+/// one at a time was ≈ 3 % of a typical one-cell edit (session 45).
+fn merge_sorted_runs(list: &mut [u32], split: usize, tail: &mut Vec<u32>) {
+    tail.clear();
+    tail.extend_from_slice(&list[split..]);
+    // `list[..first_end]` is what is left of the first run in place; `list[end..]` is
+    // merged. Their gap holds exactly the entries of `tail` still to place.
+    let (mut first_end, mut end) = (split, list.len());
+    for &v in tail.iter().rev() {
+        let at = list[..first_end].partition_point(|&u| u <= v);
+        let moved = first_end - at;
+        list.copy_within(at..first_end, end - moved);
+        end -= moved + 1;
+        list[end] = v;
+        first_end = at;
     }
-    merged.extend_from_slice(&a[i..]);
-    merged.extend_from_slice(&b[j..]);
-    std::mem::swap(list, merged);
 }
 
 /// Every subgoal cell of `grid` (see [`is_subgoal_cell`]), row by row, found 64 cells of
@@ -1175,7 +1177,7 @@ impl super::HpaMap {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_subgoal_cell, subgoal_cells};
+    use super::{is_subgoal_cell, merge_sorted_runs, subgoal_cells};
     use crate::geom::Cell;
     use crate::grid::Grid;
     use proptest::prelude::*;
@@ -1211,6 +1213,25 @@ mod tests {
     }
 
     proptest! {
+        /// Two sorted runs merged in place come out as the whole list sorted (duplicates
+        /// within and across the runs kept), whatever their lengths.
+        #[test]
+        fn merged_runs_are_the_list_sorted(
+            mut first in prop::collection::vec(0u32..60, 0..40),
+            mut second in prop::collection::vec(0u32..60, 0..40),
+        ) {
+            first.sort_unstable();
+            second.sort_unstable();
+            let split = first.len();
+            let mut list = first;
+            list.extend_from_slice(&second);
+            let mut sorted = list.clone();
+            sorted.sort_unstable();
+            let mut tail = vec![7; 3];
+            merge_sorted_runs(&mut list, split, &mut tail);
+            prop_assert_eq!(list, sorted);
+        }
+
         /// A subgoal's edges are the subgoals its scans find and those whose scans find
         /// it, each once (the build's finders turned round and merged, against sets made
         /// from the scans' finds).
