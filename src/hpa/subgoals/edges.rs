@@ -94,7 +94,7 @@ impl EdgeLists {
     }
 
     /// What is joined to `id` only by its own scan finding it, in no order.
-    #[inline]
+    #[cfg(test)]
     pub fn others(&self, id: u32) -> &[u32] {
         let slot = self.slots[id as usize];
         &self.arena[(slot.start + slot.finds) as usize..(slot.start + slot.len) as usize]
@@ -128,11 +128,54 @@ impl EdgeLists {
         self.entries += 1;
     }
 
+    /// Adds `x`, in no list of `id`, to `id`'s finds (in its place: they stay sorted).
+    pub fn insert_find(&mut self, id: u32, x: u32) {
+        let len = self.slots[id as usize].len as usize;
+        let slot = self.make_room(id, len + 1);
+        let (start, finds) = (slot.start as usize, slot.finds as usize);
+        let at = start + self.arena[start..start + finds].partition_point(|&v| v < x);
+        debug_assert!(
+            !self.arena[start..start + len].contains(&x),
+            "x is in no list"
+        );
+        self.arena.copy_within(at..start + len, at + 1);
+        self.arena[at] = x;
+        let slot = &mut self.slots[id as usize];
+        slot.len += 1;
+        slot.finds += 1;
+        self.entries += 1;
+    }
+
+    /// Removes the `k`-th of `id`'s finds (the others keep their order).
+    pub fn remove_find_at(&mut self, id: u32, k: usize) {
+        let slot = self.slots[id as usize];
+        debug_assert!(k < slot.finds as usize, "a find");
+        let (at, end) = (slot.start as usize + k, (slot.start + slot.len) as usize);
+        self.arena.copy_within(at + 1..end, at);
+        let slot = &mut self.slots[id as usize];
+        slot.len -= 1;
+        slot.finds -= 1;
+        self.entries -= 1;
+    }
+
+    /// Removes `x` from `id`'s others; returns whether it was there.
+    pub fn remove_other(&mut self, id: u32, x: u32) -> bool {
+        let slot = self.slots[id as usize];
+        let (others, end) = (
+            (slot.start + slot.finds) as usize,
+            (slot.start + slot.len) as usize,
+        );
+        let Some(k) = self.arena[others..end].iter().position(|&v| v == x) else {
+            return false;
+        };
+        self.arena.copy_within(others + k + 1..end, others + k);
+        self.slots[id as usize].len -= 1;
+        self.entries -= 1;
+        true
+    }
+
     /// Removes `x` from `id`'s list, a find or an other; returns whether it was there.
-    /// The finds stay sorted. They are searched by halves and only the others one by one:
-    /// an edit's removals are mostly others (a rescan drops `id` from the lists of the
-    /// subgoals it no longer finds), and a linear search through the finds first was
-    /// ≈ 3 % of a typical one-cell edit (session 45).
+    /// The finds stay sorted; they are searched by halves, the others one by one.
     pub fn remove(&mut self, id: u32, x: u32) -> bool {
         let slot = self.slots[id as usize];
         let range = slot.range();
@@ -241,6 +284,9 @@ mod tests {
         Set(u32, Vec<u32>, Vec<u32>),
         PushOther(u32, u32),
         Remove(u32, u32),
+        RemoveOther(u32, u32),
+        RemoveFindAt(u32, usize),
+        InsertFind(u32, u32),
         Clear(u32),
         PushEmpty,
         Pack(usize),
@@ -257,6 +303,9 @@ mod tests {
             }),
             4 => (id.clone(), 0u32..40).prop_map(|(id, x)| Op::PushOther(id, x)),
             3 => (id.clone(), 0u32..40).prop_map(|(id, x)| Op::Remove(id, x)),
+            2 => (id.clone(), 0u32..40).prop_map(|(id, x)| Op::RemoveOther(id, x)),
+            2 => (id.clone(), 0usize..30).prop_map(|(id, k)| Op::RemoveFindAt(id, k)),
+            3 => (id.clone(), 0u32..40).prop_map(|(id, x)| Op::InsertFind(id, x)),
             1 => id.prop_map(Op::Clear),
             1 => Just(Op::PushEmpty),
             1 => (0usize..20).prop_map(Op::Pack),
@@ -296,7 +345,8 @@ mod tests {
     }
 
     proptest! {
-        /// Any sequence of operations leaves every list as a pair of plain vectors would
+        /// Any sequence of operations (an edit's in-place changes of a rescanned list
+        /// among them) leaves every list as a pair of plain vectors would
         /// (finds, others), through moves and packings; the entry count and the memory
         /// accounting stay true.
         #[test]
@@ -325,6 +375,28 @@ mod tests {
                             false
                         };
                         prop_assert_eq!(lists.remove(id, x), was);
+                    }
+                    Op::RemoveOther(id, x) if (id as usize) < model.len() => {
+                        let o = &mut model[id as usize].1;
+                        let was = o.iter().position(|&v| v == x).map(|k| o.remove(k));
+                        prop_assert_eq!(lists.remove_other(id, x), was.is_some());
+                    }
+                    Op::RemoveFindAt(id, k)
+                        if (id as usize) < model.len() && k < model[id as usize].0.len() =>
+                    {
+                        lists.remove_find_at(id, k);
+                        model[id as usize].0.remove(k);
+                    }
+                    // Only an entry in no list of `id` is inserted.
+                    Op::InsertFind(id, x)
+                        if (id as usize) < model.len()
+                            && !model[id as usize].0.contains(&x)
+                            && !model[id as usize].1.contains(&x) =>
+                    {
+                        lists.insert_find(id, x);
+                        let f = &mut model[id as usize].0;
+                        let at = f.partition_point(|&v| v < x);
+                        f.insert(at, x);
                     }
                     Op::Clear(id) if (id as usize) < model.len() => {
                         lists.clear(id);
