@@ -456,9 +456,11 @@ impl SearchContext {
             if fresh && marked == self.query {
                 self.relax::<R>(t, g + to_goal, n, || 0.0);
                 // Met where the bound is tight: no route on from `n` is shorter than its
-                // marked way down, so exact A* relaxes none of its arcs (see *Meeting
-                // the goal's marks* in the design notes).
-                if !weighted && to_goal <= bound(n) {
+                // marked way down, so exact A* relaxes none of its arcs; weighted A*, whose
+                // bound is `w` times it, neither: the goal's entry, at a key no more than
+                // `n`'s, stands for them in the bound's argument (see *Meeting the goal's
+                // marks* in the design notes).
+                if to_goal <= bound(n) {
                     continue;
                 }
             }
