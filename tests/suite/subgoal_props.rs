@@ -22,6 +22,7 @@ use crate::common::*;
 use proptest::prelude::*;
 use quadpath::{
     Cell, Config, Grid, HpaMap, Path, PathSearch, QueryError, Rect, SearchContext, SearchProgress,
+    TerrainPatch,
 };
 
 fn config() -> Config {
@@ -154,6 +155,20 @@ proptest! {
     ) {
         check_blocks_beside_subgoals(grid, &picks, seed)?;
     }
+
+    /// The same after patches that flip scattered cells of a small window at once (one
+    /// update for the cells blocked, one for those freed), so that touched cells lie on a
+    /// diagonal with untouched cells between them: the edits whose reverse walks a
+    /// touched cell farther back along the diagonal cuts (see `SubgoalGraph::readers`).
+    #[test]
+    fn scattered_patches_equal_a_fresh_build(
+        grid in grid_strategy_with(16..=48, 0..=12),
+        patches in proptest::collection::vec(
+            (any::<u32>(), any::<u32>(), 2u32..=7, 2u32..=7, any::<u64>()), 1..8),
+        seed in any::<u64>(),
+    ) {
+        check_scattered_patches(grid, &patches, seed)?;
+    }
 }
 
 proptest! {
@@ -247,6 +262,47 @@ fn check_blocks_beside_subgoals(grid: Grid, picks: &[u32], seed: u64) -> Result<
         check_against_fresh(&map, i, &edit)?;
     }
     check_queries(&map, seed, "edited map");
+    Ok(())
+}
+
+/// Lays, one patch at a time, a `w × h` window at `(x, y)` (modulo the map) with the cells
+/// whose bit of `flips` (row by row, modulo 64) is set flipped, every other cell as it is,
+/// and checks the graph against a fresh build after each.
+fn check_scattered_patches(
+    grid: Grid,
+    patches: &[(u32, u32, u32, u32, u64)],
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let mut map = HpaMap::new(grid, config()).unwrap();
+    for (i, &(x, y, w, h, flips)) in patches.iter().enumerate() {
+        let (gw, gh) = (map.grid().width(), map.grid().height());
+        let (w, h) = (w.min(gw), h.min(gh));
+        let at = Cell::new(x % (gw - w + 1), y % (gh - h + 1));
+        let codes: Vec<u8> = (0..w * h)
+            .map(|k| {
+                let c = Cell::new(at.x + k % w, at.y + k / w);
+                let flip = flips >> (k % 64) & 1 == 1;
+                if map.grid().is_free(c) != flip {
+                    b'.'
+                } else {
+                    b'@'
+                }
+            })
+            .collect();
+        let edit = Edit::Building {
+            x: at.x,
+            y: at.y,
+            w,
+            h,
+            blocked: false,
+        };
+        let report = map
+            .apply_patch(at, &TerrainPatch::new(w, h, codes))
+            .unwrap();
+        prop_assert!(!report.rebuilt, "patch {} rebuilt the map", i);
+        check_against_fresh(&map, i, &edit)?;
+    }
+    check_queries(&map, seed, "patched map");
     Ok(())
 }
 

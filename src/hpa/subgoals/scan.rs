@@ -244,9 +244,9 @@ impl SeriesRead {
     }
 }
 
-/// How many steps behind `x` against `axis` the nearest of `cells` lies on `x`'s line, if
-/// any lies there.
-fn nearest_behind(x: Cell, axis: (i32, i32), cells: &[Cell]) -> Option<u32> {
+/// How many steps behind `x` against `dir` (an axis or a diagonal direction) the nearest
+/// of `cells` lies on `x`'s line along `dir`, if any lies there.
+fn nearest_behind(x: Cell, dir: (i32, i32), cells: &[Cell]) -> Option<u32> {
     cells
         .iter()
         .filter_map(|c| {
@@ -254,8 +254,12 @@ fn nearest_behind(x: Cell, axis: (i32, i32), cells: &[Cell]) -> Option<u32> {
                 i64::from(x.x) - i64::from(c.x),
                 i64::from(x.y) - i64::from(c.y),
             );
-            let on_line = if axis.0 == 0 { dx == 0 } else { dy == 0 };
-            let m = dx * i64::from(axis.0) + dy * i64::from(axis.1);
+            let m = if dir.0 != 0 {
+                dx * i64::from(dir.0)
+            } else {
+                dy * i64::from(dir.1)
+            };
+            let on_line = dx == m * i64::from(dir.0) && dy == m * i64::from(dir.1);
             (on_line && m >= 1).then(|| u32::try_from(m).unwrap_or(u32::MAX))
         })
         .min()
@@ -635,6 +639,16 @@ impl SubgoalGraph {
     /// Around a cell freed in the open, each of the four subgoals that go has another one
     /// two cells behind it along two of the axes, so half of their row walks end at once.
     /// (The property tests fail with a limit one step tighter, `j < m − 1`.)
+    ///
+    /// The same holds along the diagonal: a reader on row `i` read `c_m` for every
+    /// `1 ≤ m ≤ i` before `x` (its run from `p_(i−m)` reached `j`, see above), and a walk
+    /// stepping onto `x` stepped onto every `x − m·d` before. So with a touched cell at
+    /// `x − m·d` the rows behind `x` along `d` and its diagonal target walk stop before
+    /// row `m`: that cell's own walks report the readers beyond. Around a cell blocked in
+    /// the open each diagonal neighbour is a new subgoal, and the cell's eight row walks,
+    /// which went over the same rows as theirs one row later, end at once; around a cell
+    /// freed in the open, so do its own walks and those of each removed subgoal towards it.
+    /// (`scattered_patches_equal_a_fresh_build` fails when the walks stop a row earlier.)
     pub(super) fn readers(
         &self,
         grid: &Grid,
@@ -644,10 +658,13 @@ impl SubgoalGraph {
     ) {
         // The cell a scan reads just before `x` on the way there, when touched too.
         let behind = |d: (i32, i32)| offset(grid, x, d, -1).is_some_and(|c| touched.contains(&c));
+        // Along each diagonal, how far back the walks go: to just before the nearest
+        // touched cell behind `x`, which a reader farther back reads first.
+        let steps_back =
+            DIAGONALS.map(|d| nearest_behind(x, d, touched).map_or(u32::MAX, |m| m - 1));
         for (q, d) in DIAGONALS.into_iter().enumerate() {
-            if !behind(d) {
-                self.diagonal_back(grid, x, d, &mut |s| found(s, Parts::diagonal(q), None));
-            }
+            let back = (d, steps_back[q]);
+            self.diagonal_back(grid, x, back, &mut |s| found(s, Parts::diagonal(q), None));
         }
         for axis in AXES {
             if behind(axis) {
@@ -667,7 +684,8 @@ impl SubgoalGraph {
                 if d.0 == axis.0 || d.1 == axis.1 {
                     let (walk, series) = (Parts::diagonal(q), Parts::series(q, axis));
                     let index = q + if axis.1 == 0 { 0 } else { 4 };
-                    self.rows_back(grid, x, d, axis, deeper, &mut |s, k, row, ahead| {
+                    let back = (d, steps_back[q]);
+                    self.rows_back(grid, x, back, axis, deeper, &mut |s, k, row, ahead| {
                         if k == 1 {
                             found(s, walk, None)
                         } else {
@@ -753,11 +771,20 @@ impl SubgoalGraph {
 
     /// Walks back from `x` against diagonal `d` over free cells that are not subgoals and
     /// reports the first subgoal met: the scans whose diagonal walk steps onto `x`.
-    fn diagonal_back(&self, grid: &Grid, x: Cell, d: (i32, i32), found: &mut impl FnMut(Cell)) {
+    fn diagonal_back(
+        &self,
+        grid: &Grid,
+        x: Cell,
+        (d, steps): ((i32, i32), u32),
+        found: &mut impl FnMut(Cell),
+    ) {
         let mut k = 1;
         // Free cells that are no subgoals are exactly those that are no stops: one bit
         // a step.
-        while let Some(z) = offset(grid, x, d, -k) {
+        while k <= i64::from(steps) {
+            let Some(z) = offset(grid, x, d, -k) else {
+                return;
+            };
             if self.lines.is_stop(z.x, z.y) {
                 if self.is_subgoal(z) {
                     found(z);
@@ -768,14 +795,14 @@ impl SubgoalGraph {
         }
     }
 
-    /// The rows behind `x − m·d`, `m ≥ 1`, against `axis`, starting with `limit` (see
-    /// [`SubgoalGraph::readers`]); a reader is reported with its distance, its row `m` and
-    /// the smallest reach ahead of the cells `x − m'·d`, `1 ≤ m' ≤ m` (see `SeriesRead`).
+    /// The rows behind `x − m·d`, `1 ≤ m ≤ rows`, against `axis`, starting with `limit`
+    /// (see [`SubgoalGraph::readers`]); a reader is reported with its distance, its row `m`
+    /// and the smallest reach ahead of the cells `x − m'·d`, `1 ≤ m' ≤ m` (see `SeriesRead`).
     fn rows_back(
         &self,
         grid: &Grid,
         x: Cell,
-        d: (i32, i32),
+        (d, rows): ((i32, i32), u32),
         axis: (i32, i32),
         mut limit: u32,
         found: &mut impl FnMut(Cell, u32, u32, u32),
@@ -784,7 +811,7 @@ impl SubgoalGraph {
         // The smallest reach ahead of the cells `x − m·d` for `m ≤ ahead_rows` (see
         // `SeriesRead`), taken only up to the row of a reader (most walks find none).
         let (mut ahead, mut ahead_rows) = (u32::MAX, 0);
-        while limit > 0 {
+        while limit > 0 && row < rows {
             match offset(grid, c, d, -1) {
                 Some(next) if grid.is_free(next) => c = next,
                 _ => return,
