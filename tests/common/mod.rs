@@ -409,15 +409,32 @@ pub fn for_each_query(
     grid: &Grid,
     seed: u64,
     starts: usize,
+    check: impl FnMut(Cell, Cell, Option<f64>),
+) {
+    for_each_query_from(grid, &random_starts(grid, seed, starts), check);
+}
+
+/// `count` free cells of `grid` drawn at random from `seed` (none when no cell is free).
+pub fn random_starts(grid: &Grid, seed: u64, count: usize) -> Vec<Cell> {
+    let free: Vec<Cell> = grid.free_cells().collect();
+    if free.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = Rng(seed | 1);
+    (0..count)
+        .map(|_| free[rng.below(free.len() as u64) as usize])
+        .collect()
+}
+
+/// Calls `check(start, goal, optimum)` for each of `starts` and every free goal of `grid`,
+/// with Dijkstra's length (`None`: unreachable).
+pub fn for_each_query_from(
+    grid: &Grid,
+    starts: &[Cell],
     mut check: impl FnMut(Cell, Cell, Option<f64>),
 ) {
     let free: Vec<Cell> = grid.free_cells().collect();
-    if free.is_empty() {
-        return;
-    }
-    let mut rng = Rng(seed | 1);
-    for _ in 0..starts {
-        let start = free[rng.below(free.len() as u64) as usize];
+    for &start in starts {
         let dist = distances(grid, start);
         for &goal in &free {
             check(start, goal, dist[(goal.y * grid.width() + goal.x) as usize]);
